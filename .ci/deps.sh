@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# .ci/deps.sh: installs the Debian packages onnxshape needs, only those missing.
+# Build: cmake, a C compiler, pkg-config, protobuf-c (runtime and protoc-c), and the
+# ONNX schema from python3-onnx. Tests: Criterion, and python3-onnx as an oracle.
+set -euo pipefail
+
+packages=(cmake make gcc pkg-config libprotobuf-c-dev protobuf-c-compiler
+          libcriterion-dev python3-onnx python3-numpy)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "onnxshape: installing missing packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi

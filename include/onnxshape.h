@@ -1,0 +1,179 @@
+/* onnxshape.h: the public API of libonnxshape.
+ *
+ * Load an ONNX model, look at what the loader found, summarise it, write it back.
+ * Conventions:
+ *  - Functions that can fail return an osh_status and fill an optional osh_error with
+ *    a one-line message naming the file and the problem. OSH_OK is 0.
+ *  - Findings about the model (a cycle, a bad dim, a broadcast mismatch) are not
+ *    failures: they are diagnostics attached to the model, in graph order.
+ *  - Every pointer handed out (strings, arrays, diagnostics) is owned by the model and
+ *    stays valid until osh_model_free. The library never prints and never exits.
+ *  - No global state: separate models may be used from separate threads.
+ */
+#ifndef ONNXSHAPE_H
+#define ONNXSHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define OSH_API
+#elif defined(__GNUC__)
+#define OSH_API __attribute__((visibility("default")))
+#else
+#define OSH_API
+#endif
+
+#define OSH_VERSION "0.1.0"
+
+/* Returns OSH_VERSION of the library actually linked. */
+OSH_API const char *osh_version(void);
+
+typedef enum osh_status {
+	OSH_OK = 0,
+	OSH_ERR_IO,       /* the file could not be opened, read or written */
+	OSH_ERR_DECODE,   /* not a valid ModelProto (truncated, corrupt) */
+	OSH_ERR_LIMIT,    /* over a size or memory limit */
+	OSH_ERR_NOMEM,    /* out of memory */
+	OSH_ERR_INVALID,  /* the model is malformed (diagnostics say how) */
+	OSH_ERR_SAME_FILE /* the output is the input and in_place was not set */
+} osh_status;
+
+typedef struct osh_error {
+	osh_status status;
+	char message[1024];
+} osh_error;
+
+typedef enum osh_severity { OSH_NOTE = 0, OSH_WARNING, OSH_ERROR } osh_severity;
+
+/* One finding. `code` is a stable rule name ("malformed-model", ...). */
+typedef struct osh_diag {
+	osh_severity severity;
+	const char *code;
+	const char *graph;     /* "" for the main graph, else a path such as "If_3/then_branch" */
+	int64_t node_index;    /* index in its graph's node list, or -1 */
+	const char *node_name; /* "" when the node has no name or there is no node */
+	const char *op_type;   /* "" when there is no node */
+	const char *value;     /* the value concerned, or "" */
+	const char *message;   /* one line, no trailing newline */
+} osh_diag;
+
+typedef struct osh_model osh_model;
+
+typedef struct osh_load_options {
+	/* Most bytes the model's arena may use; 0 chooses a budget from the file size. */
+	uint64_t memory_budget;
+} osh_load_options;
+
+/* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
+ * structural problems found (osh_model_has_errors tells whether any is an error). On
+ * failure *out is NULL and err says why. opts and err may be NULL. */
+OSH_API osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts,
+				  osh_error *err);
+/* The same from bytes in memory (copied as needed); `name` is used in messages and as
+ * the base for external data (its directory). */
+OSH_API osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
+					 const char *name, const osh_load_options *opts,
+					 osh_error *err);
+/* Frees the model and everything it handed out. NULL is fine. */
+OSH_API void osh_model_free(osh_model *m);
+
+OSH_API const char *osh_model_path(const osh_model *m);
+OSH_API size_t osh_model_diag_count(const osh_model *m);
+OSH_API const osh_diag *osh_model_diag_at(const osh_model *m, size_t i);
+/* True when a diagnostic of severity OSH_ERROR is present. */
+OSH_API bool osh_model_has_errors(const osh_model *m);
+/* True when the loader found the model malformed (a malformed-model error). */
+OSH_API bool osh_model_is_malformed(const osh_model *m);
+
+/* ---- Summary ------------------------------------------------------------------ */
+
+typedef enum osh_dim_kind { OSH_DIM_UNKNOWN = 0, OSH_DIM_VALUE, OSH_DIM_SYMBOL } osh_dim_kind;
+
+typedef struct osh_dim {
+	osh_dim_kind kind;
+	int64_t value;      /* OSH_DIM_VALUE */
+	const char *symbol; /* OSH_DIM_SYMBOL */
+} osh_dim;
+
+typedef struct osh_type {
+	const char *kind;  /* "tensor", "sparse_tensor", "sequence", "map", "optional", or "" (none) */
+	int32_t elem_type; /* onnx.TensorProto.DataType of the (innermost) tensor; 0 unknown */
+	int32_t rank;      /* -1 when the rank is unknown */
+	const osh_dim *dims;
+} osh_type;
+
+typedef struct osh_value_summary {
+	const char *name;
+	osh_type type;
+} osh_value_summary;
+
+typedef struct osh_opset {
+	const char *domain; /* "" is ai.onnx */
+	int64_t version;
+} osh_opset;
+
+typedef struct osh_op_count {
+	const char *domain;
+	const char *op_type;
+	size_t count;
+} osh_op_count;
+
+typedef struct osh_summary {
+	int64_t ir_version;
+	const char *producer_name, *producer_version, *domain, *graph_name;
+	int64_t model_version;
+	size_t n_opsets;
+	const osh_opset *opsets;
+	size_t n_inputs; /* graph inputs that are not initializers */
+	const osh_value_summary *inputs;
+	size_t n_outputs;
+	const osh_value_summary *outputs;
+	size_t n_nodes;       /* main graph */
+	size_t n_nodes_total; /* with every subgraph and function body */
+	size_t n_subgraphs;
+	size_t n_functions;
+	size_t n_op_counts; /* main graph and subgraphs, sorted by count, then name */
+	const osh_op_count *op_counts;
+	size_t n_initializers;
+	uint64_t initializer_bytes; /* inline data */
+	size_t n_external;          /* initializers whose data is external */
+	uint64_t external_bytes;    /* as declared by dims x element size */
+} osh_summary;
+
+/* Computed on first call; owned by the model. NULL only when memory ran out. */
+OSH_API const osh_summary *osh_model_summary(osh_model *m);
+
+/* "FLOAT", "INT64", ... or NULL for a value outside onnx.TensorProto.DataType. */
+OSH_API const char *osh_elem_type_name(int32_t elem_type);
+
+/* ---- Writing ------------------------------------------------------------------ */
+
+typedef struct osh_write_options {
+	/* Allow the output to be the input file itself (same inode). */
+	bool in_place;
+	/* Serialize the messages even when nothing changed (normally an unchanged model is
+	 * copied byte for byte). Used by tests to prove the packer is lossless. */
+	bool force_pack;
+} osh_write_options;
+
+/* Writes the model to `path` atomically: a temporary file in the destination
+ * directory, fsync, rename, directory fsync. On failure the destination is untouched
+ * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
+ * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
+ * model. */
+OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
+				   osh_error *err);
+
+/* Serializes the model into a buffer from malloc (the caller frees it). */
+OSH_API osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

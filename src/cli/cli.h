@@ -1,0 +1,48 @@
+/* cli.h: what the subcommands of the onnxshape tool share.
+ *
+ * The CLI is a client of the public header only (include/onnxshape.h): it parses
+ * arguments, calls the library, formats diagnostics and chooses the exit status.
+ */
+#ifndef OSH_CLI_H
+#define OSH_CLI_H
+
+#include "onnxshape.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Stable exit statuses. */
+enum {
+	EXIT_CLEAN = 0,     /* success, no errors found */
+	EXIT_FINDINGS = 1,  /* the model has errors */
+	EXIT_TROUBLE = 2,   /* usage error, unreadable or malformed input, write failure */
+};
+
+typedef struct style {
+	bool color;
+} style;
+
+/* --color=auto|always|never; auto means "if fd is a terminal". Returns false on a
+ * bad value. */
+bool parse_color(const char *arg, int fd, style *st);
+
+/* "model.onnx: graph 'If_1/then_branch': node 3 'Add_3' (Add): error: ... [code]" */
+void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
+/* Prints every diagnostic of the model; returns how many were errors. */
+size_t print_diags(FILE *f, const style *st, const osh_model *m);
+void print_error(FILE *f, const style *st, const osh_error *err);
+
+/* Loads a model, printing every diagnostic to stderr. Returns NULL (after printing
+ * why) when the file cannot be read or the model is malformed; *status gets the exit
+ * status to use then. */
+osh_model *load_or_report(const char *path, const style *st, int *status);
+
+/* "(1, 3, N, ?)" into buf. */
+void format_type_shape(char *buf, size_t cap, const osh_type *t);
+
+int cmd_check(int argc, char **argv);
+int cmd_print(int argc, char **argv);
+int cmd_infer(int argc, char **argv);
+int cmd_rewrite(int argc, char **argv);
+
+#endif

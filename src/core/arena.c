@@ -1,0 +1,199 @@
+/* arena.c: the per-model bump allocator (see arena.h).
+ *
+ * Invariant: every pointer returned is aligned to ARENA_ALIGN and stays valid until
+ * arena_free; `used` never exceeds `budget` when a budget is set. Chunks grow
+ * geometrically so a model of any size needs O(log n) mallocs, and a request larger
+ * than a chunk gets a chunk of its own so big protobuf bytes fields waste nothing.
+ */
+#include "core/arena.h"
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_ALIGN 16
+#define CHUNK_MIN (64 * 1024)
+#define CHUNK_MAX (64 * 1024 * 1024)
+
+typedef struct chunk {
+	struct chunk *next;
+	size_t size; /* usable bytes after the header */
+	size_t off;
+	/* The header is padded to ARENA_ALIGN so data starts aligned. */
+	_Alignas(ARENA_ALIGN) unsigned char data[];
+} chunk;
+
+struct arena {
+	chunk *head;
+	size_t next_size;
+	uint64_t used;
+	uint64_t budget;
+	bool exhausted;
+	ProtobufCAllocator pb;
+};
+
+static void *pb_alloc(void *data, size_t n) { return arena_alloc(data, n); }
+/* Freed with the arena; protobuf-c's own frees (on unpack errors) must not touch it. */
+static void pb_free(void *data, void *p) { (void)data, (void)p; }
+
+arena *arena_new(uint64_t budget)
+{
+	arena *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->next_size = CHUNK_MIN;
+	a->budget = budget;
+	a->pb.alloc = pb_alloc;
+	a->pb.free = pb_free;
+	a->pb.allocator_data = a;
+	return a;
+}
+
+void arena_free(arena *a)
+{
+	if (!a)
+		return;
+	for (chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+static bool charge(arena *a, size_t n)
+{
+	if (a->budget && (n > a->budget || a->used > a->budget - n)) {
+		a->exhausted = true;
+		return false;
+	}
+	a->used += n;
+	return true;
+}
+
+#ifdef OSH_ARENA_MALLOC
+/* Debug mode: each allocation is its own malloc, chained for arena_free. */
+void *arena_alloc(arena *a, size_t n)
+{
+	if (n > SIZE_MAX - sizeof(chunk) || !charge(a, n)) {
+		a->exhausted = true;
+		return NULL;
+	}
+	chunk *c = malloc(sizeof(chunk) + (n ? n : 1));
+	if (!c) {
+		a->exhausted = true;
+		return NULL;
+	}
+	c->size = n;
+	c->off = n;
+	c->next = a->head;
+	a->head = c;
+	return c->data;
+}
+#else
+void *arena_alloc(arena *a, size_t n)
+{
+	size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (need < n) { /* n was within ARENA_ALIGN of SIZE_MAX */
+		a->exhausted = true;
+		return NULL;
+	}
+	if (need == 0)
+		need = ARENA_ALIGN;
+	chunk *c = a->head;
+	if (c && c->size - c->off >= need) {
+		if (!charge(a, need))
+			return NULL;
+		void *p = c->data + c->off;
+		c->off += need;
+		return p;
+	}
+	if (!charge(a, need))
+		return NULL;
+	size_t size = need > a->next_size ? need : a->next_size;
+	if (size > SIZE_MAX - sizeof(chunk)) {
+		a->exhausted = true;
+		return NULL;
+	}
+	chunk *fresh = malloc(sizeof(chunk) + size);
+	if (!fresh) {
+		a->exhausted = true;
+		return NULL;
+	}
+	fresh->size = size;
+	fresh->off = need;
+	if (c && need > a->next_size) {
+		/* An oversized block: keep bump-allocating from the current chunk. */
+		fresh->next = c->next;
+		c->next = fresh;
+	} else {
+		fresh->next = c;
+		a->head = fresh;
+		if (a->next_size < CHUNK_MAX)
+			a->next_size *= 2;
+	}
+	return fresh->data;
+}
+#endif
+
+void *arena_zalloc(arena *a, size_t n)
+{
+	void *p = arena_alloc(a, n);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+void *arena_array(arena *a, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		a->exhausted = true;
+		return NULL;
+	}
+	return arena_zalloc(a, n * size);
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+	if (n == SIZE_MAX)
+		return NULL;
+	char *p = arena_alloc(a, n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	char *p = arena_alloc(a, (size_t)n + 1);
+	if (!p)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size)
+{
+	void *q = arena_array(a, new_n, size);
+	if (q && p && old_n)
+		memcpy(q, p, (old_n < new_n ? old_n : new_n) * size);
+	return q;
+}
+
+bool arena_exhausted(const arena *a) { return a->exhausted; }
+uint64_t arena_used(const arena *a) { return a->used; }
+void arena_set_budget(arena *a, uint64_t budget) { a->budget = budget; }
+void *arena_protobuf_allocator(arena *a) { return &a->pb; }

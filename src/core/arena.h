@@ -1,0 +1,54 @@
+/* arena.h: one bump allocator per model.
+ *
+ * Everything a model owns (the unpacked protobuf-c messages, the index, inferred
+ * shapes, diagnostics, new nodes) is carved out of its arena; arena_free drops it all
+ * at once, so no individual object is ever freed. The arena also serves as protobuf-c's
+ * allocator (arena_protobuf_allocator) whose free does nothing.
+ *
+ * A budget caps the total bytes handed out: past it every allocation fails (returns
+ * NULL) instead of the process dying of OOM, and arena_exhausted() says so. With
+ * OSH_ARENA_MALLOC defined at build time every allocation is a separate malloc,
+ * tracked in a list, so AddressSanitizer sees each object's bounds.
+ */
+#ifndef OSH_CORE_ARENA_H
+#define OSH_CORE_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct arena arena;
+
+/* budget: the most bytes the arena may hand out in total; 0 means no limit.
+ * Returns NULL when even the arena header cannot be allocated. */
+arena *arena_new(uint64_t budget);
+void arena_free(arena *a);
+
+/* Aligned for any object. Returns NULL (never aborts) when the budget or the system
+ * refuses; n == 0 returns a valid unique pointer. */
+void *arena_alloc(arena *a, size_t n);
+void *arena_zalloc(arena *a, size_t n);
+/* Overflow-checked n * size, zeroed. */
+void *arena_array(arena *a, size_t n, size_t size);
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_printf(arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* Grows an array allocated from this arena: returns a new block of new_n elements
+ * holding the first old_n of *p (the old block is simply abandoned). */
+void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size);
+
+bool arena_exhausted(const arena *a);
+uint64_t arena_used(const arena *a);
+void arena_set_budget(arena *a, uint64_t budget);
+
+/* A ProtobufCAllocator whose alloc is arena_alloc and whose free does nothing. The
+ * returned object lives in the arena. Typed as void * so this header does not pull
+ * in protobuf-c. */
+void *arena_protobuf_allocator(arena *a);
+
+#endif

@@ -1,0 +1,64 @@
+/* diag.c: the model's list of findings, and the small accessors of the public API
+ * that only read the model struct.
+ *
+ * Invariant: diagnostics are appended in the order the stages find them and every
+ * string they point to lives in the model's arena.
+ */
+#include "core/model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g, int32_t node_index,
+		const char *val, const char *fmt, ...)
+{
+	if (m->ndiags == m->cap_diags) {
+		size_t cap = m->cap_diags ? m->cap_diags * 2 : 16;
+		osh_diag *d = arena_grow(m->arena, m->diags, m->ndiags, cap, sizeof *d);
+		if (!d) {
+			m->nomem = true;
+			return;
+		}
+		m->diags = d;
+		m->cap_diags = cap;
+	}
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	const node *n = g && node_index >= 0 && node_index < g->nnodes ? &g->nodes[node_index] : NULL;
+	osh_diag d = {
+		.severity = sev,
+		.code = code,
+		.graph = g ? g->path : "",
+		.node_index = n ? node_index : -1,
+		.node_name = n ? n->name : "",
+		.op_type = n ? n->op_type : "",
+		.value = val ? arena_strdup(m->arena, val) : "",
+		.message = arena_strdup(m->arena, buf),
+	};
+	if (!d.value || !d.message) {
+		m->nomem = true;
+		return;
+	}
+	m->diags[m->ndiags++] = d;
+	if (sev == OSH_ERROR)
+		m->has_errors = true;
+}
+
+int64_t model_opset(const osh_model *m, const char *domain)
+{
+	if (!strcmp(domain, "ai.onnx"))
+		domain = "";
+	int32_t i = strmap_get(&m->opset_index, domain);
+	return i < 0 ? -1 : m->opsets[i].version;
+}
+
+const char *osh_version(void) { return OSH_VERSION; }
+const char *osh_model_path(const osh_model *m) { return m->path; }
+size_t osh_model_diag_count(const osh_model *m) { return m->ndiags; }
+const osh_diag *osh_model_diag_at(const osh_model *m, size_t i) { return i < m->ndiags ? &m->diags[i] : NULL; }
+bool osh_model_has_errors(const osh_model *m) { return m->has_errors; }
+bool osh_model_is_malformed(const osh_model *m) { return m->malformed; }

@@ -1,0 +1,134 @@
+/* model.h: onnxshape's own small IR, beside the protobuf-c messages.
+ *
+ * The loader builds it; passes read and annotate it; emit patches the messages back.
+ * Every graph (the main graph, each If/Loop/Scan body, each model-local function body)
+ * has a value table: values are small integer ids, names are looked up once through a
+ * hash map. A node holds value ids for its inputs and outputs, a pointer to its
+ * NodeProto, and the opset version it resolves to. `order` is a topological order of
+ * the nodes, valid even when the file's order was not (the loader reports that).
+ *
+ * Only src/loader and src/emit include the generated protobuf-c header; everyone else
+ * sees the message types as opaque structs.
+ */
+#ifndef OSH_CORE_MODEL_H
+#define OSH_CORE_MODEL_H
+
+#include "core/arena.h"
+#include "core/shape.h"
+#include "core/strmap.h"
+#include "onnxshape.h"
+
+struct Onnx__ModelProto;
+struct Onnx__GraphProto;
+struct Onnx__NodeProto;
+struct Onnx__TensorProto;
+struct Onnx__ValueInfoProto;
+struct Onnx__FunctionProto;
+
+typedef enum value_origin {
+	VAL_UNDEFINED = 0, /* used but produced by nothing: a loader error */
+	VAL_INPUT,         /* graph input (possibly with an initializer as default) */
+	VAL_INITIALIZER,   /* initializer that is not a graph input */
+	VAL_NODE,          /* output of a node of this graph */
+	VAL_OUTER,         /* defined in an enclosing graph (outer scope) */
+} value_origin;
+
+typedef struct graph graph;
+
+typedef struct value {
+	const char *name;
+	value_origin origin;
+	int32_t producer;     /* node index for VAL_NODE, else -1 */
+	int32_t producer_out; /* which output of the producer */
+	int32_t *consumers;   /* node indices, in node order, a node once per use */
+	int32_t nconsumers, cap_consumers;
+	struct Onnx__TensorProto *init;    /* initializer, when there is one */
+	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
+	graph *outer;         /* VAL_OUTER: the graph where the name is defined */
+	int32_t outer_id;     /* and its id there */
+	bool is_output;
+} value;
+
+typedef struct node {
+	struct Onnx__NodeProto *proto;
+	const char *name;    /* "" when unnamed */
+	const char *op_type;
+	const char *domain;  /* "" for ai.onnx ("ai.onnx" is normalised to "") */
+	int64_t opset;       /* the imported version of its domain, -1 when not imported */
+	int32_t *inputs;     /* value ids; -1 for an omitted optional input ("") */
+	int32_t ninputs;
+	int32_t *outputs;
+	int32_t noutputs;
+	graph **subgraphs;   /* bodies held in attributes, in attribute order */
+	const char **subgraph_attr;
+	int32_t nsubgraphs;
+} node;
+
+struct graph {
+	struct Onnx__GraphProto *proto; /* NULL for a function body */
+	struct Onnx__FunctionProto *function;
+	const char *path;     /* "" for the main graph; "If_3/then_branch"; "fn:domain.Name" */
+	graph *parent;        /* enclosing graph for subgraphs, NULL otherwise */
+	int32_t parent_node;  /* node of the parent that holds it */
+	int32_t depth;        /* subgraph nesting depth; the main graph is 0 */
+	value *values;
+	int32_t nvalues, cap_values;
+	strmap names;         /* value name → id */
+	node *nodes;
+	int32_t nnodes;
+	int32_t *order;       /* topological order of node indices */
+	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
+	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
+};
+
+typedef struct opset_entry {
+	const char *domain;
+	int64_t version;
+} opset_entry;
+
+struct osh_model {
+	arena *arena;
+	const char *path; /* as given */
+	const char *dir;  /* directory of the model, for external data */
+	struct Onnx__ModelProto *proto;
+	/* The input bytes, kept for an unchanged model to be written back byte for byte
+	 * without holding them in memory: a file descriptor of the source, or a copy when
+	 * loaded from memory. */
+	int src_fd;
+	const uint8_t *src_copy;
+	uint64_t src_size;
+	bool has_src_stat; /* the source's identity, to refuse writing over it by accident */
+	uint64_t src_dev, src_ino;
+	int64_t src_mtime_sec, src_mtime_nsec;
+	opset_entry *opsets;
+	int32_t nopsets;
+	strmap opset_index; /* domain → index into opsets */
+	graph *main;
+	graph **graphs; /* every graph: main, subgraphs, function bodies */
+	int32_t ngraphs, cap_graphs;
+	osh_diag *diags;
+	size_t ndiags, cap_diags;
+	bool has_errors;
+	bool malformed;
+	bool modified; /* a pass changed the messages */
+	bool nomem;    /* an allocation failed during indexing or a pass */
+	osh_summary *summary;
+};
+
+/* Adds a diagnostic; all strings are copied into the arena. node may be NULL. On
+ * memory exhaustion marks m->nomem and drops the diagnostic. */
+void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g, int32_t node_index,
+		const char *val, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+
+/* The version of `domain` the model imports, or -1. "" and "ai.onnx" are the same. */
+int64_t model_opset(const osh_model *m, const char *domain);
+
+/* Looks a name up in g and, failing that, in its enclosing graphs. Returns the id in
+ * g (creating a VAL_OUTER entry for an outer-scope name) or -1. */
+int32_t graph_lookup(graph *g, const char *name);
+
+#endif

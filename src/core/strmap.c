@@ -1,0 +1,73 @@
+/* strmap.c: see strmap.h. FNV-1a hashing, linear probing, doubling at half full. */
+#include "core/strmap.h"
+
+#include <string.h>
+
+void strmap_init(strmap *m, arena *a) { *m = (strmap){.a = a}; }
+
+uint32_t strmap_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+static size_t find(const strmap *m, const char *key, uint32_t h)
+{
+	size_t mask = m->cap - 1;
+	size_t i = h & mask;
+	while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool grow(strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 16;
+	const char **keys = arena_array(m->a, cap, sizeof *keys);
+	int32_t *vals = arena_array(m->a, cap, sizeof *vals);
+	uint32_t *hashes = arena_array(m->a, cap, sizeof *hashes);
+	if (!keys || !vals || !hashes)
+		return false;
+	strmap old = *m;
+	m->keys = keys, m->vals = vals, m->hashes = hashes, m->cap = cap;
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.keys[i])
+			continue;
+		size_t j = find(m, old.keys[i], old.hashes[i]);
+		m->keys[j] = old.keys[i];
+		m->vals[j] = old.vals[i];
+		m->hashes[j] = old.hashes[i];
+	}
+	return true;
+}
+
+int32_t strmap_get(const strmap *m, const char *key)
+{
+	if (!m->cap)
+		return -1;
+	size_t i = find(m, key, strmap_hash(key));
+	return m->keys[i] ? m->vals[i] : -1;
+}
+
+static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
+{
+	if ((m->len + 1) * 2 > m->cap && !grow(m))
+		return -2;
+	uint32_t h = strmap_hash(key);
+	size_t i = find(m, key, h);
+	if (m->keys[i]) {
+		if (overwrite)
+			m->vals[i] = val;
+		return m->vals[i];
+	}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->hashes[i] = h;
+	m->len++;
+	return val;
+}
+
+int32_t strmap_put(strmap *m, const char *key, int32_t val) { return insert(m, key, val, false); }
+bool strmap_set(strmap *m, const char *key, int32_t val) { return insert(m, key, val, true) != -2; }

@@ -1,0 +1,32 @@
+/* strmap.h: an open-addressing hash map from strings to int32 ids, in an arena.
+ *
+ * Used for every name lookup (value names, symbols, operator rules) so that nothing
+ * in the tool scans a list to find a name. Keys are not copied: they must outlive the
+ * map (they live in the same arena). Load factor stays below 1/2.
+ */
+#ifndef OSH_CORE_STRMAP_H
+#define OSH_CORE_STRMAP_H
+
+#include "core/arena.h"
+
+typedef struct strmap {
+	arena *a;
+	const char **keys;
+	int32_t *vals;
+	uint32_t *hashes;
+	size_t cap; /* a power of two, or 0 */
+	size_t len;
+} strmap;
+
+void strmap_init(strmap *m, arena *a);
+/* Returns the id stored for key, or -1. */
+int32_t strmap_get(const strmap *m, const char *key);
+/* Stores key → val unless key is present. Returns the id now stored for key (the old
+ * one if it was present), or -2 when memory ran out. */
+int32_t strmap_put(strmap *m, const char *key, int32_t val);
+/* Overwrites or inserts. Returns false when memory ran out. */
+bool strmap_set(strmap *m, const char *key, int32_t val);
+
+uint32_t strmap_hash(const char *s);
+
+#endif

@@ -1,0 +1,51 @@
+/* write_atomic.h: replace a file so that readers see the old or the new content,
+ * never a mix, and a failure leaves the old file and no debris.
+ *
+ * The system calls that can fail midway go through a table (sys_io) so tests can make
+ * the Nth write, fsync, close or rename fail and check the promise for every N.
+ */
+#ifndef OSH_EMIT_WRITE_ATOMIC_H
+#define OSH_EMIT_WRITE_ATOMIC_H
+
+#include "onnxshape.h"
+
+#include <sys/types.h>
+
+typedef struct sys_io {
+	ssize_t (*write)(int fd, const void *buf, size_t n);
+	int (*fsync)(int fd);
+	int (*close)(int fd);
+	int (*rename)(const char *from, const char *to);
+} sys_io;
+
+extern const sys_io sys_io_default;
+
+/* Buffered output onto a file descriptor through a sys_io. The first error sticks. */
+typedef struct out_file {
+	int fd;
+	const sys_io *io;
+	unsigned char *buf;
+	size_t len, cap;
+	int err; /* errno of the first failure, 0 if none */
+} out_file;
+
+void out_write(out_file *o, const void *data, size_t n);
+void out_flush(out_file *o);
+
+/* Writes the new content of `dest`. Returns 0 or an errno value. */
+typedef int (*produce_fn)(out_file *o, void *ctx);
+
+typedef struct atomic_opts {
+	bool in_place;       /* dest may be the source file */
+	bool has_source;     /* src_dev/src_ino identify the source file */
+	dev_t src_dev;
+	ino_t src_ino;
+	const sys_io *io;    /* NULL: sys_io_default */
+} atomic_opts;
+
+/* Creates a temporary file beside dest (exclusively, with the default or dest's mode),
+ * fills it with produce, fsyncs, renames over dest and fsyncs the directory. */
+osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
+			osh_error *err);
+
+#endif

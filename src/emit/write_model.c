@@ -1,0 +1,139 @@
+/* write_model.c: osh_model_write and osh_model_pack.
+ *
+ * A model no pass changed is written by copying its source bytes, so it comes back
+ * byte-identical whatever encoder made it (non-canonical varints, packed repeated
+ * fields, field order). A changed model is packed by protobuf-c straight into the
+ * output file, never into a buffer the size of the model. Unknown fields (newer than
+ * our schema) are kept by protobuf-c in both cases.
+ */
+#define _GNU_SOURCE
+#include "core/model.h"
+#include "emit/write_atomic.h"
+#include "onnx-ml.pb-c.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static osh_status fail(osh_error *err, osh_status st, const char *fmt, ...)
+{
+	if (err) {
+		err->status = st;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+typedef struct pack_sink {
+	ProtobufCBuffer base;
+	out_file *out;
+} pack_sink;
+
+static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	out_write(((pack_sink *)b)->out, data, len);
+}
+
+static int produce_packed(out_file *o, void *ctx)
+{
+	osh_model *m = ctx;
+	pack_sink sink = {.base = {.append = sink_append}, .out = o};
+	protobuf_c_message_pack_to_buffer(&m->proto->base, &sink.base);
+	return o->err;
+}
+
+static int produce_copy(out_file *o, void *ctx)
+{
+	osh_model *m = ctx;
+	if (m->src_copy) {
+		out_write(o, m->src_copy, (size_t)m->src_size);
+		return o->err;
+	}
+	struct stat st;
+	if (fstat(m->src_fd, &st) != 0)
+		return errno;
+	/* The copy must be the bytes we loaded: refuse if the file changed since. */
+	if ((uint64_t)st.st_size != m->src_size || (int64_t)st.st_mtim.tv_sec != m->src_mtime_sec ||
+	    (int64_t)st.st_mtim.tv_nsec != m->src_mtime_nsec)
+		return ESTALE;
+	static const size_t chunk = 1u << 20;
+	unsigned char *buf = malloc(chunk);
+	if (!buf)
+		return ENOMEM;
+	uint64_t off = 0;
+	while (off < m->src_size && !o->err) {
+		size_t want = m->src_size - off < chunk ? (size_t)(m->src_size - off) : chunk;
+		ssize_t r = pread(m->src_fd, buf, want, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(buf);
+			return r < 0 ? errno : EIO;
+		}
+		out_write(o, buf, (size_t)r);
+		off += (uint64_t)r;
+	}
+	free(buf);
+	return o->err;
+}
+
+static osh_status check_writable(osh_model *m, const char *path, size_t *packed, bool pack, osh_error *err)
+{
+	if (m->malformed)
+		return fail(err, OSH_ERR_INVALID, "%s: the model is malformed; nothing written to '%s'",
+			    m->path, path ? path : "memory");
+	if (!m->proto)
+		return fail(err, OSH_ERR_INVALID, "%s: no model to write", m->path);
+	if (pack) {
+		*packed = protobuf_c_message_get_packed_size(&m->proto->base);
+		if (*packed > (size_t)INT32_MAX)
+			return fail(err, OSH_ERR_LIMIT,
+				    "%s: the model would be %zu bytes, over protobuf's 2 GiB limit; nothing written",
+				    path ? path : m->path, *packed);
+	}
+	return OSH_OK;
+}
+
+osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+{
+	bool pack = m->modified || (opts && opts->force_pack);
+	size_t packed = 0;
+	osh_status s = check_writable(m, path, &packed, pack, err);
+	if (s != OSH_OK)
+		return s;
+	atomic_opts ao = {
+		.in_place = opts && opts->in_place,
+		.has_source = m->has_src_stat,
+		.src_dev = (dev_t)m->src_dev,
+		.src_ino = (ino_t)m->src_ino,
+	};
+	s = write_atomic(path, &ao, pack ? produce_packed : produce_copy, m, err);
+	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
+		snprintf(err->message, sizeof err->message,
+			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
+			 path);
+	return s;
+}
+
+osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)
+{
+	*data = NULL;
+	*size = 0;
+	size_t packed = 0;
+	osh_status s = check_writable(m, NULL, &packed, true, err);
+	if (s != OSH_OK)
+		return s;
+	uint8_t *buf = malloc(packed ? packed : 1);
+	if (!buf)
+		return fail(err, OSH_ERR_NOMEM, "%s: out of memory packing %zu bytes", m->path, packed);
+	*size = protobuf_c_message_pack(&m->proto->base, buf);
+	*data = buf;
+	return OSH_OK;
+}

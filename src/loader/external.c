@@ -1,0 +1,180 @@
+/* external.c: checks a tensor's external-data reference without reading the weights.
+ *
+ * The location must name a regular file inside the model's directory. We do not
+ * trust the string: it is refused when empty, absolute, containing a backslash or a
+ * ".." component, and it is then opened one component at a time relative to the
+ * model's directory with O_NOFOLLOW, so a symlink at any level (which could lead
+ * outside) is refused too. The opened file is checked with fstat after opening (so
+ * what we checked is what we opened): a regular file with a single link, long enough
+ * for offset + length, with length equal to what the dims need.
+ */
+#define _GNU_SOURCE
+#include "core/dtype.h"
+#include "loader/loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct ext_ref {
+	const char *location;
+	bool has_offset, has_length, bad_number;
+	uint64_t offset, length;
+} ext_ref;
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static ext_ref parse_ref(const Onnx__TensorProto *t)
+{
+	ext_ref r = {0};
+	for (size_t i = 0; i < t->n_external_data; i++) {
+		const char *k = t->external_data[i]->key ? t->external_data[i]->key : "";
+		const char *v = t->external_data[i]->value;
+		if (!strcmp(k, "location"))
+			r.location = v ? v : "";
+		else if (!strcmp(k, "offset"))
+			r.has_offset = true, r.bad_number |= !parse_u64(v, &r.offset);
+		else if (!strcmp(k, "length"))
+			r.has_length = true, r.bad_number |= !parse_u64(v, &r.length);
+	}
+	return r;
+}
+
+/* Why a location string is refused before touching the file system, or NULL. */
+static const char *location_problem(const char *loc)
+{
+	if (!loc || !*loc)
+		return "is empty";
+	if (loc[0] == '/')
+		return "is an absolute path";
+	if (strchr(loc, '\\'))
+		return "contains a backslash";
+	for (const char *p = loc; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "contains a '..' component";
+		p += n + (e != NULL);
+	}
+	return NULL;
+}
+
+/* Opens loc under dirfd without following any symlink. Returns an fd or -1 with errno. */
+static int open_beneath(int dirfd, const char *loc)
+{
+	int cur = dup(dirfd);
+	if (cur < 0)
+		return -1;
+	const char *p = loc;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char comp[256];
+		if (n >= sizeof comp) {
+			close(cur);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		bool last = !e || !e[strspn(e, "/")];
+		int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY);
+		int next = openat(cur, comp, flags);
+		int saved = errno;
+		close(cur);
+		if (next < 0) {
+			errno = saved;
+			return -1;
+		}
+		if (last)
+			return next;
+		cur = next;
+		p = e;
+	}
+}
+
+void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		       const char *what)
+{
+	const char *name = t->name ? t->name : "";
+	ext_ref r = parse_ref(t);
+	const char *why = location_problem(r.location);
+	if (why) {
+		malformed(m, g, ni, name, "%s: external data location '%s' %s", what,
+			  r.location ? r.location : "", why);
+		return;
+	}
+	if (r.bad_number) {
+		malformed(m, g, ni, name, "%s: external data offset or length is not a non-negative integer",
+			  what);
+		return;
+	}
+	int dirfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dirfd < 0 ? -1 : open_beneath(dirfd, r.location);
+	int e = errno;
+	if (dirfd >= 0)
+		close(dirfd);
+	if (fd < 0) {
+		malformed(m, g, ni, name, "%s: external data file '%s' %s", what, r.location,
+			  e == ELOOP || e == ENOTDIR ? "is or passes through a symbolic link"
+			  : e == ENOENT		     ? "does not exist"
+						     : strerror(e));
+		return;
+	}
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0;
+	close(fd);
+	if (!ok || !S_ISREG(st.st_mode)) {
+		malformed(m, g, ni, name, "%s: external data file '%s' is not a regular file", what,
+			  r.location);
+		return;
+	}
+	if (st.st_nlink > 1) {
+		malformed(m, g, ni, name,
+			  "%s: external data file '%s' has %ju hard links (refused: it may be a file outside the model's directory)",
+			  what, r.location, (uintmax_t)st.st_nlink);
+		return;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	int64_t n = 1;
+	for (size_t i = 0; i < t->n_dims; i++)
+		n *= t->dims[i]; /* validate_tensor checked the product for overflow */
+	uint64_t need;
+	if (!dtype_raw_bytes(t->data_type, n, &need)) {
+		malformed(m, g, ni, name, "%s: a %s tensor cannot be stored as external data", what,
+			  dtype_name(t->data_type));
+		return;
+	}
+	if (r.offset > size) {
+		malformed(m, g, ni, name, "%s: external data offset %" PRIu64 " is past the end of '%s' (%" PRIu64 " bytes)",
+			  what, r.offset, r.location, size);
+		return;
+	}
+	uint64_t avail = size - r.offset;
+	if (r.has_length && r.length != need)
+		malformed(m, g, ni, name,
+			  "%s: external data length %" PRIu64 " disagrees with %lld elements of %s (%" PRIu64 " bytes)",
+			  what, r.length, (long long)n, dtype_name(t->data_type), need);
+	else if ((r.has_length ? r.length : need) > avail)
+		malformed(m, g, ni, name,
+			  "%s: external data needs %" PRIu64 " bytes at offset %" PRIu64 " but '%s' has only %" PRIu64,
+			  what, r.has_length ? r.length : need, r.offset, r.location, size);
+}

@@ -1,0 +1,34 @@
+/* loader.h: the stages of loading, in the order load.c runs them.
+ *
+ * read (load.c) → validate_model (validate.c: opsets, types, tensors, external data
+ * references) → index_model (index.c: value tables, producers and consumers,
+ * topological order, subgraphs and functions). Each stage reports what it finds as
+ * malformed-model diagnostics and only returns false when memory ran out.
+ */
+#ifndef OSH_LOADER_LOADER_H
+#define OSH_LOADER_LOADER_H
+
+#include "core/model.h"
+#include "onnx-ml.pb-c.h"
+
+#define MAX_SUBGRAPH_DEPTH 32
+
+/* Reports a malformed-model error and marks the model malformed. */
+#define malformed(m, g, node, value, ...)                                                  \
+	do {                                                                               \
+		model_diag((m), OSH_ERROR, "malformed-model", (g), (node), (value), __VA_ARGS__); \
+		(m)->malformed = true;                                                     \
+	} while (0)
+
+bool validate_model(osh_model *m);
+/* Checks one tensor (an initializer or an attribute's value); `what` names it in
+ * messages ("initializer 'w'"). */
+void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		     const char *what);
+/* Checks an external-data reference without reading the weights. */
+void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		       const char *what);
+void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi);
+bool index_model(osh_model *m);
+
+#endif

@@ -1,0 +1,250 @@
+/* validate.c: structural checks on the unpacked messages that do not need the index:
+ * the model header and opset imports, data types, dims, and the agreement between a
+ * tensor's dims and the data it carries.
+ *
+ * Every finding is a malformed-model error; nothing here stops the load, so a file
+ * with several problems reports all of them.
+ */
+#include "core/dtype.h"
+#include "loader/loader.h"
+
+#include <string.h>
+
+/* Multiplies the dims, refusing negatives and int64 overflow. */
+static bool element_count(const int64_t *dims, size_t n, int64_t *count, size_t *bad)
+{
+	int64_t c = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (dims[i] < 0) {
+			*bad = i;
+			return false;
+		}
+		if (__builtin_mul_overflow(c, dims[i], &c)) {
+			*bad = n;
+			return false;
+		}
+	}
+	*count = c;
+	return true;
+}
+
+/* How many entries of a typed field n elements of type t occupy, and which field. */
+static size_t typed_count(const Onnx__TensorProto *t, int64_t dt, int64_t n, int64_t *want)
+{
+	*want = n;
+	switch (dt) {
+	case DT_FLOAT:
+		return t->n_float_data;
+	case DT_COMPLEX64:
+		*want = n * 2;
+		return t->n_float_data;
+	case DT_DOUBLE:
+		return t->n_double_data;
+	case DT_COMPLEX128:
+		*want = n * 2;
+		return t->n_double_data;
+	case DT_INT64:
+		return t->n_int64_data;
+	case DT_UINT32:
+	case DT_UINT64:
+		return t->n_uint64_data;
+	case DT_STRING:
+		return t->n_string_data;
+	case DT_UINT4:
+	case DT_INT4:
+	case DT_FLOAT4E2M1:
+		*want = (n + 1) / 2; /* two 4-bit values per int32 entry */
+		return t->n_int32_data;
+	case DT_UINT2:
+	case DT_INT2:
+		*want = (n + 3) / 4;
+		return t->n_int32_data;
+	default: /* the remaining small types are widened into int32_data */
+		return t->n_int32_data;
+	}
+}
+
+static size_t typed_total(const Onnx__TensorProto *t)
+{
+	return t->n_float_data + t->n_int32_data + t->n_string_data + t->n_int64_data +
+	       t->n_double_data + t->n_uint64_data;
+}
+
+void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		     const char *what)
+{
+	const char *name = t->name ? t->name : "";
+	int64_t dt = t->has_data_type ? t->data_type : 0;
+	if (!dtype_valid(dt)) {
+		malformed(m, g, ni, name, "%s has %s data type %lld", what,
+			  dt == 0 ? "no (UNDEFINED)" : "an unknown", (long long)dt);
+		return;
+	}
+	int64_t n;
+	size_t bad;
+	if (!element_count(t->dims, t->n_dims, &n, &bad)) {
+		if (bad < t->n_dims)
+			malformed(m, g, ni, name, "%s has a negative dimension %lld at axis %zu", what,
+				  (long long)t->dims[bad], bad);
+		else
+			malformed(m, g, ni, name, "%s has dims whose element count overflows int64",
+				  what);
+		return;
+	}
+	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+		validate_external(m, g, ni, t, what);
+		return;
+	}
+	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
+		malformed(m, g, ni, name, "%s has an unknown data_location %d", what,
+			  (int)t->data_location);
+		return;
+	}
+	if (t->segment)
+		return; /* a segment of a larger tensor: its data is a slice we cannot size */
+	if (t->has_raw_data) {
+		uint64_t want;
+		if (dt == DT_STRING) {
+			malformed(m, g, ni, name, "%s is a STRING tensor with raw_data (strings must use string_data)",
+				  what);
+		} else if (!dtype_raw_bytes(dt, n, &want) || want != (uint64_t)t->raw_data.len) {
+			malformed(m, g, ni, name,
+				  "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
+				  what, t->raw_data.len, (long long)n, dtype_name(dt),
+				  (unsigned long long)want);
+		} else if (typed_total(t)) {
+			malformed(m, g, ni, name, "%s has both raw_data and typed data fields", what);
+		}
+		return;
+	}
+	int64_t want;
+	size_t have = typed_count(t, dt, n, &want);
+	size_t total = typed_total(t);
+	if (total != have)
+		malformed(m, g, ni, name, "%s of type %s stores its data in the wrong field", what,
+			  dtype_name(dt));
+	else if ((uint64_t)have != (uint64_t)want)
+		malformed(m, g, ni, name, "%s: dims give %lld elements but the data holds %zu%s", what,
+			  (long long)n, have, want != n ? " entries" : "");
+}
+
+/* A TypeProto, recursively through sequence/map/optional. Protobuf-c has already
+ * bounded the nesting by the stack it survived; `depth` keeps our own walk bounded. */
+static void validate_type(osh_model *m, const graph *g, const char *name, const Onnx__TypeProto *tp,
+			  int depth)
+{
+	if (!tp)
+		return;
+	if (depth > 64) {
+		malformed(m, g, -1, name, "the type of '%s' is nested more than 64 levels deep", name);
+		return;
+	}
+	const Onnx__TensorShapeProto *shp = NULL;
+	int64_t et = 0;
+	bool has_et = false;
+	switch (tp->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+		if (!tp->tensor_type)
+			return;
+		has_et = tp->tensor_type->has_elem_type;
+		et = tp->tensor_type->elem_type;
+		shp = tp->tensor_type->shape;
+		break;
+	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+		if (!tp->sparse_tensor_type)
+			return;
+		has_et = tp->sparse_tensor_type->has_elem_type;
+		et = tp->sparse_tensor_type->elem_type;
+		shp = tp->sparse_tensor_type->shape;
+		break;
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		if (tp->sequence_type)
+			validate_type(m, g, name, tp->sequence_type->elem_type, depth + 1);
+		return;
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		if (tp->optional_type)
+			validate_type(m, g, name, tp->optional_type->elem_type, depth + 1);
+		return;
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+		if (!tp->map_type)
+			return;
+		if (tp->map_type->has_key_type && !dtype_valid(tp->map_type->key_type))
+			malformed(m, g, -1, name, "'%s' is a map with an unknown key type %d", name,
+				  (int)tp->map_type->key_type);
+		validate_type(m, g, name, tp->map_type->value_type, depth + 1);
+		return;
+	default:
+		return;
+	}
+	/* 0 (UNDEFINED) is how subgraph and function signatures leave the type open. */
+	if (has_et && et != 0 && !dtype_valid(et))
+		malformed(m, g, -1, name, "'%s' has an unknown element type %lld", name, (long long)et);
+	if (!shp)
+		return;
+	for (size_t i = 0; i < shp->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = shp->dim[i];
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value < 0)
+			malformed(m, g, -1, name, "'%s' is declared with a negative dimension %lld at axis %zu",
+				  name, (long long)d->dim_value, i);
+	}
+}
+
+void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi)
+{
+	validate_type(m, g, vi->name ? vi->name : "", vi->type, 0);
+}
+
+static bool opsets_from(osh_model *m, Onnx__OperatorSetIdProto **ops, size_t n)
+{
+	m->opsets = arena_array(m->arena, n ? n : 1, sizeof *m->opsets);
+	if (!m->opsets)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *dom = ops[i]->domain ? ops[i]->domain : "";
+		if (!strcmp(dom, "ai.onnx"))
+			dom = "";
+		if (!ops[i]->has_version || ops[i]->version < 1) {
+			malformed(m, NULL, -1, NULL, "opset_import for domain '%s' has %s version", dom,
+				  ops[i]->has_version ? "a non-positive" : "no");
+			continue;
+		}
+		int32_t at = strmap_put(&m->opset_index, dom, m->nopsets);
+		if (at == -2)
+			return false;
+		if (at != m->nopsets) {
+			malformed(m, NULL, -1, NULL,
+				  "opset_import lists domain '%s' twice (versions %lld and %lld)",
+				  dom[0] ? dom : "ai.onnx", (long long)m->opsets[at].version,
+				  (long long)ops[i]->version);
+			continue;
+		}
+		m->opsets[m->nopsets++] = (opset_entry){dom, ops[i]->version};
+	}
+	return true;
+}
+
+bool validate_model(osh_model *m)
+{
+	Onnx__ModelProto *mp = m->proto;
+	if (!mp->has_ir_version)
+		malformed(m, NULL, -1, NULL, "ir_version is missing");
+	else if (mp->ir_version < 1)
+		malformed(m, NULL, -1, NULL, "ir_version %lld is not a valid IR version",
+			  (long long)mp->ir_version);
+	if (!opsets_from(m, mp->opset_import, mp->n_opset_import))
+		return false;
+	/* IR version 3 introduced opset_import; earlier models imply ai.onnx version 1. */
+	if (mp->n_opset_import == 0) {
+		if (mp->has_ir_version && mp->ir_version < 3) {
+			if (strmap_put(&m->opset_index, "", 0) == -2)
+				return false;
+			m->opsets[m->nopsets++] = (opset_entry){"", 1};
+		} else {
+			malformed(m, NULL, -1, NULL,
+				  "opset_import is missing: the model does not say which operator set it uses");
+		}
+	}
+	if (!mp->graph)
+		malformed(m, NULL, -1, NULL, "the model has no graph");
+	return !m->nomem;
+}
