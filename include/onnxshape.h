@@ -152,6 +152,47 @@ OSH_API const osh_summary *osh_model_summary(osh_model *m);
 /* "FLOAT", "INT64", ... or NULL for a value outside onnx.TensorProto.DataType. */
 OSH_API const char *osh_elem_type_name(int32_t elem_type);
 
+/* ---- Inference ---------------------------------------------------------------- */
+
+/* Overrides the declared shape of a main-graph input (--input-shape NAME:1,3,224,224). */
+typedef struct osh_input_shape {
+	const char *name;
+	int32_t rank;
+	const osh_dim *dims; /* OSH_DIM_VALUE or OSH_DIM_SYMBOL entries */
+} osh_input_shape;
+
+/* Binds a symbolic dimension everywhere (--assume N=8). */
+typedef struct osh_assumption {
+	const char *symbol;
+	int64_t value;
+} osh_assumption;
+
+typedef struct osh_infer_options {
+	size_t n_input_shapes;
+	const osh_input_shape *input_shapes;
+	size_t n_assumptions;
+	const osh_assumption *assumptions;
+	/* Ignore the shapes the file declares for graph outputs and value_info, and infer
+	 * everything from the graph inputs (how conformance is measured). */
+	bool ignore_declared;
+} osh_infer_options;
+
+/* Infers the type and shape of every value, adding diagnostics (unknown-op,
+ * broadcast-mismatch, shape-conflict, ...). A malformed model is refused
+ * (OSH_ERR_INVALID); a name in opts that the model does not have is OSH_ERR_INVALID
+ * with a message. opts may be NULL. */
+OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
+
+/* Writes what inference found into the model: value_info for every value that is not
+ * a graph input or initializer (subgraphs too), and the graph outputs' types where
+ * they are missing or less precise. New unknown sizes become fresh dim_param names
+ * that clash with no existing one. After this the model counts as changed. */
+OSH_API osh_status osh_annotate(osh_model *m, osh_error *err);
+
+/* The inferred type of a value of the main graph, by name. False when there is no
+ * such value or inference has not run. Strings and dims are owned by the model. */
+OSH_API bool osh_value_type(osh_model *m, const char *name, osh_type *out);
+
 /* ---- Writing ------------------------------------------------------------------ */
 
 typedef struct osh_write_options {

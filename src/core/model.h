@@ -16,6 +16,8 @@
 #include "core/arena.h"
 #include "core/shape.h"
 #include "core/strmap.h"
+#include "core/symbols.h"
+#include "core/tinfo.h"
 #include "onnxshape.h"
 
 struct Onnx__ModelProto;
@@ -35,6 +37,50 @@ typedef enum value_origin {
 
 typedef struct graph graph;
 
+/* A tensor held by an initializer or an attribute, decoded enough to read small ones
+ * without protobuf-c: pointers into the unpacked message. */
+typedef struct tensor_view {
+	const char *name;
+	int32_t dtype;
+	int32_t rank;
+	const int64_t *dims;
+	int64_t count;        /* element count (validated: no overflow, no negative dim) */
+	bool external;        /* the data is in another file and was not read */
+	bool valid;           /* the loader found nothing wrong with it */
+	const uint8_t *raw;   /* raw_data, little-endian, when present */
+	size_t raw_len;
+	const float *f32;     /* float_data (FLOAT, COMPLEX64) */
+	const int32_t *i32;   /* int32_data (INT32 and the narrower types) */
+	const int64_t *i64;   /* int64_data */
+	const double *f64;    /* double_data */
+	const uint64_t *u64;  /* uint64_data (UINT32, UINT64) */
+	size_t ntyped;        /* entries in whichever typed field the dtype uses */
+} tensor_view;
+
+/* Attribute types, numbered as onnx.AttributeProto.AttributeType. */
+typedef enum attr_type {
+	AT_UNDEFINED = 0, AT_FLOAT = 1, AT_INT = 2, AT_STRING = 3, AT_TENSOR = 4, AT_GRAPH = 5,
+	AT_FLOATS = 6, AT_INTS = 7, AT_STRINGS = 8, AT_TENSORS = 9, AT_GRAPHS = 10,
+	AT_SPARSE_TENSOR = 11, AT_SPARSE_TENSORS = 12, AT_TYPE_PROTO = 13, AT_TYPE_PROTOS = 14,
+} attr_type;
+
+typedef struct attr_view {
+	const char *name;
+	attr_type type;
+	const char *ref;        /* ref_attr_name inside a function body, else NULL */
+	int64_t i;
+	float f;
+	const char *s;          /* NUL-terminated copy of a STRING attribute */
+	const int64_t *ints;    /* AT_INTS */
+	const float *floats;    /* AT_FLOATS */
+	const char **strings;   /* AT_STRINGS, NUL-terminated copies */
+	int32_t n;              /* entries of ints / floats / strings / tensors / graphs */
+	const tensor_view *t;   /* AT_TENSOR */
+	const tensor_view *ts;  /* AT_TENSORS: n entries */
+	tinfo tp;               /* AT_TYPE_PROTO */
+	int32_t graph_index;    /* AT_GRAPH / AT_GRAPHS: first index into node.subgraphs */
+} attr_view;
+
 typedef struct value {
 	const char *name;
 	value_origin origin;
@@ -44,6 +90,9 @@ typedef struct value {
 	int32_t nconsumers, cap_consumers;
 	struct Onnx__TensorProto *init;    /* initializer, when there is one */
 	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
+	const tensor_view *init_view; /* decoded view of init */
+	tinfo declared;       /* from decl: what the file says (kind TK_UNKNOWN if nothing) */
+	tinfo ti;             /* what inference knows */
 	graph *outer;         /* VAL_OUTER: the graph where the name is defined */
 	int32_t outer_id;     /* and its id there */
 	bool is_output;
@@ -59,6 +108,8 @@ typedef struct node {
 	int32_t ninputs;
 	int32_t *outputs;
 	int32_t noutputs;
+	attr_view *attrs;
+	int32_t nattrs;
 	graph **subgraphs;   /* bodies held in attributes, in attribute order */
 	const char **subgraph_attr;
 	int32_t nsubgraphs;
@@ -103,6 +154,7 @@ struct osh_model {
 	opset_entry *opsets;
 	int32_t nopsets;
 	strmap opset_index; /* domain → index into opsets */
+	symtab syms;      /* every dim_param of the model, interned by the loader */
 	graph *main;
 	graph **graphs; /* every graph: main, subgraphs, function bodies */
 	int32_t ngraphs, cap_graphs;
@@ -112,6 +164,7 @@ struct osh_model {
 	bool malformed;
 	bool modified; /* a pass changed the messages */
 	bool nomem;    /* an allocation failed during indexing or a pass */
+	bool inferred; /* the inference pass has run: values' ti are meaningful */
 	osh_summary *summary;
 };
 

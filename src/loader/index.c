@@ -245,6 +245,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		n->op_type = str(np->op_type);
 		n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : str(np->domain);
 		n->opset = node_opset(m, g, n->domain);
+		if (!view_attrs(m, n))
+			return false;
 		n->ninputs = (int32_t)np->n_input;
 		n->noutputs = (int32_t)np->n_output;
 		n->inputs = arena_array(m->arena, np->n_input, sizeof *n->inputs);
@@ -527,8 +529,12 @@ static bool define_initializers(osh_model *m, graph *g)
 			continue;
 		}
 		int32_t id = strmap_get(&g->names, name);
+		const tensor_view *tv = view_tensor(m, t);
+		if (!tv)
+			return false;
 		if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init) {
 			g->values[id].init = t;
+			g->values[id].init_view = tv;
 			continue;
 		}
 		id = define(m, g, name, VAL_INITIALIZER);
@@ -539,6 +545,7 @@ static bool define_initializers(osh_model *m, graph *g)
 			continue;
 		}
 		g->values[id].init = t;
+		g->values[id].init_view = tv;
 	}
 	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
 		Onnx__SparseTensorProto *st = gp->sparse_initializer[i];
@@ -577,7 +584,14 @@ static bool build_graph(osh_model *m, graph *g)
 	}
 	bool ok = g->proto ? define_outputs(m, g, g->proto->n_output, g->proto->output, NULL)
 			   : define_outputs(m, g, g->function->n_output, NULL, g->function->output);
-	return ok && attach_decls(m, g) && order_nodes(m, g);
+	if (!ok || !attach_decls(m, g))
+		return false;
+	for (int32_t v = 0; v < g->nvalues; v++) {
+		value *val = &g->values[v];
+		val->declared = val->decl ? view_type(m, val->decl->type) : tinfo_unknown();
+		val->ti = tinfo_unknown();
+	}
+	return !m->nomem && order_nodes(m, g);
 }
 
 bool index_model(osh_model *m)

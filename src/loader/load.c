@@ -59,6 +59,7 @@ static osh_model *model_new(const char *path, uint64_t size, const osh_load_opti
 		return NULL;
 	}
 	strmap_init(&m->opset_index, a);
+	symtab_init(&m->syms, a);
 	return m;
 }
 

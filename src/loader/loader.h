@@ -31,4 +31,9 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi);
 bool index_model(osh_model *m);
 
+/* views.c: protobuf-free views for the passes. NULL / false when memory ran out. */
+const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t);
+tinfo view_type(osh_model *m, const Onnx__TypeProto *tp);
+bool view_attrs(osh_model *m, node *n);
+
 #endif

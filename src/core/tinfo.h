@@ -1,0 +1,46 @@
+/* tinfo.h: what is known about one value: its kind, element type, shape, and for
+ * small integer tensors (shapes, axes, sizes) their content.
+ *
+ * This is the lattice the inference pass moves up: kind TK_UNKNOWN knows nothing; a
+ * tensor may know its element type, its rank (or not), and each dim (known, symbol,
+ * unknown). Content ("data propagation") is carried as dims too, so a Shape of an
+ * (N, 3) tensor is the content [N, 3], and arithmetic on it keeps the symbols.
+ * All arrays live in the model's arena; a tinfo is copied by value, sharing them,
+ * and arrays are never modified after they are published on a value.
+ */
+#ifndef OSH_CORE_TINFO_H
+#define OSH_CORE_TINFO_H
+
+#include "core/shape.h"
+
+typedef enum tkind {
+	TK_UNKNOWN = 0,
+	TK_TENSOR,
+	TK_SPARSE,
+	TK_SEQUENCE, /* elem/rank/dims describe the elements, when they agree */
+	TK_OPTIONAL, /* elem/rank/dims describe the contained tensor */
+	TK_MAP,
+} tkind;
+
+/* Content is only tracked for tensors this small. */
+#define TINFO_MAX_VALUES 4096
+
+typedef struct tinfo {
+	tkind kind;
+	tkind inner;  /* for sequences and optionals: the element's kind */
+	int32_t elem; /* onnx.TensorProto.DataType; 0 unknown */
+	int32_t rank; /* RANK_UNKNOWN or >= 0 */
+	const dim *dims;
+	/* Integer content, row-major, nval entries (the element count); -1 unknown. */
+	int32_t nval;
+	const dim *val;
+	/* Floating-point content (Resize scales, Constant floats); -1 unknown. */
+	int32_t nfval;
+	const double *fval;
+} tinfo;
+
+static inline tinfo tinfo_unknown(void) { return (tinfo){.rank = RANK_UNKNOWN, .nval = -1, .nfval = -1}; }
+static inline shape tinfo_shape(const tinfo *t) { return (shape){t->rank, t->dims}; }
+static inline bool tinfo_has_rank(const tinfo *t) { return t->kind == TK_TENSOR && t->rank >= 0; }
+
+#endif

@@ -1,0 +1,251 @@
+/* views.c: protobuf-free views of the messages the passes need: tensors, attributes
+ * and declared types.
+ *
+ * The passes never include the generated protobuf-c header; the loader translates
+ * once. Views point into the unpacked messages (no copy of tensor data), and every
+ * dim_param met in a declared type is interned into the model's symbol table here,
+ * before inference makes up fresh names, so a fresh name never clashes.
+ */
+#include "core/dtype.h"
+#include "loader/loader.h"
+
+#include <string.h>
+
+const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
+{
+	tensor_view *v = arena_zalloc(m->arena, sizeof *v);
+	if (!v)
+		return NULL;
+	v->name = t->name ? t->name : "";
+	v->dtype = t->has_data_type ? t->data_type : 0;
+	v->rank = (int32_t)(t->n_dims < INT32_MAX ? t->n_dims : INT32_MAX);
+	v->dims = t->dims;
+	v->external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	int64_t count = 1;
+	bool ok = dtype_valid(v->dtype) && !t->segment;
+	for (size_t i = 0; i < t->n_dims && ok; i++)
+		ok = t->dims[i] >= 0 && !__builtin_mul_overflow(count, t->dims[i], &count);
+	v->count = ok ? count : -1;
+	v->valid = ok;
+	if (t->has_raw_data) {
+		v->raw = t->raw_data.data;
+		v->raw_len = t->raw_data.len;
+		uint64_t need;
+		v->valid = ok && dtype_raw_bytes(v->dtype, count, &need) && need == t->raw_data.len;
+		return v;
+	}
+	v->f32 = t->float_data;
+	v->i32 = t->int32_data;
+	v->i64 = t->int64_data;
+	v->f64 = t->double_data;
+	v->u64 = t->uint64_data;
+	switch (v->dtype) {
+	case DT_FLOAT:
+	case DT_COMPLEX64:
+		v->ntyped = t->n_float_data;
+		break;
+	case DT_DOUBLE:
+	case DT_COMPLEX128:
+		v->ntyped = t->n_double_data;
+		break;
+	case DT_INT64:
+		v->ntyped = t->n_int64_data;
+		break;
+	case DT_UINT32:
+	case DT_UINT64:
+		v->ntyped = t->n_uint64_data;
+		break;
+	case DT_STRING:
+		v->ntyped = t->n_string_data;
+		break;
+	default:
+		v->ntyped = t->n_int32_data;
+		break;
+	}
+	return v;
+}
+
+static tinfo tensor_type(osh_model *m, int32_t elem, const Onnx__TensorShapeProto *shp, tkind kind)
+{
+	tinfo ti = tinfo_unknown();
+	ti.kind = kind;
+	ti.elem = dtype_valid(elem) ? elem : 0;
+	if (!shp)
+		return ti;
+	dim *dims = arena_array(m->arena, shp->n_dim ? shp->n_dim : 1, sizeof *dims);
+	if (!dims) {
+		m->nomem = true;
+		return ti;
+	}
+	for (size_t i = 0; i < shp->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = shp->dim[i];
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0) {
+			dims[i] = dim_known(d->dim_value);
+		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+			   d->dim_param[0]) {
+			int64_t id = sym_intern(&m->syms, d->dim_param);
+			if (id < 0)
+				m->nomem = true;
+			dims[i] = id < 0 ? dim_unknown() : dim_symbol(id);
+		} else {
+			dims[i] = dim_unknown();
+		}
+	}
+	ti.rank = (int32_t)shp->n_dim;
+	ti.dims = dims;
+	return ti;
+}
+
+tinfo view_type(osh_model *m, const Onnx__TypeProto *tp)
+{
+	tinfo outer = tinfo_unknown();
+	for (int depth = 0; tp && depth < 64; depth++) {
+		switch (tp->value_case) {
+		case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
+			const Onnx__TypeProto__Tensor *t = tp->tensor_type;
+			tinfo ti = tensor_type(m, t && t->has_elem_type ? t->elem_type : 0, t ? t->shape : NULL, TK_TENSOR);
+			if (outer.kind == TK_UNKNOWN)
+				return ti;
+			ti.inner = TK_TENSOR;
+			ti.kind = outer.kind;
+			return ti;
+		}
+		case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: {
+			const Onnx__TypeProto__SparseTensor *t = tp->sparse_tensor_type;
+			tinfo ti = tensor_type(m, t && t->has_elem_type ? t->elem_type : 0, t ? t->shape : NULL, TK_SPARSE);
+			if (outer.kind == TK_UNKNOWN)
+				return ti;
+			ti.inner = TK_SPARSE;
+			ti.kind = outer.kind;
+			return ti;
+		}
+		case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: {
+			bool seq = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+			if (outer.kind != TK_UNKNOWN) {
+				/* A sequence of sequences (or optional of sequence): we describe one
+				 * level of element only. */
+				outer.inner = seq ? TK_SEQUENCE : TK_OPTIONAL;
+				return outer;
+			}
+			outer.kind = seq ? TK_SEQUENCE : TK_OPTIONAL;
+			tp = seq ? (tp->sequence_type ? tp->sequence_type->elem_type : NULL)
+				 : (tp->optional_type ? tp->optional_type->elem_type : NULL);
+			break;
+		}
+		case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+			if (outer.kind != TK_UNKNOWN) {
+				outer.inner = TK_MAP;
+				return outer;
+			}
+			outer.kind = TK_MAP;
+			return outer;
+		default:
+			return outer;
+		}
+	}
+	return outer;
+}
+
+static attr_type guess_type(const Onnx__AttributeProto *a)
+{
+	if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
+		return (attr_type)a->type;
+	/* IR version < 2 files may leave the type out: go by the field that is set. */
+	if (a->has_f)
+		return AT_FLOAT;
+	if (a->has_i)
+		return AT_INT;
+	if (a->has_s)
+		return AT_STRING;
+	if (a->t)
+		return AT_TENSOR;
+	if (a->g)
+		return AT_GRAPH;
+	if (a->n_floats)
+		return AT_FLOATS;
+	if (a->n_ints)
+		return AT_INTS;
+	if (a->n_strings)
+		return AT_STRINGS;
+	if (a->n_tensors)
+		return AT_TENSORS;
+	if (a->n_graphs)
+		return AT_GRAPHS;
+	return AT_UNDEFINED;
+}
+
+bool view_attrs(osh_model *m, node *n)
+{
+	const Onnx__NodeProto *np = n->proto;
+	n->nattrs = (int32_t)np->n_attribute;
+	n->attrs = arena_array(m->arena, np->n_attribute ? np->n_attribute : 1, sizeof *n->attrs);
+	if (!n->attrs)
+		return false;
+	int32_t graphs = 0;
+	for (size_t i = 0; i < np->n_attribute; i++) {
+		const Onnx__AttributeProto *a = np->attribute[i];
+		attr_view *v = &n->attrs[i];
+		v->name = a->name ? a->name : "";
+		v->type = guess_type(a);
+		v->ref = a->ref_attr_name;
+		v->i = a->i;
+		v->f = a->f;
+		v->graph_index = graphs;
+		graphs += (a->g != NULL) + (int32_t)a->n_graphs;
+		if (a->has_s) {
+			char *s = arena_strndup(m->arena, (const char *)a->s.data, a->s.len);
+			if (!s)
+				return false;
+			v->s = s;
+		}
+		switch (v->type) {
+		case AT_INTS:
+			v->ints = a->ints;
+			v->n = (int32_t)a->n_ints;
+			break;
+		case AT_FLOATS:
+			v->floats = a->floats;
+			v->n = (int32_t)a->n_floats;
+			break;
+		case AT_STRINGS: {
+			const char **ss = arena_array(m->arena, a->n_strings ? a->n_strings : 1, sizeof *ss);
+			if (!ss)
+				return false;
+			for (size_t k = 0; k < a->n_strings; k++)
+				if (!(ss[k] = arena_strndup(m->arena, (const char *)a->strings[k].data, a->strings[k].len)))
+					return false;
+			v->strings = ss;
+			v->n = (int32_t)a->n_strings;
+			break;
+		}
+		case AT_TENSOR:
+			if (a->t && !(v->t = view_tensor(m, a->t)))
+				return false;
+			break;
+		case AT_TENSORS: {
+			tensor_view *ts = arena_array(m->arena, a->n_tensors ? a->n_tensors : 1, sizeof *ts);
+			if (!ts)
+				return false;
+			for (size_t k = 0; k < a->n_tensors; k++) {
+				const tensor_view *tv = view_tensor(m, a->tensors[k]);
+				if (!tv)
+					return false;
+				ts[k] = *tv;
+			}
+			v->ts = ts;
+			v->n = (int32_t)a->n_tensors;
+			break;
+		}
+		case AT_GRAPHS:
+			v->n = (int32_t)a->n_graphs;
+			break;
+		case AT_TYPE_PROTO:
+			v->tp = view_type(m, a->tp);
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,619 @@
+/* infer.c: the shape inference pass and the helpers operator rules use.
+ *
+ * Walks each graph in the loader's topological order. Graph inputs start from their
+ * declared types (or --input-shape overrides), initializers from their dims and, when
+ * small, their values; each node's rule (rule_table.c) sets its outputs; the result is
+ * then reconciled with what the file declares for that value: a declaration fills in
+ * what inference left unknown, and one that contradicts inference is kept as declared
+ * and reported as a shape-conflict error. Subgraphs (If/Loop/Scan bodies) are inferred
+ * when their node is, with the outer scope's values as they are at that point.
+ *
+ * Invariant: a value's tinfo is final once the node producing it has been processed;
+ * arrays published on a value are never modified afterwards.
+ */
+#include "passes/infer.h"
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "passes/pass.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SUB_DEPTH 64
+
+/* ---- inputs ------------------------------------------------------------------- */
+
+const tinfo *in(infer_ctx *c, int32_t i)
+{
+	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
+		return NULL;
+	return &c->g->values[c->n->inputs[i]].ti;
+}
+
+const char *in_name(infer_ctx *c, int32_t i)
+{
+	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
+		return "";
+	return c->g->values[c->n->inputs[i]].name;
+}
+
+bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t || t->nval < 0)
+		return false;
+	*vals = t->val;
+	*n = t->nval;
+	return true;
+}
+
+bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n)
+{
+	const dim *v;
+	int32_t k;
+	if (!in_ints(c, i, &v, &k) || k > cap)
+		return false;
+	for (int32_t j = 0; j < k; j++) {
+		dim d = dim_resolve(c->syms, v[j]);
+		if (d.kind != DIM_KNOWN)
+			return false;
+		out[j] = d.v;
+	}
+	*n = k;
+	return true;
+}
+
+bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t || t->nfval < 0)
+		return false;
+	*vals = t->fval;
+	*n = t->nfval;
+	return true;
+}
+
+/* ---- outputs ------------------------------------------------------------------ */
+
+static value *out_value(infer_ctx *c, int32_t i)
+{
+	if (i < 0 || i >= c->n->noutputs || c->n->outputs[i] < 0)
+		return NULL;
+	value *v = &c->g->values[c->n->outputs[i]];
+	/* A value produced twice (a loader error) belongs to its first producer. */
+	return v->producer == c->ni ? v : NULL;
+}
+
+bool out_present(infer_ctx *c, int32_t i) { return out_value(c, i) != NULL; }
+
+dim *dims_alloc(infer_ctx *c, int32_t n)
+{
+	dim *d = arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *d);
+	if (!d)
+		c->m->nomem = true;
+	return d;
+}
+
+dim *dims_dup(infer_ctx *c, const dim *d, int32_t n)
+{
+	dim *x = dims_alloc(c, n);
+	if (x && n > 0)
+		memcpy(x, d, (size_t)n * sizeof *d);
+	return x;
+}
+
+void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dims)
+{
+	value *v = out_value(c, i);
+	if (!v)
+		return;
+	tinfo t = tinfo_unknown();
+	t.kind = TK_TENSOR;
+	t.elem = dtype_valid(elem) ? elem : 0;
+	if (rank >= 0) {
+		dim *d = dims_alloc(c, rank);
+		if (!d)
+			return;
+		for (int32_t k = 0; k < rank; k++)
+			d[k] = dim_resolve(c->syms, dims[k]);
+		t.rank = rank;
+		t.dims = d;
+	}
+	v->ti = t;
+}
+
+void set_out_info(infer_ctx *c, int32_t i, const tinfo *t)
+{
+	value *v = out_value(c, i);
+	if (v)
+		v->ti = *t;
+}
+
+static int64_t element_count(const tinfo *t)
+{
+	if (t->rank < 0)
+		return -1;
+	int64_t n = 1;
+	for (int32_t k = 0; k < t->rank; k++) {
+		if (t->dims[k].kind != DIM_KNOWN || __builtin_mul_overflow(n, t->dims[k].v, &n))
+			return -1;
+	}
+	return n;
+}
+
+void set_out_ints(infer_ctx *c, int32_t i, const dim *vals, int32_t n)
+{
+	value *v = out_value(c, i);
+	if (!v || v->ti.kind != TK_TENSOR || n > TINFO_MAX_VALUES)
+		return;
+	int64_t count = element_count(&v->ti);
+	if (count >= 0 && count != n)
+		return; /* content and shape disagree: trust neither for content */
+	dim *d = dims_alloc(c, n);
+	if (!d)
+		return;
+	for (int32_t k = 0; k < n; k++)
+		d[k] = dim_resolve(c->syms, vals[k]);
+	v->ti.nval = n;
+	v->ti.val = d;
+}
+
+void set_out_floats(infer_ctx *c, int32_t i, const double *vals, int32_t n)
+{
+	value *v = out_value(c, i);
+	if (!v || v->ti.kind != TK_TENSOR || n > TINFO_MAX_VALUES)
+		return;
+	int64_t count = element_count(&v->ti);
+	if (count >= 0 && count != n)
+		return;
+	double *f = arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *f);
+	if (!f) {
+		c->m->nomem = true;
+		return;
+	}
+	if (n > 0)
+		memcpy(f, vals, (size_t)n * sizeof *f);
+	v->ti.nfval = n;
+	v->ti.fval = f;
+}
+
+/* ---- attributes --------------------------------------------------------------- */
+
+const attr_view *attr(infer_ctx *c, const char *name)
+{
+	for (int32_t i = 0; i < c->n->nattrs; i++)
+		if (!strcmp(c->n->attrs[i].name, name))
+			return &c->n->attrs[i];
+	return NULL;
+}
+
+bool attr_has(infer_ctx *c, const char *name) { return attr(c, name) != NULL; }
+
+int64_t attr_i(infer_ctx *c, const char *name, int64_t def)
+{
+	const attr_view *a = attr(c, name);
+	return a && a->type == AT_INT ? a->i : def;
+}
+
+float attr_f(infer_ctx *c, const char *name, float def)
+{
+	const attr_view *a = attr(c, name);
+	return a && a->type == AT_FLOAT ? a->f : def;
+}
+
+const char *attr_s(infer_ctx *c, const char *name, const char *def)
+{
+	const attr_view *a = attr(c, name);
+	return a && a->type == AT_STRING && a->s ? a->s : def;
+}
+
+bool attr_ints(infer_ctx *c, const char *name, const int64_t **v, int32_t *n)
+{
+	const attr_view *a = attr(c, name);
+	if (!a || a->type != AT_INTS)
+		return false;
+	*v = a->ints;
+	*n = a->n;
+	return true;
+}
+
+graph *attr_graph(infer_ctx *c, const char *name)
+{
+	const attr_view *a = attr(c, name);
+	if (!a || a->type != AT_GRAPH || a->graph_index >= c->n->nsubgraphs)
+		return NULL;
+	return c->n->subgraphs[a->graph_index];
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+dim dim_fresh(infer_ctx *c)
+{
+	int64_t id = sym_fresh(c->syms, NULL);
+	if (id < 0) {
+		c->m->nomem = true;
+		return dim_unknown();
+	}
+	return dim_symbol(id);
+}
+
+bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out)
+{
+	int64_t hi = (int64_t)rank + (inclusive ? 1 : 0);
+	int64_t a = axis < 0 ? axis + hi : axis;
+	if (a < 0 || a >= hi) {
+		infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)",
+			   what, (long long)axis, rank, (long long)-hi, (long long)hi - 1);
+		return false;
+	}
+	*out = (int32_t)a;
+	return true;
+}
+
+static dim overflow(infer_ctx *c, const char *op, int64_t a, int64_t b)
+{
+	infer_diag(c, OSH_ERROR, "shape-error", "dimension arithmetic overflows int64: %lld %s %lld",
+		   (long long)a, op, (long long)b);
+	return dim_unknown();
+}
+
+dim dim_add(infer_ctx *c, dim a, dim b)
+{
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (dim_is(b, 0))
+		return a;
+	if (dim_is(a, 0))
+		return b;
+	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
+		return dim_unknown();
+	int64_t r;
+	return __builtin_add_overflow(a.v, b.v, &r) ? overflow(c, "+", a.v, b.v) : dim_known(r);
+}
+
+dim dim_sub(infer_ctx *c, dim a, dim b)
+{
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (dim_is(b, 0))
+		return a;
+	if (a.kind == DIM_SYMBOL && b.kind == DIM_SYMBOL && a.v == b.v)
+		return dim_known(0);
+	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
+		return dim_unknown();
+	int64_t r;
+	return __builtin_sub_overflow(a.v, b.v, &r) ? overflow(c, "-", a.v, b.v) : dim_known(r);
+}
+
+dim dim_mul(infer_ctx *c, dim a, dim b)
+{
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (dim_is(a, 0) || dim_is(b, 0))
+		return dim_known(0);
+	if (dim_is(b, 1))
+		return a;
+	if (dim_is(a, 1))
+		return b;
+	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
+		return dim_unknown();
+	int64_t r;
+	return __builtin_mul_overflow(a.v, b.v, &r) ? overflow(c, "*", a.v, b.v) : dim_known(r);
+}
+
+dim dim_floordiv(infer_ctx *c, dim a, dim b)
+{
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (dim_is(b, 1))
+		return a;
+	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || b.v <= 0)
+		return dim_unknown();
+	int64_t q = a.v / b.v;
+	if (a.v % b.v && a.v < 0)
+		q--;
+	return dim_known(q);
+}
+
+bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
+{
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (a.kind == DIM_UNKNOWN) {
+		*out = b;
+		return true;
+	}
+	if (b.kind == DIM_UNKNOWN) {
+		*out = a;
+		return true;
+	}
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		*out = a;
+		return a.v == b.v;
+	}
+	if (a.kind == DIM_KNOWN || b.kind == DIM_KNOWN) {
+		dim k = a.kind == DIM_KNOWN ? a : b, s = a.kind == DIM_KNOWN ? b : a;
+		*out = k;
+		return sym_bind(c->syms, s.v, k.v);
+	}
+	*out = a;
+	return sym_unify(c->syms, a.v, b.v);
+}
+
+const char *fmt_shape(infer_ctx *c, const tinfo *t)
+{
+	if (!t || t->kind == TK_UNKNOWN)
+		return "(unknown)";
+	char buf[512];
+	shape_format(buf, sizeof buf, tinfo_shape(t), sym_name_cb, c->syms);
+	const char *s = arena_strdup(c->a, buf);
+	return s ? s : "";
+}
+
+void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
+{
+	char buf[1536];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	model_diag(c->m, sev, code, c->g, c->ni, NULL, "%s", buf);
+}
+
+bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
+		     dim *dims, int32_t cap)
+{
+	const tinfo *ta = in(c, ia), *tb = in(c, ib);
+	if (!ta || !tb || ta->kind != TK_TENSOR || tb->kind != TK_TENSOR) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
+	if (need > cap) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	sym_fact facts[64];
+	bcast_out out = {.dims = dims, .facts = facts, .facts_cap = 64};
+	bcast_error err = {0};
+	sym_ctx sc = {sym_eq_cb, c->syms};
+	/* Resolve symbols with known values first, so facts already learned apply. */
+	dim ra[need > 0 ? need : 1], rb[need > 0 ? need : 1];
+	for (int32_t k = 0; k < ta->rank; k++)
+		ra[k] = dim_resolve(c->syms, ta->dims[k]);
+	for (int32_t k = 0; k < tb->rank; k++)
+		rb[k] = dim_resolve(c->syms, tb->dims[k]);
+	shape sa = {ta->rank, ra}, sb = {tb->rank, rb};
+	bool ok;
+	switch (rule) {
+	case BCAST_NONE: ok = bcast_none(sa, sb, &sc, &out, &err); break;
+	case BCAST_NUMPY: ok = bcast_numpy(sa, sb, &sc, &out, &err); break;
+	case BCAST_UNIDIRECTIONAL: ok = bcast_unidirectional(sa, sb, &sc, &out, &err); break;
+	case BCAST_PDPD: ok = bcast_pdpd(sa, sb, axis, &sc, &out, &err); break;
+	case BCAST_PADDLE: ok = bcast_paddle(sa, sb, axis, &sc, &out, &err); break;
+	case BCAST_BIDIRECTIONAL: ok = bcast_bidirectional(sa, sb, &sc, &out, &err); break;
+	default: ok = false; break;
+	}
+	if (!ok) {
+		char why[512];
+		const char *an = in_name(c, ia), *bn = in_name(c, ib);
+		bcast_error_format(why, sizeof why, &err, an, bn, sym_name_cb, c->syms);
+		infer_diag(c, OSH_ERROR, "broadcast-mismatch", "'%s' %s and '%s' %s do not broadcast (%s rule): %s",
+			   an, fmt_shape(c, ta), bn, fmt_shape(c, tb), bcast_rule_name(rule), why);
+		*rank = RANK_UNKNOWN;
+		return false;
+	}
+	for (int32_t k = 0; k < out.nfacts; k++) {
+		const sym_fact *f = &facts[k];
+		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
+			int64_t was = 0;
+			sym_value(c->syms, f->sym, &was);
+			infer_diag(c, OSH_ERROR, "symbol-constraint",
+				   "'%s' must be %lld here, but it was found to be %lld earlier",
+				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
+		}
+	}
+	*rank = out.rank;
+	return true;
+}
+
+/* ---- the pass ----------------------------------------------------------------- */
+
+/* tinfo of an initializer: its dims, and its values when small. */
+static tinfo from_initializer(osh_model *m, const tensor_view *tv, bool with_content)
+{
+	tinfo t = tinfo_unknown();
+	if (!tv || !dtype_valid(tv->dtype))
+		return t;
+	t.kind = TK_TENSOR;
+	t.elem = tv->dtype;
+	dim *d = arena_array(m->arena, tv->rank ? (size_t)tv->rank : 1, sizeof *d);
+	if (!d) {
+		m->nomem = true;
+		return t;
+	}
+	for (int32_t k = 0; k < tv->rank; k++)
+		d[k] = tv->dims[k] >= 0 ? dim_known(tv->dims[k]) : dim_unknown();
+	t.rank = tv->rank;
+	t.dims = d;
+	if (!with_content || tv->count < 0 || tv->count > TINFO_MAX_VALUES || tv->external)
+		return t;
+	int64_t ints[TINFO_MAX_VALUES];
+	double floats[TINFO_MAX_VALUES];
+	if (tensor_ints(tv, ints)) {
+		dim *v = arena_array(m->arena, tv->count ? (size_t)tv->count : 1, sizeof *v);
+		if (v) {
+			for (int64_t k = 0; k < tv->count; k++)
+				v[k] = dim_known(ints[k]);
+			t.nval = (int32_t)tv->count;
+			t.val = v;
+		}
+	}
+	if (tensor_floats(tv, floats)) {
+		double *f = arena_array(m->arena, tv->count ? (size_t)tv->count : 1, sizeof *f);
+		if (f) {
+			memcpy(f, floats, (size_t)tv->count * sizeof *f);
+			t.nfval = (int32_t)tv->count;
+			t.fval = f;
+		}
+	}
+	return t;
+}
+
+/* Reconciles what inference found for v with what the file declares. */
+static void reconcile(infer_ctx *c, value *v, bool use_declared)
+{
+	const tinfo *d = &v->declared;
+	if (!use_declared || d->kind == TK_UNKNOWN)
+		return;
+	tinfo *t = &v->ti;
+	if (t->kind == TK_UNKNOWN) {
+		tinfo keep = *d;
+		*t = keep;
+		return;
+	}
+	const char *why = NULL;
+	char buf[256];
+	if (t->kind != d->kind) {
+		why = "a different kind of value";
+	} else if (t->elem && d->elem && t->elem != d->elem) {
+		snprintf(buf, sizeof buf, "element type %s, declared %s", dtype_name(t->elem), dtype_name(d->elem));
+		why = buf;
+	} else if (t->rank >= 0 && d->rank >= 0 && t->rank != d->rank) {
+		snprintf(buf, sizeof buf, "rank %d, declared rank %d", t->rank, d->rank);
+		why = buf;
+	}
+	dim *merged = NULL;
+	if (!why && t->rank >= 0 && d->rank >= 0) {
+		merged = dims_alloc(c, t->rank);
+		if (!merged)
+			return;
+		for (int32_t k = 0; k < t->rank && !why; k++) {
+			dim a = dim_resolve(c->syms, t->dims[k]), b = dim_resolve(c->syms, d->dims[k]);
+			/* A declared symbol against an inferred size binds the symbol; a
+			 * declared size against an inferred one must agree. */
+			if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && a.v != b.v) {
+				snprintf(buf, sizeof buf, "dimension %d is %lld, declared %lld", k, (long long)a.v,
+					 (long long)b.v);
+				why = buf;
+			} else if (!dim_merge(c, a, b, &merged[k])) {
+				snprintf(buf, sizeof buf, "dimension %d: '%s' was found to be another size", k,
+					 b.kind == DIM_SYMBOL ? sym_name(c->syms, b.v) : "?");
+				why = buf;
+			}
+		}
+	}
+	if (why) {
+		tinfo inferred = *t;
+		model_diag(c->m, OSH_ERROR, "shape-conflict", c->g, v->producer, v->name,
+			   "'%s' is declared %s %s but inferred %s: %s", v->name,
+			   d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
+		tinfo keep = *d;
+		*t = keep;
+		return;
+	}
+	if (!t->elem)
+		t->elem = d->elem;
+	if (t->rank < 0 && d->rank >= 0) {
+		t->rank = d->rank;
+		t->dims = d->dims;
+	} else if (merged) {
+		t->dims = merged;
+	}
+}
+
+static void seed_values(infer_ctx *c, graph *g)
+{
+	osh_model *m = c->m;
+	for (int32_t i = 0; i < g->nvalues; i++) {
+		value *v = &g->values[i];
+		switch (v->origin) {
+		case VAL_INPUT:
+			/* A default from an initializer can be replaced at run time: take its
+			 * shape only where nothing is declared. */
+			v->ti = v->declared;
+			if (v->ti.kind == TK_UNKNOWN && v->init_view)
+				v->ti = from_initializer(m, v->init_view, false);
+			break;
+		case VAL_INITIALIZER:
+			v->ti = from_initializer(m, v->init_view, true);
+			break;
+		case VAL_OUTER:
+			v->ti = v->outer->values[v->outer_id].ti;
+			break;
+		default:
+			v->ti = tinfo_unknown();
+			break;
+		}
+	}
+}
+
+static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)
+{
+	for (int32_t k = 0; k < g->nnodes; k++) {
+		int32_t ni = g->order[k];
+		node *n = &g->nodes[ni];
+		infer_ctx c = *base;
+		c.g = g;
+		c.ni = ni;
+		c.n = n;
+		c.opset = n->opset;
+		int64_t since = 0;
+		infer_fn fn = n->opset >= 0 ? rule_lookup(c.rules, n->domain, n->op_type, n->opset, &since) : NULL;
+		if (fn)
+			fn(&c);
+		else
+			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
+				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
+				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);
+		for (int32_t o = 0; o < n->noutputs; o++) {
+			int32_t id = n->outputs[o];
+			if (id >= 0 && g->values[id].producer == ni)
+				reconcile(&c, &g->values[id], use_declared);
+		}
+	}
+}
+
+void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
+{
+	if (c->sub_depth >= MAX_SUB_DEPTH)
+		return;
+	infer_ctx sub = *c;
+	sub.sub_depth++;
+	seed_values(&sub, sg);
+	for (int32_t k = 0; k < sg->ninputs && k < n; k++) {
+		if (!inputs || inputs[k].kind == TK_UNKNOWN)
+			continue;
+		value *v = &sg->values[sg->inputs[k]];
+		tinfo given = inputs[k];
+		if (v->declared.kind == TK_UNKNOWN) {
+			v->ti = given;
+			continue;
+		}
+		/* Declared and given: the declaration wins where it says something. */
+		tinfo t = v->declared;
+		if (!t.elem)
+			t.elem = given.elem;
+		if (t.rank < 0) {
+			t.rank = given.rank;
+			t.dims = given.dims;
+		}
+		v->ti = t;
+	}
+	infer_nodes(&sub, sg, true);
+}
+
+bool pass_infer(osh_model *m, const pass_options *opts)
+{
+	rule_index ri;
+	if (!rule_index_build(&ri, m->arena)) {
+		m->nomem = true;
+		return false;
+	}
+	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri};
+	bool use_declared = !opts->ignore_declared;
+	if (!m->main)
+		return true;
+	seed_values(&base, m->main);
+	infer_nodes(&base, m->main, use_declared);
+	m->inferred = true;
+	return !m->nomem;
+}

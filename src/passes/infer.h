@@ -1,0 +1,138 @@
+/* infer.h: what an operator's shape rule sees, and the helpers rules share.
+ *
+ * A rule is a function `void rule(infer_ctx *c)`: it reads the node's inputs (their
+ * tinfo: kind, element type, shape, and for small integer tensors their content),
+ * its attributes and opset version, and sets its outputs. Whatever it does not set
+ * stays unknown: a rule never guesses. Problems with the model (shapes that do not
+ * broadcast, an axis out of range) are reported with infer_diag and the outputs left
+ * unknown (or as precise as still certain).
+ *
+ * Rules are registered in ops.def, one row per (domain, op_type, since_version); the
+ * pass picks the row with the highest since_version not above the node's opset.
+ */
+#ifndef OSH_PASSES_INFER_H
+#define OSH_PASSES_INFER_H
+
+#include "core/model.h"
+#include "passes/broadcast.h"
+
+typedef struct infer_ctx {
+	osh_model *m;
+	graph *g;
+	int32_t ni;     /* node index in g */
+	node *n;
+	int64_t opset;  /* version of the node's domain */
+	symtab *syms;
+	arena *a;
+	const struct rule_index *rules;
+	int32_t sub_depth; /* nesting of infer_subgraph calls, bounded */
+} infer_ctx;
+
+typedef void (*infer_fn)(infer_ctx *c);
+
+/* ---- inputs ---- */
+/* Number of inputs the node lists (including omitted optional ones). */
+static inline int32_t in_count(const infer_ctx *c) { return c->n->ninputs; }
+/* The input's info, or NULL when the input is omitted ("") or i >= in_count. */
+const tinfo *in(infer_ctx *c, int32_t i);
+/* Name of input i (for messages), "" if omitted. */
+const char *in_name(infer_ctx *c, int32_t i);
+/* Known integer content of input i (from an initializer, a Constant or propagation):
+ * sets *vals and *n and returns true; false when not known. Entries may be symbols. */
+bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n);
+/* The same, but only when every entry is a known integer (copied to out, capacity cap). */
+bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
+/* Known floating content of input i (Resize scales...). */
+bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
+
+/* ---- outputs ---- */
+static inline int32_t out_count(const infer_ctx *c) { return c->n->noutputs; }
+/* Whether output i is wanted (listed and not ""). */
+bool out_present(infer_ctx *c, int32_t i);
+/* Sets output i to a tensor of element type elem (0 unknown) and the given shape
+ * (rank RANK_UNKNOWN: rank unknown). dims are copied. Symbols are resolved. */
+void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dims);
+/* Sets output i to exactly t (kind, element type, shape, content). Arrays in t must
+ * live in the arena (or be copied first with dims_dup). */
+void set_out_info(infer_ctx *c, int32_t i, const tinfo *t);
+/* Attaches known integer content (n entries, copied) to output i, which must have
+ * been set as a tensor of at most TINFO_MAX_VALUES elements. */
+void set_out_ints(infer_ctx *c, int32_t i, const dim *vals, int32_t n);
+void set_out_floats(infer_ctx *c, int32_t i, const double *vals, int32_t n);
+/* Sets only the element type of output i (shape unknown). */
+static inline void set_out_elem(infer_ctx *c, int32_t i, int32_t elem) { set_out(c, i, elem, RANK_UNKNOWN, NULL); }
+
+/* ---- attributes ---- */
+const attr_view *attr(infer_ctx *c, const char *name);
+int64_t attr_i(infer_ctx *c, const char *name, int64_t def);
+float attr_f(infer_ctx *c, const char *name, float def);
+const char *attr_s(infer_ctx *c, const char *name, const char *def);
+/* INTS attribute: true with *v and *n set when present. */
+bool attr_ints(infer_ctx *c, const char *name, const int64_t **v, int32_t *n);
+bool attr_has(infer_ctx *c, const char *name);
+
+/* ---- helpers ---- */
+dim *dims_alloc(infer_ctx *c, int32_t n);
+dim *dims_dup(infer_ctx *c, const dim *d, int32_t n);
+/* A new symbolic dim for a size only known at run time (data-dependent outputs). */
+dim dim_fresh(infer_ctx *c);
+/* Normalises axis into [0, rank) (or [0, rank] when `inclusive`, for Unsqueeze-like
+ * positions); reports an error naming `what` and returns false when out of range. */
+bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out);
+/* Checked dim arithmetic: known op known gives known (overflow → unknown and an
+ * error), anything with an unknown gives unknown. Symbols: x*1 = x, x+0 = x. */
+dim dim_add(infer_ctx *c, dim a, dim b);
+dim dim_sub(infer_ctx *c, dim a, dim b);
+dim dim_mul(infer_ctx *c, dim a, dim b);
+/* floor(a / b) for known a, b > 0; unknown otherwise. */
+dim dim_floordiv(infer_ctx *c, dim a, dim b);
+/* Merges two facts about the same dim: known beats unknown; two different knowns
+ * are a conflict (returns false). */
+bool dim_merge(infer_ctx *c, dim a, dim b, dim *out);
+
+/* Broadcasts under `rule` and reports a broadcast-mismatch error naming the node,
+ * the operands (input indices ia, ib), both shapes and the dimension, on failure.
+ * On success writes the result into *rank/dims (capacity cap) and records the facts
+ * learned about symbols. axis is for pdpd/paddle. */
+bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis,
+		     int32_t *rank, dim *dims, int32_t cap);
+
+/* A finding about this node. code: "broadcast-mismatch", "shape-error", ... */
+void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+/* Runs inference on subgraph sg (an attribute body of this node) with the given
+ * types for its formal inputs (n of them; NULL entries: leave as declared). After
+ * the call, sg's values hold their inferred tinfo; read sg's outputs from
+ * sg->values[sg->outputs[k]].ti. */
+void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n);
+/* The subgraph held by attribute `name` (AT_GRAPH), or NULL. */
+graph *attr_graph(infer_ctx *c, const char *name);
+
+/* Shape text for messages, in the arena: "(2, N, ?)". */
+const char *fmt_shape(infer_ctx *c, const tinfo *t);
+
+/* The rule table (ops.def), indexed once per pass run. */
+typedef struct rule_row {
+	const char *domain;
+	const char *op_type;
+	int64_t since;
+	infer_fn fn;
+} rule_row;
+
+typedef struct rule_index {
+	strmap by_op;     /* "domain\x1fop_type" → first row in rows */
+	rule_row *rows;   /* sorted by (domain, op_type, since) */
+	int32_t nrows;
+} rule_index;
+
+bool rule_index_build(rule_index *ri, arena *a);
+/* The rule for (domain, op_type) with the highest since_version <= version, or
+ * NULL. *since gets the row's since_version. */
+infer_fn rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version,
+		     int64_t *since);
+
+#endif

@@ -1,0 +1,20 @@
+/* pass.h: the passes and the one place that runs them in order (pipeline.c).
+ *
+ * Every pass has the same signature: it reads and annotates the model, reports
+ * findings as diagnostics, and returns false only when it could not do its job (out
+ * of memory). Derived data a pass changes is recomputed before the next one runs.
+ */
+#ifndef OSH_PASSES_PASS_H
+#define OSH_PASSES_PASS_H
+
+#include "core/model.h"
+
+typedef struct pass_options {
+	bool ignore_declared; /* infer from the graph inputs alone (value_info and outputs ignored) */
+} pass_options;
+
+typedef bool (*pass_fn)(osh_model *m, const pass_options *opts);
+
+bool pass_infer(osh_model *m, const pass_options *opts);
+
+#endif

@@ -1,0 +1,113 @@
+/* pipeline.c: the public entry points that run passes, in order, in one place. */
+#include "core/dtype.h"
+#include "passes/pass.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static osh_status fail(osh_error *err, osh_status st, const char *fmt, ...)
+{
+	if (err) {
+		err->status = st;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_error *err)
+{
+	for (size_t i = 0; i < o->n_assumptions; i++) {
+		const osh_assumption *a = &o->assumptions[i];
+		if (a->value < 0)
+			return fail(err, OSH_ERR_INVALID, "%s: --assume %s=%lld: a size cannot be negative", m->path,
+				    a->symbol, (long long)a->value);
+		int64_t id = sym_intern(&m->syms, a->symbol);
+		if (id < 0)
+			return fail(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		if (!sym_bind(&m->syms, id, a->value))
+			return fail(err, OSH_ERR_INVALID, "%s: --assume %s=%lld contradicts an earlier --assume",
+				    m->path, a->symbol, (long long)a->value);
+	}
+	for (size_t i = 0; i < o->n_input_shapes; i++) {
+		const osh_input_shape *s = &o->input_shapes[i];
+		int32_t id = m->main ? strmap_get(&m->main->names, s->name) : -1;
+		if (id < 0 || m->main->values[id].origin != VAL_INPUT)
+			return fail(err, OSH_ERR_INVALID, "%s: --input-shape: the model has no graph input named '%s'",
+				    m->path, s->name);
+		value *v = &m->main->values[id];
+		dim *d = arena_array(m->arena, s->rank > 0 ? (size_t)s->rank : 1, sizeof *d);
+		if (!d)
+			return fail(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		for (int32_t k = 0; k < s->rank; k++) {
+			if (s->dims[k].kind == OSH_DIM_VALUE && s->dims[k].value >= 0) {
+				d[k] = dim_known(s->dims[k].value);
+			} else if (s->dims[k].kind == OSH_DIM_SYMBOL && s->dims[k].symbol) {
+				int64_t sid = sym_intern(&m->syms, s->dims[k].symbol);
+				if (sid < 0)
+					return fail(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+				d[k] = dim_symbol(sid);
+			} else {
+				d[k] = dim_unknown();
+			}
+		}
+		tinfo t = v->declared;
+		t.kind = TK_TENSOR;
+		t.rank = s->rank;
+		t.dims = d;
+		v->declared = t;
+	}
+	return OSH_OK;
+}
+
+osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
+{
+	static const osh_infer_options none = {0};
+	if (!opts)
+		opts = &none;
+	if (m->malformed)
+		return fail(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot infer shapes", m->path);
+	osh_status s = apply_options(m, opts, err);
+	if (s != OSH_OK)
+		return s;
+	pass_options po = {.ignore_declared = opts->ignore_declared};
+	/* The pipeline, in order. */
+	static const struct {
+		const char *name;
+		pass_fn run;
+	} passes[] = {
+		{"infer", pass_infer},
+	};
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		if (!passes[i].run(m, &po))
+			return fail(err, OSH_ERR_NOMEM, "%s: out of memory in the %s pass", m->path, passes[i].name);
+	return OSH_OK;
+}
+
+bool osh_value_type(osh_model *m, const char *name, osh_type *out)
+{
+	if (!m->inferred || !m->main)
+		return false;
+	int32_t id = strmap_get(&m->main->names, name);
+	if (id < 0)
+		return false;
+	const tinfo *t = &m->main->values[id].ti;
+	static const char *kinds[] = {"", "tensor", "sparse_tensor", "sequence", "optional", "map"};
+	*out = (osh_type){.kind = kinds[t->kind], .elem_type = t->elem, .rank = t->rank};
+	if (t->rank > 0) {
+		osh_dim *d = arena_array(m->arena, (size_t)t->rank, sizeof *d);
+		if (!d)
+			return false;
+		for (int32_t k = 0; k < t->rank; k++) {
+			dim x = dim_resolve(&m->syms, t->dims[k]);
+			d[k] = x.kind == DIM_KNOWN    ? (osh_dim){OSH_DIM_VALUE, x.v, NULL}
+			       : x.kind == DIM_SYMBOL ? (osh_dim){OSH_DIM_SYMBOL, 0, sym_name(&m->syms, x.v)}
+						      : (osh_dim){OSH_DIM_UNKNOWN, 0, NULL};
+		}
+		out->dims = d;
+	}
+	return true;
+}

@@ -1,0 +1,10 @@
+/* rules.h: every operator rule function, for ops.def, by family. */
+#ifndef OSH_PASSES_RULES_H
+#define OSH_PASSES_RULES_H
+
+#include "passes/rules_control.h"
+#include "passes/rules_elementwise.h"
+#include "passes/rules_nn.h"
+#include "passes/rules_tensor.h"
+
+#endif
