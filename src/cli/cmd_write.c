@@ -6,25 +6,35 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct write_cmd {
 	const char *name;
 	const char *help;
+	bool infer; /* run inference and write its results into the model */
 } write_cmd;
 
 static const write_cmd infer_cmd = {
 	"infer",
 	"usage: onnxshape infer [options] MODEL -o OUT\n"
 	"\n"
-	"Infer the shape of every value and write the model with them to OUT.\n"
-	"(This version validates the model and writes it back unchanged.)\n"
+	"Infer the type and shape of every value and write them into the model's\n"
+	"value_info (subgraphs too), filling in graph outputs' shapes. Unknown sizes\n"
+	"get fresh dim_param names. Nothing is written when the model has errors.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output OUT   where to write the model (required unless --in-place)\n"
-	"      --in-place     write over MODEL itself (atomically)\n"
+	"  -o, --output OUT          where to write the model (required unless --in-place)\n"
+	"      --in-place            write over MODEL itself (atomically)\n"
+	"      --input-shape NAME:D,D,...\n"
+	"                            override a graph input's shape; D is a size, a\n"
+	"                            symbol, or ? (repeatable)\n"
+	"      --assume SYMBOL=VALUE bind a symbolic dimension everywhere (repeatable)\n"
+	"      --ignore-declared     ignore declared shapes of outputs and value_info:\n"
+	"                            infer everything from the graph inputs\n"
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
-	"  -h, --help         show this help\n",
+	"  -h, --help                show this help\n",
+	true,
 };
 
 static const write_cmd rewrite_cmd = {
@@ -40,22 +50,91 @@ static const write_cmd rewrite_cmd = {
 	"      --in-place     write over MODEL itself (atomically)\n"
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"  -h, --help         show this help\n",
+	false,
 };
+
+#define MAX_OPTS 256
+
+typedef struct infer_args {
+	osh_input_shape shapes[MAX_OPTS];
+	osh_dim dims[MAX_OPTS][64];
+	size_t nshapes;
+	osh_assumption assume[MAX_OPTS];
+	size_t nassume;
+} infer_args;
+
+/* NAME:1,3,N,? → one osh_input_shape. The last ':' separates, so names may hold ':'. */
+static bool parse_input_shape(char *arg, infer_args *ia)
+{
+	char *colon = strrchr(arg, ':');
+	if (!colon || colon == arg || ia->nshapes == MAX_OPTS)
+		return false;
+	*colon = '\0';
+	osh_input_shape *s = &ia->shapes[ia->nshapes];
+	osh_dim *d = ia->dims[ia->nshapes];
+	s->name = arg;
+	s->dims = d;
+	s->rank = 0;
+	for (char *p = colon + 1; *p;) {
+		if (s->rank == 64)
+			return false;
+		char *e = strchr(p, ',');
+		if (e)
+			*e = '\0';
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		if (!*p)
+			return false;
+		if (!*end && v >= 0)
+			d[s->rank++] = (osh_dim){OSH_DIM_VALUE, v, NULL};
+		else if (!strcmp(p, "?"))
+			d[s->rank++] = (osh_dim){OSH_DIM_UNKNOWN, 0, NULL};
+		else if (*p != '-' && !(*p >= '0' && *p <= '9'))
+			d[s->rank++] = (osh_dim){OSH_DIM_SYMBOL, 0, p};
+		else
+			return false;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	ia->nshapes++;
+	return true;
+}
+
+static bool parse_assume(char *arg, infer_args *ia)
+{
+	char *eq = strrchr(arg, '=');
+	if (!eq || eq == arg || ia->nassume == MAX_OPTS)
+		return false;
+	*eq = '\0';
+	char *end;
+	long long v = strtoll(eq + 1, &end, 10);
+	if (!eq[1] || *end || v < 0)
+		return false;
+	ia->assume[ia->nassume++] = (osh_assumption){arg, v};
+	return true;
+}
 
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_IN_PLACE = 256, OPT_COLOR, OPT_REPACK };
+	enum { OPT_IN_PLACE = 256, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
 		{"in-place", no_argument, NULL, OPT_IN_PLACE},
 		{"color", required_argument, NULL, OPT_COLOR},
+		{"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
+		{"assume", required_argument, NULL, OPT_ASSUME},
+		{"ignore-declared", no_argument, NULL, OPT_IGNORE_DECLARED},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
 	};
 	const char *out = NULL, *color = NULL;
 	osh_write_options wo = {0};
+	static infer_args ia;
+	memset(&ia, 0, sizeof ia);
+	bool ignore_declared = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
 		switch (c) {
@@ -73,6 +152,22 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_REPACK:
 			wo.force_pack = true;
+			break;
+		case OPT_INPUT_SHAPE:
+		case OPT_ASSUME:
+		case OPT_IGNORE_DECLARED:
+			if (!cmd->infer) {
+				fprintf(stderr, "onnxshape %s: error: %s is an option of infer\n", cmd->name, argv[optind - 1]);
+				return EXIT_TROUBLE;
+			}
+			if (c == OPT_IGNORE_DECLARED) {
+				ignore_declared = true;
+			} else if (c == OPT_ASSUME ? !parse_assume(optarg, &ia) : !parse_input_shape(optarg, &ia)) {
+				fprintf(stderr, "onnxshape %s: error: bad %s value '%s' (expected %s)\n", cmd->name,
+					c == OPT_ASSUME ? "--assume" : "--input-shape", optarg,
+					c == OPT_ASSUME ? "SYMBOL=SIZE" : "NAME:D,D,... with sizes, symbols or ?");
+				return EXIT_TROUBLE;
+			}
 			break;
 		default:
 			fputs(cmd->help, stderr);
@@ -100,12 +195,33 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	osh_model *m = load_or_report(in, &st, &status);
 	if (!m)
 		return status;
+	osh_error err = {0};
+	if (status == EXIT_CLEAN && cmd->infer) {
+		size_t before = osh_model_diag_count(m);
+		osh_infer_options io = {
+			.n_input_shapes = ia.nshapes, .input_shapes = ia.shapes,
+			.n_assumptions = ia.nassume, .assumptions = ia.assume,
+			.ignore_declared = ignore_declared,
+		};
+		if (osh_infer(m, &io, &err) != OSH_OK) {
+			print_error(stderr, &st, &err);
+			osh_model_free(m);
+			return EXIT_TROUBLE;
+		}
+		for (size_t i = before; i < osh_model_diag_count(m); i++)
+			print_diag(stderr, &st, in, osh_model_diag_at(m, i));
+		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
+		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK) {
+			print_error(stderr, &st, &err);
+			osh_model_free(m);
+			return EXIT_TROUBLE;
+		}
+	}
 	if (status != EXIT_CLEAN) {
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 		osh_model_free(m);
 		return status;
 	}
-	osh_error err = {0};
 	if (osh_model_write(m, out, &wo, &err) != OSH_OK) {
 		print_error(stderr, &st, &err);
 		osh_model_free(m);

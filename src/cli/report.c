@@ -32,8 +32,10 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d)
 	fprintf(f, "%s%s:", bold, path);
 	if (d->graph[0])
 		fprintf(f, " graph '%s':", d->graph);
-	if (d->node_index >= 0)
+	if (d->node_index >= 0 && d->node_name[0])
 		fprintf(f, " node %lld '%s' (%s):", (long long)d->node_index, d->node_name, d->op_type);
+	else if (d->node_index >= 0)
+		fprintf(f, " node %lld (%s):", (long long)d->node_index, d->op_type);
 	fprintf(f, "%s %s%s:%s %s", reset, st->color ? sev_color[d->severity] : "", sev_name[d->severity],
 		reset, d->message);
 	fprintf(f, " [%s]\n", d->code);

@@ -165,6 +165,7 @@ struct osh_model {
 	bool modified; /* a pass changed the messages */
 	bool nomem;    /* an allocation failed during indexing or a pass */
 	bool inferred; /* the inference pass has run: values' ti are meaningful */
+	bool ignore_declared; /* inference ran without the file's output/value_info types */
 	osh_summary *summary;
 };
 

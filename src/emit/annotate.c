@@ -165,10 +165,12 @@ static bool annotate_graph(osh_model *m, graph *g)
 			continue;
 		bool skip;
 		Onnx__TypeProto *tp = make_type(m, &v->ti, &skip);
-		if (skip)
-			continue;
-		if (!tp)
+		if (!tp && !skip)
 			return false;
+		/* Inference found nothing to say: keep what the file declares, unless the
+		 * declarations were to be ignored (then they must not pass for results). */
+		if (skip && !(m->ignore_declared && g == m->main))
+			continue;
 		if (v->is_output) {
 			for (size_t k = 0; k < gp->n_output; k++)
 				if (gp->output[k]->name && !strcmp(gp->output[k]->name, v->name))
@@ -180,6 +182,8 @@ static bool annotate_graph(osh_model *m, graph *g)
 			vis[at]->type = tp;
 			continue;
 		}
+		if (!tp)
+			continue;
 		Onnx__ValueInfoProto *vi = arena_alloc(m->arena, sizeof *vi);
 		if (!vi)
 			return false;

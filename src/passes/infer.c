@@ -610,6 +610,7 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 	}
 	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri};
 	bool use_declared = !opts->ignore_declared;
+	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)
 		return true;
 	seed_values(&base, m->main);
