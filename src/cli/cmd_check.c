@@ -16,8 +16,9 @@
 static const char help[] =
 	"usage: onnxshape check [options] PATH...\n"
 	"\n"
-	"Load and validate each model (directories are searched recursively for *.onnx)\n"
-	"and report what is wrong with it, one line per finding, then a summary.\n"
+	"Load and validate each model (directories are searched recursively for *.onnx),\n"
+	"infer the shape of every value, and report what is wrong, one line per finding,\n"
+	"then a summary.\n"
 	"\n"
 	"options:\n"
 	"  --color=WHEN   colour the report: auto (default), always, never\n"
@@ -152,6 +153,12 @@ int cmd_check(int argc, char **argv)
 			worst = EXIT_TROUBLE;
 			free(files.v[i]);
 			continue;
+		}
+		/* A malformed model has no reliable graph to infer over: its loader
+		 * diagnostics are the report. */
+		if (!osh_model_is_malformed(m) && osh_infer(m, NULL, &err) != OSH_OK) {
+			print_error(stdout, &st, &err);
+			worst = EXIT_TROUBLE;
 		}
 		for (size_t k = 0; k < osh_model_diag_count(m); k++) {
 			const osh_diag *d = osh_model_diag_at(m, k);
