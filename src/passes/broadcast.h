@@ -31,7 +31,8 @@ typedef enum bcast_fail {
 	BFAIL_RANK,           /* ranks must be equal (none) or rank(B) <= rank(A) (pdpd) */
 	BFAIL_GROW,           /* A would have to grow (unidirectional, pdpd): a is A's size */
 	BFAIL_AXIS_NEGATIVE,  /* axis < 0 and not -1 */
-	BFAIL_AXIS_RANGE,     /* axis + rank(B) > rank(A), or axis > rank(A) */
+	BFAIL_AXIS_RANGE,     /* axis + rank(trimmed B) > rank(A), or axis > rank(A); dims
+			       * past A's end that may be 1 (symbol, unknown) do not count */
 	BFAIL_MAPPING_LENGTH, /* axes_mapping length differs from the input rank */
 	BFAIL_MAPPING_ORDER,  /* axes_mapping not strictly ascending */
 	BFAIL_MAPPING_RANGE,  /* an axes_mapping entry outside the target rank */
@@ -80,7 +81,8 @@ typedef struct sym_fact {
 	int64_t sym;   /* symbol id */
 	int64_t k;     /* known size, for FACT_ONE_OR / FACT_EQUALS; 0 otherwise */
 	int64_t other; /* second symbol id, for the two-symbol facts */
-	int32_t dim;   /* result dimension where it was learned */
+	int32_t dim;   /* result dimension where it was learned; -1 for a trailing dim of
+			* B that pdpd/paddle placed past A's end, which must then be 1 */
 } sym_fact;
 
 /* Where a rule writes its answer. `dims` must hold at least the result rank, which
