@@ -84,7 +84,8 @@ static bool walk(const char *dir, path_list *out)
 		}
 	}
 	closedir(d);
-	qsort(here.v, here.n, sizeof *here.v, cmp_str);
+	if (here.n) /* qsort on a NULL array is undefined even for 0 elements */
+		qsort(here.v, here.n, sizeof *here.v, cmp_str);
 	for (size_t i = 0; i < here.n; i++) {
 		struct stat st;
 		if (ok && lstat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode)) {

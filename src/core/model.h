@@ -139,6 +139,7 @@ typedef struct opset_entry {
 
 struct osh_model {
 	arena *arena;
+	uint64_t budget;  /* the arena's memory budget */
 	const char *path; /* as given */
 	const char *dir;  /* directory of the model, for external data */
 	struct Onnx__ModelProto *proto;

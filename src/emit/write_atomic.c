@@ -107,6 +107,18 @@ osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn pr
 			osh_error *err)
 {
 	const sys_io *io = opts->io ? opts->io : &sys_io_default;
+	/* Writing to a symlink updates what it points to (as cp does), rather than
+	 * replacing the link with a file and leaving its target stale. */
+	struct stat lst;
+	char *resolved = NULL;
+	if (lstat(dest, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		resolved = realpath(dest, NULL);
+		if (!resolved)
+			return fail(err, OSH_ERR_IO, "%s: is a symbolic link to a missing file", dest);
+		osh_status s = write_atomic(resolved, opts, produce, ctx, err);
+		free(resolved);
+		return s;
+	}
 	struct stat st;
 	bool exists = stat(dest, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))

@@ -101,11 +101,48 @@ static osh_status check_writable(osh_model *m, const char *path, size_t *packed,
 	return OSH_OK;
 }
 
+static bool has_external_data(const osh_model *m)
+{
+	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
+		const graph *g = m->graphs[gi];
+		for (int32_t v = 0; v < g->nvalues; v++)
+			if (g->values[v].init_view && g->values[v].init_view->external)
+				return true;
+		for (int32_t n = 0; n < g->nnodes; n++)
+			for (int32_t a = 0; a < g->nodes[n].nattrs; a++)
+				if (g->nodes[n].attrs[a].t && g->nodes[n].attrs[a].t->external)
+					return true;
+	}
+	return false;
+}
+
+/* External data locations are relative to the model's directory: a copy of the model
+ * elsewhere would point at files that are not there. */
+static osh_status check_external_dir(osh_model *m, const char *path, osh_error *err)
+{
+	if (!has_external_data(m))
+		return OSH_OK;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	struct stat a, b;
+	bool same = dir && stat(dir, &a) == 0 && stat(m->dir, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino;
+	free(dir);
+	if (same)
+		return OSH_OK;
+	return fail(err, OSH_ERR_INVALID,
+		    "%s: the model keeps weights in external data files relative to '%s'; write it into that "
+		    "directory (the output would point at files that are not beside it)",
+		    path, m->dir);
+}
+
 osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
 	size_t packed = 0;
 	osh_status s = check_writable(m, path, &packed, pack, err);
+	if (s == OSH_OK)
+		s = check_external_dir(m, path, err);
 	if (s != OSH_OK)
 		return s;
 	atomic_opts ao = {

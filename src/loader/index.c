@@ -218,12 +218,15 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 			  n->domain[0] ? n->domain : "ai.onnx");
 	for (size_t i = 0; i < n->proto->n_attribute; i++) {
 		const Onnx__AttributeProto *at = n->proto->attribute[i];
-		if (at->t)
-			validate_tensor(m, g, ni, at->t,
-					arena_printf(m->arena, "attribute '%s'", str(at->name)));
-		for (size_t k = 0; k < at->n_tensors; k++)
-			validate_tensor(m, g, ni, at->tensors[k],
-					arena_printf(m->arena, "attribute '%s'[%zu]", str(at->name), k));
+		char what[300];
+		if (at->t) {
+			snprintf(what, sizeof what, "attribute '%.256s'", str(at->name));
+			validate_tensor(m, g, ni, at->t, what);
+		}
+		for (size_t k = 0; k < at->n_tensors; k++) {
+			snprintf(what, sizeof what, "attribute '%.256s'[%zu]", str(at->name), k);
+			validate_tensor(m, g, ni, at->tensors[k], what);
+		}
 	}
 }
 
@@ -523,7 +526,9 @@ static bool define_initializers(osh_model *m, graph *g)
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
 		const char *name = str(t->name);
-		validate_tensor(m, g, -1, t, arena_printf(m->arena, "initializer '%s'", name));
+		char what[300];
+		snprintf(what, sizeof what, "initializer '%.256s'", name);
+		validate_tensor(m, g, -1, t, what);
 		if (!name[0]) {
 			malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
 			continue;

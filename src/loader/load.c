@@ -50,6 +50,7 @@ static osh_model *model_new(const char *path, uint64_t size, const osh_load_opti
 		return NULL;
 	}
 	m->arena = a;
+	m->budget = budget;
 	m->src_fd = -1;
 	m->path = arena_strdup(a, path);
 	const char *slash = strrchr(path, '/');
@@ -61,6 +62,15 @@ static osh_model *model_new(const char *path, uint64_t size, const osh_load_opti
 	strmap_init(&m->opset_index, a);
 	symtab_init(&m->syms, a);
 	return m;
+}
+
+/* model_new failed: a budget too small even for the model's header, or no memory. */
+static osh_status no_model(osh_error *err, const char *path, const osh_load_options *opts)
+{
+	if (opts && opts->memory_budget)
+		return fail(err, OSH_ERR_LIMIT, "%s: the memory budget of %llu bytes is too small", path,
+			    (unsigned long long)opts->memory_budget);
+	return fail(err, OSH_ERR_NOMEM, "%s: out of memory", path);
 }
 
 void osh_model_free(osh_model *m)
@@ -82,19 +92,24 @@ static osh_status build(osh_model *m, const uint8_t *data, size_t size, osh_erro
 		if (arena_exhausted(m->arena))
 			return fail(err, OSH_ERR_LIMIT,
 				    "%s: decoding needs more than the memory budget of %llu bytes",
-				    m->path, (unsigned long long)default_budget(size));
+				    m->path, (unsigned long long)m->budget);
 		return fail(err, OSH_ERR_DECODE,
 			    "%s: not an ONNX model: the protobuf data is truncated or corrupt", m->path);
 	}
-	if (!validate_model(m) || !index_model(m) || m->nomem)
+	if (!validate_model(m) || !index_model(m) || m->nomem) {
+		if (arena_exhausted(m->arena))
+			return fail(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes",
+				    m->path, (unsigned long long)m->budget);
 		return fail(err, OSH_ERR_NOMEM, "%s: out of memory while indexing the model", m->path);
+	}
 	return OSH_OK;
 }
 
 osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail(err, OSH_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
@@ -118,7 +133,7 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	osh_model *m = model_new(path, size, opts);
 	if (!m) {
 		close(fd);
-		return fail(err, OSH_ERR_NOMEM, "%s: out of memory", path);
+		return no_model(err, path, opts);
 	}
 	m->src_fd = fd;
 	m->src_size = size;
@@ -159,7 +174,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 		return fail(err, OSH_ERR_LIMIT, "%s: %zu bytes, over protobuf's 2 GiB limit", name, size);
 	osh_model *m = model_new(name, size, opts);
 	if (!m)
-		return fail(err, OSH_ERR_NOMEM, "%s: out of memory", name);
+		return no_model(err, name, opts);
 	uint8_t *copy = arena_alloc(m->arena, size);
 	if (!copy) {
 		osh_model_free(m);

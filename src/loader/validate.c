@@ -36,12 +36,12 @@ static size_t typed_count(const Onnx__TensorProto *t, int64_t dt, int64_t n, int
 	case DT_FLOAT:
 		return t->n_float_data;
 	case DT_COMPLEX64:
-		*want = n * 2;
+		*want = n > INT64_MAX / 2 ? INT64_MAX : n * 2; /* no real tensor gets there */
 		return t->n_float_data;
 	case DT_DOUBLE:
 		return t->n_double_data;
 	case DT_COMPLEX128:
-		*want = n * 2;
+		*want = n > INT64_MAX / 2 ? INT64_MAX : n * 2;
 		return t->n_double_data;
 	case DT_INT64:
 		return t->n_int64_data;
@@ -53,11 +53,11 @@ static size_t typed_count(const Onnx__TensorProto *t, int64_t dt, int64_t n, int
 	case DT_UINT4:
 	case DT_INT4:
 	case DT_FLOAT4E2M1:
-		*want = (n + 1) / 2; /* two 4-bit values per int32 entry */
+		*want = n / 2 + n % 2; /* two 4-bit values per int32 entry */
 		return t->n_int32_data;
 	case DT_UINT2:
 	case DT_INT2:
-		*want = (n + 3) / 4;
+		*want = n / 4 + (n % 4 != 0);
 		return t->n_int32_data;
 	default: /* the remaining small types are widened into int32_data */
 		return t->n_int32_data;

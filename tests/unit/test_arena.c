@@ -1,0 +1,296 @@
+/* test_arena.c: the per-model arena (core/arena.c) and the string map built on it
+ * (core/strmap.c).
+ *
+ * The arena's promises: every pointer aligned to 16, zero-size requests give distinct
+ * valid pointers, blocks never overlap however many chunks they span, a block bigger
+ * than a chunk works, the budget is never exceeded and running into it returns NULL
+ * and sets arena_exhausted instead of aborting, arena_array refuses n * size overflow,
+ * arena_grow keeps the content. The map's: every key found with its value among 100k
+ * keys, put keeps the first value and set overwrites, keys with the same full hash
+ * still kept apart.
+ */
+#include "core/arena.h"
+#include "core/strmap.h"
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 16
+
+static bool aligned(const void *p) { return ((uintptr_t)p & (ALIGN - 1)) == 0; }
+
+Test(arena, alignment)
+{
+	arena *a = arena_new(0);
+	cr_assert(a);
+	for (size_t n = 0; n < 200; n++) {
+		void *p = arena_alloc(a, n);
+		cr_assert(p, "alloc %zu", n);
+		cr_expect(aligned(p), "alloc %zu: %p not aligned to %d", n, p, ALIGN);
+		memset(p, 0xab, n);
+	}
+	cr_expect(aligned(arena_strdup(a, "x")));
+	cr_expect(aligned(arena_array(a, 3, 5)));
+	cr_expect(aligned(arena_printf(a, "%d", 7)));
+	cr_expect(!arena_exhausted(a));
+	arena_free(a);
+}
+
+Test(arena, zero_size)
+{
+	arena *a = arena_new(0);
+	void *p = arena_alloc(a, 0), *q = arena_alloc(a, 0);
+	cr_assert(p && q);
+	cr_expect_neq(p, q, "two zero-size blocks share an address");
+	void *z = arena_zalloc(a, 0), *arr = arena_array(a, 0, 8), *arr2 = arena_array(a, 5, 0);
+	cr_expect(z && arr && arr2);
+	char *s = arena_strdup(a, "");
+	cr_assert(s);
+	cr_expect_str_eq(s, "");
+	arena_free(a);
+}
+
+/* Many blocks over many chunks: each keeps its own bytes. */
+Test(arena, many_allocations_do_not_overlap)
+{
+	arena *a = arena_new(0);
+	enum { N = 20000 };
+	unsigned char **ps = malloc(N * sizeof *ps);
+	size_t *ns = malloc(N * sizeof *ns);
+	cr_assert(ps && ns);
+	size_t total = 0;
+	for (size_t i = 0; i < N; i++) {
+		ns[i] = (i * 37) % 301 + 1;
+		ps[i] = arena_alloc(a, ns[i]);
+		cr_assert(ps[i], "block %zu", i);
+		memset(ps[i], (int)(i & 0xff), ns[i]);
+		total += ns[i];
+	}
+	cr_assert_gt(total, 2 * 1024 * 1024, "spans several chunks (64 KiB, 128 KiB, ...)");
+	for (size_t i = 0; i < N; i++)
+		for (size_t k = 0; k < ns[i]; k++)
+			cr_assert_eq(ps[i][k], (unsigned char)(i & 0xff), "block %zu byte %zu overwritten", i, k);
+	cr_expect_geq(arena_used(a), total);
+	free(ps);
+	free(ns);
+	arena_free(a);
+}
+
+/* A block larger than any chunk, then small blocks again, then another large one. */
+Test(arena, large_allocations)
+{
+	arena *a = arena_new(0);
+	unsigned char *small1 = arena_alloc(a, 100);
+	size_t big = (size_t)80 << 20; /* over the 64 MiB chunk cap */
+	unsigned char *b = arena_alloc(a, big);
+	cr_assert(small1 && b);
+	cr_expect(aligned(b));
+	b[0] = 1, b[big - 1] = 2;
+	unsigned char *small2 = arena_alloc(a, 100);
+	cr_assert(small2);
+	memset(small1, 3, 100), memset(small2, 4, 100);
+	cr_expect(small2 + 100 <= b || small2 >= b + big, "a small block inside the big one");
+	unsigned char *b2 = arena_alloc(a, (size_t)1 << 20);
+	cr_assert(b2);
+	memset(b2, 5, (size_t)1 << 20);
+	cr_expect_eq(b[0], 1);
+	cr_expect_eq(b[big - 1], 2);
+	cr_expect_eq(small1[99], 3);
+	cr_expect_eq(small2[0], 4);
+	cr_expect_geq(arena_used(a), big + 200 + ((size_t)1 << 20));
+	arena_free(a);
+}
+
+Test(arena, budget_exhaustion)
+{
+	const uint64_t budget = 10000;
+	arena *a = arena_new(budget);
+	cr_assert(a);
+	size_t got = 0;
+	for (int i = 0; i < 10000; i++) {
+		void *p = arena_alloc(a, 100);
+		if (!p)
+			break;
+		memset(p, 0, 100);
+		got++;
+		cr_assert_leq(arena_used(a), budget, "used %llu over the budget", (unsigned long long)arena_used(a));
+	}
+	cr_expect(arena_exhausted(a));
+	cr_expect_gt(got, 50, "only %zu blocks of 100 bytes in a 10000-byte budget", got);
+	cr_expect_leq(got, 100);
+	cr_expect_leq(arena_used(a), budget);
+	/* Once over, every further request fails, zero-size and strings too. */
+	cr_expect_null(arena_alloc(a, 4096));
+	cr_expect_null(arena_zalloc(a, 4096));
+	cr_expect_null(arena_strdup(a, "this string does not fit in what is left of the budget, surely not"));
+	cr_expect(arena_exhausted(a));
+	/* A larger budget lets it go on. */
+	arena_set_budget(a, budget * 2);
+	cr_expect(arena_alloc(a, 100));
+	arena_free(a);
+}
+
+Test(arena, request_larger_than_budget)
+{
+	arena *a = arena_new(1000);
+	cr_expect_null(arena_alloc(a, 1001));
+	cr_expect(arena_exhausted(a));
+	cr_expect_eq(arena_used(a), 0);
+	arena_free(a);
+	a = arena_new(0);
+	cr_expect_null(arena_alloc(a, SIZE_MAX));
+	cr_expect_null(arena_alloc(a, SIZE_MAX - 8));
+	cr_expect(arena_exhausted(a));
+	arena_free(a);
+}
+
+Test(arena, array_overflow)
+{
+	arena *a = arena_new(0);
+	cr_expect_null(arena_array(a, SIZE_MAX / 2 + 1, 2));
+	cr_expect_null(arena_array(a, (SIZE_MAX >> 4) + 1, 16));
+	cr_expect_null(arena_array(a, SIZE_MAX, SIZE_MAX));
+	cr_expect(arena_exhausted(a));
+	arena_free(a);
+	a = arena_new(0);
+	int *v = arena_array(a, 1000, sizeof *v);
+	cr_assert(v);
+	for (int i = 0; i < 1000; i++)
+		cr_assert_eq(v[i], 0, "arena_array is zeroed");
+	cr_expect(!arena_exhausted(a));
+	arena_free(a);
+}
+
+Test(arena, grow_keeps_content)
+{
+	arena *a = arena_new(0);
+	int64_t *v = NULL;
+	size_t cap = 0;
+	for (size_t n = 0; n < 100000; n++) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 4;
+			int64_t *w = arena_grow(a, v, cap, ncap, sizeof *w);
+			cr_assert(w);
+			for (size_t k = cap; k < ncap; k++)
+				cr_assert_eq(w[k], 0, "grown part is zeroed");
+			v = w, cap = ncap;
+		}
+		v[n] = (int64_t)n * 7 - 3;
+	}
+	for (size_t n = 0; n < 100000; n++)
+		cr_assert_eq(v[n], (int64_t)n * 7 - 3, "element %zu lost", n);
+	/* Shrinking keeps the prefix; growing NULL gives a fresh zeroed array. */
+	int64_t *s = arena_grow(a, v, cap, 10, sizeof *s);
+	cr_assert(s);
+	for (size_t n = 0; n < 10; n++)
+		cr_expect_eq(s[n], (int64_t)n * 7 - 3);
+	int32_t *f = arena_grow(a, NULL, 0, 8, sizeof *f);
+	cr_assert(f);
+	cr_expect_eq(f[7], 0);
+	cr_expect_null(arena_grow(a, v, cap, SIZE_MAX / 4, 8), "overflowing growth fails");
+	arena_free(a);
+}
+
+Test(arena, strings)
+{
+	arena *a = arena_new(0);
+	cr_expect_str_eq(arena_strndup(a, "abcdef", 3), "abc");
+	cr_expect_str_eq(arena_printf(a, "%s-%d-%05.1f", "x", 42, 3.14159), "x-42-003.1");
+	char big[5000];
+	memset(big, 'q', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	char *p = arena_printf(a, "<%s>", big);
+	cr_assert(p);
+	cr_expect_eq(strlen(p), sizeof big + 1);
+	cr_expect_eq(p[0], '<');
+	cr_expect_eq(p[sizeof big], '>');
+	arena_free(a);
+	arena_free(NULL);
+}
+
+/* ---- strmap -------------------------------------------------------------------- */
+
+Test(strmap, hundred_thousand_keys)
+{
+	arena *a = arena_new(0);
+	strmap m;
+	strmap_init(&m, a);
+	cr_expect_eq(strmap_get(&m, "anything"), -1, "an empty map finds nothing");
+	enum { N = 100000 };
+	const char **keys = malloc(N * sizeof *keys);
+	cr_assert(keys);
+	for (int32_t i = 0; i < N; i++) {
+		keys[i] = arena_printf(a, "value_%d/%x", i, (unsigned)i * 2654435761u);
+		cr_assert(keys[i]);
+		cr_assert_eq(strmap_put(&m, keys[i], i), i, "put %s", keys[i]);
+	}
+	cr_expect_eq(m.len, N);
+	cr_expect_leq(m.len * 2, m.cap, "load factor over 1/2");
+	for (int32_t i = 0; i < N; i++)
+		cr_assert_eq(strmap_get(&m, keys[i]), i, "get %s", keys[i]);
+	/* Lookups with a copy of the key (not the same pointer), and misses. */
+	char buf[64];
+	for (int32_t i = 0; i < N; i += 997) {
+		snprintf(buf, sizeof buf, "value_%d/%x", i, (unsigned)i * 2654435761u);
+		cr_expect_eq(strmap_get(&m, buf), i);
+		snprintf(buf, sizeof buf, "value_%d/%x!", i, (unsigned)i * 2654435761u);
+		cr_expect_eq(strmap_get(&m, buf), -1);
+	}
+	cr_expect_eq(strmap_get(&m, ""), -1);
+	/* put keeps the first value, set overwrites. */
+	cr_expect_eq(strmap_put(&m, keys[5], 77), 5);
+	cr_expect_eq(strmap_get(&m, keys[5]), 5);
+	cr_expect(strmap_set(&m, keys[5], 77));
+	cr_expect_eq(strmap_get(&m, keys[5]), 77);
+	cr_expect_eq(m.len, N, "overwriting adds nothing");
+	free(keys);
+	arena_free(a);
+}
+
+/* "costarring" and "liquid" are a known FNV-1a 32-bit collision: same full hash, so
+ * only the string comparison tells them apart. */
+Test(strmap, full_hash_collision)
+{
+	cr_assert_eq(strmap_hash("costarring"), strmap_hash("liquid"), "not a collision: fix the test");
+	cr_assert_eq(strmap_hash(""), 2166136261u, "FNV-1a offset basis");
+	arena *a = arena_new(0);
+	strmap m;
+	strmap_init(&m, a);
+	cr_expect_eq(strmap_put(&m, "costarring", 1), 1);
+	cr_expect_eq(strmap_get(&m, "liquid"), -1);
+	cr_expect_eq(strmap_put(&m, "liquid", 2), 2);
+	cr_expect_eq(strmap_get(&m, "costarring"), 1);
+	cr_expect_eq(strmap_get(&m, "liquid"), 2);
+	cr_expect(strmap_set(&m, "liquid", 3));
+	cr_expect_eq(strmap_get(&m, "costarring"), 1);
+	cr_expect_eq(strmap_get(&m, "liquid"), 3);
+	cr_expect_eq(m.len, 2);
+	arena_free(a);
+}
+
+/* The map's own memory comes from the arena: with a small budget it reports -2 /
+ * false instead of crashing, and what it holds stays findable. */
+Test(strmap, out_of_budget)
+{
+	arena *a = arena_new(4096);
+	strmap m;
+	strmap_init(&m, a);
+	static char names[1000][8];
+	int32_t i, r = 0;
+	for (i = 0; i < 1000; i++) {
+		snprintf(names[i], sizeof names[i], "k%d", i);
+		r = strmap_put(&m, names[i], i);
+		if (r == -2)
+			break;
+		cr_assert_eq(r, i);
+	}
+	cr_assert_eq(r, -2, "4096 bytes held 1000 keys");
+	cr_expect(arena_exhausted(a));
+	for (int32_t k = 0; k < i; k++)
+		cr_expect_eq(strmap_get(&m, names[k]), k, "key %d lost after a failed growth", k);
+	cr_expect(!strmap_set(&m, names[i], i));
+	arena_free(a);
+}

@@ -1,0 +1,777 @@
+/* test_cli.c: the onnxshape command as a user runs it (OSH_CLI, the built binary),
+ * run with fork/exec, its stdout and stderr captured in files.
+ *
+ * Covers the contract of src/cli: --version and every --help exit 0; usage errors
+ * exit 2; `check` exits 2 on every bad fixture and names the problem, also when it
+ * walks directories; `rewrite` (and `infer`) of a bad model exits 2 and leaves
+ * neither the output nor a temporary file; `rewrite` of a good model is
+ * byte-identical, also with --repack; writing over the input (same path, another
+ * spelling, a hard link) needs --in-place; a missing output directory, or a write
+ * that fails midway (a file size limit), is exit 2 with nothing left behind; `print`
+ * shows opsets and inputs. Exact messages are test_loader.c's business: here only
+ * the key phrase and the file name.
+ */
+#define _GNU_SOURCE
+#include "onnxshape.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BAD_DIR OSH_MODELS_DIR "/bad"
+#define GOOD_DIR OSH_MODELS_DIR "/good"
+
+/* What `check` must say about each bad fixture (the loader's wording; test_loader.c
+ * checks the details). Every *.onnx in tests/models/bad needs a row. */
+static const struct {
+	const char *file, *phrase;
+} bad[] = {
+	{"undefined_input.onnx", "input 'ghost' is not produced by any node"},
+	{"produced_twice.onnx", "value 't' is produced twice"},
+	{"cycle.onnx", "the graph has a cycle"},
+	{"out_of_order.onnx", "nodes are not in topological order"},
+	{"no_opset_import.onnx", "opset_import is missing"},
+	{"duplicate_opset.onnx", "opset_import lists domain 'ai.onnx' twice"},
+	{"domain_not_imported.onnx", "operator domain 'com.example' is not in the model's opset_import"},
+	{"init_unknown_dtype.onnx", "has an unknown data type 99"},
+	{"input_unknown_elem_type.onnx", "'x' has an unknown element type 99"},
+	{"value_info_unknown_elem_type.onnx", "'t' has an unknown element type 99"},
+	{"init_negative_dim.onnx", "has a negative dimension -2"},
+	{"init_dims_overflow.onnx", "element count overflows int64"},
+	{"raw_data_length.onnx", "raw_data holds 20 bytes"},
+	{"typed_count.onnx", "dims give 6 elements but the data holds 5"},
+	{"truncated.onnx", "truncated or corrupt"},
+	{"corrupt.onnx", "truncated or corrupt"},
+	{"empty.onnx", "the file is empty"},
+	{"no_ir_version.onnx", "ir_version is missing"},
+	{"no_graph.onnx", "the model has no graph"},
+	{"ext_absolute.onnx", "is an absolute path"},
+	{"ext_dotdot.onnx", "contains a '..' component"},
+	{"ext_backslash.onnx", "contains a backslash"},
+	{"ext_symlink.onnx", "is or passes through a symbolic link"},
+	{"ext_missing.onnx", "does not exist"},
+	{"ext_length.onnx", "external data length 20 disagrees"},
+	{"ext_offset.onnx", "external data offset 100 is past the end"},
+	{"subgraph_undefined.onnx", "graph 'If_0/then_branch': node 0 'then_id' (Identity): error: input 'nope'"},
+	{"nested_33.onnx", "subgraphs are nested more than 32 levels deep"},
+};
+#define NBAD (sizeof bad / sizeof bad[0])
+
+static const char *const good[] = {
+	"external_ok.onnx", "if_outer.onnx", "unknown_field.onnx", "local_function.onnx", "nested_32.onnx",
+};
+#define NGOOD (sizeof good / sizeof good[0])
+
+/* ---- running the tool ---------------------------------------------------------- */
+
+typedef struct result {
+	int status; /* exit status, or 128 + signal */
+	char *out, *err;
+} result;
+
+static char capture_dir[] = "/tmp/osh_test_cli_cap.XXXXXX";
+
+static void setup(void) { cr_assert(mkdtemp(capture_dir), "mkdtemp: %s", strerror(errno)); }
+static void teardown(void) { rmdir(capture_dir); }
+
+TestSuite(cli, .init = setup, .fini = teardown);
+
+static char *take_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 1 >= cap) {
+			cap = cap ? cap * 2 : 4096;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		}
+		size_t r = fread(buf + len, 1, cap - len - 1, f);
+		if (!r)
+			break;
+		len += r;
+	}
+	buf[len] = '\0';
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+/* Runs OSH_CLI with argv (argv[0] included), stdin from /dev/null, stdout and stderr
+ * into files. fsize > 0 limits the size of any file the tool writes (RLIMIT_FSIZE,
+ * with SIGXFSZ ignored so write() fails with EFBIG instead of killing it). */
+static result run_argv(long fsize, const char **argv)
+{
+	char out[PATH_MAX], err[PATH_MAX];
+	snprintf(out, sizeof out, "%s/stdout", capture_dir);
+	snprintf(err, sizeof err, "%s/stderr", capture_dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		if (fsize > 0) {
+			struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
+			signal(SIGXFSZ, SIG_IGN);
+			if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+				_exit(126);
+		}
+		execv(OSH_CLI, (char *const *)argv);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), take_file(out), take_file(err)};
+	cr_assert_neq(r.status, 126, "could not set up the child");
+	cr_assert_neq(r.status, 127, "cannot run %s", OSH_CLI);
+	return r;
+}
+
+#define MAX_ARGS 32
+
+static result run_va(long fsize, const char *arg, va_list ap)
+{
+	const char *argv[MAX_ARGS] = {OSH_CLI};
+	int argc = 1;
+	for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+		cr_assert(argc < MAX_ARGS - 1);
+		argv[argc++] = a;
+	}
+	argv[argc] = NULL;
+	return run_argv(fsize, argv);
+}
+
+/* Runs OSH_CLI with the NULL-terminated arguments. */
+static result run(const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	result r = run_va(0, arg, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The same, with files limited to fsize bytes. */
+static result run_limited(long fsize, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	result r = run_va(fsize, arg, ap);
+	va_end(ap);
+	return r;
+}
+
+static void result_free(result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static bool contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+/* ---- files --------------------------------------------------------------------- */
+
+static char *make_tmpdir(void)
+{
+	char *dir = strdup("/tmp/osh_test_cli.XXXXXX");
+	cr_assert(dir && mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static uint8_t *slurp(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	uint8_t *buf = malloc((size_t)st.st_size + 1);
+	cr_assert(buf);
+	size_t len = 0;
+	while (len < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
+		cr_assert(r > 0, "%s: short read", path);
+		len += (size_t)r;
+	}
+	close(fd);
+	*size = len;
+	return buf;
+}
+
+static bool same_bytes(const char *a, const char *b)
+{
+	size_t na, nb;
+	uint8_t *da = slurp(a, &na), *db = slurp(b, &nb);
+	bool same = na == nb && !memcmp(da, db, na);
+	free(da);
+	free(db);
+	return same;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	uint8_t *data = slurp(from, &n);
+	FILE *f = fopen(to, "wb");
+	cr_assert(f, "%s: %s", to, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+	free(data);
+}
+
+/* The names in dir, sorted and joined by spaces ("" when empty). */
+static char *listing(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "%s: %s", dir, strerror(errno));
+	char *names[64];
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			cr_assert(n < 64);
+			names[n++] = strdup(e->d_name);
+		}
+	}
+	closedir(d);
+	for (size_t i = 1; i < n; i++) /* insertion sort: a handful of names */
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1], names[j - 1] = t;
+		}
+	char *s = calloc(1, 64 * (NAME_MAX + 1));
+	cr_assert(s);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, names[i]);
+		free(names[i]);
+	}
+	return s;
+}
+
+static void expect_listing(const char *dir, const char *want, const char *ctx)
+{
+	char *got = listing(dir);
+	cr_expect_str_eq(got, want, "%s: the directory holds [%s], want [%s]", ctx, got, want);
+	free(got);
+}
+
+static void remove_dir(char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				char *p = path_in(dir, e->d_name);
+				unlink(p);
+				free(p);
+			}
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+/* ---- usage --------------------------------------------------------------------- */
+
+Test(cli, version)
+{
+	result r = run("--version", NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect_str_eq(r.out, "onnxshape " OSH_VERSION "\n");
+	cr_expect_str_eq(r.err, "");
+	result_free(&r);
+}
+
+Test(cli, help)
+{
+	result r = run("--help", NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(contains(r.out, "usage: onnxshape <command>"), "%s", r.out);
+	result_free(&r);
+	static const char *const cmds[] = {"check", "print", "infer", "rewrite"};
+	for (size_t i = 0; i < 4; i++) {
+		for (int shortopt = 0; shortopt < 2; shortopt++) {
+			r = run(cmds[i], shortopt ? "-h" : "--help", NULL);
+			char want[64];
+			snprintf(want, sizeof want, "usage: onnxshape %s ", cmds[i]);
+			cr_expect_eq(r.status, 0, "%s --help: exit %d", cmds[i], r.status);
+			cr_expect(contains(r.out, want), "%s --help printed: %s", cmds[i], r.out);
+			cr_expect_str_eq(r.err, "", "%s --help", cmds[i]);
+			result_free(&r);
+		}
+	}
+}
+
+Test(cli, usage_errors)
+{
+	result r = run("frobnicate", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "unknown command 'frobnicate'"), "%s", r.err);
+	cr_expect_str_eq(r.out, "");
+	result_free(&r);
+
+	r = run(NULL);
+	cr_expect_eq(r.status, 2, "no command");
+	cr_expect(contains(r.err, "usage:"), "%s", r.err);
+	result_free(&r);
+
+	static const char *const cmds[] = {"check", "print", "infer", "rewrite"};
+	for (size_t i = 0; i < 4; i++) {
+		r = run(cmds[i], NULL);
+		cr_expect_eq(r.status, 2, "%s without a model: exit %d", cmds[i], r.status);
+		result_free(&r);
+		r = run(cmds[i], "--no-such-option", GOOD_DIR "/if_outer.onnx", NULL);
+		cr_expect_eq(r.status, 2, "%s with a bad option: exit %d", cmds[i], r.status);
+		result_free(&r);
+		bool writes = i >= 2; /* infer and rewrite need -o */
+		r = run(cmds[i], "--color=sometimes", GOOD_DIR "/if_outer.onnx", writes ? "-o" : NULL,
+			"/nonexistent/x", NULL);
+		cr_expect_eq(r.status, 2, "%s --color=sometimes: exit %d", cmds[i], r.status);
+		cr_expect(contains(r.err, "--color must be auto, always or never"), "%s: %s", cmds[i], r.err);
+		result_free(&r);
+	}
+}
+
+/* ---- check --------------------------------------------------------------------- */
+
+Test(cli, bad_table_matches_directory)
+{
+	DIR *d = opendir(BAD_DIR);
+	cr_assert(d);
+	size_t seen = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 5, ".onnx"))
+			continue;
+		bool found = false;
+		for (size_t i = 0; i < NBAD; i++)
+			found |= !strcmp(bad[i].file, e->d_name);
+		cr_expect(found, "%s/%s has no row in test_cli.c", BAD_DIR, e->d_name);
+		seen++;
+	}
+	closedir(d);
+	cr_expect_eq(seen, NBAD);
+}
+
+Test(cli, check_bad_fixtures)
+{
+	for (size_t i = 0; i < NBAD; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", BAD_DIR, bad[i].file);
+		result r = run("check", "--color=never", path, NULL);
+		cr_expect_eq(r.status, 2, "check %s: exit %d", bad[i].file, r.status);
+		cr_expect(contains(r.out, bad[i].phrase), "check %s does not say \"%s\":\n%s", bad[i].file,
+			  bad[i].phrase, r.out);
+		char located[PATH_MAX + 16];
+		snprintf(located, sizeof located, "%s: ", path);
+		cr_expect(contains(r.out, located), "check %s: the report does not name the file:\n%s",
+			  bad[i].file, r.out);
+		cr_expect(contains(r.out, "error: "), "%s", r.out);
+		cr_expect(!contains(r.out, "\033["), "check %s: colour with --color=never", bad[i].file);
+		cr_expect(contains(r.out, " in 1 file "), "check %s: no summary line:\n%s", bad[i].file, r.out);
+		result_free(&r);
+	}
+}
+
+Test(cli, check_good_fixtures)
+{
+	for (size_t i = 0; i < NGOOD; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", GOOD_DIR, good[i]);
+		result r = run("check", path, NULL);
+		cr_expect_eq(r.status, 0, "check %s: exit %d\n%s", good[i], r.status, r.out);
+		/* Warnings (an operator without a shape rule yet) do not matter here. */
+		cr_expect(contains(r.out, "\n0 errors, ") || !strncmp(r.out, "0 errors, ", 10), "%s", r.out);
+		cr_expect(contains(r.out, " in 1 file "), "%s", r.out);
+		cr_expect(!contains(r.out, "malformed-model"), "%s", r.out);
+		result_free(&r);
+	}
+}
+
+Test(cli, check_directory_of_good_models)
+{
+	result r = run("check", GOOD_DIR, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	char want[64];
+	snprintf(want, sizeof want, " in %zu files ", NGOOD);
+	cr_expect(contains(r.out, want), "%s", r.out);
+	cr_expect(!contains(r.out, "error:"), "%s", r.out);
+	result_free(&r);
+}
+
+/* One unreadable or bad file makes the exit 2, but every file is still checked and
+ * counted. */
+Test(cli, check_several_files)
+{
+	result r = run("check", BAD_DIR "/empty.onnx", GOOD_DIR "/if_outer.onnx", BAD_DIR "/no-such.onnx", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.out, "the file is empty"), "%s", r.out);
+	cr_expect(contains(r.out, BAD_DIR "/no-such.onnx: error: cannot open"), "%s", r.out);
+	cr_expect(contains(r.out, "\n2 errors, "), "%s", r.out);
+	cr_expect(contains(r.out, " in 3 files (3 nodes)"), "%s", r.out);
+	result_free(&r);
+}
+
+/* Directories are searched recursively for *.onnx, including subdirectories that hold
+ * no model at all (tests/models/bad/ext, empty/ below). Under UBSan this found
+ * qsort(NULL, 0, ...) in walk() of src/cli/cmd_check.c for such a directory. */
+Test(cli, check_walks_subdirectories)
+{
+	char *dir = make_tmpdir();
+	char *empty = path_in(dir, "empty"), *sub = path_in(dir, "sub"), *notes = path_in(dir, "notes.txt");
+	char *inner = path_in(dir, "sub/inner.onnx"), *top = path_in(dir, "top.onnx");
+	cr_assert_eq(mkdir(empty, 0700), 0);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	copy_file(GOOD_DIR "/if_outer.onnx", inner);
+	copy_file(BAD_DIR "/cycle.onnx", top);
+	copy_file(GOOD_DIR "/external_ok.bin", notes);
+	result r = run("check", dir, NULL);
+	cr_expect_eq(r.status, 2, "exit %d\n%s%s", r.status, r.out, r.err);
+	cr_expect(contains(r.out, "top.onnx: node 0 'A' (Add): error: the graph has a cycle"), "%s", r.out);
+	cr_expect(contains(r.out, " in 2 files "), "%s", r.out);
+	result_free(&r);
+	unlink(inner), unlink(top), unlink(notes), rmdir(sub), rmdir(empty), rmdir(dir);
+	free(empty), free(sub), free(notes), free(inner), free(top), free(dir);
+
+	r = run("check", BAD_DIR, NULL);
+	cr_expect_eq(r.status, 2, "exit %d\n%s", r.status, r.err);
+	char want[64];
+	snprintf(want, sizeof want, " in %zu files ", NBAD);
+	cr_expect(contains(r.out, want), "%s", r.out);
+	for (size_t i = 0; i < NBAD; i++)
+		cr_expect(contains(r.out, bad[i].phrase), "check of the directory misses %s", bad[i].file);
+	result_free(&r);
+}
+
+/* A FIFO given by name is refused, not waited on. */
+Test(cli, check_fifo_does_not_block, .timeout = 10)
+{
+	char *dir = make_tmpdir();
+	char *fifo = path_in(dir, "model.onnx");
+	cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+	result r = run("check", fifo, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.out, "not a regular file"), "%s", r.out);
+	result_free(&r);
+	free(fifo);
+	remove_dir(dir);
+}
+
+/* ---- rewrite and infer --------------------------------------------------------- */
+
+Test(cli, rewrite_bad_writes_nothing)
+{
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "out.onnx");
+	for (size_t i = 0; i < NBAD; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", BAD_DIR, bad[i].file);
+		static const char *const cmds[] = {"rewrite", "infer"};
+		for (size_t k = 0; k < 2; k++) {
+			result r = run(cmds[k], path, "-o", out, NULL);
+			cr_expect_eq(r.status, 2, "%s %s: exit %d", cmds[k], bad[i].file, r.status);
+			cr_expect(contains(r.err, bad[i].phrase), "%s %s: stderr lacks \"%s\":\n%s", cmds[k],
+				  bad[i].file, bad[i].phrase, r.err);
+			cr_expect_eq(access(out, F_OK), -1, "%s %s: the output exists", cmds[k], bad[i].file);
+			expect_listing(dir, "", bad[i].file);
+			result_free(&r);
+		}
+	}
+	free(out);
+	remove_dir(dir);
+}
+
+Test(cli, rewrite_good_is_byte_identical)
+{
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "out.onnx");
+	for (size_t i = 0; i < NGOOD; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", GOOD_DIR, good[i]);
+		/* external data is only written beside its files: see the next test */
+		if (!strcmp(good[i], "external_ok.onnx"))
+			continue;
+		/* (infer is left out: it writes the inferred shapes into the model.) */
+		static const char *const modes[][2] = {{"rewrite", NULL}, {"rewrite", "--repack"}};
+		for (size_t k = 0; k < 2; k++) {
+			unlink(out);
+			result r = modes[k][1] ? run(modes[k][0], modes[k][1], path, "-o", out, NULL)
+					       : run(modes[k][0], path, "-o", out, NULL);
+			cr_expect_eq(r.status, 0, "%s %s %s: exit %d\n%s", modes[k][0], modes[k][1] ? modes[k][1] : "",
+				     good[i], r.status, r.err);
+			cr_expect_str_eq(r.err, "", "%s %s", modes[k][0], good[i]);
+			cr_expect(r.status == 0 && same_bytes(path, out), "%s %s %s: output differs", modes[k][0],
+				  modes[k][1] ? modes[k][1] : "", good[i]);
+			expect_listing(dir, "out.onnx", good[i]);
+			result_free(&r);
+		}
+	}
+	free(out);
+	remove_dir(dir);
+}
+
+/* A model with external data is written only into the directory of its data files:
+ * elsewhere its relative locations would point at nothing. */
+Test(cli, rewrite_external_data_stays_beside_its_files)
+{
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "out.onnx");
+	result r = run("rewrite", GOOD_DIR "/external_ok.onnx", "-o", out, NULL);
+	cr_expect_eq(r.status, 2, "exit %d", r.status);
+	cr_expect(contains(r.err, "external data"), "%s", r.err);
+	expect_listing(dir, "", "refused external write");
+	result_free(&r);
+	/* Beside its data file it round-trips byte for byte. */
+	char *model = path_in(dir, "m.onnx"), *bin = path_in(dir, "external_ok.bin");
+	copy_file(GOOD_DIR "/external_ok.onnx", model);
+	copy_file(GOOD_DIR "/external_ok.bin", bin);
+	r = run("rewrite", model, "-o", out, NULL);
+	cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect(same_bytes(model, out));
+	result_free(&r);
+	free(model);
+	free(bin);
+	free(out);
+	remove_dir(dir);
+}
+
+/* A copy of if_outer.onnx in a fresh directory, so tests may write over it. */
+static char *scratch_model(char **dir)
+{
+	*dir = make_tmpdir();
+	char *p = path_in(*dir, "model.onnx");
+	copy_file(GOOD_DIR "/if_outer.onnx", p);
+	return p;
+}
+
+Test(cli, rewrite_over_input_needs_in_place)
+{
+	char *dir;
+	char *model = scratch_model(&dir);
+	struct stat before;
+	cr_assert_eq(stat(model, &before), 0);
+
+	result r = run("rewrite", model, "-o", model, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
+	cr_expect(contains(r.err, "is the input model"), "%s", r.err);
+	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model), "the input changed");
+	expect_listing(dir, "model.onnx", "same path");
+	result_free(&r);
+
+	/* Another name for the same inode is the same file. */
+	char *alias = path_in(dir, "alias.onnx");
+	cr_assert_eq(link(model, alias), 0);
+	r = run("rewrite", model, "-o", alias, NULL);
+	cr_expect_eq(r.status, 2, "a hard link to the input was overwritten");
+	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
+	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model));
+	struct stat st;
+	cr_assert_eq(stat(alias, &st), 0);
+	cr_expect_eq(st.st_ino, before.st_ino, "the link was replaced");
+	cr_expect_eq(st.st_nlink, 2);
+	expect_listing(dir, "alias.onnx model.onnx", "hard link");
+	result_free(&r);
+	unlink(alias);
+	free(alias);
+
+	/* The same path through a different spelling. */
+	char *dotted = path_in(dir, "./model.onnx");
+	r = run("rewrite", model, "-o", dotted, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
+	result_free(&r);
+	free(dotted);
+
+	/* infer shares the rule. */
+	r = run("infer", model, "-o", model, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
+	result_free(&r);
+
+	cr_assert_eq(stat(model, &st), 0);
+	cr_expect_eq(st.st_ino, before.st_ino, "the input was replaced");
+	free(model);
+	remove_dir(dir);
+}
+
+Test(cli, rewrite_in_place)
+{
+	char *dir;
+	char *model = scratch_model(&dir);
+	cr_assert_eq(chmod(model, 0640), 0);
+	result r = run("rewrite", "--in-place", model, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model), "in-place rewrite changed the bytes");
+	struct stat st;
+	cr_assert_eq(stat(model, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
+	expect_listing(dir, "model.onnx", "in place");
+	result_free(&r);
+
+	/* -o naming the input plus --in-place is the same request. */
+	r = run("rewrite", "--repack", "--in-place", model, "-o", model, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model));
+	expect_listing(dir, "model.onnx", "in place, repacked");
+	result_free(&r);
+	free(model);
+	remove_dir(dir);
+}
+
+Test(cli, rewrite_needs_an_output)
+{
+	result r = run("rewrite", GOOD_DIR "/if_outer.onnx", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "say where to write: -o OUT, or --in-place"), "%s", r.err);
+	result_free(&r);
+
+	r = run("rewrite", GOOD_DIR "/if_outer.onnx", GOOD_DIR "/local_function.onnx", "-o", "/nonexistent/x",
+		NULL);
+	cr_expect_eq(r.status, 2, "two models");
+	cr_expect(contains(r.err, "expected exactly one MODEL"), "%s", r.err);
+	result_free(&r);
+}
+
+Test(cli, rewrite_into_missing_directory)
+{
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "missing/out.onnx");
+	result r = run("rewrite", GOOD_DIR "/if_outer.onnx", "-o", out, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "cannot create a temporary file"), "%s", r.err);
+	cr_expect(contains(r.err, strerror(ENOENT)), "%s", r.err);
+	expect_listing(dir, "", "missing directory");
+	result_free(&r);
+	free(out);
+
+	/* An existing directory as the output is refused too. */
+	r = run("rewrite", GOOD_DIR "/if_outer.onnx", "-o", dir, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "is a directory"), "%s", r.err);
+	expect_listing(dir, "", "directory as output");
+	result_free(&r);
+	remove_dir(dir);
+}
+
+Test(cli, rewrite_replaces_existing_output_keeping_its_mode)
+{
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "out.onnx");
+	FILE *f = fopen(out, "w");
+	cr_assert(f);
+	fputs("old content", f);
+	fclose(f);
+	cr_assert_eq(chmod(out, 0600), 0);
+	result r = run("rewrite", GOOD_DIR "/local_function.onnx", "-o", out, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(same_bytes(GOOD_DIR "/local_function.onnx", out));
+	struct stat st;
+	cr_assert_eq(stat(out, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
+	expect_listing(dir, "out.onnx", "replace");
+	result_free(&r);
+	free(out);
+	remove_dir(dir);
+}
+
+/* A write that fails midway (the file size limit makes write() fail with EFBIG after
+ * 4096 bytes): exit 2, the old output intact or still absent, no temporary file. */
+Test(cli, rewrite_write_failure_leaves_nothing)
+{
+	const char *model = GOOD_DIR "/nested_32.onnx";
+	struct stat st;
+	cr_assert_eq(stat(model, &st), 0);
+	cr_assert_gt(st.st_size, 4096, "the model must be larger than the limit");
+	char *dir = make_tmpdir();
+	char *out = path_in(dir, "out.onnx");
+	for (int exists = 0; exists < 2; exists++) {
+		if (exists) {
+			FILE *f = fopen(out, "w");
+			cr_assert(f);
+			fputs("old content", f);
+			fclose(f);
+		}
+		result r = run_limited(4096, "rewrite", model, "-o", out, NULL);
+		cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+		cr_expect(contains(r.err, "cannot write the output"), "%s", r.err);
+		cr_expect(contains(r.err, strerror(EFBIG)), "%s", r.err);
+		cr_expect(contains(r.err, "the destination is unchanged"), "%s", r.err);
+		if (exists) {
+			size_t n;
+			uint8_t *data = slurp(out, &n);
+			cr_expect(n == 11 && !memcmp(data, "old content", 11), "the old output was changed");
+			free(data);
+			expect_listing(dir, "out.onnx", "failed write over an old output");
+		} else {
+			expect_listing(dir, "", "failed write");
+		}
+		result_free(&r);
+	}
+	/* Without the limit the same command works. */
+	result r = run("rewrite", model, "-o", out, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(same_bytes(model, out));
+	result_free(&r);
+	free(out);
+	remove_dir(dir);
+}
+
+/* ---- print --------------------------------------------------------------------- */
+
+Test(cli, print_shows_opsets_and_inputs)
+{
+	result r = run("print", GOOD_DIR "/if_outer.onnx", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(contains(r.out, "ir_version: 8"), "%s", r.out);
+	cr_expect(contains(r.out, "opsets:     ai.onnx 13\n"), "%s", r.out);
+	cr_expect(contains(r.out, "inputs (2):\n"), "%s", r.out);
+	cr_expect(contains(r.out, "  c                        BOOL ()\n"), "%s", r.out);
+	cr_expect(contains(r.out, "  x                        FLOAT (2,)\n"), "%s", r.out);
+	cr_expect(contains(r.out, "outputs (1):\n  y "), "%s", r.out);
+	cr_expect(contains(r.out, "nodes: 1 (3 with 2 subgraphs and 0 functions)"), "%s", r.out);
+	result_free(&r);
+
+	r = run("print", GOOD_DIR "/local_function.onnx", GOOD_DIR "/external_ok.onnx", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(contains(r.out, "opsets:     ai.onnx 13, local 1\n"), "%s", r.out);
+	cr_expect(contains(r.out, "local::AddRelu"), "%s", r.out);
+	cr_expect(contains(r.out, "1 external (24 B, not read)"), "%s", r.out);
+	result_free(&r);
+
+	r = run("print", BAD_DIR "/cycle.onnx", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "the graph has a cycle"), "%s", r.err);
+	cr_expect_str_eq(r.out, "", "no summary of a malformed model");
+	result_free(&r);
+}

@@ -1,0 +1,540 @@
+/* test_write_atomic.c: the promise of emit/write_atomic.c under fault injection.
+ *
+ * A sys_io whose Nth call (write, fsync, close or rename, counted together) fails
+ * with EIO or ENOSPC is run for EVERY N of a real multi-megabyte write: each time
+ * write_atomic must return OSH_ERR_IO, the destination must hold exactly its old
+ * bytes (or still not exist), and no temporary file may remain. Short writes (down to
+ * one byte per call), EINTR and a write that returns 0 are covered too, as are the
+ * success path (exact content, the old file's mode kept, nothing left over) and the
+ * same-inode refusal unless in_place.
+ */
+#define _GNU_SOURCE
+#include "emit/write_atomic.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the faulty sys_io --------------------------------------------------------- */
+
+static struct {
+	int calls;        /* io calls so far, all four kinds together */
+	int fail_at;      /* the call that fails (1-based), 0 for none */
+	int fail_errno;
+	size_t max_write; /* most bytes one write() takes, 0 for no limit */
+	int writes;       /* write() calls so far */
+	int eintr_every;  /* every k-th write() fails with EINTR first, 0 for never */
+	bool zero_write;  /* write() returns 0 (nothing written, no error) */
+} fx;
+
+static bool hit(void)
+{
+	if (++fx.calls == fx.fail_at) {
+		errno = fx.fail_errno;
+		return true;
+	}
+	return false;
+}
+
+static ssize_t f_write(int fd, const void *buf, size_t n)
+{
+	if (hit())
+		return -1;
+	fx.writes++;
+	if (fx.eintr_every && fx.writes % fx.eintr_every == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	if (fx.zero_write)
+		return 0;
+	return write(fd, buf, fx.max_write && n > fx.max_write ? fx.max_write : n);
+}
+
+static int f_fsync(int fd) { return hit() ? -1 : fsync(fd); }
+
+/* A failing close still closes, as on Linux: the descriptor must not leak. */
+static int f_close(int fd)
+{
+	bool fail = hit();
+	int e = errno;
+	int r = close(fd);
+	if (fail) {
+		errno = e;
+		return -1;
+	}
+	return r;
+}
+
+static int f_rename(const char *from, const char *to) { return hit() ? -1 : rename(from, to); }
+
+static const sys_io faulty = {f_write, f_fsync, f_close, f_rename};
+
+static void arm(int fail_at, int err, size_t max_write)
+{
+	fx.calls = 0, fx.writes = 0;
+	fx.fail_at = fail_at, fx.fail_errno = err, fx.max_write = max_write;
+	fx.eintr_every = 0, fx.zero_write = false;
+}
+
+/* ---- the content --------------------------------------------------------------- */
+
+typedef struct payload {
+	uint8_t *data;
+	size_t size;
+	const char *dir;  /* checked while writing: exactly one temporary file there */
+	const char *dest;
+	mode_t want_mode; /* the temporary file's mode while being written, 0: unchecked */
+	int fail_with;    /* produce itself fails with this errno after writing half */
+	int seen_tmp;     /* temporary files seen by produce */
+} payload;
+
+static payload make_payload(size_t size)
+{
+	payload p = {.data = malloc(size), .size = size};
+	cr_assert(p.data);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < size; i++) { /* xorshift: no run of equal bytes to hide a slip */
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		p.data[i] = (uint8_t)x;
+	}
+	return p;
+}
+
+static bool is_tmp_name(const char *name, const char *base)
+{
+	/* ".BASE.XXXXXXXXXXXX.tmp" */
+	size_t nb = strlen(base), n = strlen(name);
+	return n == 1 + nb + 1 + 12 + 4 && name[0] == '.' && !strncmp(name + 1, base, nb) &&
+	       name[1 + nb] == '.' && !strcmp(name + n - 4, ".tmp");
+}
+
+/* Writes the payload in uneven pieces: tiny ones that are buffered, ones that fill
+ * the 1 MiB buffer over and over, and one bigger than the buffer that goes straight
+ * through, so there are many write() calls. */
+static int produce(out_file *o, void *ctx)
+{
+	payload *p = ctx;
+	if (p->dir) {
+		const char *base = strrchr(p->dest, '/') + 1;
+		DIR *d = opendir(p->dir);
+		cr_assert(d);
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL)
+			p->seen_tmp += is_tmp_name(e->d_name, base);
+		closedir(d);
+		struct stat st;
+		cr_assert_eq(fstat(o->fd, &st), 0);
+		if (p->want_mode)
+			cr_expect_eq(st.st_mode & 07777, p->want_mode, "the temporary file has mode %o, want %o",
+				     st.st_mode & 07777, p->want_mode);
+	}
+	static const size_t pieces[] = {1, 7, 300000, 1600000, 3, 700001, 65536};
+	size_t off = 0;
+	for (size_t i = 0; off < p->size; i++) {
+		size_t n = pieces[i % (sizeof pieces / sizeof pieces[0])];
+		if (n > p->size - off)
+			n = p->size - off;
+		out_write(o, p->data + off, n);
+		off += n;
+		if (p->fail_with && off >= p->size / 2)
+			return p->fail_with;
+	}
+	return o->err;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static char *make_tmpdir(void)
+{
+	char *dir = strdup("/tmp/osh_test_write_atomic.XXXXXX");
+	cr_assert(dir && mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static void put_file(const char *path, const void *data, size_t n, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	cr_assert_eq(close(fd), 0);
+	cr_assert_eq(chmod(path, mode), 0);
+}
+
+static bool file_is(const char *path, const void *data, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool same = fstat(fd, &st) == 0 && (size_t)st.st_size == n;
+	uint8_t *buf = malloc(n ? n : 1);
+	size_t got = 0;
+	while (same && got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	same = same && got == n && !memcmp(buf, data, n);
+	free(buf);
+	close(fd);
+	return same;
+}
+
+/* Names in dir other than "." and "..", joined by spaces, sorted (a few at most). */
+static char *listing(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	char *names[16];
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < 16)
+			names[n++] = strdup(e->d_name);
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1], names[j - 1] = t;
+		}
+	char *s = calloc(16, NAME_MAX + 2);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, names[i]);
+		free(names[i]);
+	}
+	return s;
+}
+
+static void expect_listing(const char *dir, const char *want, const char *ctx, int n)
+{
+	char *got = listing(dir);
+	cr_expect_str_eq(got, want, "%s (N=%d): directory holds [%s], want [%s]", ctx, n, got, want);
+	free(got);
+}
+
+static void remove_dir(char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				char *p = path_in(dir, e->d_name);
+				unlink(p);
+				free(p);
+			}
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+static const char old_bytes[] = "the old content, which must survive any failure\n";
+
+/* ---- fault injection ----------------------------------------------------------- */
+
+/* How many io calls a successful write of p makes with this max_write. */
+static int count_calls(payload *p, size_t max_write)
+{
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "count.bin");
+	arm(0, 0, max_write);
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s", err.message);
+	cr_assert(file_is(dest, p->data, p->size));
+	int n = fx.calls;
+	free(dest);
+	remove_dir(dir);
+	return n;
+}
+
+/* Fails call N of a write over an existing (or a missing) destination and checks the
+ * promise. */
+static void fail_once(payload *p, int n, int e, size_t max_write, bool exists, const char *ctx)
+{
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "out.bin");
+	if (exists)
+		put_file(dest, old_bytes, sizeof old_bytes - 1, 0640);
+	arm(n, e, max_write);
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	p->dir = dir, p->dest = dest, p->seen_tmp = 0, p->want_mode = exists ? 0640 : 0;
+	osh_status s = write_atomic(dest, &ao, produce, p, &err);
+	cr_expect_eq(s, OSH_ERR_IO, "%s (N=%d): status %d", ctx, n, (int)s);
+	cr_expect_eq(err.status, OSH_ERR_IO, "%s (N=%d)", ctx, n);
+	cr_expect_geq(fx.calls, n, "%s: call %d was never made", ctx, n);
+	cr_expect(strstr(err.message, strerror(e)), "%s (N=%d): message lacks the errno: %s", ctx, n, err.message);
+	cr_expect(strstr(err.message, "the destination is unchanged"), "%s (N=%d): %s", ctx, n, err.message);
+	cr_expect(!strncmp(err.message, dest, strlen(dest)), "%s (N=%d): message does not name the file", ctx, n);
+	cr_expect_eq(p->seen_tmp, 1, "%s (N=%d): %d temporary files while writing", ctx, n, p->seen_tmp);
+	if (exists) {
+		cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1), "%s (N=%d): the old content is gone", ctx, n);
+		struct stat st;
+		cr_assert_eq(stat(dest, &st), 0);
+		cr_expect_eq(st.st_mode & 07777, 0640, "%s (N=%d)", ctx, n);
+		expect_listing(dir, "out.bin", ctx, n);
+	} else {
+		cr_expect_eq(access(dest, F_OK), -1, "%s (N=%d): the destination was created", ctx, n);
+		expect_listing(dir, "", ctx, n);
+	}
+	p->dir = p->dest = NULL;
+	free(dest);
+	remove_dir(dir);
+}
+
+static void every_n(size_t size, size_t max_write, const char *ctx)
+{
+	payload p = make_payload(size);
+	int total = count_calls(&p, max_write);
+	cr_assert_geq(total, 6, "%s: only %d io calls; the test needs several writes", ctx, total);
+	for (int n = 1; n <= total; n++) {
+		int e = n % 2 ? EIO : ENOSPC;
+		fail_once(&p, n, e, max_write, true, ctx);
+		fail_once(&p, n, e, max_write, false, ctx);
+	}
+	free(p.data);
+}
+
+/* 3 MiB in uneven pieces: the 1 MiB buffer fills and flushes, and a 1.6 MB piece goes
+ * straight out. */
+Test(write_atomic, fail_every_call)
+{
+	every_n((size_t)3 << 20, 0, "full writes");
+}
+
+/* The same with write() taking at most 256 KiB: short writes, and a failure after
+ * part of a buffer was written. */
+Test(write_atomic, fail_every_call_short_writes)
+{
+	every_n((size_t)3 << 20, 256 * 1024, "256 KiB writes");
+}
+
+/* One byte per write() call: every byte is a separate write. Every N would be too
+ * slow, so the first calls, the middle, the last write, fsync, close and rename. */
+Test(write_atomic, one_byte_writes)
+{
+	payload p = make_payload(20000);
+	int total = count_calls(&p, 1);
+	cr_assert_eq(total, 20000 + 3, "one write per byte, then fsync, close, rename");
+	static const int pick[] = {1, 2, 3, 10000, 19999, 20000, 20001, 20002, 20003};
+	for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
+		fail_once(&p, pick[i], EIO, 1, true, "1-byte writes");
+		fail_once(&p, pick[i], ENOSPC, 1, false, "1-byte writes");
+	}
+	free(p.data);
+	/* And a larger success, byte by byte. */
+	p = make_payload(200000);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "out.bin");
+	arm(0, 0, 1);
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect_eq(fx.writes, 200000);
+	cr_expect(file_is(dest, p.data, p.size));
+	expect_listing(dir, "out.bin", "1-byte success", 0);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+/* EINTR is retried, not an error. */
+Test(write_atomic, eintr_is_retried)
+{
+	payload p = make_payload((size_t)2 << 20);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "out.bin");
+	arm(0, 0, 100000);
+	fx.eintr_every = 2;
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect(file_is(dest, p.data, p.size));
+	expect_listing(dir, "out.bin", "EINTR", 0);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+/* A write() that makes no progress and reports no error must not loop forever. */
+Test(write_atomic, zero_byte_write_is_an_error)
+{
+	payload p = make_payload(5000);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "out.bin");
+	put_file(dest, old_bytes, sizeof old_bytes - 1, 0644);
+	arm(0, 0, 0);
+	fx.zero_write = true;
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_IO);
+	cr_expect(strstr(err.message, strerror(EIO)), "%s", err.message);
+	cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1));
+	expect_listing(dir, "out.bin", "zero write", 0);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+/* The producer itself gives up (say, the model cannot be serialized). */
+Test(write_atomic, produce_failure)
+{
+	payload p = make_payload((size_t)3 << 20);
+	p.fail_with = ENOSPC;
+	fail_once(&p, 0, ENOSPC, 0, true, "produce fails");
+	fail_once(&p, 0, ENOSPC, 0, false, "produce fails");
+	free(p.data);
+}
+
+/* ---- success and refusals ------------------------------------------------------ */
+
+Test(write_atomic, success_replaces_content_and_keeps_mode)
+{
+	payload p = make_payload((size_t)3 << 20);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "model.onnx");
+	put_file(dest, old_bytes, sizeof old_bytes - 1, 0640);
+	struct stat before;
+	cr_assert_eq(stat(dest, &before), 0);
+	p.dir = dir, p.dest = dest, p.want_mode = 0640;
+	atomic_opts ao = {0}; /* the real system calls */
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect_eq(p.seen_tmp, 1, "the temporary file is beside the destination");
+	cr_expect(file_is(dest, p.data, p.size), "new content not exact");
+	struct stat st;
+	cr_assert_eq(stat(dest, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0640, "mode %o, want 0640", st.st_mode & 07777);
+	cr_expect_neq(st.st_ino, before.st_ino, "the destination was rewritten in place, not replaced");
+	expect_listing(dir, "model.onnx", "success", 0);
+
+	/* Again, smaller, through the faulty io without a fault. */
+	p.size = 1000;
+	arm(0, 0, 0);
+	ao.io = &faulty;
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect(file_is(dest, p.data, 1000));
+	cr_expect_eq(fx.calls, 4, "write, fsync, close, rename: %d calls", fx.calls);
+	expect_listing(dir, "model.onnx", "success", 1);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+Test(write_atomic, new_file_gets_the_default_mode)
+{
+	payload p = make_payload(100);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "new.onnx");
+	mode_t old = umask(027);
+	atomic_opts ao = {0};
+	osh_error err = {0};
+	osh_status s = write_atomic(dest, &ao, produce, &p, &err);
+	umask(old);
+	cr_assert_eq(s, OSH_OK, "%s", err.message);
+	cr_expect(file_is(dest, p.data, p.size));
+	struct stat st;
+	cr_assert_eq(stat(dest, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0640, "0666 less the umask 027: got %o", st.st_mode & 07777);
+	expect_listing(dir, "new.onnx", "new file", 0);
+
+	/* An empty output is a valid output. */
+	p.size = 0;
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(stat(dest, &st), 0);
+	cr_expect_eq(st.st_size, 0);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+Test(write_atomic, same_inode_needs_in_place)
+{
+	payload p = make_payload(4096);
+	char *dir = make_tmpdir();
+	char *dest = path_in(dir, "model.onnx");
+	char *alias = path_in(dir, "alias.onnx");
+	put_file(dest, old_bytes, sizeof old_bytes - 1, 0600);
+	cr_assert_eq(link(dest, alias), 0);
+	struct stat st;
+	cr_assert_eq(stat(dest, &st), 0);
+	atomic_opts ao = {.has_source = true, .src_dev = st.st_dev, .src_ino = st.st_ino, .io = &faulty};
+	osh_error err = {0};
+	const char *names[] = {dest, alias};
+	for (int i = 0; i < 2; i++) {
+		arm(0, 0, 0);
+		cr_expect_eq(write_atomic(names[i], &ao, produce, &p, &err), OSH_ERR_SAME_FILE, "%s", names[i]);
+		cr_expect_eq(err.status, OSH_ERR_SAME_FILE);
+		cr_expect(strstr(err.message, "without --in-place"), "%s", err.message);
+		cr_expect_eq(fx.calls, 0, "io used although the write was refused");
+		cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1));
+		cr_expect(file_is(alias, old_bytes, sizeof old_bytes - 1));
+		expect_listing(dir, "alias.onnx model.onnx", "refused", i);
+	}
+	/* A different file is fine even with has_source set. */
+	char *other = path_in(dir, "other.onnx");
+	cr_expect_eq(write_atomic(other, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect(file_is(other, p.data, p.size));
+	/* in_place: allowed, and the file is replaced, not written through. */
+	ao.in_place = true;
+	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect(file_is(dest, p.data, p.size));
+	cr_expect(file_is(alias, old_bytes, sizeof old_bytes - 1), "the other link was written through");
+	struct stat after;
+	cr_assert_eq(stat(dest, &after), 0);
+	cr_expect_eq(after.st_mode & 07777, 0600);
+	expect_listing(dir, "alias.onnx model.onnx other.onnx", "in place", 0);
+	free(other);
+	free(alias);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
+Test(write_atomic, bad_destinations)
+{
+	payload p = make_payload(10);
+	char *dir = make_tmpdir();
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	arm(0, 0, 0);
+
+	cr_expect_eq(write_atomic(dir, &ao, produce, &p, &err), OSH_ERR_IO);
+	cr_expect(strstr(err.message, "is a directory"), "%s", err.message);
+
+	char *missing = path_in(dir, "no/such/dir/out.onnx");
+	cr_expect_eq(write_atomic(missing, &ao, produce, &p, &err), OSH_ERR_IO);
+	cr_expect(strstr(err.message, "cannot create a temporary file"), "%s", err.message);
+	cr_expect(strstr(err.message, strerror(ENOENT)), "%s", err.message);
+
+	char *trailing = path_in(dir, "nosuch/");
+	cr_expect_eq(write_atomic(trailing, &ao, produce, &p, &err), OSH_ERR_IO);
+	cr_expect(strstr(err.message, "not a file name"), "%s", err.message);
+
+	cr_expect_eq(fx.calls, 0);
+	expect_listing(dir, "", "bad destinations", 0);
+	free(missing);
+	free(trailing);
+	remove_dir(dir);
+	free(p.data);
+}
