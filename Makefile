@@ -3,7 +3,7 @@
 #   make demo   install what is missing, build, run onnxshape on the bundled examples
 #   make test   install what is missing, build, run every test (ctest)
 #
-# Also: make build, make test-asan (ASan + UBSan build and tests), make install
+# Also: make build, make test-asan (ASan + UBSan build and tests), make bench, make install
 # (PREFIX=/usr/local), make deps (just the packages), make clean.
 
 BUILD ?= build
@@ -12,7 +12,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan install clean
+.PHONY: all deps configure build demo test test-asan bench install clean
 
 all: build
 
@@ -38,6 +38,9 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD)/bench_infer_chain
 
 install: build
 	cmake --install $(BUILD)

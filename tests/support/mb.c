@@ -28,14 +28,18 @@ static void *must(void *p)
 	return p;
 }
 
-/* Appends p to a protobuf-c repeated pointer field (arrays reallocated in the arena). */
+/* Appends p to a protobuf-c repeated pointer field. Arrays only grow through here,
+ * so their capacity is implicit: the next power of two, reallocated (in the arena)
+ * when n reaches one, which keeps building a 100k-node graph linear. */
 #define PUSH(b, arr, n, p)                                                                  \
 	do {                                                                                \
-		void **na_ = must(arena_array((b)->a, (n) + 1, sizeof(void *)));            \
-		if (n)                                                                      \
-			memcpy(na_, (arr), (n) * sizeof(void *));                           \
-		na_[(n)] = (p);                                                             \
-		(arr) = (void *)na_;                                                        \
+		if (((n) & ((n) - 1)) == 0) {                                               \
+			void **na_ = must(arena_array((b)->a, (n) ? 2 * (n) : 1, sizeof(void *))); \
+			if (n)                                                              \
+				memcpy(na_, (arr), (n) * sizeof(void *));                   \
+			(arr) = (void *)na_;                                                \
+		}                                                                           \
+		((void **)(arr))[(n)] = (p);                                                \
 		(n)++;                                                                      \
 	} while (0)
 
