@@ -4,4 +4,9 @@
 
 #include "passes/infer.h"
 
+void infer_if(infer_ctx *c);
+void infer_loop(infer_ctx *c);
+void infer_scan8(infer_ctx *c);
+void infer_scan9(infer_ctx *c);
+
 #endif
