@@ -462,7 +462,7 @@ static bool attach_decls(osh_model *m, graph *g)
 		Onnx__ValueInfoProto *vi = gp->value_info[i];
 		validate_value_info(m, g, vi);
 		int32_t id = strmap_get(&g->names, str(vi->name));
-		if (id >= 0 && !g->values[id].decl)
+		if (id >= 0 && (!g->values[id].decl || !g->values[id].decl->type))
 			g->values[id].decl = vi;
 	}
 	return true;
@@ -490,7 +490,9 @@ static bool define_outputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfo
 		}
 		g->outputs[i] = id;
 		g->values[id].is_output = true;
-		if (vis && !g->values[id].decl)
+		/* A declaration with a type beats one without (an output may repeat a
+		 * value_info entry, or leave its type to it). */
+		if (vis && (!g->values[id].decl || (!g->values[id].decl->type && vis[i]->type)))
 			g->values[id].decl = vis[i];
 	}
 	return true;

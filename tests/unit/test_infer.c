@@ -1,0 +1,178 @@
+/* test_infer.c: the inference pass as a whole (not one operator): declared shapes
+ * against inferred ones, --input-shape and --assume, symbols learned by broadcasting,
+ * and osh_annotate writing results back (fresh names that never clash). */
+#include <criterion/criterion.h>
+
+#include "core/model.h"
+#include "mb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Packs m (after annotate) and loads it again, to read back what was written. */
+static osh_model *reload(osh_model *m)
+{
+	uint8_t *buf;
+	size_t len;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_pack(m, &buf, &len, &err), OSH_OK, "%s", err.message);
+	osh_model *r = NULL;
+	cr_assert_eq(osh_model_load_buffer(&r, buf, len, "reloaded.onnx", NULL, &err), OSH_OK, "%s", err.message);
+	free(buf);
+	cr_assert_not(osh_model_is_malformed(r));
+	return r;
+}
+
+/* The declared type of a main-graph value in a reloaded model, as mb_type prints it. */
+static const char *declared(osh_model *r, const char *name)
+{
+	cr_assert_eq(osh_infer(r, &(osh_infer_options){.ignore_declared = false}, NULL), OSH_OK);
+	int32_t id = strmap_get(&r->main->names, name);
+	cr_assert(id >= 0, "no value %s", name);
+	cr_assert(r->main->values[id].decl != NULL, "%s has no value_info", name);
+	return mb_type(r, name);
+}
+
+Test(infer, declared_value_info_fills_what_an_unknown_op_leaves)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_node(b, "NoSuchOp", "x", "y");
+	mb_node_domain(b, "custom");
+	mb_opset(b, "custom", 1);
+	mb_value_info(b, "y", DT_FLOAT, "N,3");
+	mb_node(b, "Relu", "y", "z");
+	mb_output(b, "z", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "unknown-op"), 1);
+	cr_expect_str_eq(mb_type(m, "z"), "FLOAT (N, 3)");
+	osh_model_free(m);
+}
+
+Test(infer, conflicting_declaration_is_kept_and_reported)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2,3");
+	mb_node(b, "Relu", "x", "y");
+	mb_value_info(b, "y", DT_FLOAT, "2,4");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "shape-conflict"), 1);
+	cr_expect(strstr(mb_message(m, "shape-conflict"), "dimension 1 is 3, declared 4") != NULL, "%s",
+		  mb_message(m, "shape-conflict"));
+	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (2, 4)"); /* the declaration is kept */
+	osh_model_free(m);
+}
+
+Test(infer, declared_symbol_is_bound_by_inference)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2,3");
+	mb_node(b, "Relu", "x", "y");
+	mb_value_info(b, "y", DT_FLOAT, "2,M");
+	mb_node(b, "Relu", "y", "z");
+	mb_output(b, "z", DT_FLOAT, "2,M");
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "shape-conflict"), 0);
+	cr_expect_str_eq(mb_type(m, "z"), "FLOAT (2, 3)");
+	osh_model_free(m);
+}
+
+Test(infer, ignore_declared_infers_from_inputs_only)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2,3");
+	mb_node(b, "NoSuchOp", "x", "y");
+	mb_node_domain(b, "custom");
+	mb_opset(b, "custom", 1);
+	mb_output(b, "y", DT_FLOAT, "2,3");
+	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.ignore_declared = true});
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "y"), "unknown");
+	osh_model_free(m);
+}
+
+Test(infer, input_shape_override_and_assume)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_input(b, "y", DT_FLOAT, "M,3");
+	mb_node(b, "Add", "x,y", "z");
+	mb_output(b, "z", 0, NULL);
+	osh_dim dims[] = {{OSH_DIM_VALUE, 8, NULL}, {OSH_DIM_VALUE, 3, NULL}};
+	osh_input_shape shapes[] = {{"x", 2, dims}};
+	osh_assumption assume[] = {{"M", 8}};
+	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes, .n_assumptions = 1, .assumptions = assume};
+	osh_model *m = mb_infer_opts(b, &o);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "x"), "FLOAT (8, 3)");
+	cr_expect_str_eq(mb_type(m, "z"), "FLOAT (8, 3)");
+	osh_model_free(m);
+}
+
+Test(infer, unknown_input_name_is_refused)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2");
+	mb_node(b, "Relu", "x", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = NULL;
+	uint8_t *buf;
+	size_t len;
+	(void)buf, (void)len;
+	osh_input_shape shapes[] = {{"nope", 0, NULL}};
+	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes};
+	m = mb_infer_opts(b, &o); /* mb prints the failure and returns NULL */
+	cr_expect_null(m);
+}
+
+Test(infer, broadcasting_binds_a_symbol_everywhere)
+{
+	/* PRelu is unidirectional: slope (N,) into X (4,): N must be 1 or 4. Expand-like
+	 * certainty comes from the none rule of Sum-6: N must be 4. */
+	mb *b = mb_new(6);
+	mb_input(b, "x", DT_FLOAT, "4");
+	mb_input(b, "y", DT_FLOAT, "N");
+	mb_node(b, "Sum", "x,y", "s");
+	mb_node(b, "Relu", "y", "r");
+	mb_output(b, "s", 0, NULL);
+	mb_output(b, "r", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "r"), "FLOAT (4)");
+	osh_model_free(m);
+}
+
+Test(infer, annotate_writes_value_info_with_fresh_names_that_do_not_clash)
+{
+	mb *b = mb_new(13);
+	/* The model already uses the name a fresh symbol would get. */
+	mb_input(b, "x", DT_FLOAT, "unk__0,3");
+	mb_node(b, "NonZero", "x", "nz");
+	mb_node(b, "Relu", "x", "r");
+	mb_output(b, "nz", 0, NULL);
+	mb_output(b, "r", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_assert_eq(osh_annotate(m, NULL), OSH_OK);
+	osh_model *r = reload(m);
+	cr_expect_str_eq(declared(r, "r"), "FLOAT (unk__0, 3)");
+	const char *nz = declared(r, "nz");
+	/* NonZero: (rank, count): if its rule is known, the count is a fresh name */
+	if (strcmp(nz, "unknown"))
+		cr_expect(strstr(nz, "unk__0)") == NULL, "fresh name clashes: %s", nz);
+	osh_model_free(r);
+	osh_model_free(m);
+}
+
+Test(infer, malformed_model_is_refused)
+{
+	mb *b = mb_new(13);
+	mb_node(b, "Relu", "missing", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_expect_null(m);
+}
