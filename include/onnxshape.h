@@ -183,6 +183,15 @@ typedef struct osh_infer_options {
  * with a message. opts may be NULL. */
 OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
 
+/* Treats a main-graph input as a known constant during inference (--input-data,
+ * --input-value), so shapes computed from it at run time (Reshape targets, Resize
+ * scales, TopK's K...) become exact. `data` is a serialized onnx.TensorProto. The
+ * input is the one named `name`; with name NULL, the one the TensorProto names, or
+ * else the index-th graph input that is not an initializer. Call before osh_infer.
+ * OSH_ERR_INVALID when no input matches or the tensor is not a valid TensorProto. */
+OSH_API osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
+					     size_t size, osh_error *err);
+
 /* Writes what inference found into the model: value_info for every value that is not
  * a graph input or initializer (subgraphs too), and the graph outputs' types where
  * they are missing or less precise. New unknown sizes become fresh dim_param names

@@ -40,6 +40,17 @@ osh_model *load_or_report(const char *path, const style *st, int *status);
 /* "(1, 3, N, ?)" into buf. */
 void format_type_shape(char *buf, size_t cap, const osh_type *t);
 
+/* --input-data DIR / --input-value NAME=FILE.pb (input_values.c). */
+typedef struct input_values {
+	const char *data_dir;
+	const char *names[256];
+	const char *paths[256];
+	size_t n;
+} input_values;
+bool parse_input_value(char *arg, input_values *iv);
+/* Reads the files and gives them to the model; prints why and returns false on failure. */
+bool apply_input_values(osh_model *m, const input_values *iv, const style *st);
+
 int cmd_check(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_infer(int argc, char **argv);

@@ -32,6 +32,10 @@ static const write_cmd infer_cmd = {
 	"      --assume SYMBOL=VALUE bind a symbolic dimension everywhere (repeatable)\n"
 	"      --ignore-declared     ignore declared shapes of outputs and value_info:\n"
 	"                            infer everything from the graph inputs\n"
+	"      --input-data DIR      treat the inputs in DIR/input_N.pb (TensorProto files,\n"
+	"                            the ONNX test-data layout) as constants\n"
+	"      --input-value NAME=FILE.pb\n"
+	"                            treat one input as a constant (repeatable)\n"
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"  -h, --help                show this help\n",
 	true,
@@ -117,7 +121,8 @@ static bool parse_assume(char *arg, infer_args *ia)
 
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_IN_PLACE = 256, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED };
+	enum { OPT_IN_PLACE = 256, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
+	       OPT_INPUT_DATA, OPT_INPUT_VALUE };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -126,6 +131,8 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		{"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
 		{"assume", required_argument, NULL, OPT_ASSUME},
 		{"ignore-declared", no_argument, NULL, OPT_IGNORE_DECLARED},
+		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
+		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
@@ -134,6 +141,8 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	osh_write_options wo = {0};
 	static infer_args ia;
 	memset(&ia, 0, sizeof ia);
+	static input_values iv;
+	memset(&iv, 0, sizeof iv);
 	bool ignore_declared = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
@@ -152,6 +161,20 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_REPACK:
 			wo.force_pack = true;
+			break;
+		case OPT_INPUT_DATA:
+		case OPT_INPUT_VALUE:
+			if (!cmd->infer) {
+				fprintf(stderr, "onnxshape %s: error: %s is an option of infer\n", cmd->name, argv[optind - 1]);
+				return EXIT_TROUBLE;
+			}
+			if (c == OPT_INPUT_DATA) {
+				iv.data_dir = optarg;
+			} else if (!parse_input_value(optarg, &iv)) {
+				fprintf(stderr, "onnxshape %s: error: bad --input-value '%s' (expected NAME=FILE.pb)\n",
+					cmd->name, optarg);
+				return EXIT_TROUBLE;
+			}
 			break;
 		case OPT_INPUT_SHAPE:
 		case OPT_ASSUME:
@@ -196,6 +219,10 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	if (!m)
 		return status;
 	osh_error err = {0};
+	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &iv, &st)) {
+		osh_model_free(m);
+		return EXIT_TROUBLE;
+	}
 	if (status == EXIT_CLEAN && cmd->infer) {
 		size_t before = osh_model_diag_count(m);
 		osh_infer_options io = {

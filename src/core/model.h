@@ -91,6 +91,7 @@ typedef struct value {
 	struct Onnx__TensorProto *init;    /* initializer, when there is one */
 	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
 	const tensor_view *init_view; /* decoded view of init */
+	const tensor_view *given;     /* a value supplied for inference (--input-data) */
 	tinfo declared;       /* from decl: what the file says (kind TK_UNKNOWN if nothing) */
 	tinfo ti;             /* what inference knows */
 	graph *outer;         /* VAL_OUTER: the graph where the name is defined */

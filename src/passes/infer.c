@@ -530,7 +530,9 @@ static void seed_values(infer_ctx *c, graph *g)
 			/* A default from an initializer can be replaced at run time: take its
 			 * shape only where nothing is declared. */
 			v->ti = v->declared;
-			if (v->ti.kind == TK_UNKNOWN && v->init_view)
+			if (v->given) /* supplied for this run: its dims and values are facts */
+				v->ti = from_initializer(m, v->given, true);
+			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
 				v->ti = from_initializer(m, v->init_view, false);
 			break;
 		case VAL_INITIALIZER:

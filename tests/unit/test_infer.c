@@ -176,3 +176,74 @@ Test(infer, malformed_model_is_refused)
 	osh_model *m = mb_infer(b);
 	cr_expect_null(m);
 }
+
+#include "onnx-ml.pb-c.h"
+
+/* A serialized INT64 TensorProto of one dimension. */
+static uint8_t *int_tensor_bytes(const char *name, const int64_t *vals, size_t n, size_t *len)
+{
+	Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+	int64_t dims[1] = {(int64_t)n};
+	t.name = (char *)name;
+	t.has_data_type = 1;
+	t.data_type = DT_INT64;
+	t.n_dims = 1;
+	t.dims = dims;
+	t.n_int64_data = n;
+	t.int64_data = (int64_t *)vals;
+	*len = protobuf_c_message_get_packed_size(&t.base);
+	uint8_t *buf = malloc(*len);
+	protobuf_c_message_pack(&t.base, buf);
+	return buf;
+}
+
+Test(infer, input_values_make_runtime_shapes_exact)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2,3,4");
+	mb_input(b, "shape", DT_INT64, "2");
+	mb_node(b, "Reshape", "x,shape", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	const char *before = mb_type(m, "y");
+	cr_expect(strstr(before, "FLOAT (") == before && strcmp(before, "FLOAT (6, 4)"), "%s", before);
+	osh_model_free(m);
+
+	/* The same model with the shape supplied, by name and by position. */
+	for (int by_name = 0; by_name < 2; by_name++) {
+		b = mb_new(13);
+		mb_input(b, "x", DT_FLOAT, "2,3,4");
+		mb_input(b, "shape", DT_INT64, "2");
+		mb_node(b, "Reshape", "x,shape", "y");
+		mb_output(b, "y", 0, NULL);
+		m = mb_infer_opts(b, &(osh_infer_options){.ignore_declared = true});
+		cr_assert_not_null(m);
+		size_t len;
+		uint8_t *bytes = int_tensor_bytes(by_name ? "" : "stale-name", (int64_t[]){6, -1}, 2, &len);
+		osh_error err = {0};
+		cr_assert_eq(osh_model_set_input_value(m, by_name ? "shape" : NULL, 1, bytes, len, &err), OSH_OK,
+			     "%s", err.message);
+		free(bytes);
+		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+		cr_expect_str_eq(mb_type(m, "y"), "FLOAT (6, 4)");
+		osh_model_free(m);
+	}
+}
+
+Test(infer, input_value_for_no_such_input_is_refused)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "2");
+	mb_node(b, "Relu", "x", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	size_t len;
+	uint8_t *bytes = int_tensor_bytes("", (int64_t[]){1}, 1, &len);
+	osh_error err = {0};
+	cr_expect_eq(osh_model_set_input_value(m, "nope", -1, bytes, len, &err), OSH_ERR_INVALID);
+	cr_expect(strstr(err.message, "no graph input named 'nope'") != NULL, "%s", err.message);
+	free(bytes);
+	osh_model_free(m);
+}

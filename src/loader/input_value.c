@@ -1,0 +1,83 @@
+/* input_value.c: osh_model_set_input_value, inputs supplied as constants for inference.
+ *
+ * The ONNX test-data layout (test_data_set_N/input_K.pb) holds one serialized
+ * TensorProto per graph input. We decode it into the model's arena with the same
+ * validation as an initializer, and attach it to the graph input it names (or the
+ * K-th input that has no initializer, as the test runners match them).
+ */
+#include "loader/loader.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static osh_status fail(osh_error *err, osh_status st, const char *fmt, ...)
+{
+	if (err) {
+		err->status = st;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+/* The index-th graph input of the main graph that has no initializer, or -1. */
+static int32_t nth_feed(const graph *g, int index)
+{
+	for (int32_t i = 0, k = 0; i < g->ninputs; i++) {
+		if (g->values[g->inputs[i]].init)
+			continue;
+		if (k++ == index)
+			return g->inputs[i];
+	}
+	return -1;
+}
+
+osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
+				     size_t size, osh_error *err)
+{
+	graph *g = m->main;
+	if (!g)
+		return fail(err, OSH_ERR_INVALID, "%s: the model has no graph", m->path);
+	Onnx__TensorProto *t = onnx__tensor_proto__unpack(arena_protobuf_allocator(m->arena), size, data);
+	if (!t)
+		return fail(err, OSH_ERR_INVALID, "%s: input value #%d is not a valid TensorProto", m->path, index);
+	if (!name && t->name && t->name[0])
+		name = t->name;
+	int32_t id = -1;
+	if (name) {
+		id = strmap_get(&g->names, name);
+		if (id >= 0 && g->values[id].origin != VAL_INPUT)
+			id = -1;
+	}
+	/* The name in the file may be stale; fall back to the position. */
+	if (id < 0 && index >= 0)
+		id = nth_feed(g, index);
+	if (id < 0)
+		return fail(err, OSH_ERR_INVALID, "%s: no graph input named '%s' (input value #%d)", m->path,
+			    name ? name : "", index);
+	value *v = &g->values[id];
+	if (v->declared.kind != TK_UNKNOWN && v->declared.kind != TK_TENSOR)
+		return OSH_OK; /* a sequence or optional input: its test data is not a TensorProto */
+	size_t before = m->ndiags;
+	bool was_malformed = m->malformed, had_errors = m->has_errors;
+	char what[300];
+	snprintf(what, sizeof what, "input value for '%.256s'", v->name);
+	validate_tensor(m, g, -1, t, what);
+	if (m->ndiags != before) {
+		/* validate_tensor reported it as a malformed model, but the model is fine:
+		 * it is the supplied value that is wrong. Take the finding back. */
+		const char *msg = m->diags[before].message;
+		m->ndiags = before;
+		m->malformed = was_malformed;
+		m->has_errors = had_errors;
+		return fail(err, OSH_ERR_INVALID, "%s: %s", m->path, msg);
+	}
+	const tensor_view *tv = view_tensor(m, t);
+	if (!tv)
+		return fail(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+	v->given = tv;
+	return OSH_OK;
+}
