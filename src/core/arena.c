@@ -160,7 +160,8 @@ char *arena_strndup(arena *a, const char *s, size_t n)
 		return NULL;
 	char *p = arena_alloc(a, n + 1);
 	if (p) {
-		memcpy(p, s, n);
+		if (n) /* s may be NULL for an empty protobuf bytes field */
+			memcpy(p, s, n);
 		p[n] = '\0';
 	}
 	return p;

@@ -38,7 +38,7 @@ void out_flush(out_file *o)
 
 void out_write(out_file *o, const void *data, size_t n)
 {
-	if (o->err)
+	if (o->err || n == 0) /* data may be NULL for an empty bytes field */
 		return;
 	if (o->len + n > o->cap) {
 		out_flush(o);

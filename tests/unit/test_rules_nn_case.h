@@ -1,0 +1,199 @@
+/* test_rules_nn_case.h: a one-node test case as one table row, for the neural-network
+ * family's rule tests (test_rules_nn*.c).
+ *
+ * A row names the operator and opset, the node's inputs, the graph inputs with their
+ * shapes, INT64/FLOAT initializers with their values, the attributes, and what the
+ * first (and optionally second) output must be, as mb_type prints it; `diag` is the
+ * diagnostic code the node must raise (NULL: it must raise no shape-error,
+ * broadcast-mismatch or symbol-constraint at all). Small text syntaxes keep rows on
+ * a line or two:
+ *   decls   "x:1,3,5,5|w:INT8:2,3,3,3|s:|u:*"   (FLOAT unless typed; "" scalar; * no shape)
+ *   ints    "k:1:5|axes:2:0,-1|n::3"            (name:dims:values; dims "" is a scalar)
+ *   floats  "scales:4:1,1,2,2"
+ *   attrs   "is:kernel_shape=3,3|s:auto_pad=SAME_UPPER|i:group=2|f:alpha=0.5|fs:scales=1,2"
+ * Expected shapes are derived by hand from Operators.md in the rows' comments.
+ */
+#ifndef OSH_TEST_RULES_NN_CASE_H
+#define OSH_TEST_RULES_NN_CASE_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mb.h"
+
+typedef struct nn_case {
+	const char *what;
+	int64_t opset;
+	const char *op;
+	const char *inputs;
+	const char *decls;
+	const char *ints;
+	const char *floats;
+	const char *attrs;
+	const char *outputs;
+	const char *expect;
+	const char *expect2;
+	const char *diag;
+} nn_case;
+
+/* Splits s on sep into at most cap pieces copied into buf (NUL-separated); returns
+ * the count. */
+static inline int nn_split(const char *s, char sep, char *buf, size_t bufcap, char **out, int cap)
+{
+	int n = 0;
+	size_t len = strlen(s);
+	cr_assert_lt(len, bufcap, "test row text too long");
+	memcpy(buf, s, len + 1);
+	if (!*buf)
+		return 0;
+	char *p = buf;
+	while (n < cap) {
+		out[n++] = p;
+		char *q = strchr(p, sep);
+		if (!q)
+			break;
+		*q = 0;
+		p = q + 1;
+	}
+	return n;
+}
+
+static inline int nn_parse_i64(const char *s, int64_t *v, int cap)
+{
+	int n = 0;
+	while (*s && n < cap) {
+		char *end;
+		v[n++] = strtoll(s, &end, 10);
+		s = *end == ',' ? end + 1 : end;
+		if (end == s && *s)
+			break;
+	}
+	return n;
+}
+
+static inline int nn_parse_f(const char *s, float *v, int cap)
+{
+	int n = 0;
+	while (*s && n < cap) {
+		char *end;
+		v[n++] = strtof(s, &end);
+		s = *end == ',' ? end + 1 : end;
+		if (end == s && *s)
+			break;
+	}
+	return n;
+}
+
+static inline int32_t nn_type_named(const char *s)
+{
+	static const struct {
+		const char *name;
+		int32_t t;
+	} types[] = {{"FLOAT", DT_FLOAT}, {"INT64", DT_INT64}, {"INT32", DT_INT32},  {"INT8", DT_INT8},
+		     {"UINT8", DT_UINT8}, {"BOOL", DT_BOOL},   {"DOUBLE", DT_DOUBLE}};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (!strcmp(types[i].name, s))
+			return types[i].t;
+	return 0;
+}
+
+/* Builds the row's model and infers it; the caller frees it. */
+static inline osh_model *nn_build(const nn_case *k)
+{
+	char buf[1024], sub[1024], *f[32], *g[4];
+	mb *b = mb_new(k->opset);
+	int n = nn_split(k->decls ? k->decls : "", '|', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++) {
+		int m = nn_split(f[i], ':', sub, sizeof sub, g, 3);
+		int32_t t = m == 3 ? nn_type_named(g[1]) : DT_FLOAT;
+		const char *shape = m == 3 ? g[2] : m == 2 ? g[1] : "";
+		cr_assert_neq(t, 0, "%s: unknown type in '%s'", k->what, f[i]);
+		mb_input(b, g[0], t, strcmp(shape, "*") ? shape : NULL);
+	}
+	n = nn_split(k->ints ? k->ints : "", '|', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++) {
+		int64_t v[64];
+		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad ints '%s'", k->what, f[i]);
+		nn_parse_i64(g[2], v, 64);
+		mb_init_ints(b, g[0], g[1], v);
+	}
+	n = nn_split(k->floats ? k->floats : "", '|', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++) {
+		float v[64];
+		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad floats '%s'", k->what, f[i]);
+		nn_parse_f(g[2], v, 64);
+		mb_init_floats(b, g[0], g[1], v);
+	}
+	mb_node(b, k->op, k->inputs, k->outputs);
+	n = nn_split(k->attrs ? k->attrs : "", '|', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++) {
+		char *colon = strchr(f[i], ':'), *eq = strchr(f[i], '=');
+		cr_assert(colon && eq && colon < eq, "%s: bad attribute '%s'", k->what, f[i]);
+		*colon = *eq = 0;
+		const char *kind = f[i], *name = colon + 1, *val = eq + 1;
+		if (!strcmp(kind, "i")) {
+			mb_attr_i(b, name, strtoll(val, NULL, 10));
+		} else if (!strcmp(kind, "f")) {
+			mb_attr_f(b, name, strtof(val, NULL));
+		} else if (!strcmp(kind, "s")) {
+			mb_attr_s(b, name, val);
+		} else if (!strcmp(kind, "is")) {
+			int64_t v[64];
+			mb_attr_ints(b, name, nn_parse_i64(val, v, 64), v);
+		} else if (!strcmp(kind, "fs")) {
+			float v[64];
+			mb_attr_floats(b, name, nn_parse_f(val, v, 64), v);
+		} else {
+			cr_assert_fail("%s: bad attribute kind '%s'", k->what, kind);
+		}
+	}
+	n = nn_split(k->outputs, ',', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++)
+		if (*f[i])
+			mb_output(b, f[i], 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m, "%s: the model did not load", k->what);
+	return m;
+}
+
+static inline const char *nn_out(const nn_case *k, int i)
+{
+	static char buf[256];
+	char *f[8];
+	char tmp[256];
+	int n = nn_split(k->outputs, ',', tmp, sizeof tmp, f, 8);
+	cr_assert_lt(i, n);
+	strcpy(buf, f[i]);
+	return buf;
+}
+
+static inline void nn_check(const nn_case *k)
+{
+	osh_model *m = nn_build(k);
+	cr_expect_str_eq(mb_type(m, nn_out(k, 0)), k->expect, "%s (%s-%lld)", k->what, k->op, (long long)k->opset);
+	if (k->expect2)
+		cr_expect_str_eq(mb_type(m, nn_out(k, 1)), k->expect2, "%s (%s-%lld): second output", k->what, k->op,
+				 (long long)k->opset);
+	if (k->diag) {
+		cr_expect_geq(mb_count(m, k->diag), 1, "%s (%s-%lld): expected a %s", k->what, k->op,
+			      (long long)k->opset, k->diag);
+	} else {
+		int bad = mb_count(m, "shape-error") + mb_count(m, "broadcast-mismatch") +
+			  mb_count(m, "symbol-constraint");
+		cr_expect_eq(bad, 0, "%s (%s-%lld): unexpected finding: %s%s", k->what, k->op, (long long)k->opset,
+			     mb_message(m, "shape-error"), mb_message(m, "broadcast-mismatch"));
+	}
+	osh_model_free(m);
+}
+
+static inline void nn_check_all(const nn_case *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		nn_check(&k[i]);
+}
+
+#define NN_CHECK_ALL(table) nn_check_all(table, sizeof(table) / sizeof(table)[0])
+
+#endif
