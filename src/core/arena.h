@@ -24,7 +24,7 @@ typedef struct arena arena;
 arena *arena_new(uint64_t budget);
 void arena_free(arena *a);
 
-/* Aligned for any object. Returns NULL (never aborts) when the budget or the system
+/* Aligned to 8 bytes: enough for every type a model stores (no long double). Returns NULL (never aborts) when the budget or the system
  * refuses; n == 0 returns a valid unique pointer. */
 void *arena_alloc(arena *a, size_t n);
 void *arena_zalloc(arena *a, size_t n);

@@ -64,38 +64,42 @@ typedef enum attr_type {
 	AT_SPARSE_TENSOR = 11, AT_SPARSE_TENSORS = 12, AT_TYPE_PROTO = 13, AT_TYPE_PROTOS = 14,
 } attr_type;
 
+/* The IR structs below exist once per attribute, value and node of models with
+ * millions of them: pointers first, then the 32-bit fields, so there is no padding. */
 typedef struct attr_view {
 	const char *name;
-	attr_type type;
 	const char *ref;        /* ref_attr_name inside a function body, else NULL */
-	int64_t i;
-	float f;
 	const char *s;          /* NUL-terminated copy of a STRING attribute */
 	const int64_t *ints;    /* AT_INTS */
 	const float *floats;    /* AT_FLOATS */
 	const char **strings;   /* AT_STRINGS, NUL-terminated copies */
-	int32_t n;              /* entries of ints / floats / strings / tensors / graphs */
 	const tensor_view *t;   /* AT_TENSOR */
 	const tensor_view *ts;  /* AT_TENSORS: n entries */
-	tinfo tp;               /* AT_TYPE_PROTO */
+	const tinfo *tp;        /* AT_TYPE_PROTO (never NULL for that type) */
+	int64_t i;
+	attr_type type;
+	float f;
+	int32_t n;              /* entries of ints / floats / strings / tensors / graphs */
 	int32_t graph_index;    /* AT_GRAPH / AT_GRAPHS: first index into node.subgraphs */
 } attr_view;
 
 typedef struct value {
 	const char *name;
-	value_origin origin;
-	int32_t producer;     /* node index for VAL_NODE, else -1 */
-	int32_t producer_out; /* which output of the producer */
 	int32_t *consumers;   /* node indices, in node order, a node once per use */
-	int32_t nconsumers, cap_consumers;
 	struct Onnx__TensorProto *init;    /* initializer, when there is one */
 	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
 	const tensor_view *init_view; /* decoded view of init */
 	const tensor_view *given;     /* a value supplied for inference (--input-data) */
-	tinfo declared;       /* from decl: what the file says (kind TK_UNKNOWN if nothing) */
-	tinfo ti;             /* what inference knows */
+	/* From decl: what the file says; NULL when it says nothing (most values: a
+	 * tinfo for each would be a third of the value table). See value_declared. */
+	const tinfo *declared;
 	graph *outer;         /* VAL_OUTER: the graph where the name is defined */
-	int32_t outer_id;     /* and its id there */
+	tinfo ti;             /* what inference knows */
+	value_origin origin;
+	int32_t producer;     /* node index for VAL_NODE, else -1 */
+	int32_t producer_out; /* which output of the producer */
+	int32_t nconsumers, cap_consumers;
+	int32_t outer_id;     /* VAL_OUTER: its id in outer */
 	bool is_output;
 } value;
 
@@ -104,15 +108,15 @@ typedef struct node {
 	const char *name;    /* "" when unnamed */
 	const char *op_type;
 	const char *domain;  /* "" for ai.onnx ("ai.onnx" is normalised to "") */
-	int64_t opset;       /* the imported version of its domain, -1 when not imported */
 	int32_t *inputs;     /* value ids; -1 for an omitted optional input ("") */
-	int32_t ninputs;
 	int32_t *outputs;
-	int32_t noutputs;
 	attr_view *attrs;
-	int32_t nattrs;
 	graph **subgraphs;   /* bodies held in attributes, in attribute order */
 	const char **subgraph_attr;
+	int64_t opset;       /* the imported version of its domain, -1 when not imported */
+	int32_t ninputs;
+	int32_t noutputs;
+	int32_t nattrs;
 	int32_t nsubgraphs;
 } node;
 
@@ -184,6 +188,9 @@ struct osh_model {
 		uint64_t nlink, size;
 	} ext_last;
 };
+
+/* What the file declares for v: kind TK_UNKNOWN when nothing. */
+static inline tinfo value_declared(const value *v) { return v->declared ? *v->declared : tinfo_unknown(); }
 
 /* Adds a diagnostic; all strings are copied into the arena. node may be NULL. On
  * memory exhaustion marks m->nomem and drops the diagnostic. */

@@ -17,27 +17,26 @@ static size_t find(const strmap *m, const char *key, uint32_t h)
 {
 	size_t mask = m->cap - 1;
 	size_t i = h & mask;
-	while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+	while (m->slots[i].key && (m->slots[i].hash != h || strcmp(m->slots[i].key, key) != 0))
 		i = (i + 1) & mask;
 	return i;
 }
 
 static bool grow_to(strmap *m, size_t cap)
 {
-	const char **keys = arena_array(m->a, cap, sizeof *keys);
-	int32_t *vals = arena_array(m->a, cap, sizeof *vals);
-	uint32_t *hashes = arena_array(m->a, cap, sizeof *hashes);
-	if (!keys || !vals || !hashes)
+	strmap_slot *slots = arena_array(m->a, cap, sizeof *slots);
+	if (!slots)
 		return false;
 	strmap old = *m;
-	m->keys = keys, m->vals = vals, m->hashes = hashes, m->cap = cap;
+	m->slots = slots, m->cap = cap;
 	for (size_t i = 0; i < old.cap; i++) {
-		if (!old.keys[i])
+		if (!old.slots[i].key)
 			continue;
-		size_t j = find(m, old.keys[i], old.hashes[i]);
-		m->keys[j] = old.keys[i];
-		m->vals[j] = old.vals[i];
-		m->hashes[j] = old.hashes[i];
+		/* Keys are distinct: the first free slot of the probe is the place. */
+		size_t j = old.slots[i].hash & (cap - 1);
+		while (m->slots[j].key)
+			j = (j + 1) & (cap - 1);
+		m->slots[j] = old.slots[i];
 	}
 	return true;
 }
@@ -60,7 +59,7 @@ int32_t strmap_get(const strmap *m, const char *key)
 	if (!m->cap)
 		return -1;
 	size_t i = find(m, key, strmap_hash(key));
-	return m->keys[i] ? m->vals[i] : -1;
+	return m->slots[i].key ? m->slots[i].val : -1;
 }
 
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
@@ -69,14 +68,13 @@ static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
 		return -2;
 	uint32_t h = strmap_hash(key);
 	size_t i = find(m, key, h);
-	if (m->keys[i]) {
+	strmap_slot *s = &m->slots[i];
+	if (s->key) {
 		if (overwrite)
-			m->vals[i] = val;
-		return m->vals[i];
+			s->val = val;
+		return s->val;
 	}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->hashes[i] = h;
+	*s = (strmap_slot){.key = key, .hash = h, .val = val};
 	m->len++;
 	return val;
 }

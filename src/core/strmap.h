@@ -9,11 +9,17 @@
 
 #include "core/arena.h"
 
+/* One slot: the key, its full hash and its id side by side, so that a probe reads
+ * one cache line and compares strings only on a full-hash match. */
+typedef struct strmap_slot {
+	const char *key; /* NULL: empty */
+	uint32_t hash;
+	int32_t val;
+} strmap_slot;
+
 typedef struct strmap {
 	arena *a;
-	const char **keys;
-	int32_t *vals;
-	uint32_t *hashes;
+	strmap_slot *slots;
 	size_t cap; /* a power of two, or 0 */
 	size_t len;
 } strmap;

@@ -25,18 +25,20 @@ typedef enum tkind {
 /* Content is only tracked for tensors this small. */
 #define TINFO_MAX_VALUES 4096
 
+/* Every value of every graph holds one (its inferred type), so the fields are ordered
+ * to leave no padding: 48 bytes. */
 typedef struct tinfo {
-	tkind kind;
-	tkind inner;  /* for sequences and optionals: the element's kind */
-	int32_t elem; /* onnx.TensorProto.DataType; 0 unknown */
-	int32_t key;  /* maps (and sequences of maps): the key's element type; 0 unknown */
-	int32_t rank; /* RANK_UNKNOWN or >= 0 */
-	const dim *dims;
+	uint8_t kind;  /* tkind */
+	uint8_t inner; /* tkind: for sequences and optionals, the element's kind */
+	int32_t elem;  /* onnx.TensorProto.DataType; 0 unknown */
+	int32_t key;   /* maps (and sequences of maps): the key's element type; 0 unknown */
+	int32_t rank;  /* RANK_UNKNOWN or >= 0 */
 	/* Integer content, row-major, nval entries (the element count); -1 unknown. */
 	int32_t nval;
-	const dim *val;
 	/* Floating-point content (Resize scales, Constant floats); -1 unknown. */
 	int32_t nfval;
+	const dim *dims;
+	const dim *val;
 	const double *fval;
 } tinfo;
 

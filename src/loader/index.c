@@ -705,7 +705,14 @@ static bool build_graph(osh_model *m, graph *g)
 		return false;
 	for (int32_t v = 0; v < g->nvalues; v++) {
 		value *val = &g->values[v];
-		val->declared = val->decl ? view_type(m, val->decl->type) : tinfo_unknown();
+		tinfo d = val->decl ? view_type(m, val->decl->type) : tinfo_unknown();
+		if (d.kind != TK_UNKNOWN) {
+			tinfo *t = arena_alloc(m->arena, sizeof *t);
+			if (!t)
+				return false;
+			*t = d;
+			val->declared = t;
+		}
 		val->ti = tinfo_unknown();
 	}
 	return !m->nomem && order_nodes(m, g);

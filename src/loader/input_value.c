@@ -48,7 +48,8 @@ osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, 
 		return error_set(err, OSH_ERR_INVALID, "%s: no graph input named '%s' (input value #%d)", m->path,
 			    name ? name : "", index);
 	value *v = &g->values[id];
-	if (v->declared.kind != TK_UNKNOWN && v->declared.kind != TK_TENSOR)
+	tinfo declared = value_declared(v);
+	if (declared.kind != TK_UNKNOWN && declared.kind != TK_TENSOR)
 		return OSH_OK; /* a sequence or optional input: its test data is not a TensorProto */
 	size_t before = m->ndiags;
 	bool was_malformed = m->malformed, had_errors = m->has_errors;

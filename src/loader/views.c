@@ -251,9 +251,14 @@ bool view_attrs(osh_model *m, node *n)
 		case AT_GRAPHS:
 			v->n = (int32_t)a->n_graphs;
 			break;
-		case AT_TYPE_PROTO:
-			v->tp = view_type(m, a->tp);
+		case AT_TYPE_PROTO: {
+			tinfo *tp = arena_alloc(m->arena, sizeof *tp);
+			if (!tp)
+				return false;
+			*tp = view_type(m, a->tp);
+			v->tp = tp;
 			break;
+		}
 		default:
 			break;
 		}

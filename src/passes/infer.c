@@ -524,7 +524,8 @@ static tinfo from_initializer(osh_model *m, const tensor_view *tv, bool with_con
 /* Reconciles what inference found for v with what the file declares. */
 static void reconcile(infer_ctx *c, value *v, bool use_declared)
 {
-	const tinfo *d = &v->declared;
+	tinfo declared = value_declared(v);
+	const tinfo *d = &declared;
 	if (!use_declared || d->kind == TK_UNKNOWN)
 		return;
 	tinfo *t = &v->ti;
@@ -592,7 +593,7 @@ static void seed_values(infer_ctx *c, graph *g)
 		case VAL_INPUT:
 			/* A default from an initializer can be replaced at run time: take its
 			 * shape only where nothing is declared. */
-			v->ti = v->declared;
+			v->ti = value_declared(v);
 			if (v->given) /* supplied for this run: its dims and values are facts */
 				v->ti = from_initializer(m, v->given, true);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
@@ -700,12 +701,12 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 			continue;
 		value *v = &sg->values[sg->inputs[k]];
 		tinfo given = inputs[k];
-		if (v->declared.kind == TK_UNKNOWN) {
+		tinfo t = value_declared(v);
+		if (t.kind == TK_UNKNOWN) {
 			v->ti = given;
 			continue;
 		}
 		/* Declared and given: the declaration wins where it says something. */
-		tinfo t = v->declared;
 		if (!t.elem)
 			t.elem = given.elem;
 		if (t.rank < 0) {

@@ -46,10 +46,13 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 				d[k] = dim_unknown();
 			}
 		}
-		tinfo t = v->declared;
-		t.kind = TK_TENSOR;
-		t.rank = s->rank;
-		t.dims = d;
+		tinfo *t = arena_alloc(m->arena, sizeof *t);
+		if (!t)
+			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		*t = value_declared(v);
+		t->kind = TK_TENSOR;
+		t->rank = s->rank;
+		t->dims = d;
 		v->declared = t;
 	}
 	return OSH_OK;

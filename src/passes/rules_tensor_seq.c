@@ -286,7 +286,7 @@ void infer_optional(infer_ctx *c)
 		tr_error(c, "without an input, attribute 'type' is required");
 		return;
 	}
-	set_optional(c, &a->tp);
+	set_optional(c, a->tp);
 }
 
 void infer_optional_has_element(infer_ctx *c) { set_out(c, 0, DT_BOOL, 0, NULL); }

@@ -1,7 +1,7 @@
 /* test_arena.c: the per-model arena (core/arena.c) and the string map built on it
  * (core/strmap.c).
  *
- * The arena's promises: every pointer aligned to 16, zero-size requests give distinct
+ * The arena's promises: every pointer aligned to 8, zero-size requests give distinct
  * valid pointers, blocks never overlap however many chunks they span, a block bigger
  * than a chunk works, the budget is never exceeded and running into it returns NULL
  * and sets arena_exhausted instead of aborting, arena_array refuses n * size overflow,
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIGN 16
+#define ALIGN 8
 
 static bool aligned(const void *p) { return ((uintptr_t)p & (ALIGN - 1)) == 0; }
 
