@@ -189,7 +189,23 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 	tr_pass_content(c, 0, 0);
 }
 
-/* The target is known by its length only: every dim is a size fixed at run time. */
+/* x's element count as a dim: a known size (0 when a dim is 0, whatever the symbols)
+ * or a single symbol; unknown otherwise (a product of symbols is not a dim). */
+static dim count_dim(infer_ctx *c, const tinfo *x)
+{
+	product p;
+	if (!x || x->rank < 0 || !factorize(c, x->dims, x->rank, -1, &p))
+		return dim_unknown();
+	if (p.nsym == 0 || p.coef == 0)
+		return dim_known(p.coef);
+	if (p.nsym == 1 && p.coef == 1)
+		return dim_symbol(p.syms[0]);
+	return dim_unknown();
+}
+
+/* The target is known by its length only: every dim is a size fixed at run time.
+ * A single dim holds every element, whatever its entry (-1, 0 copying, allowzero's
+ * 0, a size): Reshape keeps the element count in every valid run. */
 static void reshape_rank_only(infer_ctx *c, int32_t n)
 {
 	int32_t elem = tr_elem(c, 0);
@@ -202,7 +218,13 @@ static void reshape_rank_only(infer_ctx *c, int32_t n)
 		return;
 	for (int32_t k = 0; k < n; k++)
 		out[k] = dim_fresh(c);
+	dim count = n == 1 ? count_dim(c, tr_tensor(c, 0)) : dim_unknown();
+	if (count.kind != DIM_UNKNOWN)
+		out[0] = count;
 	set_out(c, 0, elem, n, out);
+	/* Row-major content is the 1-D output's content as it is. */
+	if (n == 1)
+		tr_pass_content(c, 0, 0);
 }
 
 void infer_reshape1(infer_ctx *c)
