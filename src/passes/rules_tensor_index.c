@@ -254,6 +254,21 @@ static void split_out(infer_ctx *c, int32_t o, int32_t a, dim len, int64_t off)
 	affine_content(c, 0, o, idims, odims, x->rank, start, step);
 }
 
+/* Output o of a split whose sizes are not known. The sizes are >= 0 and add up to
+ * the axis: an empty axis leaves every part empty, and a lone part is the whole axis;
+ * otherwise each part is a size fixed at run time. */
+static void split_unknown_part(infer_ctx *c, int32_t o, int32_t a)
+{
+	const tinfo *x = tr_tensor(c, 0);
+	dim d = dim_resolve(c->syms, x->dims[a]);
+	if (d.kind == DIM_KNOWN && d.v == 0)
+		split_out(c, o, a, d, 0);
+	else if (out_count(c) == 1)
+		split_out(c, o, a, x->dims[a], 0);
+	else
+		split_out(c, o, a, dim_fresh(c), -1);
+}
+
 /* split: sizes (st), or equal parts: `parts` of them (-1: one per output); uneven:
  * the last part may be smaller (num_outputs, from 18). */
 static void split_rule(infer_ctx *c, int64_t axis, tr_list_state st, const int64_t *split, int32_t ns,
@@ -306,7 +321,7 @@ static void split_rule(infer_ctx *c, int64_t axis, tr_list_state st, const int64
 			return;
 		}
 		for (int32_t k = 0; k < nout; k++)
-			split_out(c, k, a, dim_fresh(c), -1);
+			split_unknown_part(c, k, a);
 		return;
 	}
 	if (parts >= 0 && parts != nout) {

@@ -189,7 +189,23 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 	tr_pass_content(c, 0, 0);
 }
 
-/* The target is known by its length only: every dim is a size fixed at run time. */
+/* x's element count as a dim: a known size (0 when a dim is 0, whatever the symbols)
+ * or a single symbol; unknown otherwise (a product of symbols is not a dim). */
+static dim count_dim(infer_ctx *c, const tinfo *x)
+{
+	product p;
+	if (!x || x->rank < 0 || !factorize(c, x->dims, x->rank, -1, &p))
+		return dim_unknown();
+	if (p.nsym == 0 || p.coef == 0)
+		return dim_known(p.coef);
+	if (p.nsym == 1 && p.coef == 1)
+		return dim_symbol(p.syms[0]);
+	return dim_unknown();
+}
+
+/* The target is known by its length only: every dim is a size fixed at run time.
+ * A single dim holds every element, whatever its entry (-1, 0 copying, allowzero's
+ * 0, a size): Reshape keeps the element count in every valid run. */
 static void reshape_rank_only(infer_ctx *c, int32_t n)
 {
 	int32_t elem = tr_elem(c, 0);
@@ -202,7 +218,13 @@ static void reshape_rank_only(infer_ctx *c, int32_t n)
 		return;
 	for (int32_t k = 0; k < n; k++)
 		out[k] = dim_fresh(c);
+	dim count = n == 1 ? count_dim(c, tr_tensor(c, 0)) : dim_unknown();
+	if (count.kind != DIM_UNKNOWN)
+		out[0] = count;
 	set_out(c, 0, elem, n, out);
+	/* Row-major content is the 1-D output's content as it is. */
+	if (n == 1)
+		tr_pass_content(c, 0, 0);
 }
 
 void infer_reshape1(infer_ctx *c)
@@ -406,20 +428,62 @@ void infer_transpose(infer_ctx *c)
 
 /* ---- Squeeze, Unsqueeze ------------------------------------------------------- */
 
+/* Whether a valid run may give dim d the size 1: all but a known size other than 1
+ * (a symbol or an unknown dim may be 1). */
+static bool may_be_one(infer_ctx *c, dim d)
+{
+	d = dim_resolve(c->syms, d);
+	return d.kind != DIM_KNOWN || d.v == 1;
+}
+
+/* Squeeze of n > 0 axes whose values are not known (input 0 of rank r >= 0). A valid
+ * run names n distinct axes of size 1, all among the m dims that may be 1: m == n
+ * fixes them, and the output is the other dims, every one known; m > n still fixes
+ * the dims before the first such dim and after the last (no axis can be dropped
+ * there, so their output positions are certain); m < n has no valid run. */
+static void squeeze_unknown_axes(infer_ctx *c, int32_t n, int32_t r)
+{
+	const tinfo *x = tr_tensor(c, 0);
+	int32_t elem = tr_elem(c, 0), m = 0, first = r, last = -1;
+	for (int32_t k = 0; k < r; k++) {
+		if (!may_be_one(c, x->dims[k]))
+			continue;
+		m++;
+		first = k < first ? k : first;
+		last = k;
+	}
+	if (m < n) {
+		tr_error(c, "axes has %d entries, but only %d dims of '%s' %s may be 1", n, m, in_name(c, 0),
+			 fmt_shape(c, x));
+		set_out_elem(c, 0, elem);
+		return;
+	}
+	dim out[TR_MAX_RANK];
+	int32_t o = 0;
+	if (m == n) {
+		for (int32_t k = 0; k < r; k++)
+			if (!may_be_one(c, x->dims[k]))
+				out[o++] = x->dims[k];
+	} else {
+		for (; o < r - n; o++)
+			out[o] = o < first ? x->dims[o] : o + n > last ? x->dims[o + n] : dim_unknown();
+	}
+	set_out(c, 0, elem, o, out);
+	tr_pass_content(c, 0, 0);
+}
+
 static void squeeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t n)
 {
 	const tinfo *x = tr_tensor(c, 0);
 	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	/* An empty list has no value left to know: the empty-axes case below. */
+	if (st == TR_UNKNOWN && n == 0)
+		st = TR_KNOWN;
+	if (r >= 0 && st == TR_UNKNOWN && n > 0) {
+		squeeze_unknown_axes(c, n, r);
+		return;
+	}
 	if (r < 0 || st == TR_UNKNOWN) {
-		/* Unknown axes of known count: a valid model drops that many dims. */
-		if (r >= 0 && n >= 0 && n <= r) {
-			dim out[TR_MAX_RANK];
-			for (int32_t k = 0; k < r - n; k++)
-				out[k] = dim_unknown();
-			set_out(c, 0, elem, r - n, out);
-			tr_pass_content(c, 0, 0);
-			return;
-		}
 		set_out_elem(c, 0, elem);
 		return;
 	}

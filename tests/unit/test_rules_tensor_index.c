@@ -44,6 +44,13 @@ static const tcase split_cases[] = {
 	{"symbol in one", 13, "x:FLOAT:N,3", "Split", "x", "a", "", "a=FLOAT (N, 3)", NULL, 0},
 	{"symbol with sizes", 13, "x:FLOAT:N s=2:2,4", "Split", "x,s", "a,b", "", "a=FLOAT (2); b=FLOAT (4)", NULL, 0},
 	{"runtime sizes", 13, "x:FLOAT:6,3 s:INT64:2", "Split", "x,s", "a,b", "", "a=FLOAT (unk__0, 3); b=FLOAT (unk__1, 3)", NULL, 0},
+	/* Runtime sizes are >= 0 and add up to the axis. */
+	{"spec zero_size_splits, sizes not known", 13, "x:FLOAT:0 s:INT64:3", "Split", "x,s", "a,b,c", "", "a=FLOAT (0); b=FLOAT (0); c=FLOAT (0)", NULL, 0},
+	{"runtime sizes of an empty axis 1", 18, "x:FLOAT:2,0 s:INT64:2", "Split", "x,s", "a,b", "axis=1", "a=FLOAT (2, 0); b=FLOAT (2, 0)", NULL, 0},
+	{"runtime sizes, empty elsewhere", 13, "x:FLOAT:0,6 s:INT64:2", "Split", "x,s", "a,b", "axis=1", "a=FLOAT (0, unk__0); b=FLOAT (0, unk__1)", NULL, 0},
+	{"runtime size of a lone part", 13, "x:FLOAT:N,3 s:INT64:1", "Split", "x,s", "a", "", "a=FLOAT (N, 3)", NULL, 0},
+	{"runtime sizes of a symbol", 13, "x:FLOAT:N s:INT64:2", "Split", "x,s", "a,b", "", "a=FLOAT (unk__0); b=FLOAT (unk__1)", NULL, 0},
+	{"runtime size of a lone part, content", 13, "d=3:1,2,3 s:INT64:1", "Split", "d,s", "a", "", "a=INT64 (3)", "a=[1, 2, 3]", 0},
 	{"content", 13, "d=4:1,2,3,4", "Split", "d", "a,b", "", "a=INT64 (2); b=INT64 (2)", "a=[1, 2]; b=[3, 4]", 0},
 	{"content, uneven sizes", 13, "d=5:1,2,3,4,5 s=2:1,4", "Split", "d,s", "a,b", "", "a=INT64 (1); b=INT64 (4)", "a=[1]; b=[2, 3, 4, 5]", 0},
 };
