@@ -49,12 +49,17 @@ typedef struct tensor_view {
 	bool valid;           /* the loader found nothing wrong with it */
 	const uint8_t *raw;   /* raw_data, little-endian, when present */
 	size_t raw_len;
-	const float *f32;     /* float_data (FLOAT, COMPLEX64) */
-	const int32_t *i32;   /* int32_data (INT32 and the narrower types) */
-	const int64_t *i64;   /* int64_data */
-	const double *f64;    /* double_data */
-	const uint64_t *u64;  /* uint64_data (UINT32, UINT64) */
-	size_t ntyped;        /* entries in whichever typed field the dtype uses */
+	/* Without raw_data: the typed field the dtype uses (one per initializer of
+	 * models with hundreds of thousands: one pointer, not five). */
+	union {
+		const float *f32;     /* float_data (FLOAT, COMPLEX64) */
+		const int32_t *i32;   /* int32_data (INT32 and the narrower types) */
+		const int64_t *i64;   /* int64_data */
+		const double *f64;    /* double_data */
+		const uint64_t *u64;  /* uint64_data (UINT32, UINT64) */
+		const void *typed;
+	};
+	size_t ntyped;        /* entries in the typed field */
 } tensor_view;
 
 /* Attribute types, numbered as onnx.AttributeProto.AttributeType. */
@@ -137,6 +142,13 @@ struct graph {
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };
 
+/* Nodes still in wire bytes: node k is bytes[off[k], off[k] + len[k]). */
+typedef struct wire_nodes {
+	const uint8_t *bytes;
+	const uint32_t *off, *len;
+	size_t n;
+} wire_nodes;
+
 typedef struct opset_entry {
 	const char *domain;
 	int64_t version;
@@ -167,6 +179,12 @@ struct osh_model {
 	strmap functions;   /* model-local functions by function_key (loader/index.c) */
 	graph **function_graphs; /* the body of proto->functions[i], NULL if not indexed */
 	symtab syms;      /* every dim_param of the model, interned by the loader */
+	/* The main graph's nodes as the file has them (loader/unpack_split.c): while
+	 * lazy.n > 0 the GraphProto holds no NodeProto and the main graph's node k
+	 * is lazy node k; a node decode_node.c read has proto NULL. Emptied when the
+	 * messages are built for a rewrite or a write (index_materialize). */
+	wire_nodes lazy;
+	strmap interned;  /* op types, domains and attribute names of decoded nodes */
 	graph *main;
 	graph **graphs; /* every graph: main, subgraphs, function bodies */
 	int32_t ngraphs, cap_graphs;

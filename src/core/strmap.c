@@ -13,6 +13,14 @@ uint32_t strmap_hash(const char *s)
 	return h;
 }
 
+uint32_t strmap_hashn(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
 static size_t find(const strmap *m, const char *key, uint32_t h)
 {
 	size_t mask = m->cap - 1;
@@ -60,6 +68,25 @@ int32_t strmap_get(const strmap *m, const char *key)
 		return -1;
 	size_t i = find(m, key, strmap_hash(key));
 	return m->slots[i].key ? m->slots[i].val : -1;
+}
+
+int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **stored)
+{
+	if (stored)
+		*stored = NULL;
+	if (!m->cap)
+		return -1;
+	uint32_t h = strmap_hashn(key, len);
+	size_t mask = m->cap - 1;
+	for (size_t i = h & mask; m->slots[i].key; i = (i + 1) & mask) {
+		const strmap_slot *s = &m->slots[i];
+		if (s->hash == h && !strncmp(s->key, key, len) && s->key[len] == '\0') {
+			if (stored)
+				*stored = s->key;
+			return s->val;
+		}
+	}
+	return -1;
 }
 
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)

@@ -27,6 +27,9 @@ typedef struct strmap {
 void strmap_init(strmap *m, arena *a);
 /* Returns the id stored for key, or -1. */
 int32_t strmap_get(const strmap *m, const char *key);
+/* The same for the `len` bytes at key (not NUL-terminated: a name still in wire
+ * bytes); *stored, when not NULL, gets the key as stored (NULL when absent). */
+int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **stored);
 /* Stores key → val unless key is present. Returns the id now stored for key (the old
  * one if it was present), or -2 when memory ran out. */
 int32_t strmap_put(strmap *m, const char *key, int32_t val);
@@ -38,5 +41,7 @@ bool strmap_set(strmap *m, const char *key, int32_t val);
 bool strmap_reserve(strmap *m, size_t n);
 
 uint32_t strmap_hash(const char *s);
+/* The hash of len bytes: strmap_hashn(s, strlen(s)) == strmap_hash(s). */
+uint32_t strmap_hashn(const char *s, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "core/error.h"
+#include "emit/materialize.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "onnx-ml.pb-c.h"
@@ -83,6 +84,8 @@ static osh_status check_writable(osh_model *m, const char *path, size_t *packed,
 			    m->path, path ? path : "memory");
 	if (!m->proto)
 		return error_set(err, OSH_ERR_INVALID, "%s: no model to write", m->path);
+	if (pack && !emit_materialize(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to write", m->path);
 	if (pack) {
 		*packed = protobuf_c_message_get_packed_size(&m->proto->base);
 		if (*packed > (size_t)INT32_MAX)

@@ -12,7 +12,9 @@
  * VAL_OUTER entry in every graph between the two, so each node depends only on values
  * of its own graph, either directly or through the outer references of its subgraphs.
  */
+#include "loader/decode_node.h"
 #include "loader/loader.h"
+#include "loader/wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +189,8 @@ static bool build_subgraphs(osh_model *m, graph *g, int32_t ni)
 {
 	node *n = &g->nodes[ni];
 	Onnx__NodeProto *np = n->proto;
+	if (!np)
+		return true; /* decoded from its bytes: it holds no graph (decode_node.c) */
 	int32_t count = 0;
 	for (size_t i = 0; i < np->n_attribute; i++) {
 		const Onnx__AttributeProto *at = np->attribute[i];
@@ -279,7 +283,9 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 	if (n->opset < 0 && !is_local_function(m, n->domain, n->op_type))
 		malformed(m, g, ni, NULL, "operator domain '%s' is not in the model's opset_import",
 			  n->domain[0] ? n->domain : "ai.onnx");
-	for (size_t i = 0; i < n->proto->n_attribute; i++) {
+	/* A node decoded from its bytes has no tensor, sparse tensor or type in its
+	 * attributes, and decode_node.c checked their types. */
+	for (size_t i = 0; n->proto && i < n->proto->n_attribute; i++) {
 		const Onnx__AttributeProto *at = n->proto->attribute[i];
 		char what[300];
 		if (at->t) {
@@ -294,8 +300,61 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 	}
 }
 
+/* The main graph of a split load keeps its nodes as wire bytes (m->lazy). */
+static bool is_lazy(const osh_model *m, const graph *g)
+{
+	return g == m->main && m->lazy.n && g->proto && !g->proto->n_node;
+}
+
+/* Fills node ni from its NodeProto (view_attrs for the attributes). */
+static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
+{
+	node *n = &g->nodes[ni];
+	n->proto = np;
+	n->name = str(np->name);
+	n->op_type = str(np->op_type);
+	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : str(np->domain);
+	if (!view_attrs(m, n))
+		return false;
+	n->ninputs = (int32_t)np->n_input;
+	n->noutputs = (int32_t)np->n_output;
+	n->inputs = arena_array(m->arena, np->n_input, sizeof *n->inputs);
+	n->outputs = arena_array(m->arena, np->n_output, sizeof *n->outputs);
+	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
+}
+
+/* Defines node ni's outputs, named names[0 .. n->noutputs). */
+static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names)
+{
+	node *n = &g->nodes[ni];
+	for (int32_t k = 0; k < n->noutputs; k++) {
+		const char *name = str(names[k]);
+		if (!name[0]) {
+			n->outputs[k] = -1;
+			continue;
+		}
+		int32_t id = define(m, g, name, VAL_NODE);
+		if (id == -1)
+			return false;
+		if (id < -1) {
+			int32_t old = -id - 2;
+			malformed(m, g, ni, name, "value '%s' is produced twice: by %s and by this node", name,
+				  describe_def(m, g, old));
+			n->outputs[k] = old;
+			continue;
+		}
+		g->values[id].producer = ni;
+		g->values[id].producer_out = k;
+		n->outputs[k] = id;
+	}
+	return true;
+}
+
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
 {
+	bool lazy = is_lazy(m, g);
+	if (lazy)
+		count = m->lazy.n;
 	if (count > INT32_MAX / 2) {
 		malformed(m, g, -1, NULL, "the graph has %zu nodes, more than onnxshape supports", count);
 		return true;
@@ -304,69 +363,92 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	g->nodes = arena_array(m->arena, count, sizeof *g->nodes);
 	if (!g->nodes && count)
 		return false;
-	for (int32_t ni = 0; ni < g->nnodes; ni++) {
-		Onnx__NodeProto *np = nps[ni];
+	decode_scratch scratch = {0};
+	bool ok = true;
+	for (int32_t ni = 0; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
-		n->proto = np;
-		n->name = str(np->name);
-		n->op_type = str(np->op_type);
-		n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : str(np->domain);
-		n->opset = node_opset(m, g, n->domain);
-		if (!view_attrs(m, n))
-			return false;
-		n->ninputs = (int32_t)np->n_input;
-		n->noutputs = (int32_t)np->n_output;
-		n->inputs = arena_array(m->arena, np->n_input, sizeof *n->inputs);
-		n->outputs = arena_array(m->arena, np->n_output, sizeof *n->outputs);
-		if ((!n->inputs && np->n_input) || (!n->outputs && np->n_output))
-			return false;
-		for (size_t k = 0; k < np->n_output; k++) {
-			const char *name = str(np->output[k]);
-			if (!name[0]) {
-				n->outputs[k] = -1;
-				continue;
+		char *const *outs;
+		if (lazy) {
+			const uint8_t *p = m->lazy.bytes + m->lazy.off[ni];
+			size_t len = m->lazy.len[ni];
+			decode_result r = decode_node(m, n, p, len, &scratch);
+			if (r == DECODE_NOMEM) {
+				ok = false;
+				break;
 			}
-			int32_t id = define(m, g, name, VAL_NODE);
-			if (id == -1)
-				return false;
-			if (id < -1) {
-				int32_t old = -id - 2;
-				malformed(m, g, ni, name, "value '%s' is produced twice: by %s and by this node",
-					  name, describe_def(m, g, old));
-				n->outputs[k] = old;
-				continue;
+			if (r == DECODE_OK) {
+				outs = (char *const *)scratch.outs;
+			} else {
+				/* Attributes with tensors or graphs: protobuf-c's message, checked
+				 * and viewed like any other. */
+				Onnx__NodeProto *np =
+					onnx__node_proto__unpack(arena_protobuf_allocator(m->arena), len, p);
+				if (!np || !from_proto(m, g, ni, np)) {
+					ok = false;
+					break;
+				}
+				outs = np->output;
 			}
-			g->values[id].producer = ni;
-			g->values[id].producer_out = (int32_t)k;
-			n->outputs[k] = id;
+		} else {
+			if (!from_proto(m, g, ni, nps[ni])) {
+				ok = false;
+				break;
+			}
+			outs = nps[ni]->output;
 		}
+		n->opset = node_opset(m, g, n->domain);
+		ok = define_outputs_of(m, g, ni, outs);
 	}
-	return true;
+	decode_scratch_free(&scratch);
+	return ok;
+}
+
+/* The value id of input name (len bytes, not terminated) of node ni, or -1 for "";
+ * an unknown name is reported and defined as VAL_UNDEFINED. -2 when memory ran out. */
+static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, size_t len)
+{
+	if (!len)
+		return -1;
+	int32_t id = strmap_getn(&g->names, name, len, NULL);
+	if (id >= 0)
+		return id;
+	/* Not of this graph: an outer scope's, or nobody's (rare: a copy to name it). */
+	char *copy = arena_strndup(m->arena, name, len);
+	if (!copy)
+		return -2;
+	id = graph_lookup(g, copy);
+	if (id >= 0)
+		return id;
+	if (m->nomem || arena_exhausted(m->arena))
+		return -2;
+	malformed(m, g, ni, copy, "input '%s' is not produced by any node, graph input, initializer or outer scope",
+		  copy);
+	id = define(m, g, copy, VAL_UNDEFINED);
+	return id < 0 ? -2 : id;
 }
 
 static bool resolve_inputs(osh_model *m, graph *g)
 {
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		node *n = &g->nodes[ni];
+		/* A decoded node's input names are still in its bytes. */
+		const uint8_t *p = n->proto ? NULL : m->lazy.bytes + m->lazy.off[ni];
+		size_t len = n->proto ? 0 : m->lazy.len[ni], pos = 0;
 		for (int32_t k = 0; k < n->ninputs; k++) {
-			const char *name = str(n->proto->input[k]);
-			if (!name[0]) {
-				n->inputs[k] = -1;
-				continue;
+			const char *name;
+			size_t name_len;
+			if (p) {
+				if (!decode_next_input(p, len, &pos, &name, &name_len))
+					return false; /* decode_node counted them: cannot happen */
+			} else {
+				name = str(n->proto->input[k]);
+				name_len = strlen(name);
 			}
-			int32_t id = graph_lookup(g, name);
-			if (id < 0) {
-				if (m->nomem || arena_exhausted(m->arena))
-					return false;
-				malformed(m, g, ni, name,
-					  "input '%s' is not produced by any node, graph input, initializer or outer scope",
-					  name);
-				id = define(m, g, name, VAL_UNDEFINED);
-				if (id < 0)
-					return false;
-			}
+			int32_t id = input_id(m, g, ni, name, name_len);
+			if (id < -1)
+				return false;
 			n->inputs[k] = id;
-			if (!add_consumer(m, &g->values[id], ni))
+			if (id >= 0 && !add_consumer(m, &g->values[id], ni))
 				return false;
 		}
 	}
@@ -674,10 +756,27 @@ static size_t node_outputs(Onnx__NodeProto **nodes, size_t n)
 	return k;
 }
 
+/* The same for nodes still in wire bytes: their output (2) fields. */
+static size_t lazy_outputs(const wire_nodes *w)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const uint8_t *p = w->bytes + w->off[i];
+		for (size_t pos = 0, len = w->len[i]; pos < len;) {
+			wire_field f;
+			if (!wire_next(p, len, &pos, &f))
+				break;
+			k += f.number == 2;
+		}
+	}
+	return k;
+}
+
 static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
-					   node_outputs(g->proto->node, g->proto->n_node)
+					   (is_lazy(m, g) ? lazy_outputs(&m->lazy)
+							  : node_outputs(g->proto->node, g->proto->n_node))
 				 : g->function->n_input + g->function->n_output +
 					   node_outputs(g->function->node, g->function->n_node);
 	if (!reserve_values(m, g, expect + 16))

@@ -61,11 +61,12 @@
 #define INDEX_BYTES_PER_STRING 384
 #define BUDGET_MARGIN ((uint64_t)64 << 20)
 
-/* The arena budget for a model whose pre-scan counted ps; `copy` is the bytes of
- * input copied into the arena (osh_model_load_buffer). */
-static uint64_t budget_for(const prescan_stats *ps, uint64_t copy)
+/* The arena budget for a model of `size` bytes whose pre-scan counted ps; `copy` is
+ * the bytes of input copied into the arena (osh_model_load_buffer). The main graph's
+ * nodes are kept as bytes besides (unpack_split.c): at most the file again. */
+static uint64_t budget_for(const prescan_stats *ps, uint64_t size, uint64_t copy)
 {
-	return copy + ps->unpack_bytes + ps->messages * INDEX_BYTES_PER_MESSAGE +
+	return copy + size + ps->unpack_bytes + ps->messages * INDEX_BYTES_PER_MESSAGE +
 	       ps->strings * INDEX_BYTES_PER_STRING + BUDGET_MARGIN;
 }
 
@@ -93,7 +94,7 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
 			    "file's %zu bytes (the limit is %d times): a file built to exhaust memory, not a model",
 			    name, (unsigned long long)ps.messages, (unsigned long long)ps.unpack_bytes,
 			    (unsigned long long)(ps.unpack_bytes / (size ? size : 1)), size, MAX_EXPANSION);
-	*budget = budget_for(&ps, copy);
+	*budget = budget_for(&ps, size, copy);
 	return OSH_OK;
 }
 
@@ -118,6 +119,7 @@ static osh_model *model_new(const char *path, uint64_t budget)
 		return NULL;
 	}
 	strmap_init(&m->opset_index, a);
+	strmap_init(&m->interned, a);
 	symtab_init(&m->syms, a);
 	return m;
 }
@@ -166,7 +168,7 @@ static void unmap_input(osh_model *m, split_input *in)
 static osh_status build(osh_model *m, split_input *in, osh_error *err)
 {
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
-	split_result r = unpack_split(in, alloc, &m->proto);
+	split_result r = unpack_split(in, alloc, &m->proto, &m->lazy);
 	if (r == SPLIT_NOT_USED || r == SPLIT_NOMEM)
 		m->proto = onnx__model_proto__unpack(alloc, in->size, in->data);
 	if (in->releasable)

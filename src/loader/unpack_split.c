@@ -1,6 +1,15 @@
-/* unpack_split.c: unpacks a model whose weights are inline without holding the file's
- * bytes and their unpacked copy at the same time (see unpack_split.h).
+/* unpack_split.c: unpacks a model in pieces (see unpack_split.h): the main graph's
+ * nodes and initializers are cut out of the bytes given to protobuf-c.
  *
+ * Nodes: protobuf-c builds a message, a C string per name and an AttributeProto per
+ * attribute for each node, several hundred bytes where the file spends fifty; the
+ * index needs none of that for a plain node. The main graph's nodes are therefore
+ * kept as their wire bytes (copied into the arena, in file order) and decode_node.c
+ * reads them straight into the IR; a node is unpacked by protobuf-c only when the
+ * index meets one it does not decode, or when the model is rewritten or written
+ * (index_materialize).
+ *
+ * Weights:
  * protobuf-c copies every bytes field on unpack, so unpacking a model in one call
  * needs the whole input and the whole output at once: twice the weights. Instead the
  * main graph's initializers (where inline weights live) are cut out of the input: the
@@ -19,18 +28,19 @@
  *
  * Invariant: the input was pre-scanned (prescan.c): the walk here only needs to
  * find fields, and anything it does not expect (several graph fields, which protobuf
- * merges) sends the caller to the plain one-call unpack.
+ * merges) sends the caller to the plain one-call unpack. Cutting nodes out changes
+ * nothing protobuf-c would build: a GraphProto's nodes are its field-1 entries in
+ * order, each parsed from its own bytes.
  */
 #define _GNU_SOURCE
 #include "loader/unpack_split.h"
+#include "loader/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Below this many bytes of initializers, one unpack call is as lean and simpler. */
-#define SPLIT_MIN ((size_t)1 << 20)
 /* Input is given back in steps of at least this much: one munmap per initializer
  * would be a system call per tensor. */
 #define RELEASE_STEP ((size_t)8 << 20)
@@ -38,60 +48,7 @@
  * mapped, its pages are not even read. */
 #define ALIAS_MIN ((size_t)4 << 10)
 
-typedef struct span {
-	size_t start, end;     /* the whole field: key, length, payload */
-	size_t payload, len;   /* the payload */
-} span;
-
-static bool get_varint(const uint8_t *p, size_t size, size_t *pos, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64 && *pos < size; shift += 7) {
-		uint8_t b = p[(*pos)++];
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*out = v;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Reads the field at *pos in [*pos, end): its number, wire type and extent. */
-static bool next_field(const uint8_t *p, size_t end, size_t *pos, uint32_t *field, span *s)
-{
-	s->start = *pos;
-	uint64_t key, v;
-	if (!get_varint(p, end, pos, &key))
-		return false;
-	*field = (uint32_t)(key >> 3);
-	switch (key & 7) {
-	case 0:
-		if (!get_varint(p, end, pos, &v))
-			return false;
-		s->payload = *pos, s->len = 0;
-		break;
-	case 1:
-	case 5: {
-		size_t w = (key & 7) == 1 ? 8 : 4;
-		if (end - *pos < w)
-			return false;
-		s->payload = *pos, s->len = w;
-		*pos += w;
-		break;
-	}
-	case 2:
-		if (!get_varint(p, end, pos, &v) || v > end - *pos)
-			return false;
-		s->payload = *pos, s->len = (size_t)v;
-		*pos += (size_t)v;
-		break;
-	default: /* groups: not in ONNX; leave it to the plain unpack */
-		return false;
-	}
-	s->end = *pos;
-	return true;
-}
+typedef wire_field span;
 
 static size_t put_varint(uint8_t *out, uint64_t v)
 {
@@ -104,19 +61,18 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 }
 
 /* The model-level graph field (7) when there is exactly one; false otherwise. */
-static bool find_graph(const uint8_t *data, size_t size, span *graph)
+static bool find_graph(const uint8_t *data, size_t size, span *gfield)
 {
 	size_t pos = 0;
 	int count = 0;
 	while (pos < size) {
-		uint32_t field;
-		span s = {0};
-		if (!next_field(data, size, &pos, &field, &s))
+		span s;
+		if (!wire_next(data, size, &pos, &s))
 			return false;
-		if (field == 7) {
-			if ((data[s.start] & 7) != 2)
+		if (s.number == 7) {
+			if (s.type != 2)
 				return false;
-			*graph = s;
+			*gfield = s;
 			count++;
 		}
 	}
@@ -146,12 +102,11 @@ static bool find_raw(const uint8_t *data, const span *s, span *raw)
 	size_t end = s->payload + s->len;
 	int count = 0;
 	for (size_t pos = s->payload; pos < end;) {
-		uint32_t field;
-		span f = {0};
-		if (!next_field(data, end, &pos, &field, &f))
+		span f;
+		if (!wire_next(data, end, &pos, &f))
 			return false;
-		if (field == 9) {
-			if ((data[f.start] & 7) != 2)
+		if (f.number == 9) {
+			if (f.type != 2)
 				return false;
 			*raw = f;
 			count++;
@@ -185,92 +140,137 @@ static Onnx__TensorProto *unpack_aliased(split_input *in, ProtobufCAllocator *al
 	return t;
 }
 
-split_result unpack_split(split_input *in, ProtobufCAllocator *alloc, Onnx__ModelProto **out)
+/* A growable list of spans (malloc: scratch for one call). */
+typedef struct span_list {
+	span *v;
+	size_t n, cap;
+} span_list;
+
+static bool push(span_list *l, const span *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		span *grown = realloc(l->v, cap * sizeof *grown);
+		if (!grown)
+			return false;
+		l->v = grown, l->cap = cap;
+	}
+	l->v[l->n++] = *s;
+	return true;
+}
+
+/* The graph's node (1) and initializer (5) entries. SPLIT_OK, SPLIT_NOT_USED for an
+ * unexpected wire type, SPLIT_NOMEM. */
+static split_result collect(const uint8_t *data, const span *gfield, span_list *nodes, span_list *inits)
+{
+	size_t gend = gfield->payload + gfield->len;
+	for (size_t pos = gfield->payload; pos < gend;) {
+		span s;
+		if (!wire_next(data, gend, &pos, &s))
+			return SPLIT_NOT_USED;
+		if (s.number != 1 && s.number != 5)
+			continue;
+		if (s.type != 2)
+			return SPLIT_NOT_USED;
+		if (!push(s.number == 1 ? nodes : inits, &s))
+			return SPLIT_NOMEM;
+	}
+	return SPLIT_OK;
+}
+
+/* The nodes' bytes, copied into the arena one after another; each node's extent. */
+static bool keep_nodes(const uint8_t *data, const span_list *nodes, ProtobufCAllocator *alloc, wire_nodes *out)
+{
+	size_t total = 0;
+	for (size_t k = 0; k < nodes->n; k++)
+		total += nodes->v[k].len;
+	uint8_t *bytes = alloc->alloc(alloc->allocator_data, total ? total : 1);
+	uint32_t *off = alloc->alloc(alloc->allocator_data, nodes->n * sizeof *off);
+	uint32_t *len = alloc->alloc(alloc->allocator_data, nodes->n * sizeof *len);
+	if (!bytes || !off || !len)
+		return false;
+	size_t w = 0;
+	for (size_t k = 0; k < nodes->n; k++) {
+		memcpy(bytes + w, data + nodes->v[k].payload, nodes->v[k].len);
+		off[k] = (uint32_t)w; /* a model is under 2 GiB */
+		len[k] = (uint32_t)nodes->v[k].len;
+		w += nodes->v[k].len;
+	}
+	*out = (wire_nodes){.bytes = bytes, .off = off, .len = len, .n = nodes->n};
+	return true;
+}
+
+split_result unpack_split(split_input *in, ProtobufCAllocator *alloc, Onnx__ModelProto **out, wire_nodes *nodes_out)
 {
 	*out = NULL;
+	*nodes_out = (wire_nodes){0};
 	const uint8_t *data = in->data;
 	size_t size = in->size;
-	span graph = {0};
-	if (!find_graph(data, size, &graph))
+	span g = {0};
+	if (!find_graph(data, size, &g))
 		return SPLIT_NOT_USED;
-	/* The graph's initializer entries, and the bytes they take. */
-	size_t n = 0, cap = 0, cut = 0;
-	span *inits = NULL;
-	size_t gend = graph.payload + graph.len;
-	for (size_t pos = graph.payload; pos < gend;) {
-		uint32_t field;
-		span s = {0};
-		if (!next_field(data, gend, &pos, &field, &s)) {
-			free(inits);
-			return SPLIT_NOT_USED;
-		}
-		if (field != 5)
-			continue;
-		if ((data[s.start] & 7) != 2) {
-			free(inits);
-			return SPLIT_NOT_USED;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			span *grown = realloc(inits, cap * sizeof *grown);
-			if (!grown) {
-				free(inits);
-				return SPLIT_NOMEM;
-			}
-			inits = grown;
-		}
-		inits[n++] = s;
-		cut += s.end - s.start;
+	span_list nodes = {0}, inits = {0};
+	split_result r = collect(data, &g, &nodes, &inits);
+	if (r != SPLIT_OK || (!nodes.n && !inits.n)) {
+		free(nodes.v), free(inits.v);
+		return r != SPLIT_OK ? r : SPLIT_NOT_USED;
 	}
-	if (cut < SPLIT_MIN) {
-		free(inits);
-		return SPLIT_NOT_USED;
-	}
-	/* The model without them: the graph's length prefix is rewritten, nothing else. */
-	size_t glen = graph.len - cut;
+	/* The model without them: the graph's length prefix is rewritten, nothing else.
+	 * The two lists are merged back into file order to copy the gaps between. */
+	size_t cut = 0;
+	for (size_t k = 0; k < nodes.n; k++)
+		cut += nodes.v[k].end - nodes.v[k].start;
+	for (size_t k = 0; k < inits.n; k++)
+		cut += inits.v[k].end - inits.v[k].start;
+	size_t gend = g.payload + g.len;
+	size_t glen = g.len - cut;
 	uint8_t lenbuf[10];
 	size_t lenw = put_varint(lenbuf, glen);
-	size_t rest = size - graph.end;
+	size_t rest = size - g.end;
 	size_t keylen = 0;
 	{
-		size_t pos = graph.start;
+		size_t pos = g.start;
 		uint64_t key;
-		get_varint(data, size, &pos, &key);
-		keylen = pos - graph.start;
+		wire_varint(data, size, &pos, &key);
+		keylen = pos - g.start;
 	}
-	size_t total = graph.start + keylen + lenw + glen + rest;
+	size_t total = g.start + keylen + lenw + glen + rest;
 	uint8_t *b = malloc(total ? total : 1);
 	if (!b) {
-		free(inits);
+		free(nodes.v), free(inits.v);
 		return SPLIT_NOMEM;
 	}
 	size_t w = 0;
-	memcpy(b, data, graph.start + keylen), w = graph.start + keylen;
+	memcpy(b, data, g.start + keylen), w = g.start + keylen;
 	memcpy(b + w, lenbuf, lenw), w += lenw;
-	size_t from = graph.payload;
-	for (size_t k = 0; k < n; k++) {
-		memcpy(b + w, data + from, inits[k].start - from), w += inits[k].start - from;
-		from = inits[k].end;
+	size_t from = g.payload;
+	for (size_t i = 0, j = 0; i < nodes.n || j < inits.n;) {
+		bool node_first = j == inits.n || (i < nodes.n && nodes.v[i].start < inits.v[j].start);
+		const span *s = node_first ? &nodes.v[i++] : &inits.v[j++];
+		memcpy(b + w, data + from, s->start - from), w += s->start - from;
+		from = s->end;
 	}
 	memcpy(b + w, data + from, gend - from), w += gend - from;
-	memcpy(b + w, data + graph.end, rest), w += rest;
+	memcpy(b + w, data + g.end, rest), w += rest;
 	Onnx__ModelProto *m = onnx__model_proto__unpack(alloc, w, b);
 	free(b);
-	if (!m || !m->graph || m->graph->n_initializer) {
-		free(inits);
+	if (!m || !m->graph || m->graph->n_initializer || m->graph->n_node || !keep_nodes(data, &nodes, alloc, nodes_out)) {
+		free(nodes.v), free(inits.v);
 		return SPLIT_FAILED;
 	}
-	Onnx__TensorProto **arr = alloc->alloc(alloc->allocator_data, n * sizeof *arr);
+	free(nodes.v);
+	size_t n = inits.n;
+	Onnx__TensorProto **arr = alloc->alloc(alloc->allocator_data, (n ? n : 1) * sizeof *arr);
 	if (!arr) {
-		free(inits);
+		free(inits.v);
 		return SPLIT_FAILED;
 	}
 	uint8_t *tmp = NULL;
 	size_t tmp_cap = 0;
 	for (size_t k = 0; k < n; k++) {
 		span raw;
-		if (in->alias_ok && find_raw(data, &inits[k], &raw) && raw.len >= ALIAS_MIN) {
-			arr[k] = unpack_aliased(in, alloc, &inits[k], &raw, &tmp, &tmp_cap);
+		if (in->alias_ok && find_raw(data, &inits.v[k], &raw) && raw.len >= ALIAS_MIN) {
+			arr[k] = unpack_aliased(in, alloc, &inits.v[k], &raw, &tmp, &tmp_cap);
 			/* Everything before the weights is unpacked and may go, in steps (a
 			 * hole per tensor would split the mapping into as many areas); the
 			 * weights stay, and so does a stretch too short to unmap. */
@@ -278,17 +278,17 @@ split_result unpack_split(split_input *in, ProtobufCAllocator *alloc, Onnx__Mode
 			in->released = raw.payload + raw.len;
 			in->aliased = true;
 		} else {
-			arr[k] = onnx__tensor_proto__unpack(alloc, inits[k].len, data + inits[k].payload);
-			release_to(in, inits[k].end, RELEASE_STEP);
+			arr[k] = onnx__tensor_proto__unpack(alloc, inits.v[k].len, data + inits.v[k].payload);
+			release_to(in, inits.v[k].end, RELEASE_STEP);
 		}
 		if (!arr[k]) {
 			free(tmp);
-			free(inits);
+			free(inits.v);
 			return SPLIT_FAILED;
 		}
 	}
 	free(tmp);
-	free(inits);
+	free(inits.v);
 	m->graph->initializer = arr;
 	m->graph->n_initializer = n;
 	*out = m;

@@ -1,9 +1,11 @@
-/* unpack_split.h: unpacking a model with big inline weights in pieces, so that the
- * input's pages are given back while the weights are copied out of them.
+/* unpack_split.h: unpacking a model in pieces: its main graph's nodes are kept as
+ * wire bytes for decode_node.c, and its initializers are unpacked one at a time so
+ * that the input's pages are given back while the weights are copied out of them.
  */
 #ifndef OSH_LOADER_UNPACK_SPLIT_H
 #define OSH_LOADER_UNPACK_SPLIT_H
 
+#include "core/model.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdbool.h>
@@ -28,13 +30,14 @@ typedef struct split_input {
 
 typedef enum split_result {
 	SPLIT_OK,       /* *out is the model */
-	SPLIT_NOT_USED, /* nothing worth splitting, or an unusual layout: unpack in one call */
+	SPLIT_NOT_USED, /* nothing to split, or an unusual layout: unpack in one call */
 	SPLIT_NOMEM,    /* out of memory for the small copy (nothing released) */
 	SPLIT_FAILED,   /* protobuf-c refused a piece, or the arena ran out: see the arena */
 } split_result;
 
-/* Unpacks the model into `alloc`. On SPLIT_NOT_USED and SPLIT_NOMEM the input is
- * untouched; after SPLIT_FAILED part of it may have been released. */
-split_result unpack_split(split_input *in, ProtobufCAllocator *alloc, Onnx__ModelProto **out);
+/* Unpacks the model into `alloc`, but for the main graph's nodes: on SPLIT_OK the
+ * graph has none (n_node 0) and *nodes holds them. On SPLIT_NOT_USED and SPLIT_NOMEM
+ * the input is untouched; after SPLIT_FAILED part of it may have been released. */
+split_result unpack_split(split_input *in, ProtobufCAllocator *alloc, Onnx__ModelProto **out, wire_nodes *nodes);
 
 #endif

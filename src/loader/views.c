@@ -34,31 +34,32 @@ const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 		v->valid = ok && dtype_raw_bytes(v->dtype, count, &need) && need == t->raw_data.len;
 		return v;
 	}
-	v->f32 = t->float_data;
-	v->i32 = t->int32_data;
-	v->i64 = t->int64_data;
-	v->f64 = t->double_data;
-	v->u64 = t->uint64_data;
 	switch (v->dtype) {
 	case DT_FLOAT:
 	case DT_COMPLEX64:
+		v->f32 = t->float_data;
 		v->ntyped = t->n_float_data;
 		break;
 	case DT_DOUBLE:
 	case DT_COMPLEX128:
+		v->f64 = t->double_data;
 		v->ntyped = t->n_double_data;
 		break;
 	case DT_INT64:
+		v->i64 = t->int64_data;
 		v->ntyped = t->n_int64_data;
 		break;
 	case DT_UINT32:
 	case DT_UINT64:
+		v->u64 = t->uint64_data;
 		v->ntyped = t->n_uint64_data;
 		break;
 	case DT_STRING:
+		v->typed = NULL; /* string_data is not viewed */
 		v->ntyped = t->n_string_data;
 		break;
 	default:
+		v->i32 = t->int32_data;
 		v->ntyped = t->n_int32_data;
 		break;
 	}

@@ -84,8 +84,22 @@ static int64_t attr_int(const node *n, const char *name, int64_t def)
 	return a && a->type == AT_INT ? a->i : def;
 }
 
+/* bcast_ops by name, built once per pass: most nodes do not broadcast, and finding
+ * that out by comparing their type with every row cost more than linting the rest. */
+static bool bcast_index(strmap *ops, arena *a)
+{
+	strmap_init(ops, a);
+	int32_t n = (int32_t)(sizeof bcast_ops / sizeof bcast_ops[0]);
+	if (!strmap_reserve(ops, (size_t)n))
+		return false;
+	for (int32_t i = 0; i < n; i++)
+		if (!strmap_set(ops, bcast_ops[i].op, i))
+			return false;
+	return true;
+}
+
 /* False for a node that does not broadcast (or whose opset is not imported). */
-static bool broadcast_of(const node *n, bnode *b)
+static bool broadcast_of(const strmap *ops, const node *n, bnode *b)
 {
 	*b = (bnode){.rule = BCAST_NUMPY, .axis = -1, .n = 2};
 	if (n->opset < 0)
@@ -98,9 +112,8 @@ static bool broadcast_of(const node *n, bnode *b)
 		b->axis_rule = true;
 		return true;
 	}
-	for (size_t i = 0; i < sizeof bcast_ops / sizeof bcast_ops[0]; i++) {
-		if (strcmp(bcast_ops[i].op, n->op_type))
-			continue;
+	int32_t i = strmap_get(ops, n->op_type);
+	if (i >= 0) {
 		switch (bcast_ops[i].fam) {
 		case FAM_BINARY:
 			b->legacy_op = true;
@@ -145,6 +158,7 @@ typedef struct lint {
 	/* Scratch for lint_growth, allocated once: operand and result shapes, counts. */
 	dim (*dims)[MAX_LINT_RANK];
 	struct mono *counts;
+	strmap bcast_ops; /* bcast_index */
 } lint;
 
 /* A message under construction: bounded, always terminated. */
@@ -788,7 +802,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	strmap_init(&L.one_or, m->arena);
 	L.dims = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.dims);
 	L.counts = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.counts);
-	if (!L.dims || !L.counts) {
+	if (!L.dims || !L.counts || !bcast_index(&L.bcast_ops, m->arena)) {
 		m->nomem = true;
 		return false;
 	}
@@ -806,7 +820,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 		for (int32_t k = 0; k < g->nnodes; k++) {
 			int32_t ni = g->order[k];
 			bnode b;
-			if (!broadcast_of(&g->nodes[ni], &b))
+			if (!broadcast_of(&L.bcast_ops, &g->nodes[ni], &b))
 				continue;
 			lint_legacy_attrs(&L, g, ni, &b);
 			lint_axis_rule(&L, g, ni, &b);

@@ -1,0 +1,363 @@
+/* decode_node.c: reads a NodeProto's wire bytes straight into the IR.
+ *
+ * Why: a model of a million nodes spent more memory, and with it more time (every
+ * fresh page is zeroed by the kernel), on protobuf-c's NodeProtos than on anything
+ * else: a message, a C string per name and a 248-byte AttributeProto per attribute.
+ * The index needs a node's type, names and plain attributes, which fit in the IR as
+ * it is; op types, domains and attribute names repeat across nodes and are stored
+ * once (m->interned).
+ *
+ * What it reads: NodeProto input (1), output (2), name (3), op_type (4), attribute
+ * (5), domain (7); AttributeProto name (1), f (2), i (3), s (4), floats (7, packed or
+ * not), ints (8, packed or not), strings (9), type (20), ref_attr_name (21). Other
+ * known fields (doc strings) and unknown ones are skipped: they stay in the bytes,
+ * which are what a write packs (index_materialize). An attribute holding a tensor, a
+ * graph, a sparse tensor or a type, a type that is not an AttributeType, or a wire
+ * type the schema does not give the field sends the node to protobuf-c, whose
+ * messages the index checks as before. Singular fields met twice keep the last, as
+ * protobuf does; repeated ones add up in order.
+ *
+ * Invariant: the bytes were pre-scanned (no NUL in a string, lengths within their
+ * message), and the result is what view_attrs makes of protobuf-c's message.
+ */
+#include "loader/decode_node.h"
+#include "loader/wire.h"
+#include "onnx-ml.pb-c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* NodeProto and AttributeProto field numbers (onnx.proto). */
+enum {
+	NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_NAME = 3, NODE_OP_TYPE = 4, NODE_ATTRIBUTE = 5, NODE_DOMAIN = 7,
+};
+enum {
+	ATTR_NAME = 1, ATTR_F = 2, ATTR_I = 3, ATTR_S = 4, ATTR_T = 5, ATTR_G = 6, ATTR_FLOATS = 7, ATTR_INTS = 8,
+	ATTR_STRINGS = 9, ATTR_TENSORS = 10, ATTR_GRAPHS = 11, ATTR_TP = 14, ATTR_TYPE_PROTOS = 15, ATTR_TYPE = 20,
+	ATTR_REF = 21, ATTR_SPARSE = 22, ATTR_SPARSES = 23,
+};
+
+static const char *intern(osh_model *m, const uint8_t *p, size_t len)
+{
+	const char *k;
+	if (strmap_getn(&m->interned, (const char *)p, len, &k) >= 0)
+		return k;
+	char *c = arena_strndup(m->arena, (const char *)p, len);
+	if (!c || !strmap_set(&m->interned, c, 0))
+		return NULL;
+	return c;
+}
+
+static float read_f32(const uint8_t *p)
+{
+	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* Counts of an attribute's repeated fields, and what decides its type when the file
+ * leaves the type out. */
+typedef struct attr_counts {
+	size_t ints, floats, strings;
+	bool has_f, has_i, has_s, has_type;
+	int64_t type;
+} attr_counts;
+
+static size_t count_varints(const uint8_t *p, size_t start, size_t end)
+{
+	size_t n = 0;
+	for (size_t i = start; i < end; i++)
+		n += !(p[i] & 0x80);
+	return n;
+}
+
+/* First pass over an attribute: counts, and whether this reader can take it. */
+static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_counts *c)
+{
+	*c = (attr_counts){0};
+	for (size_t pos = start; pos < end;) {
+		wire_field f;
+		if (!wire_next(p, end, &pos, &f))
+			return false;
+		switch (f.number) {
+		case ATTR_NAME:
+		case ATTR_REF:
+			if (f.type != 2)
+				return false;
+			break;
+		case ATTR_F:
+			if (f.type != 5)
+				return false;
+			c->has_f = true;
+			break;
+		case ATTR_I:
+			if (f.type != 0)
+				return false;
+			c->has_i = true;
+			break;
+		case ATTR_S:
+			if (f.type != 2)
+				return false;
+			c->has_s = true;
+			break;
+		case ATTR_FLOATS:
+			if (f.type == 5)
+				c->floats++;
+			else if (f.type == 2 && f.len % 4 == 0)
+				c->floats += f.len / 4;
+			else
+				return false;
+			break;
+		case ATTR_INTS:
+			if (f.type == 0)
+				c->ints++;
+			else if (f.type == 2)
+				c->ints += count_varints(p, f.payload, f.payload + f.len);
+			else
+				return false;
+			break;
+		case ATTR_STRINGS:
+			if (f.type != 2)
+				return false;
+			c->strings++;
+			break;
+		case ATTR_TYPE:
+			if (f.type != 0)
+				return false;
+			c->has_type = true;
+			c->type = (int32_t)f.value; /* an enum is an int32 on the wire */
+			break;
+		case ATTR_T:
+		case ATTR_G:
+		case ATTR_TENSORS:
+		case ATTR_GRAPHS:
+		case ATTR_TP:
+		case ATTR_TYPE_PROTOS:
+		case ATTR_SPARSE:
+		case ATTR_SPARSES:
+			return false; /* nested messages: protobuf-c's, checked by the index */
+		default:
+			break; /* doc_string, unknown fields */
+		}
+	}
+	/* A type the enum does not know is reported by the index's check of the message. */
+	return !c->has_type ||
+	       protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)c->type);
+}
+
+/* As views.c's guess_type: the declared type, or for old files the field that is set. */
+static attr_type type_of(const attr_counts *c)
+{
+	if (c->has_type && c->type != AT_UNDEFINED)
+		return (attr_type)c->type;
+	if (c->has_f)
+		return AT_FLOAT;
+	if (c->has_i)
+		return AT_INT;
+	if (c->has_s)
+		return AT_STRING;
+	if (c->floats)
+		return AT_FLOATS;
+	if (c->ints)
+		return AT_INTS;
+	if (c->strings)
+		return AT_STRINGS;
+	return AT_UNDEFINED;
+}
+
+/* Second pass: fills v. The arrays are kept whatever the type, as protobuf-c keeps
+ * every field, but only the type's own array is published, as view_attrs does. */
+static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_counts *c,
+			       attr_view *v)
+{
+	*v = (attr_view){.name = "", .graph_index = 0};
+	v->type = type_of(c);
+	int64_t *ints = NULL;
+	float *floats = NULL;
+	const char **strings = NULL;
+	if (v->type == AT_INTS && !(ints = arena_array(m->arena, c->ints ? c->ints : 1, sizeof *ints)))
+		return DECODE_NOMEM;
+	if (v->type == AT_FLOATS && !(floats = arena_array(m->arena, c->floats ? c->floats : 1, sizeof *floats)))
+		return DECODE_NOMEM;
+	if (v->type == AT_STRINGS && !(strings = arena_array(m->arena, c->strings ? c->strings : 1, sizeof *strings)))
+		return DECODE_NOMEM;
+	size_t ni = 0, nf = 0, ns = 0;
+	for (size_t pos = start; pos < end;) {
+		wire_field f;
+		wire_next(p, end, &pos, &f); /* scan_attr read these bytes already */
+		const char *str = (const char *)p + f.payload;
+		switch (f.number) {
+		case ATTR_NAME:
+			if (!(v->name = intern(m, p + f.payload, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case ATTR_REF:
+			if (!(v->ref = arena_strndup(m->arena, str, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case ATTR_F:
+			v->f = read_f32(p + f.payload);
+			break;
+		case ATTR_I:
+			v->i = (int64_t)f.value;
+			break;
+		case ATTR_S:
+			if (!(v->s = arena_strndup(m->arena, str, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case ATTR_FLOATS:
+			if (!floats)
+				break;
+			if (f.type == 5)
+				floats[nf++] = read_f32(p + f.payload);
+			else
+				for (size_t k = 0; k < f.len; k += 4)
+					floats[nf++] = read_f32(p + f.payload + k);
+			break;
+		case ATTR_INTS:
+			if (!ints)
+				break;
+			if (f.type == 0) {
+				ints[ni++] = (int64_t)f.value;
+			} else {
+				for (size_t q = f.payload; q < f.payload + f.len;) {
+					uint64_t x = 0;
+					if (!wire_varint(p, f.payload + f.len, &q, &x))
+						break;
+					ints[ni++] = (int64_t)x;
+				}
+			}
+			break;
+		case ATTR_STRINGS:
+			if (strings && !(strings[ns++] = arena_strndup(m->arena, str, f.len)))
+				return DECODE_NOMEM;
+			break;
+		default:
+			break;
+		}
+	}
+	if (ints)
+		v->ints = ints, v->n = (int32_t)ni;
+	if (floats)
+		v->floats = floats, v->n = (int32_t)nf;
+	if (strings)
+		v->strings = strings, v->n = (int32_t)ns;
+	return DECODE_OK;
+}
+
+static bool reserve_outs(decode_scratch *s, size_t n)
+{
+	if (n <= s->cap)
+		return true;
+	size_t cap = s->cap ? s->cap : 8;
+	while (cap < n)
+		cap *= 2;
+	const char **grown = realloc(s->outs, cap * sizeof *grown);
+	if (!grown)
+		return false;
+	s->outs = grown, s->cap = cap;
+	return true;
+}
+
+decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, decode_scratch *s)
+{
+	/* First pass: counts, and whether every field is one this reader takes. */
+	size_t nin = 0, nout = 0, nattr = 0;
+	for (size_t pos = 0; pos < len;) {
+		wire_field f;
+		if (!wire_next(p, len, &pos, &f))
+			return DECODE_UNPACK;
+		switch (f.number) {
+		case NODE_INPUT:
+		case NODE_OUTPUT:
+		case NODE_NAME:
+		case NODE_OP_TYPE:
+		case NODE_DOMAIN:
+		case NODE_ATTRIBUTE:
+			if (f.type != 2)
+				return DECODE_UNPACK;
+			nin += f.number == NODE_INPUT;
+			nout += f.number == NODE_OUTPUT;
+			if (f.number == NODE_ATTRIBUTE) {
+				attr_counts c;
+				if (!scan_attr(p, f.payload, f.payload + f.len, &c))
+					return DECODE_UNPACK;
+				nattr++;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (nin > INT32_MAX || nout > INT32_MAX || nattr > INT32_MAX)
+		return DECODE_UNPACK;
+	if (!reserve_outs(s, nout))
+		return DECODE_NOMEM;
+	node d = {.name = "", .op_type = "", .domain = "", .ninputs = (int32_t)nin, .noutputs = (int32_t)nout,
+		  .nattrs = (int32_t)nattr};
+	d.inputs = arena_array(m->arena, nin, sizeof *d.inputs);
+	d.outputs = arena_array(m->arena, nout, sizeof *d.outputs);
+	d.attrs = arena_array(m->arena, nattr ? nattr : 1, sizeof *d.attrs);
+	if ((nin && !d.inputs) || (nout && !d.outputs) || !d.attrs)
+		return DECODE_NOMEM;
+	size_t o = 0, a = 0;
+	for (size_t pos = 0; pos < len;) {
+		wire_field f;
+		wire_next(p, len, &pos, &f);
+		const char *str = (const char *)p + f.payload;
+		switch (f.number) {
+		case NODE_OUTPUT:
+			if (!(s->outs[o++] = f.len ? arena_strndup(m->arena, str, f.len) : ""))
+				return DECODE_NOMEM;
+			break;
+		case NODE_NAME:
+			if (!(d.name = arena_strndup(m->arena, str, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case NODE_OP_TYPE:
+			if (!(d.op_type = intern(m, p + f.payload, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case NODE_DOMAIN:
+			if (!(d.domain = intern(m, p + f.payload, f.len)))
+				return DECODE_NOMEM;
+			break;
+		case NODE_ATTRIBUTE: {
+			attr_counts c;
+			scan_attr(p, f.payload, f.payload + f.len, &c);
+			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &c, &d.attrs[a++]);
+			if (r != DECODE_OK)
+				return r;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (!strcmp(d.domain, "ai.onnx"))
+		d.domain = "";
+	*n = d;
+	return DECODE_OK;
+}
+
+void decode_scratch_free(decode_scratch *s)
+{
+	free(s->outs);
+	*s = (decode_scratch){0};
+}
+
+bool decode_next_input(const uint8_t *p, size_t len, size_t *pos, const char **name, size_t *name_len)
+{
+	while (*pos < len) {
+		wire_field f;
+		if (!wire_next(p, len, pos, &f))
+			return false;
+		if (f.number == NODE_INPUT) {
+			*name = (const char *)p + f.payload;
+			*name_len = f.len;
+			return true;
+		}
+	}
+	return false;
+}
