@@ -16,6 +16,11 @@
  * the element fields are put back where protobuf-c would have written them: among
  * the known fields in field-number order, before unknown fields (which protobuf-c
  * writes last). The bytes are protobuf-c's own, in protobuf-c's order.
+ *
+ * Nodes a split load kept as bytes (m->lazy: loader/unpack_split.c) are written as
+ * those bytes: unchanged nodes need no message, and their fields stay as the file
+ * had them (order, unknown fields). Everything is sized before the first byte is
+ * written, so a model over protobuf's 2 GiB is refused with nothing written.
  */
 #include "emit/pack_stream.h"
 
@@ -185,6 +190,7 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 
 typedef struct graph_plan {
 	ProtobufCMessage *g;
+	const wire_nodes *lazy;       /* the nodes as bytes, or NULL */
 	uint8_t *rest;
 	size_t rest_len;
 	size_t *sizes[NGRAPH_FIELDS]; /* packed size of each element */
@@ -197,6 +203,14 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	size_t i = 0;
 	while (graph_fields[i] != field)
 		i++;
+	if (field == 1 && gp->lazy) {
+		for (size_t k = 0; k < gp->lazy->n && !p->err; k++) {
+			put_key(p, field);
+			put_varint(p, gp->lazy->len[k]);
+			out_write(p->out, gp->lazy->bytes + gp->lazy->off[k], gp->lazy->len[k]);
+		}
+		return;
+	}
 	ProtobufCMessage **arr;
 	size_t n = repeated(gp->g, field, &arr);
 	for (size_t k = 0; k < n && !p->err; k++)
@@ -211,9 +225,9 @@ static void emit_model_field(packer *p, uint32_t field, void *ctx)
 	merge(p, gp->g->descriptor, gp->rest, gp->rest_len, graph_fields, NGRAPH_FIELDS, emit_graph_field, gp);
 }
 
-static bool plan_graph(graph_plan *gp, ProtobufCMessage *g)
+static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_nodes *lazy)
 {
-	*gp = (graph_plan){.g = g};
+	*gp = (graph_plan){.g = g, .lazy = lazy};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -221,11 +235,14 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g)
 	for (size_t i = 0; i < NGRAPH_FIELDS; i++) {
 		ProtobufCMessage **arr;
 		size_t n = repeated(g, graph_fields[i], &arr);
+		bool wire = graph_fields[i] == 1 && lazy;
+		if (wire)
+			n = lazy->n;
 		gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i]);
 		if (!gp->sizes[i])
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			size_t s = protobuf_c_message_get_packed_size(arr[k]);
+			size_t s = wire ? lazy->len[k] : protobuf_c_message_get_packed_size(arr[k]);
 			gp->sizes[i][k] = s;
 			gp->total += varint_len((uint64_t)graph_fields[i] << 3 | 2) + varint_len(s) + s;
 		}
@@ -240,16 +257,20 @@ static void free_plan(graph_plan *gp)
 		free(gp->sizes[i]);
 }
 
-int pack_stream_model(out_file *out, Onnx__ModelProto *model)
+int pack_stream_model(out_file *out, Onnx__ModelProto *model, const wire_nodes *lazy)
 {
 	packer p = {.out = out};
 	if (!model->graph) {
+		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
+			return EFBIG;
 		sink s = {.base = {.append = sink_append}, .out = out};
 		protobuf_c_message_pack_to_buffer(&model->base, &s.base);
 		return 0;
 	}
+	if (lazy && (!lazy->n || model->graph->n_node))
+		lazy = NULL; /* the nodes are messages (emit/materialize.c) */
 	graph_plan gp;
-	bool ok = plan_graph(&gp, &model->graph->base);
+	bool ok = plan_graph(&gp, &model->graph->base, lazy);
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (ok) {
@@ -263,6 +284,11 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model)
 			protobuf_c_message_pack(&model->base, rest);
 		model->graph = g;
 		ok = rest != NULL;
+	}
+	if (ok && rest_len + varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + varint_len(gp.total) + gp.total > PACK_MAX) {
+		free(rest);
+		free_plan(&gp);
+		return EFBIG;
 	}
 	if (ok) {
 		static const uint32_t model_fields[] = {GRAPH_FIELD};

@@ -34,14 +34,22 @@ static int source_changed(const osh_model *m)
 	return 0;
 }
 
+typedef struct pack_job {
+	osh_model *m;
+	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
+} pack_job;
+
 static int produce_packed(out_file *o, void *ctx)
 {
-	osh_model *m = ctx;
+	pack_job *job = ctx;
+	osh_model *m = job->m;
 	/* Weights pointing into the mapped source are read now: they must be the bytes
 	 * that were loaded (loader/load.c). */
 	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
-	if (!e)
-		e = pack_stream_model(o, m->proto);
+	if (!e) {
+		e = pack_stream_model(o, m->proto, &m->lazy);
+		job->too_big = e == EFBIG;
+	}
 	return e ? e : o->err;
 }
 
@@ -77,23 +85,20 @@ static int produce_copy(out_file *o, void *ctx)
 	return o->err;
 }
 
-static osh_status check_writable(osh_model *m, const char *path, size_t *packed, bool pack, osh_error *err)
+static osh_status check_writable(osh_model *m, const char *path, osh_error *err)
 {
 	if (m->malformed)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; nothing written to '%s'",
 			    m->path, path ? path : "memory");
 	if (!m->proto)
 		return error_set(err, OSH_ERR_INVALID, "%s: no model to write", m->path);
-	if (pack && !emit_materialize(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to write", m->path);
-	if (pack) {
-		*packed = protobuf_c_message_get_packed_size(&m->proto->base);
-		if (*packed > (size_t)INT32_MAX)
-			return error_set(err, OSH_ERR_LIMIT,
-				    "%s: the model would be %zu bytes, over protobuf's 2 GiB limit; nothing written",
-				    path ? path : m->path, *packed);
-	}
 	return OSH_OK;
+}
+
+static osh_status too_big(osh_model *m, const char *path, osh_error *err)
+{
+	return error_set(err, OSH_ERR_LIMIT, "%s: the model would be over protobuf's 2 GiB limit; nothing written",
+		    path ? path : m->path);
 }
 
 static bool has_external_data(const osh_model *m)
@@ -134,8 +139,7 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
-	size_t packed = 0;
-	osh_status s = check_writable(m, path, &packed, pack, err);
+	osh_status s = check_writable(m, path, err);
 	if (s == OSH_OK)
 		s = check_external_dir(m, path, err);
 	if (s != OSH_OK)
@@ -146,7 +150,10 @@ osh_status osh_model_write(osh_model *m, const char *path, const osh_write_optio
 		.src_dev = (dev_t)m->src_dev,
 		.src_ino = (ino_t)m->src_ino,
 	};
-	s = write_atomic(path, &ao, pack ? produce_packed : produce_copy, m, err);
+	pack_job job = {.m = m};
+	s = pack ? write_atomic(path, &ao, produce_packed, &job, err) : write_atomic(path, &ao, produce_copy, m, err);
+	if (job.too_big)
+		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
 	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
 		snprintf(err->message, sizeof err->message,
 			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
@@ -158,10 +165,15 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 {
 	*data = NULL;
 	*size = 0;
-	size_t packed = 0;
-	osh_status s = check_writable(m, NULL, &packed, true, err);
+	osh_status s = check_writable(m, NULL, err);
 	if (s != OSH_OK)
 		return s;
+	/* One buffer, packed by protobuf-c: every node a message. */
+	if (!emit_materialize(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to pack", m->path);
+	size_t packed = protobuf_c_message_get_packed_size(&m->proto->base);
+	if (packed > PACK_MAX)
+		return too_big(m, NULL, err);
 	uint8_t *buf = malloc(packed ? packed : 1);
 	if (!buf)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory packing %zu bytes", m->path, packed);
