@@ -169,6 +169,7 @@ struct osh_model {
 	 * unpack_split.c); the pages around them are already unmapped. */
 	uint8_t *input_map;
 	size_t input_map_size;
+	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
 	uint64_t src_size;
 	bool has_src_stat; /* the source's identity, to refuse writing over it by accident */
 	uint64_t src_dev, src_ino;

@@ -22,11 +22,14 @@
  * had them (order, unknown fields). Everything is sized before the first byte is
  * written, so a model over protobuf's 2 GiB is refused with nothing written.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "emit/pack_stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Elements up to this size are packed into scratch memory; bigger ones stream. */
 #define SCRATCH_MAX ((size_t)1 << 20)
@@ -191,11 +194,38 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 typedef struct graph_plan {
 	ProtobufCMessage *g;
 	const wire_nodes *lazy;       /* the nodes as bytes, or NULL */
+	const uint8_t *map;           /* the input file's mapping, or NULL */
+	size_t map_size;
+	size_t dropped;               /* map's pages before this were given back */
 	uint8_t *rest;
 	size_t rest_len;
 	size_t *sizes[NGRAPH_FIELDS]; /* packed size of each element */
 	size_t total;                 /* the graph's packed size */
 } graph_plan;
+
+/* Weights written from the input's mapping have been read, which made their pages
+ * ours: they are given back (a page of a private file mapping we never wrote comes
+ * back from the page cache if read again), or writing a model would cost the whole
+ * file in memory again. Everything before the weights of t goes, in steps of
+ * DROP_STEP: dropping each tensor's own pages is undone by the kernel mapping a few
+ * pages around the next read (fault-around), so only what lies behind stays out.
+ * `final` drops up to the end of t's weights. Initializers are written in the order
+ * the split load read them, which is file order. */
+#define DROP_STEP ((size_t)4 << 20)
+
+static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
+{
+	if (!t->has_raw_data || !t->raw_data.len || t->raw_data.data < gp->map ||
+	    t->raw_data.data + t->raw_data.len > gp->map + gp->map_size)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t start = (size_t)(t->raw_data.data - gp->map);
+	size_t upto = final ? start + t->raw_data.len : start / page * page;
+	if (upto <= gp->dropped || (!final && upto - gp->dropped < DROP_STEP))
+		return;
+	madvise((void *)(gp->map + gp->dropped), upto - gp->dropped, MADV_DONTNEED);
+	gp->dropped = (upto + page - 1) / page * page;
+}
 
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 {
@@ -213,8 +243,11 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	}
 	ProtobufCMessage **arr;
 	size_t n = repeated(gp->g, field, &arr);
-	for (size_t k = 0; k < n && !p->err; k++)
+	for (size_t k = 0; k < n && !p->err; k++) {
 		put_element(p, field, arr[k], gp->sizes[i][k]);
+		if (field == 5 && gp->map)
+			drop_weights(gp, (const Onnx__TensorProto *)arr[k], k + 1 == n);
+	}
 }
 
 static void emit_model_field(packer *p, uint32_t field, void *ctx)
@@ -225,9 +258,9 @@ static void emit_model_field(packer *p, uint32_t field, void *ctx)
 	merge(p, gp->g->descriptor, gp->rest, gp->rest_len, graph_fields, NGRAPH_FIELDS, emit_graph_field, gp);
 }
 
-static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_nodes *lazy)
+static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_nodes *lazy, const pack_source *src)
 {
-	*gp = (graph_plan){.g = g, .lazy = lazy};
+	*gp = (graph_plan){.g = g, .lazy = lazy, .map = src ? src->map : NULL, .map_size = src ? src->map_size : 0};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -257,8 +290,9 @@ static void free_plan(graph_plan *gp)
 		free(gp->sizes[i]);
 }
 
-int pack_stream_model(out_file *out, Onnx__ModelProto *model, const wire_nodes *lazy)
+int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src)
 {
+	const wire_nodes *lazy = src ? src->lazy : NULL;
 	packer p = {.out = out};
 	if (!model->graph) {
 		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
@@ -270,7 +304,7 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const wire_nodes *
 	if (lazy && (!lazy->n || model->graph->n_node))
 		lazy = NULL; /* the nodes are messages (emit/materialize.c) */
 	graph_plan gp;
-	bool ok = plan_graph(&gp, &model->graph->base, lazy);
+	bool ok = plan_graph(&gp, &model->graph->base, lazy, src);
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (ok) {

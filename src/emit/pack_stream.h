@@ -10,11 +10,22 @@
 /* protobuf's limit for one message: 2 GiB - 1. */
 #define PACK_MAX ((size_t)INT32_MAX)
 
+/* What a loaded model still holds of its input: the main graph's nodes as bytes
+ * (m->lazy), and the file mapping its weights point into (m->input_map, when it maps
+ * the file itself; else NULL). */
+typedef struct pack_source {
+	const wire_nodes *lazy;
+	const uint8_t *map;
+	size_t map_size;
+} pack_source;
+
 /* Writes model, packed exactly as protobuf_c_message_pack would, to out; but when
- * `lazy` holds nodes and the main graph's node list is empty, the graph's nodes are
- * lazy's bytes, written as they are. Returns 0, EFBIG (over PACK_MAX: nothing was
- * written), or ENOMEM (out->err carries write errors). The model is modified
- * meanwhile (fields emptied and put back) and is as it was on return. */
-int pack_stream_model(out_file *out, Onnx__ModelProto *model, const wire_nodes *lazy);
+ * src->lazy holds nodes and the main graph's node list is empty, the graph's nodes
+ * are those bytes, written as they are. Weights read from src->map are dropped from
+ * the mapping once written (the page cache keeps them). src may be NULL. Returns 0,
+ * EFBIG (over PACK_MAX: nothing was written), or ENOMEM (out->err carries write
+ * errors). The model is modified meanwhile (fields emptied and put back) and is as
+ * it was on return. */
+int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src);
 
 #endif

@@ -47,7 +47,10 @@ static int produce_packed(out_file *o, void *ctx)
 	 * that were loaded (loader/load.c). */
 	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
-		e = pack_stream_model(o, m->proto, &m->lazy);
+		pack_source src = {.lazy = &m->lazy,
+				   .map = m->input_file_mapped ? m->input_map : NULL,
+				   .map_size = m->input_map_size};
+		e = pack_stream_model(o, m->proto, &src);
 		job->too_big = e == EFBIG;
 	}
 	return e ? e : o->err;

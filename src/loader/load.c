@@ -155,8 +155,16 @@ static void unmap_input(osh_model *m, split_input *in)
 		size_t from = (in->released + page - 1) / page * page;
 		if (from < in->size)
 			munmap(in->data + from, in->size - from);
+		/* Reading the fields between the weights mapped most of their pages
+		 * too: resident, they counted as much memory as the model itself. A
+		 * page of a private file mapping we never wrote comes back from the
+		 * page cache when a pass reads it; until then it need not be ours.
+		 * (Never for an anonymous copy: that would zero it.) */
+		if (in->file_mapped && from)
+			madvise(in->data, from, MADV_DONTNEED);
 		m->input_map = in->data;
 		m->input_map_size = in->size;
+		m->input_file_mapped = in->file_mapped;
 	} else if (in->size > in->released) {
 		munmap(in->data + in->released, in->size - in->released);
 	}
@@ -202,12 +210,15 @@ static osh_status empty(const char *name, osh_error *err)
 /* The whole file in a mapping whose pages can be given back piecemeal
  * (unpack_split): the file itself when it is big, else a private anonymous mapping
  * it is read into. */
-static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out, osh_error *err)
+static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out, bool *file_mapped,
+			   osh_error *err)
 {
+	*file_mapped = false;
 	if (size >= MAP_MIN) {
 		uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map != MAP_FAILED) {
 			*out = map;
+			*file_mapped = true;
 			return OSH_OK;
 		}
 		/* Not mappable (some file systems): read it. */
@@ -269,7 +280,8 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	}
 	uint8_t *data = NULL;
 	uint64_t budget = 0;
-	osh_status s = read_all(fd, path, (size_t)size, &data, err);
+	bool file_mapped = false;
+	osh_status s = read_all(fd, path, (size_t)size, &data, &file_mapped, err);
 	if (s == OSH_OK)
 		s = plan(path, data, (size_t)size, 0, opts, &budget, err);
 	osh_model *m = NULL;
@@ -288,7 +300,14 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	m->src_ino = (uint64_t)st.st_ino;
 	m->src_mtime_sec = (int64_t)st.st_mtim.tv_sec;
 	m->src_mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
-	split_input in = {.data = data, .size = (size_t)size, .releasable = true, .alias_ok = true};
+	/* The pre-scan read a field header on nearly every page, weights or not (a
+	 * 4 KB weight leaves no page without one), which made the whole file resident
+	 * in our mapping. Those pages are the page cache's: dropped from the mapping,
+	 * unpacking reads back only the pages it needs. */
+	if (file_mapped)
+		madvise(data, (size_t)size, MADV_DONTNEED);
+	split_input in = {.data = data, .size = (size_t)size, .releasable = true, .alias_ok = true,
+			  .file_mapped = file_mapped};
 	s = build(m, &in, err); /* unmaps data */
 	if (s != OSH_OK) {
 		osh_model_free(m);

@@ -24,6 +24,7 @@ typedef struct split_input {
 	size_t size;
 	bool releasable;
 	bool alias_ok;
+	bool file_mapped; /* data maps the file itself (not a copy) */
 	size_t released;
 	bool aliased;
 } split_input;
