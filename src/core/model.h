@@ -142,12 +142,18 @@ struct graph {
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };
 
-/* Nodes still in wire bytes: node k is bytes[off[k], off[k] + len[k]). */
-typedef struct wire_nodes {
+/* Messages still in wire bytes: message k is bytes[off[k], off[k] + len[k]). */
+typedef struct wire_list {
 	const uint8_t *bytes;
 	const uint32_t *off, *len;
 	size_t n;
-} wire_nodes;
+} wire_list;
+
+/* Initializer counts and bytes for the summary (loader/views.c: tensor_stats_add). */
+typedef struct tensor_stats {
+	size_t n, n_external;
+	uint64_t inline_bytes, external_bytes;
+} tensor_stats;
 
 typedef struct opset_entry {
 	const char *domain;
@@ -165,11 +171,14 @@ struct osh_model {
 	 * loaded from memory. */
 	int src_fd;
 	const uint8_t *src_copy;
-	/* The input mapping, kept when big raw_data fields point into it (loader/
-	 * unpack_split.c); the pages around them are already unmapped. */
+	/* The input mapping (the file itself, or an anonymous copy of a small one),
+	 * kept while the main graph's initializers are read from it (lazy_inits) and
+	 * weights point into it; its pages are dropped as the loader is done with
+	 * them (they come back from the page cache when read again). */
 	uint8_t *input_map;
 	size_t input_map_size;
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
+	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */
 	uint64_t src_size;
 	bool has_src_stat; /* the source's identity, to refuse writing over it by accident */
 	uint64_t src_dev, src_ino;
@@ -183,8 +192,14 @@ struct osh_model {
 	/* The main graph's nodes as the file has them (loader/unpack_split.c): while
 	 * lazy.n > 0 the GraphProto holds no NodeProto and the main graph's node k
 	 * is lazy node k; a node decode_node.c read has proto NULL. Emptied when the
-	 * messages are built for a rewrite or a write (index_materialize). */
-	wire_nodes lazy;
+	 * messages are built for a rewrite or a packing (loader/materialize.c). */
+	wire_list lazy;
+	/* The same for the main graph's initializers: TensorProtos in the input
+	 * (input_map, or src_copy), which stays until the model is freed. While
+	 * lazy_inits.n > 0 the GraphProto holds no initializer; their values have an
+	 * init_view and no init. Built by the same calls as the nodes. */
+	wire_list lazy_inits;
+	tensor_stats lazy_init_stats; /* what osh_model_summary reports of them */
 	strmap interned;  /* op types, domains and attribute names of decoded nodes */
 	graph *main;
 	graph **graphs; /* every graph: main, subgraphs, function bodies */

@@ -193,7 +193,8 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 
 typedef struct graph_plan {
 	ProtobufCMessage *g;
-	const wire_nodes *lazy;       /* the nodes as bytes, or NULL */
+	const wire_list *lazy;       /* the nodes as bytes, or NULL */
+	const wire_list *lazy_inits; /* the initializers as bytes, or NULL */
 	const uint8_t *map;           /* the input file's mapping, or NULL */
 	size_t map_size;
 	size_t dropped;               /* map's pages before this were given back */
@@ -213,18 +214,23 @@ typedef struct graph_plan {
  * the split load read them, which is file order. */
 #define DROP_STEP ((size_t)4 << 20)
 
-static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
+static void drop_behind(graph_plan *gp, const uint8_t *data, size_t len, bool final)
 {
-	if (!t->has_raw_data || !t->raw_data.len || t->raw_data.data < gp->map ||
-	    t->raw_data.data + t->raw_data.len > gp->map + gp->map_size)
+	if (!len || data < gp->map || data + len > gp->map + gp->map_size)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t start = (size_t)(t->raw_data.data - gp->map);
-	size_t upto = final ? start + t->raw_data.len : start / page * page;
+	size_t start = (size_t)(data - gp->map);
+	size_t upto = final ? start + len : start / page * page;
 	if (upto <= gp->dropped || (!final && upto - gp->dropped < DROP_STEP))
 		return;
 	madvise((void *)(gp->map + gp->dropped), upto - gp->dropped, MADV_DONTNEED);
 	gp->dropped = (upto + page - 1) / page * page;
+}
+
+static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
+{
+	if (t->has_raw_data)
+		drop_behind(gp, t->raw_data.data, t->raw_data.len, final);
 }
 
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
@@ -233,11 +239,14 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	size_t i = 0;
 	while (graph_fields[i] != field)
 		i++;
-	if (field == 1 && gp->lazy) {
-		for (size_t k = 0; k < gp->lazy->n && !p->err; k++) {
+	const wire_list *w = field == 1 ? gp->lazy : field == 5 ? gp->lazy_inits : NULL;
+	if (w) {
+		for (size_t k = 0; k < w->n && !p->err; k++) {
 			put_key(p, field);
-			put_varint(p, gp->lazy->len[k]);
-			out_write(p->out, gp->lazy->bytes + gp->lazy->off[k], gp->lazy->len[k]);
+			put_varint(p, w->len[k]);
+			out_write(p->out, w->bytes + w->off[k], w->len[k]);
+			if (field == 5 && gp->map)
+				drop_behind(gp, w->bytes + w->off[k], w->len[k], k + 1 == w->n);
 		}
 		return;
 	}
@@ -258,9 +267,11 @@ static void emit_model_field(packer *p, uint32_t field, void *ctx)
 	merge(p, gp->g->descriptor, gp->rest, gp->rest_len, graph_fields, NGRAPH_FIELDS, emit_graph_field, gp);
 }
 
-static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_nodes *lazy, const pack_source *src)
+static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_list *lazy, const wire_list *lazy_inits,
+		       const pack_source *src)
 {
-	*gp = (graph_plan){.g = g, .lazy = lazy, .map = src ? src->map : NULL, .map_size = src ? src->map_size : 0};
+	*gp = (graph_plan){.g = g, .lazy = lazy, .lazy_inits = lazy_inits, .map = src ? src->map : NULL,
+			   .map_size = src ? src->map_size : 0};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -268,14 +279,14 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_nodes *la
 	for (size_t i = 0; i < NGRAPH_FIELDS; i++) {
 		ProtobufCMessage **arr;
 		size_t n = repeated(g, graph_fields[i], &arr);
-		bool wire = graph_fields[i] == 1 && lazy;
+		const wire_list *wire = graph_fields[i] == 1 ? lazy : graph_fields[i] == 5 ? lazy_inits : NULL;
 		if (wire)
-			n = lazy->n;
+			n = wire->n;
 		gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i]);
 		if (!gp->sizes[i])
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			size_t s = wire ? lazy->len[k] : protobuf_c_message_get_packed_size(arr[k]);
+			size_t s = wire ? wire->len[k] : protobuf_c_message_get_packed_size(arr[k]);
 			gp->sizes[i][k] = s;
 			gp->total += varint_len((uint64_t)graph_fields[i] << 3 | 2) + varint_len(s) + s;
 		}
@@ -292,7 +303,8 @@ static void free_plan(graph_plan *gp)
 
 int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src)
 {
-	const wire_nodes *lazy = src ? src->lazy : NULL;
+	const wire_list *lazy = src ? src->lazy : NULL;
+	const wire_list *lazy_inits = src ? src->lazy_inits : NULL;
 	packer p = {.out = out};
 	if (!model->graph) {
 		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
@@ -302,9 +314,11 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		return 0;
 	}
 	if (lazy && (!lazy->n || model->graph->n_node))
-		lazy = NULL; /* the nodes are messages (emit/materialize.c) */
+		lazy = NULL; /* the nodes are messages (loader/materialize.c) */
+	if (lazy_inits && (!lazy_inits->n || model->graph->n_initializer))
+		lazy_inits = NULL;
 	graph_plan gp;
-	bool ok = plan_graph(&gp, &model->graph->base, lazy, src);
+	bool ok = plan_graph(&gp, &model->graph->base, lazy, lazy_inits, src);
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (ok) {

@@ -14,14 +14,15 @@
  * (m->lazy), and the file mapping its weights point into (m->input_map, when it maps
  * the file itself; else NULL). */
 typedef struct pack_source {
-	const wire_nodes *lazy;
+	const wire_list *lazy;
+	const wire_list *lazy_inits; /* the main graph's initializers as bytes (m->lazy_inits) */
 	const uint8_t *map;
 	size_t map_size;
 } pack_source;
 
 /* Writes model, packed exactly as protobuf_c_message_pack would, to out; but when
  * src->lazy holds nodes and the main graph's node list is empty, the graph's nodes
- * are those bytes, written as they are. Weights read from src->map are dropped from
+ * are those bytes, written as they are; the same for initializers (lazy_inits). Weights read from src->map are dropped from
  * the mapping once written (the page cache keeps them). src may be NULL. Returns 0,
  * EFBIG (over PACK_MAX: nothing was written), or ENOMEM (out->err carries write
  * errors). The model is modified meanwhile (fields emptied and put back) and is as

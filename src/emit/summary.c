@@ -5,6 +5,7 @@
  */
 #include "core/dtype.h"
 #include "core/model.h"
+#include "loader/loader.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdlib.h>
@@ -133,7 +134,7 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 	size_t k = 0;
 	for (int32_t i = 0; i < n; i++) {
 		const value *v = &g->values[ids[i]];
-		if (skip_init && v->init)
+		if (skip_init && v->init_view) /* an initializer, as a message or still in the input */
 			continue;
 		vs[k].name = v->name;
 		if (!type_from(m->arena, v->decl ? v->decl->type : NULL, &vs[k].type))
@@ -143,31 +144,6 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 	*out = vs;
 	*count = k;
 	return true;
-}
-
-static void tensor_bytes(const Onnx__TensorProto *t, osh_summary *s)
-{
-	s->n_initializers++;
-	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-		int64_t n = 1;
-		for (size_t i = 0; i < t->n_dims; i++)
-			if (__builtin_mul_overflow(n, t->dims[i], &n))
-				return;
-		uint64_t b = 0;
-		s->n_external++;
-		if (dtype_raw_bytes(t->data_type, n, &b))
-			s->external_bytes += b;
-		return;
-	}
-	if (t->has_raw_data) {
-		s->initializer_bytes += t->raw_data.len;
-		return;
-	}
-	s->initializer_bytes += t->n_float_data * sizeof(float) + t->n_int32_data * sizeof(int32_t) +
-				t->n_int64_data * sizeof(int64_t) + t->n_double_data * sizeof(double) +
-				t->n_uint64_data * sizeof(uint64_t);
-	for (size_t i = 0; i < t->n_string_data; i++)
-		s->initializer_bytes += t->string_data[i].len;
 }
 
 const osh_summary *osh_model_summary(osh_model *m)
@@ -192,6 +168,9 @@ const osh_summary *osh_model_summary(osh_model *m)
 	s->opsets = ops;
 	s->n_opsets = (size_t)m->nopsets;
 	s->n_functions = mp->n_functions;
+	/* The main graph's initializers the loader left in the input were counted
+	 * when it read them. */
+	tensor_stats ts = m->lazy_init_stats;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];
 		s->n_nodes_total += (size_t)g->nnodes;
@@ -199,8 +178,12 @@ const osh_summary *osh_model_summary(osh_model *m)
 			s->n_subgraphs++;
 		if (g->proto)
 			for (size_t i = 0; i < g->proto->n_initializer; i++)
-				tensor_bytes(g->proto->initializer[i], s);
+				tensor_stats_add(&ts, g->proto->initializer[i]);
 	}
+	s->n_initializers = ts.n;
+	s->n_external = ts.n_external;
+	s->initializer_bytes = ts.inline_bytes;
+	s->external_bytes = ts.external_bytes;
 	if (m->main) {
 		s->n_nodes = (size_t)m->main->nnodes;
 		if (!values_from(m, m->main, m->main->inputs, m->main->ninputs, true, &s->inputs, &s->n_inputs) ||

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "core/error.h"
-#include "emit/materialize.h"
+#include "loader/materialize.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "onnx-ml.pb-c.h"
@@ -48,6 +48,7 @@ static int produce_packed(out_file *o, void *ctx)
 	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
 		pack_source src = {.lazy = &m->lazy,
+				   .lazy_inits = &m->lazy_inits,
 				   .map = m->input_file_mapped ? m->input_map : NULL,
 				   .map_size = m->input_map_size};
 		e = pack_stream_model(o, m->proto, &src);
@@ -172,7 +173,7 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 	if (s != OSH_OK)
 		return s;
 	/* One buffer, packed by protobuf-c: every node a message. */
-	if (!emit_materialize(m))
+	if (!loader_materialize(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to pack", m->path);
 	size_t packed = protobuf_c_message_get_packed_size(&m->proto->base);
 	if (packed > PACK_MAX)

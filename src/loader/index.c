@@ -14,6 +14,7 @@
  */
 #include "loader/decode_node.h"
 #include "loader/loader.h"
+#include "loader/unpack_tensor.h"
 #include "loader/wire.h"
 
 #include <stdio.h>
@@ -683,37 +684,74 @@ static void initializer_what(char *what, const char *name)
 	what[w + n + 1] = '\0';
 }
 
+/* Defines initializer #i: t (NULL while it is still in the input) viewed as tv. */
+static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv)
+{
+	const char *name = tv->name;
+	if (!name[0]) {
+		malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
+		return true;
+	}
+	int32_t id = strmap_get(&g->names, name);
+	if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init_view) {
+		g->values[id].init = t;
+		g->values[id].init_view = tv;
+		return true;
+	}
+	id = define(m, g, name, VAL_INITIALIZER);
+	if (id == -1)
+		return false;
+	if (id < -1) {
+		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
+		return true;
+	}
+	g->values[id].init = t;
+	g->values[id].init_view = tv;
+	return true;
+}
+
+/* The main graph's initializers still in the input (unpack_split.c): each is
+ * unpacked into scratch memory, checked and viewed like a message of the model, and
+ * freed; the view keeps copies of what it shows, and big weights point into the
+ * input. */
+static bool define_lazy_initializers(osh_model *m, graph *g)
+{
+	const wire_list *w = &m->lazy_inits;
+	tensor_scratch scratch = {0};
+	bool ok = true;
+	for (size_t i = 0; i < w->n && ok; i++) {
+		bool aliased;
+		Onnx__TensorProto *t = unpack_tensor(NULL, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
+		if (!t) { /* the pre-scan accepted these bytes: only memory can fail */
+			ok = false;
+			break;
+		}
+		char what[300];
+		initializer_what(what, str(t->name));
+		validate_tensor(m, g, -1, t, what);
+		tensor_stats_add(&m->lazy_init_stats, t);
+		const tensor_view *tv = view_tensor_copy(m, t, aliased);
+		ok = tv && define_initializer(m, g, i, NULL, tv);
+		free_tensor(t, aliased);
+		loader_release_input(m, w->off[i] + w->len[i]);
+	}
+	tensor_scratch_free(&scratch);
+	return ok;
+}
+
 static bool define_initializers(osh_model *m, graph *g)
 {
 	Onnx__GraphProto *gp = g->proto;
+	if (g == m->main && m->lazy_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g))
+		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
-		const char *name = str(t->name);
 		char what[300];
-		initializer_what(what, name);
+		initializer_what(what, str(t->name));
 		validate_tensor(m, g, -1, t, what);
-		if (!name[0]) {
-			malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
-			continue;
-		}
-		int32_t id = strmap_get(&g->names, name);
 		const tensor_view *tv = view_tensor(m, t);
-		if (!tv)
+		if (!tv || !define_initializer(m, g, i, t, tv))
 			return false;
-		if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init) {
-			g->values[id].init = t;
-			g->values[id].init_view = tv;
-			continue;
-		}
-		id = define(m, g, name, VAL_INITIALIZER);
-		if (id == -1)
-			return false;
-		if (id < -1) {
-			malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
-			continue;
-		}
-		g->values[id].init = t;
-		g->values[id].init_view = tv;
 	}
 	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
 		Onnx__SparseTensorProto *st = gp->sparse_initializer[i];
@@ -757,7 +795,7 @@ static size_t node_outputs(Onnx__NodeProto **nodes, size_t n)
 }
 
 /* The same for nodes still in wire bytes: their output (2) fields. */
-static size_t lazy_outputs(const wire_nodes *w)
+static size_t lazy_outputs(const wire_list *w)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < w->n; i++) {
@@ -775,6 +813,7 @@ static size_t lazy_outputs(const wire_nodes *w)
 static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
+					   (g == m->main ? m->lazy_inits.n : 0) +
 					   (is_lazy(m, g) ? lazy_outputs(&m->lazy)
 							  : node_outputs(g->proto->node, g->proto->n_node))
 				 : g->function->n_input + g->function->n_output +

@@ -16,7 +16,7 @@
 static int32_t nth_feed(const graph *g, int index)
 {
 	for (int32_t i = 0, k = 0; i < g->ninputs; i++) {
-		if (g->values[g->inputs[i]].init)
+		if (g->values[g->inputs[i]].init_view) /* has an initializer */
 			continue;
 		if (k++ == index)
 			return g->inputs[i];

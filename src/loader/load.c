@@ -7,13 +7,14 @@
  * expand far beyond its size is refused before anything is allocated for it.
  *
  * Memory: a file of MAP_MIN bytes or more is mapped (read-only, private); a smaller
- * one is read into an anonymous mapping. Inline weights are unpacked one initializer
- * at a time, big ones pointing into the input rather than copied, and the input's
- * other pages are unmapped as unpacking passes them (unpack_split.c); the rest goes
- * as soon as protobuf-c is done, before indexing. Mapped, the weights are never even
- * read unless a pass needs their values or the model is written: reading them into
- * fresh memory (the kernel zeroing each page, then copying into it) was most of the
- * time of loading a big model, and twice its size in memory.
+ * one is read into an anonymous mapping. The main graph's initializers are not
+ * unpacked with the rest (unpack_split.c): the index reads each from the input,
+ * big weights pointing into it rather than copied, so the model keeps the input;
+ * pages of a mapped file go back to the page cache as soon as the loader has read
+ * past them (they come back if a pass reads the weights). Mapped, the weights are
+ * never even read unless a pass needs their values or the model is written: reading
+ * them into fresh memory (the kernel zeroing each page, then copying into it) was
+ * most of the time of loading a big model, and twice its size in memory.
  *
  * What mapping gives up: a file rewritten by another process while we run is seen as
  * it changes (the pre-scan and protobuf-c then disagree: protobuf-c refuses the bytes
@@ -139,48 +140,56 @@ void osh_model_free(osh_model *m)
 		return;
 	if (m->src_fd >= 0)
 		close(m->src_fd);
-	if (m->input_map) /* unmapping the holes unpack_split made is harmless */
+	if (m->input_map)
 		munmap(m->input_map, m->input_map_size);
 	arena_free(m->arena);
 }
 
-/* Gives back what is left of a mapping from read_all, but for weights aliased into
- * it, which m keeps until osh_model_free. */
-static void unmap_input(osh_model *m, split_input *in)
+/* The pre-scanned input build reads: a mapping of ours (`mapped`: the file itself
+ * when `file_mapped`, else an anonymous copy) or bytes the model owns already. */
+typedef struct input {
+	uint8_t *data;
+	size_t size;
+	bool mapped, file_mapped;
+} input;
+
+#define RELEASE_STEP ((size_t)8 << 20)
+
+void loader_release_input(osh_model *m, size_t upto)
 {
-	if (!in->data)
+	if (!m->input_file_mapped || upto > m->input_map_size)
 		return;
-	if (in->aliased) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		size_t from = (in->released + page - 1) / page * page;
-		if (from < in->size)
-			munmap(in->data + from, in->size - from);
-		/* Reading the fields between the weights mapped most of their pages
-		 * too: resident, they counted as much memory as the model itself. A
-		 * page of a private file mapping we never wrote comes back from the
-		 * page cache when a pass reads it; until then it need not be ours.
-		 * (Never for an anonymous copy: that would zero it.) */
-		if (in->file_mapped && from)
-			madvise(in->data, from, MADV_DONTNEED);
-		m->input_map = in->data;
-		m->input_map_size = in->size;
-		m->input_file_mapped = in->file_mapped;
-	} else if (in->size > in->released) {
-		munmap(in->data + in->released, in->size - in->released);
-	}
-	in->data = NULL;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	upto = upto / page * page;
+	if (upto < m->input_released + RELEASE_STEP && upto != m->input_map_size / page * page)
+		return;
+	if (upto > m->input_released)
+		madvise(m->input_map + m->input_released, upto - m->input_released, MADV_DONTNEED);
+	m->input_released = upto;
 }
 
-/* Unpacks, validates and indexes the pre-scanned input into m; a releasable input is
- * unmapped once unpacked, before indexing. */
-static osh_status build(osh_model *m, split_input *in, osh_error *err)
+/* Unpacks, validates and indexes the pre-scanned input into m. The model keeps a
+ * mapped input whose initializers it reads from (unpack_split.c); other mappings are
+ * unmapped once unpacked. */
+static osh_status build(osh_model *m, input *in, osh_error *err)
 {
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
-	split_result r = unpack_split(in, alloc, &m->proto, &m->lazy);
+	split_result r = unpack_split(in->data, in->size, alloc, &m->proto, &m->lazy, &m->lazy_inits);
 	if (r == SPLIT_NOT_USED || r == SPLIT_NOMEM)
 		m->proto = onnx__model_proto__unpack(alloc, in->size, in->data);
-	if (in->releasable)
-		unmap_input(m, in);
+	if (in->mapped) {
+		if (r == SPLIT_OK && m->lazy_inits.n) {
+			m->input_map = in->data;
+			m->input_map_size = in->size;
+			m->input_file_mapped = in->file_mapped;
+			/* Finding the fields read a header on every page again. */
+			if (in->file_mapped)
+				madvise(in->data, in->size, MADV_DONTNEED);
+		} else {
+			munmap(in->data, in->size);
+		}
+		in->data = NULL; /* the model's now, or gone */
+	}
 	if (!m->proto) {
 		if (arena_exhausted(m->arena))
 			return error_set(err, OSH_ERR_LIMIT,
@@ -196,6 +205,8 @@ static osh_status build(osh_model *m, split_input *in, osh_error *err)
 				    m->path, (unsigned long long)m->budget);
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory while indexing the model", m->path);
 	}
+	/* What the index read of the weights: the page cache keeps it. */
+	loader_release_input(m, m->input_map_size);
 	return OSH_OK;
 }
 
@@ -306,9 +317,8 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	 * unpacking reads back only the pages it needs. */
 	if (file_mapped)
 		madvise(data, (size_t)size, MADV_DONTNEED);
-	split_input in = {.data = data, .size = (size_t)size, .releasable = true, .alias_ok = true,
-			  .file_mapped = file_mapped};
-	s = build(m, &in, err); /* unmaps data */
+	input in = {.data = data, .size = (size_t)size, .mapped = true, .file_mapped = file_mapped};
+	s = build(m, &in, err); /* unmaps data, or gives it to m */
 	if (s != OSH_OK) {
 		osh_model_free(m);
 		return s;
@@ -352,7 +362,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 	m->src_copy = copy;
 	m->src_size = size;
 	/* The copy lives in the arena as long as the model: weights may point into it. */
-	split_input in = {.data = copy, .size = size, .releasable = false, .alias_ok = true};
+	input in = {.data = copy, .size = size};
 	s = build(m, &in, err);
 	if (s != OSH_OK) {
 		osh_model_free(m);

@@ -37,9 +37,19 @@ void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProt
 /* Checks a TypeProto held by an attribute (data types, dims); `what` names it. */
 void validate_type_proto(osh_model *m, const graph *g, const char *what, const Onnx__TypeProto *tp);
 bool index_model(osh_model *m);
+/* The index has read the input up to offset `upto`: when the input maps the file,
+ * the pages behind go back to the page cache, in steps (load.c). Rereading them is
+ * allowed (they come back from the file). */
+void loader_release_input(osh_model *m, size_t upto);
 
 /* views.c: protobuf-free views for the passes. NULL / false when memory ran out. */
 const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t);
+/* The same, with everything it points to copied into the arena but for raw_data when
+ * `raw_aliased` (it points into the input, which the model keeps): for a message
+ * that is freed next. */
+const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bool raw_aliased);
+/* Adds t to the summary's initializer counts and bytes. */
+void tensor_stats_add(tensor_stats *s, const Onnx__TensorProto *t);
 tinfo view_type(osh_model *m, const Onnx__TypeProto *tp);
 bool view_attrs(osh_model *m, node *n);
 

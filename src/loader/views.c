@@ -66,6 +66,63 @@ const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 	return v;
 }
 
+/* A copy of `n` bytes at p in the arena (NULL stays NULL). */
+static const void *keep(osh_model *m, const void *p, size_t n)
+{
+	if (!p || !n)
+		return p;
+	void *c = arena_alloc(m->arena, n);
+	if (c)
+		memcpy(c, p, n);
+	return c;
+}
+
+const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bool raw_aliased)
+{
+	const tensor_view *v = view_tensor(m, t);
+	if (!v)
+		return NULL;
+	tensor_view *c = (tensor_view *)v; /* ours: view_tensor allocated it */
+	c->name = arena_strdup(m->arena, v->name);
+	c->dims = keep(m, v->dims, (size_t)t->n_dims * sizeof *v->dims);
+	if (v->raw && !raw_aliased)
+		c->raw = keep(m, v->raw, v->raw_len);
+	size_t w = v->dtype == DT_DOUBLE || v->dtype == DT_COMPLEX128 || v->dtype == DT_INT64 ||
+				   v->dtype == DT_UINT32 || v->dtype == DT_UINT64
+			   ? 8
+			   : 4;
+	if (v->typed && v->ntyped)
+		c->typed = keep(m, v->typed, v->ntyped * w);
+	bool lost = !c->name || (t->n_dims && !c->dims) || (v->raw && v->raw_len && !c->raw) ||
+		    (v->typed && v->ntyped && !c->typed);
+	return lost ? NULL : c;
+}
+
+void tensor_stats_add(tensor_stats *s, const Onnx__TensorProto *t)
+{
+	s->n++;
+	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+		int64_t n = 1;
+		for (size_t i = 0; i < t->n_dims; i++)
+			if (__builtin_mul_overflow(n, t->dims[i], &n))
+				return;
+		uint64_t b = 0;
+		s->n_external++;
+		if (dtype_raw_bytes(t->data_type, n, &b))
+			s->external_bytes += b;
+		return;
+	}
+	if (t->has_raw_data) {
+		s->inline_bytes += t->raw_data.len;
+		return;
+	}
+	s->inline_bytes += t->n_float_data * sizeof(float) + t->n_int32_data * sizeof(int32_t) +
+			   t->n_int64_data * sizeof(int64_t) + t->n_double_data * sizeof(double) +
+			   t->n_uint64_data * sizeof(uint64_t);
+	for (size_t i = 0; i < t->n_string_data; i++)
+		s->inline_bytes += t->string_data[i].len;
+}
+
 static tinfo tensor_type(osh_model *m, int32_t elem, const Onnx__TensorShapeProto *shp, tkind kind)
 {
 	tinfo ti = tinfo_unknown();

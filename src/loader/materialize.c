@@ -1,0 +1,71 @@
+/* materialize.c: see materialize.h.
+ *
+ * Invariant: while m->lazy.n > 0 the main GraphProto has no nodes and IR node k is
+ * lazy node k; while m->lazy_inits.n > 0 it has no initializers and each is the
+ * init_view of the value of its name (loader/index.c builds them so). protobuf-c
+ * unpacks the same bytes the one-call unpack would have, so the messages are the
+ * ones it would have built, but for weights pointing into the input.
+ */
+#include "loader/materialize.h"
+#include "loader/unpack_tensor.h"
+#include "onnx-ml.pb-c.h"
+
+static bool nodes(osh_model *m)
+{
+	Onnx__GraphProto *gp = m->proto->graph;
+	graph *g = m->main;
+	Onnx__NodeProto **v = arena_array(m->arena, m->lazy.n, sizeof *v);
+	if (!v)
+		return false;
+	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
+	for (size_t i = 0; i < m->lazy.n; i++) {
+		/* The index may have stopped short of the last nodes (a malformed model). */
+		node *n = g && (int64_t)i < g->nnodes ? &g->nodes[i] : NULL;
+		v[i] = n && n->proto ? n->proto
+				     : onnx__node_proto__unpack(alloc, m->lazy.len[i], m->lazy.bytes + m->lazy.off[i]);
+		if (!v[i])
+			return false;
+		if (n)
+			n->proto = v[i];
+	}
+	gp->node = v;
+	gp->n_node = m->lazy.n;
+	m->lazy = (wire_list){0};
+	return true;
+}
+
+static bool initializers(osh_model *m)
+{
+	Onnx__GraphProto *gp = m->proto->graph;
+	graph *g = m->main;
+	const wire_list *w = &m->lazy_inits;
+	Onnx__TensorProto **v = arena_array(m->arena, w->n, sizeof *v);
+	if (!v)
+		return false;
+	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
+	tensor_scratch scratch = {0};
+	bool ok = true;
+	for (size_t i = 0; i < w->n && ok; i++) {
+		bool aliased;
+		v[i] = unpack_tensor(alloc, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
+		ok = v[i] != NULL;
+		/* The value it defined (the first of its name, as the index decided). */
+		int32_t id = ok && g && v[i]->name ? strmap_get(&g->names, v[i]->name) : -1;
+		if (id >= 0 && g->values[id].init_view && !g->values[id].init)
+			g->values[id].init = v[i];
+	}
+	tensor_scratch_free(&scratch);
+	if (!ok)
+		return false;
+	gp->initializer = v;
+	gp->n_initializer = w->n;
+	m->lazy_inits = (wire_list){0};
+	return true;
+}
+
+bool loader_materialize(osh_model *m)
+{
+	if (!m->proto || !m->proto->graph)
+		return true;
+	return (!m->lazy.n || nodes(m)) && (!m->lazy_inits.n || initializers(m));
+}

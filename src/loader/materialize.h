@@ -1,0 +1,18 @@
+/* materialize.h: the main graph's NodeProtos and TensorProtos that a split load left
+ * in wire bytes (unpack_split.c), built when messages are needed: to edit them (the
+ * rewrite pass) or to pack the model into one buffer (osh_model_pack). A streamed
+ * write does not need them (emit/pack_stream.c writes the bytes).
+ */
+#ifndef OSH_LOADER_MATERIALIZE_H
+#define OSH_LOADER_MATERIALIZE_H
+
+#include "core/model.h"
+
+/* Unpacks, in file order, each main-graph node that decode_node.c read from its bytes
+ * (a node the index unpacked keeps its message) into the GraphProto's node list and
+ * the IR nodes' proto, and each initializer into the GraphProto's initializer list
+ * and its value's init (big weights pointing into the input). Nothing to do when
+ * there are none; empties m->lazy and m->lazy_inits. False when memory ran out. */
+bool loader_materialize(osh_model *m);
+
+#endif

@@ -1,0 +1,83 @@
+/* unpack_tensor.c: see unpack_tensor.h.
+ *
+ * protobuf-c copies every bytes field: a model's weights would be in memory twice,
+ * once in the input and once unpacked. The TensorProto is instead unpacked from a
+ * copy of its bytes without the raw_data field, which is then set to point at the
+ * weights where they are. Small weights are copied as protobuf-c does: a pointer per
+ * few bytes would keep the input's pages for nothing.
+ */
+#include "loader/unpack_tensor.h"
+#include "loader/wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* raw_data of a page or more is pointed to, not copied. */
+#define ALIAS_MIN ((size_t)4 << 10)
+
+/* The raw_data field (9) of the TensorProto in [0, len), when it occurs exactly once
+ * and is length-delimited. */
+static bool find_raw(const uint8_t *p, size_t len, wire_field *raw)
+{
+	int count = 0;
+	for (size_t pos = 0; pos < len;) {
+		wire_field f;
+		if (!wire_next(p, len, &pos, &f))
+			return false;
+		if (f.number == 9) {
+			if (f.type != 2)
+				return false;
+			*raw = f;
+			count++;
+		}
+	}
+	return count == 1;
+}
+
+Onnx__TensorProto *unpack_tensor(ProtobufCAllocator *alloc, const uint8_t *p, size_t len, tensor_scratch *s,
+				 bool *aliased)
+{
+	*aliased = false;
+	wire_field raw;
+	if (!find_raw(p, len, &raw) || raw.len < ALIAS_MIN)
+		return onnx__tensor_proto__unpack(alloc, len, p);
+	size_t cut = raw.end - raw.start, rest = len - cut;
+	if (rest > s->cap) {
+		uint8_t *b = realloc(s->buf, rest);
+		if (!b)
+			return NULL;
+		s->buf = b, s->cap = rest;
+	}
+	memcpy(s->buf, p, raw.start);
+	memcpy(s->buf + raw.start, p + raw.end, len - raw.end);
+	Onnx__TensorProto *t = onnx__tensor_proto__unpack(alloc, rest, s->buf);
+	if (!t)
+		return NULL;
+	if (t->has_raw_data) { /* cannot happen: the only raw_data field was cut */
+		onnx__tensor_proto__free_unpacked(t, alloc);
+		return NULL;
+	}
+	t->has_raw_data = 1;
+	t->raw_data.len = raw.len;
+	t->raw_data.data = (uint8_t *)p + raw.payload;
+	*aliased = true;
+	return t;
+}
+
+void free_tensor(Onnx__TensorProto *t, bool aliased)
+{
+	if (!t)
+		return;
+	if (aliased) { /* not protobuf-c's to free */
+		t->has_raw_data = 0;
+		t->raw_data.data = NULL;
+		t->raw_data.len = 0;
+	}
+	onnx__tensor_proto__free_unpacked(t, NULL);
+}
+
+void tensor_scratch_free(tensor_scratch *s)
+{
+	free(s->buf);
+	*s = (tensor_scratch){0};
+}
