@@ -72,12 +72,20 @@ static bool annotate_graph(osh_model *m, graph *g)
 	return true;
 }
 
+/* Subgraphs nested deeper than this get no value_info: each level nests a graph three
+ * messages deeper (node, attribute, graph) and a value_info's dims five more (value
+ * info, type, tensor type, shape, dim; a sequence's two more), so at depth 30 a
+ * written dim would sit past the 100 levels protobuf readers accept (onnx's C++
+ * protobuf, and onnxshape's own loader: prescan.h), and the annotated model could
+ * no longer be read. */
+#define ANNOTATE_MAX_DEPTH 29
+
 osh_status osh_annotate(osh_model *m, osh_error *err)
 {
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before writing its results", m->path);
 	for (int32_t i = 0; i < m->ngraphs; i++)
-		if (m->graphs[i]->proto && !annotate_graph(m, m->graphs[i]))
+		if (m->graphs[i]->proto && m->graphs[i]->depth <= ANNOTATE_MAX_DEPTH && !annotate_graph(m, m->graphs[i]))
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
 	m->modified = true;
 	return OSH_OK;

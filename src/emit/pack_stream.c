@@ -194,6 +194,8 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 typedef struct graph_plan {
 	ProtobufCMessage *g;
 	const wire_list *lazy;       /* the nodes as bytes, or NULL */
+	const node *nodes;            /* and their IR nodes (pack_source) */
+	size_t nnodes;
 	const wire_list *lazy_inits; /* the initializers as bytes, or NULL */
 	const uint8_t *map;           /* the input file's mapping, or NULL */
 	size_t map_size;
@@ -227,6 +229,14 @@ static void drop_behind(graph_plan *gp, const uint8_t *data, size_t len, bool fi
 	gp->dropped = (upto + page - 1) / page * page;
 }
 
+/* Lazy node k's message when it has one (unpacked by the index), else NULL. */
+static ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
+{
+	if (!gp->nodes || k >= gp->nnodes || !gp->nodes[k].proto)
+		return NULL;
+	return &((Onnx__NodeProto *)gp->nodes[k].proto)->base;
+}
+
 static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 {
 	if (t->has_raw_data)
@@ -242,6 +252,11 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	const wire_list *w = field == 1 ? gp->lazy : field == 5 ? gp->lazy_inits : NULL;
 	if (w) {
 		for (size_t k = 0; k < w->n && !p->err; k++) {
+			ProtobufCMessage *msg = field == 1 ? node_message(gp, k) : NULL;
+			if (msg) {
+				put_element(p, field, msg, gp->sizes[i][k]);
+				continue;
+			}
 			put_key(p, field);
 			put_varint(p, w->len[k]);
 			out_write(p->out, w->bytes + w->off[k], w->len[k]);
@@ -271,7 +286,8 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_list *laz
 		       const pack_source *src)
 {
 	*gp = (graph_plan){.g = g, .lazy = lazy, .lazy_inits = lazy_inits, .map = src ? src->map : NULL,
-			   .map_size = src ? src->map_size : 0};
+			   .map_size = src ? src->map_size : 0, .nodes = src ? src->nodes : NULL,
+			   .nnodes = src ? src->nnodes : 0};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -286,7 +302,10 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_list *laz
 		if (!gp->sizes[i])
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			size_t s = wire ? wire->len[k] : protobuf_c_message_get_packed_size(arr[k]);
+			ProtobufCMessage *msg = wire == lazy && wire ? node_message(gp, k) : NULL;
+			size_t s = msg     ? protobuf_c_message_get_packed_size(msg)
+				   : wire ? wire->len[k]
+					  : protobuf_c_message_get_packed_size(arr[k]);
 			gp->sizes[i][k] = s;
 			gp->total += varint_len((uint64_t)graph_fields[i] << 3 | 2) + varint_len(s) + s;
 		}

@@ -15,6 +15,11 @@
  * the file itself; else NULL). */
 typedef struct pack_source {
 	const wire_list *lazy;
+	/* The main graph's IR nodes: lazy node k is nodes[k]; one the index unpacked
+	 * (proto set: a node with a subgraph or a tensor, which annotations may have
+	 * changed) is packed from its message, the others are their bytes. */
+	const node *nodes;
+	size_t nnodes;
 	const wire_list *lazy_inits; /* the main graph's initializers as bytes (m->lazy_inits) */
 	const uint8_t *map;
 	size_t map_size;

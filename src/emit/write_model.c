@@ -48,6 +48,8 @@ static int produce_packed(out_file *o, void *ctx)
 	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
 		pack_source src = {.lazy = &m->lazy,
+				   .nodes = m->main ? m->main->nodes : NULL,
+				   .nnodes = m->main ? (size_t)m->main->nnodes : 0,
 				   .lazy_inits = &m->lazy_inits,
 				   .map = m->input_file_mapped ? m->input_map : NULL,
 				   .map_size = m->input_map_size};

@@ -2,8 +2,8 @@
  * at a time (src/emit/pack_stream.c); the reference is protobuf-c's own
  * protobuf_c_message_pack, which osh_model_pack uses. Every model of tests/models
  * (good ones with unknown fields, subgraphs, functions, external data; examples; the
- * lint and rewrite fixtures) is loaded, inferred (which adds value_info entries), and
- * written with force_pack. The main graph's nodes are then still the file's bytes
+ * lint and rewrite fixtures) is loaded, inferred and annotated (value_info entries,
+ * in subgraphs too), and written with force_pack. The main graph's nodes are then still the file's bytes
  * (loader/unpack_split.c) and are written as such, so the file is compared through
  * protobuf-c: reloaded and packed, it must give exactly the bytes osh_model_pack
  * gives for the model it was written from. A model whose nodes are messages (here,
@@ -45,7 +45,9 @@ static bool same_pack(const char *path)
 	osh_error err = {0};
 	if (osh_model_load(&m, path, NULL, &err) != OSH_OK)
 		return false;
-	osh_infer(m, NULL, &err);
+	/* Annotated: value_info entries in the graphs, subgraphs of nodes included. */
+	if (osh_infer(m, NULL, &err) == OSH_OK)
+		osh_annotate(m, &err);
 	if (osh_model_is_malformed(m)) { /* nothing to write */
 		osh_model_free(m);
 		return false;
@@ -124,6 +126,34 @@ Test(pack_stream, big_initializer_streams)
 	mb_output(b, "z", 0, NULL);
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/osh_pack_big_%d.onnx", (int)getpid());
+	mb_save(b, path);
+	cr_assert(same_pack(path));
+	unlink(path);
+}
+
+/* The main graph's If is a message (its branches are graphs), and annotating gives
+ * its branches' inner values value_info entries: the streamed write must pack that
+ * node from its message, not copy the bytes the file had (a fuzzer's finding). */
+Test(pack_stream, annotated_branches_are_written)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "cond", DT_BOOL, "");
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_node(b, "Relu", "x", "r");
+	mb_node(b, "If", "cond", "y");
+	mb *t = mb_new(13);
+	mb_node(t, "Neg", "r", "t1");
+	mb_node(t, "Abs", "t1", "t2");
+	mb_output(t, "t2", 0, NULL);
+	mb *e = mb_new(13);
+	mb_node(e, "Sigmoid", "r", "e1");
+	mb_node(e, "Abs", "e1", "e2");
+	mb_output(e, "e2", 0, NULL);
+	mb_attr_graph(b, "then_branch", t);
+	mb_attr_graph(b, "else_branch", e);
+	mb_output(b, "y", 0, NULL);
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/osh_pack_if_%d.onnx", (int)getpid());
 	mb_save(b, path);
 	cr_assert(same_pack(path));
 	unlink(path);
