@@ -54,7 +54,7 @@ static bool grow(strmap *m) { return grow_to(m, m->cap ? m->cap * 2 : 16); }
 bool strmap_reserve(strmap *m, size_t n)
 {
 	size_t cap = m->cap ? m->cap : 16;
-	while (cap < 2 * (n + 1)) {
+	while (cap / 4 * 3 < n + 1) {
 		if (cap > SIZE_MAX / 4)
 			return false;
 		cap *= 2;
@@ -91,7 +91,7 @@ int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **s
 
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
 {
-	if ((m->len + 1) * 2 > m->cap && !grow(m))
+	if ((m->len + 1) > m->cap / 4 * 3 && !grow(m))
 		return -2;
 	uint32_t h = strmap_hash(key);
 	size_t i = find(m, key, h);

@@ -2,7 +2,8 @@
  *
  * Used for every name lookup (value names, symbols, operator rules) so that nothing
  * in the tool scans a list to find a name. Keys are not copied: they must outlive the
- * map (they live in the same arena). Load factor stays below 1/2.
+ * map (they live in the same arena). Load factor stays at most 3/4: the value table
+ * of a big model is the biggest map, and its slots were a tenth of the index.
  */
 #ifndef OSH_CORE_STRMAP_H
 #define OSH_CORE_STRMAP_H
