@@ -410,6 +410,17 @@ static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, si
 {
 	if (!len)
 		return -1;
+	/* Most inputs are an output of the node just before (chains, residual blocks):
+	 * its names are in cache, the map's slot and key often are not. */
+	if (ni > 0) {
+		const node *prev = &g->nodes[ni - 1];
+		for (int32_t k = 0; k < prev->noutputs; k++) {
+			int32_t o = prev->outputs[k];
+			const char *pn = o >= 0 ? g->values[o].name : NULL;
+			if (pn && !strncmp(pn, name, len) && pn[len] == '\0')
+				return o;
+		}
+	}
 	int32_t id = strmap_getn(&g->names, name, len, NULL);
 	if (id >= 0)
 		return id;
