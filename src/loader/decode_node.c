@@ -21,6 +21,7 @@
  * message), and the result is what view_attrs makes of protobuf-c's message.
  */
 #include "loader/decode_node.h"
+#include "loader/loader.h"
 #include "loader/wire.h"
 #include "onnx-ml.pb-c.h"
 
@@ -56,14 +57,6 @@ static float read_f32(const uint8_t *p)
 	return f;
 }
 
-/* Counts of an attribute's repeated fields, and what decides its type when the file
- * leaves the type out. */
-typedef struct attr_counts {
-	size_t ints, floats, strings;
-	bool has_f, has_i, has_s, has_type;
-	int64_t type;
-} attr_counts;
-
 static size_t count_varints(const uint8_t *p, size_t start, size_t end)
 {
 	size_t n = 0;
@@ -73,9 +66,9 @@ static size_t count_varints(const uint8_t *p, size_t start, size_t end)
 }
 
 /* First pass over an attribute: counts, and whether this reader can take it. */
-static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_counts *c)
+static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence *c)
 {
-	*c = (attr_counts){0};
+	*c = (attr_presence){0};
 	for (size_t pos = start; pos < end;) {
 		wire_field f;
 		if (!wire_next(p, end, &pos, &f))
@@ -89,17 +82,17 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_counts *c
 		case ATTR_F:
 			if (f.type != 5)
 				return false;
-			c->has_f = true;
+			c->f = true;
 			break;
 		case ATTR_I:
 			if (f.type != 0)
 				return false;
-			c->has_i = true;
+			c->i = true;
 			break;
 		case ATTR_S:
 			if (f.type != 2)
 				return false;
-			c->has_s = true;
+			c->s = true;
 			break;
 		case ATTR_FLOATS:
 			if (f.type == 5)
@@ -146,33 +139,13 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_counts *c
 	       protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)c->type);
 }
 
-/* As views.c's guess_type: the declared type, or for old files the field that is set. */
-static attr_type type_of(const attr_counts *c)
-{
-	if (c->has_type && c->type != AT_UNDEFINED)
-		return (attr_type)c->type;
-	if (c->has_f)
-		return AT_FLOAT;
-	if (c->has_i)
-		return AT_INT;
-	if (c->has_s)
-		return AT_STRING;
-	if (c->floats)
-		return AT_FLOATS;
-	if (c->ints)
-		return AT_INTS;
-	if (c->strings)
-		return AT_STRINGS;
-	return AT_UNDEFINED;
-}
-
 /* Second pass: fills v. The arrays are kept whatever the type, as protobuf-c keeps
  * every field, but only the type's own array is published, as view_attrs does. */
-static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_counts *c,
+static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_presence *c,
 			       attr_view *v)
 {
 	*v = (attr_view){.name = "", .graph_index = 0};
-	v->type = type_of(c);
+	v->type = attr_type_of(c);
 	int64_t *ints = NULL;
 	float *floats = NULL;
 	const char **strings = NULL;
@@ -280,7 +253,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 			nin += f.number == NODE_INPUT;
 			nout += f.number == NODE_OUTPUT;
 			if (f.number == NODE_ATTRIBUTE) {
-				attr_counts c;
+				attr_presence c;
 				if (!scan_attr(p, f.payload, f.payload + f.len, &c))
 					return DECODE_UNPACK;
 				nattr++;
@@ -324,7 +297,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 				return DECODE_NOMEM;
 			break;
 		case NODE_ATTRIBUTE: {
-			attr_counts c;
+			attr_presence c;
 			scan_attr(p, f.payload, f.payload + f.len, &c);
 			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &c, &d.attrs[a++]);
 			if (r != DECODE_OK)

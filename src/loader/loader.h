@@ -52,5 +52,14 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 void tensor_stats_add(tensor_stats *s, const Onnx__TensorProto *t);
 tinfo view_type(osh_model *m, const Onnx__TypeProto *tp);
 bool view_attrs(osh_model *m, node *n);
+/* Which fields of an AttributeProto are set (counts for repeated ones): its type
+ * when the file leaves it out (IR version 1 did), by the field that is set. */
+typedef struct attr_presence {
+	bool has_type;
+	int64_t type;
+	bool f, i, s, t, g;
+	size_t floats, ints, strings, tensors, graphs;
+} attr_presence;
+attr_type attr_type_of(const attr_presence *p);
 
 #endif

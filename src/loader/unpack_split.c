@@ -43,25 +43,6 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
-/* The model-level graph field (7) when there is exactly one; false otherwise. */
-static bool find_graph(const uint8_t *data, size_t size, span *gfield)
-{
-	size_t pos = 0;
-	int count = 0;
-	while (pos < size) {
-		span s;
-		if (!wire_next(data, size, &pos, &s))
-			return false;
-		if (s.number == 7) {
-			if (s.type != 2)
-				return false;
-			*gfield = s;
-			count++;
-		}
-	}
-	return count == 1;
-}
-
 /* A growable list of spans (malloc: scratch for one call). */
 typedef struct span_list {
 	span *v;
@@ -135,7 +116,7 @@ split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *
 	*nodes_out = (wire_list){0};
 	*inits_out = (wire_list){0};
 	span g = {0};
-	if (!find_graph(data, size, &g))
+	if (!wire_find_one(data, 0, size, 7, &g)) /* the model's graph, once */
 		return SPLIT_NOT_USED;
 	span_list nodes = {0}, inits = {0};
 	split_result r = collect(data, &g, &nodes, &inits);

@@ -15,31 +15,12 @@
 /* raw_data of a page or more is pointed to, not copied. */
 #define ALIAS_MIN ((size_t)4 << 10)
 
-/* The raw_data field (9) of the TensorProto in [0, len), when it occurs exactly once
- * and is length-delimited. */
-static bool find_raw(const uint8_t *p, size_t len, wire_field *raw)
-{
-	int count = 0;
-	for (size_t pos = 0; pos < len;) {
-		wire_field f;
-		if (!wire_next(p, len, &pos, &f))
-			return false;
-		if (f.number == 9) {
-			if (f.type != 2)
-				return false;
-			*raw = f;
-			count++;
-		}
-	}
-	return count == 1;
-}
-
 Onnx__TensorProto *unpack_tensor(ProtobufCAllocator *alloc, const uint8_t *p, size_t len, tensor_scratch *s,
 				 bool *aliased)
 {
 	*aliased = false;
 	wire_field raw;
-	if (!find_raw(p, len, &raw) || raw.len < ALIAS_MIN)
+	if (!wire_find_one(p, 0, len, 9, &raw) || raw.len < ALIAS_MIN) /* raw_data, once */
 		return onnx__tensor_proto__unpack(alloc, len, p);
 	size_t cut = raw.end - raw.start, rest = len - cut;
 	if (rest > s->cap) {

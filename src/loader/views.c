@@ -216,32 +216,42 @@ tinfo view_type(osh_model *m, const Onnx__TypeProto *tp)
 	return outer;
 }
 
-static attr_type guess_type(const Onnx__AttributeProto *a)
+attr_type attr_type_of(const attr_presence *p)
 {
-	if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
-		return (attr_type)a->type;
+	if (p->has_type && p->type != AT_UNDEFINED)
+		return (attr_type)p->type;
 	/* IR version < 2 files may leave the type out: go by the field that is set. */
-	if (a->has_f)
+	if (p->f)
 		return AT_FLOAT;
-	if (a->has_i)
+	if (p->i)
 		return AT_INT;
-	if (a->has_s)
+	if (p->s)
 		return AT_STRING;
-	if (a->t)
+	if (p->t)
 		return AT_TENSOR;
-	if (a->g)
+	if (p->g)
 		return AT_GRAPH;
-	if (a->n_floats)
+	if (p->floats)
 		return AT_FLOATS;
-	if (a->n_ints)
+	if (p->ints)
 		return AT_INTS;
-	if (a->n_strings)
+	if (p->strings)
 		return AT_STRINGS;
-	if (a->n_tensors)
+	if (p->tensors)
 		return AT_TENSORS;
-	if (a->n_graphs)
+	if (p->graphs)
 		return AT_GRAPHS;
 	return AT_UNDEFINED;
+}
+
+static attr_type guess_type(const Onnx__AttributeProto *a)
+{
+	attr_presence p = {
+		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
+		.t = a->t != NULL, .g = a->g != NULL, .floats = a->n_floats, .ints = a->n_ints,
+		.strings = a->n_strings, .tensors = a->n_tensors, .graphs = a->n_graphs,
+	};
+	return attr_type_of(&p);
 }
 
 bool view_attrs(osh_model *m, node *n)

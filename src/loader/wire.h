@@ -78,4 +78,24 @@ static inline bool wire_next(const uint8_t *p, size_t end, size_t *pos, wire_fie
 	return true;
 }
 
+/* The field `number` of the message in [start, end) when it occurs exactly once and
+ * is length-delimited; false otherwise (absent, repeated, another wire type, or
+ * bytes that do not parse). */
+static inline bool wire_find_one(const uint8_t *p, size_t start, size_t end, uint32_t number, wire_field *out)
+{
+	int count = 0;
+	for (size_t pos = start; pos < end;) {
+		wire_field f;
+		if (!wire_next(p, end, &pos, &f))
+			return false;
+		if (f.number == number) {
+			if (f.type != 2)
+				return false;
+			*out = f;
+			count++;
+		}
+	}
+	return count == 1;
+}
+
 #endif
