@@ -84,6 +84,17 @@ static bool same_pack(const char *path)
 	return true;
 }
 
+/* same_pack for a model built here (the builder is consumed). */
+static bool same_pack_built(mb *b, const char *tag)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/osh_pack_%s_%d.onnx", tag, (int)getpid());
+	mb_save(b, path);
+	bool ok = same_pack(path);
+	unlink(path);
+	return ok;
+}
+
 static int walk(const char *dir)
 {
 	int count = 0;
@@ -124,11 +135,7 @@ Test(pack_stream, big_initializer_streams)
 	mb_node(b, "MatMul", "x,w", "y");
 	mb_node(b, "Add", "y,bias", "z");
 	mb_output(b, "z", 0, NULL);
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/osh_pack_big_%d.onnx", (int)getpid());
-	mb_save(b, path);
-	cr_assert(same_pack(path));
-	unlink(path);
+	cr_assert(same_pack_built(b, "big"));
 }
 
 /* The main graph's If is a message (its branches are graphs), and annotating gives
@@ -152,11 +159,7 @@ Test(pack_stream, annotated_branches_are_written)
 	mb_attr_graph(b, "then_branch", t);
 	mb_attr_graph(b, "else_branch", e);
 	mb_output(b, "y", 0, NULL);
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/osh_pack_if_%d.onnx", (int)getpid());
-	mb_save(b, path);
-	cr_assert(same_pack(path));
-	unlink(path);
+	cr_assert(same_pack_built(b, "if"));
 }
 
 Test(pack_stream, model_without_graph)
