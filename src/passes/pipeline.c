@@ -2,7 +2,6 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "emit/edit.h"
-#include "loader/materialize.h"
 #include "loader/reindex.h"
 #include "passes/pass.h"
 #include "passes/rewrite.h"
@@ -114,9 +113,6 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot rewrite it", m->path);
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before rewriting (placements need shapes)", m->path);
-	/* The rewrite edits messages: the nodes a split load decoded get theirs now. */
-	if (!loader_materialize(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to rewrite", m->path);
 	/* Issue 7's stages need Expand (opset 8): the axis stage raises the opset. */
 	osh_rewrite_options axis_opts = *opts;
 	int64_t need = rewrite_explicit_need(m, opts);

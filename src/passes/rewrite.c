@@ -22,6 +22,7 @@
 
 #include "core/dtype.h"
 #include "passes/broadcast.h"
+#include "loader/materialize.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -984,7 +985,10 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	drop_superseded(r, cs, n, true);
 	if (opts->dry_run)
 		return OSH_OK;
-	/* The editing run: a fresh session, the same code. */
+	/* The editing run: a fresh session, the same code, on messages (the loader left
+	 * the main graph's nodes and initializers as bytes until something changes). */
+	if (!loader_materialize(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;
 	if (!r->e || !run(r, cs, n))

@@ -32,6 +32,7 @@
 #include "loader/reindex.h"
 #include "passes/bcast_sites.h"
 #include "passes/rules_broadcast3.h"
+#include "loader/materialize.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -680,6 +681,8 @@ static osh_status explicit_round(osh_model *m, const osh_rewrite_options *opts, 
 	rep->n_target_nodes = before.n_target_nodes, rep->n_lowered = before.n_lowered;
 	rep->n_reshape = before.n_reshape, rep->n_unsqueeze = before.n_unsqueeze;
 	rewrite_grow_budget(m, added);
+	if (!loader_materialize(m)) /* edits need messages (rewrite.c) */
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;
 	r->ninits = 0;

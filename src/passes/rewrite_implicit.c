@@ -20,6 +20,7 @@
 
 #include "loader/reindex.h"
 #include "passes/bcast_sites.h"
+#include "loader/materialize.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -316,6 +317,8 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (opts->dry_run)
 		return OSH_OK;
 	rewrite_grow_budget(m, 0); /* a second IR and inference (removal adds no node) */
+	if (!loader_materialize(m)) /* edits need messages (rewrite.c) */
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	if (!r->e)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
