@@ -182,7 +182,13 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 			m->input_map = in->data;
 			m->input_map_size = in->size;
 			m->input_file_mapped = in->file_mapped;
-			/* Finding the fields read a header on every page again. */
+			/* The pre-scan and then finding the fields read a field header on
+			 * nearly every page, weights or not (a 4 KB weight leaves no page
+			 * without one): the whole file is resident in our mapping. Those
+			 * pages are the page cache's: dropped now, before the index
+			 * allocates, they are not counted twice at the peak. (Dropping
+			 * them after the pre-scan too only made finding the fields fault
+			 * them in again.) */
 			if (in->file_mapped)
 				madvise(in->data, in->size, MADV_DONTNEED);
 		} else {
@@ -311,12 +317,6 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	m->src_ino = (uint64_t)st.st_ino;
 	m->src_mtime_sec = (int64_t)st.st_mtim.tv_sec;
 	m->src_mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
-	/* The pre-scan read a field header on nearly every page, weights or not (a
-	 * 4 KB weight leaves no page without one), which made the whole file resident
-	 * in our mapping. Those pages are the page cache's: dropped from the mapping,
-	 * unpacking reads back only the pages it needs. */
-	if (file_mapped)
-		madvise(data, (size_t)size, MADV_DONTNEED);
 	input in = {.data = data, .size = (size_t)size, .mapped = true, .file_mapped = file_mapped};
 	s = build(m, &in, err); /* unmaps data, or gives it to m */
 	if (s != OSH_OK) {
