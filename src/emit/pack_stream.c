@@ -229,6 +229,13 @@ static void drop_behind(graph_plan *gp, const uint8_t *data, size_t len, bool fi
 	gp->dropped = (upto + page - 1) / page * page;
 }
 
+/* The bytes a graph field's elements still are (nodes or initializers a split load
+ * kept), or NULL when they are messages. */
+static const wire_list *wire_of(const graph_plan *gp, uint32_t field)
+{
+	return field == 1 ? gp->lazy : field == 5 ? gp->lazy_inits : NULL;
+}
+
 /* Lazy node k's message when it has one (unpacked by the index), else NULL. */
 static ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
 {
@@ -249,7 +256,7 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	size_t i = 0;
 	while (graph_fields[i] != field)
 		i++;
-	const wire_list *w = field == 1 ? gp->lazy : field == 5 ? gp->lazy_inits : NULL;
+	const wire_list *w = wire_of(gp, field);
 	if (w) {
 		for (size_t k = 0; k < w->n && !p->err; k++) {
 			ProtobufCMessage *msg = field == 1 ? node_message(gp, k) : NULL;
@@ -282,12 +289,21 @@ static void emit_model_field(packer *p, uint32_t field, void *ctx)
 	merge(p, gp->g->descriptor, gp->rest, gp->rest_len, graph_fields, NGRAPH_FIELDS, emit_graph_field, gp);
 }
 
-static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_list *lazy, const wire_list *lazy_inits,
-		       const pack_source *src)
+/* A list of bytes stands for a field only while the field holds no message
+ * (loader/materialize.c builds them all at once). */
+static const wire_list *in_use(const wire_list *w, const ProtobufCMessage *g, uint32_t field)
 {
-	*gp = (graph_plan){.g = g, .lazy = lazy, .lazy_inits = lazy_inits, .map = src ? src->map : NULL,
-			   .map_size = src ? src->map_size : 0, .nodes = src ? src->nodes : NULL,
-			   .nnodes = src ? src->nnodes : 0};
+	ProtobufCMessage **arr;
+	return w && w->n && !repeated(g, field, &arr) ? w : NULL;
+}
+
+static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *src)
+{
+	static const pack_source none = {0};
+	if (!src)
+		src = &none;
+	*gp = (graph_plan){.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
+			   .map = src->map, .map_size = src->map_size, .nodes = src->nodes, .nnodes = src->nnodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -295,14 +311,14 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const wire_list *laz
 	for (size_t i = 0; i < NGRAPH_FIELDS; i++) {
 		ProtobufCMessage **arr;
 		size_t n = repeated(g, graph_fields[i], &arr);
-		const wire_list *wire = graph_fields[i] == 1 ? lazy : graph_fields[i] == 5 ? lazy_inits : NULL;
+		const wire_list *wire = wire_of(gp, graph_fields[i]);
 		if (wire)
 			n = wire->n;
 		gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i]);
 		if (!gp->sizes[i])
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			ProtobufCMessage *msg = wire == lazy && wire ? node_message(gp, k) : NULL;
+			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
 			size_t s = msg     ? protobuf_c_message_get_packed_size(msg)
 				   : wire ? wire->len[k]
 					  : protobuf_c_message_get_packed_size(arr[k]);
@@ -322,8 +338,6 @@ static void free_plan(graph_plan *gp)
 
 int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src)
 {
-	const wire_list *lazy = src ? src->lazy : NULL;
-	const wire_list *lazy_inits = src ? src->lazy_inits : NULL;
 	packer p = {.out = out};
 	if (!model->graph) {
 		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
@@ -332,12 +346,8 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		protobuf_c_message_pack_to_buffer(&model->base, &s.base);
 		return 0;
 	}
-	if (lazy && (!lazy->n || model->graph->n_node))
-		lazy = NULL; /* the nodes are messages (loader/materialize.c) */
-	if (lazy_inits && (!lazy_inits->n || model->graph->n_initializer))
-		lazy_inits = NULL;
 	graph_plan gp;
-	bool ok = plan_graph(&gp, &model->graph->base, lazy, lazy_inits, src);
+	bool ok = plan_graph(&gp, &model->graph->base, src);
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (ok) {

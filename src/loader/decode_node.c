@@ -219,18 +219,19 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 	return DECODE_OK;
 }
 
-static bool reserve_outs(decode_scratch *s, size_t n)
+/* The scratch array p (*cap entries of `size` bytes) with room for n: p itself, or
+ * a bigger copy (*cap updated), or NULL when memory ran out (p is then untouched). */
+static void *reserve(void *p, size_t *cap, size_t n, size_t size)
 {
-	if (n <= s->cap)
-		return true;
-	size_t cap = s->cap ? s->cap : 8;
-	while (cap < n)
-		cap *= 2;
-	const char **grown = realloc(s->outs, cap * sizeof *grown);
-	if (!grown)
-		return false;
-	s->outs = grown, s->cap = cap;
-	return true;
+	if (n <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 8;
+	while (c < n)
+		c *= 2;
+	void *grown = realloc(p, c * size);
+	if (grown)
+		*cap = c;
+	return grown;
 }
 
 decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, decode_scratch *s)
@@ -253,8 +254,11 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 			nin += f.number == NODE_INPUT;
 			nout += f.number == NODE_OUTPUT;
 			if (f.number == NODE_ATTRIBUTE) {
-				attr_presence c;
-				if (!scan_attr(p, f.payload, f.payload + f.len, &c))
+				attr_presence *a = reserve(s->attrs, &s->attrs_cap, nattr + 1, sizeof *a);
+				if (!a)
+					return DECODE_NOMEM;
+				s->attrs = a;
+				if (!scan_attr(p, f.payload, f.payload + f.len, &s->attrs[nattr]))
 					return DECODE_UNPACK;
 				nattr++;
 			}
@@ -265,8 +269,10 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	}
 	if (nin > INT32_MAX || nout > INT32_MAX || nattr > INT32_MAX)
 		return DECODE_UNPACK;
-	if (!reserve_outs(s, nout))
+	const char **outs = reserve(s->outs, &s->cap, nout, sizeof *outs);
+	if (!outs && nout)
 		return DECODE_NOMEM;
+	s->outs = outs;
 	node d = {.name = "", .op_type = "", .domain = "", .ninputs = (int32_t)nin, .noutputs = (int32_t)nout,
 		  .nattrs = (int32_t)nattr};
 	d.inputs = arena_array(m->arena, nin, sizeof *d.inputs);
@@ -297,11 +303,10 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 				return DECODE_NOMEM;
 			break;
 		case NODE_ATTRIBUTE: {
-			attr_presence c;
-			scan_attr(p, f.payload, f.payload + f.len, &c);
-			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &c, &d.attrs[a++]);
+			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &s->attrs[a], &d.attrs[a]);
 			if (r != DECODE_OK)
 				return r;
+			a++;
 			break;
 		}
 		default:
@@ -317,6 +322,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 void decode_scratch_free(decode_scratch *s)
 {
 	free(s->outs);
+	free(s->attrs);
 	*s = (decode_scratch){0};
 }
 

@@ -5,6 +5,7 @@
 #define OSH_LOADER_DECODE_NODE_H
 
 #include "core/model.h"
+#include "loader/loader.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,13 +20,15 @@ typedef enum decode_result {
 typedef struct decode_scratch {
 	const char **outs; /* the last node's output names */
 	size_t cap;
+	attr_presence *attrs; /* the last node's attributes, as the first pass found them */
+	size_t attrs_cap;
 } decode_scratch;
 
 /* Reads the node in [p, p + len): name, op_type, domain ("ai.onnx" as ""),
  * attributes (attr_view, as view_attrs builds them from a NodeProto), the input and
  * output counts, and arrays for their ids (not filled). The output names are left in
  * s->outs[0 .. n->noutputs) ("" for an omitted output), copied into the arena; the
- * input names stay in the bytes, for decode_inputs. Nodes with attributes that hold
+ * input names stay in the bytes, for decode_next_input. Nodes with attributes that hold
  * tensors, graphs or types, or with anything unexpected, are DECODE_UNPACK. */
 decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, decode_scratch *s);
 void decode_scratch_free(decode_scratch *s);

@@ -87,10 +87,9 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 	c->dims = keep(m, v->dims, (size_t)t->n_dims * sizeof *v->dims);
 	if (v->raw && !raw_aliased)
 		c->raw = keep(m, v->raw, v->raw_len);
-	size_t w = v->dtype == DT_DOUBLE || v->dtype == DT_COMPLEX128 || v->dtype == DT_INT64 ||
-				   v->dtype == DT_UINT32 || v->dtype == DT_UINT64
-			   ? 8
-			   : 4;
+	/* The entry width of whichever field view_tensor chose for the dtype. */
+	bool wide = v->typed && (v->typed == t->double_data || v->typed == t->int64_data || v->typed == t->uint64_data);
+	size_t w = wide ? 8 : 4;
 	if (v->typed && v->ntyped)
 		c->typed = keep(m, v->typed, v->ntyped * w);
 	bool lost = !c->name || (t->n_dims && !c->dims) || (v->raw && v->raw_len && !c->raw) ||
