@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/error.h"
 #include "emit/type_proto.h"
+#include "loader/prescan.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdarg.h>
@@ -79,6 +80,11 @@ static bool annotate_graph(osh_model *m, graph *g)
  * protobuf, and onnxshape's own loader: prescan.h), and the annotated model could
  * no longer be read. */
 #define ANNOTATE_MAX_DEPTH 29
+/* A graph at depth d sits 1 + 3d messages below the model; the deepest dim written
+ * (value info, type, sequence, element, optional, element, tensor type, shape, dim)
+ * nine below that. */
+_Static_assert(1 + 3 * ANNOTATE_MAX_DEPTH + 9 <= PRESCAN_MAX_DEPTH,
+	       "annotations must stay within the nesting the loader (and protobuf) reads");
 
 osh_status osh_annotate(osh_model *m, osh_error *err)
 {
