@@ -13,6 +13,8 @@
  */
 #include "passes/infer.h"
 
+#include "passes/dims_share.h"
+
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "passes/pass.h"
@@ -149,6 +151,50 @@ dim *dims_dup(infer_ctx *c, const dim *d, int32_t n)
 	return x;
 }
 
+/* A resolved copy of d[0..n) for a value, shared with any equal one published before
+ * (dims_share.h): a few thousand distinct shapes among millions of values. */
+#define SHARE_BUF 16
+
+/* d's equal in the cache, or a new copy of it there (short arrays only). */
+static const dim *share(infer_ctx *c, const dim *d, int32_t n)
+{
+	const dim *p = dims_share_get(c->shared, c->a, d, n);
+	if (!p)
+		c->m->nomem = true;
+	return p;
+}
+
+static const dim *publish(infer_ctx *c, const dim *d, int32_t n)
+{
+	if (n > SHARE_BUF) {
+		dim *r = dims_alloc(c, n);
+		for (int32_t k = 0; r && k < n; k++)
+			r[k] = dim_resolve(c->syms, d[k]);
+		return r;
+	}
+	dim buf[SHARE_BUF];
+	for (int32_t k = 0; k < n; k++)
+		buf[k] = dim_resolve(c->syms, d[k]);
+	return share(c, buf, n);
+}
+
+/* The same for integers: sizes (`dims`: a negative one is unknown) or content. */
+static dim known_int(int64_t v, bool dims) { return v >= 0 || !dims ? dim_known(v) : dim_unknown(); }
+
+static const dim *publish_ints(infer_ctx *c, const int64_t *v, int32_t n, bool dims)
+{
+	if (n > SHARE_BUF) {
+		dim *r = dims_alloc(c, n);
+		for (int32_t k = 0; r && k < n; k++)
+			r[k] = known_int(v[k], dims);
+		return r;
+	}
+	dim buf[SHARE_BUF];
+	for (int32_t k = 0; k < n; k++)
+		buf[k] = known_int(v[k], dims);
+	return share(c, buf, n);
+}
+
 void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dims)
 {
 	value *v = out_value(c, i);
@@ -158,11 +204,9 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 	t.kind = TK_TENSOR;
 	t.elem = dtype_valid(elem) ? elem : 0;
 	if (rank >= 0) {
-		dim *d = dims_alloc(c, rank);
+		const dim *d = publish(c, dims, rank);
 		if (!d)
 			return;
-		for (int32_t k = 0; k < rank; k++)
-			d[k] = dim_resolve(c->syms, dims[k]);
 		t.rank = rank;
 		t.dims = d;
 	}
@@ -196,11 +240,9 @@ void set_out_ints(infer_ctx *c, int32_t i, const dim *vals, int32_t n)
 	int64_t count = element_count(&v->ti);
 	if (count >= 0 && count != n)
 		return; /* content and shape disagree: trust neither for content */
-	dim *d = dims_alloc(c, n);
+	const dim *d = publish(c, vals, n);
 	if (!d)
 		return;
-	for (int32_t k = 0; k < n; k++)
-		d[k] = dim_resolve(c->syms, vals[k]);
 	v->ti.nval = n;
 	v->ti.val = d;
 }
@@ -479,38 +521,25 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 /* ---- the pass ----------------------------------------------------------------- */
 
 /* tinfo of an initializer: its dims, and its values when small. */
-static tinfo from_initializer(osh_model *m, const tensor_view *tv, bool with_content)
+static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_content)
 {
 	tinfo t = tinfo_unknown();
 	if (!tv || !dtype_valid(tv->dtype))
 		return t;
 	t.kind = TK_TENSOR;
 	t.elem = tv->dtype;
-	dim *d = arena_array(m->arena, tv->rank ? (size_t)tv->rank : 1, sizeof *d);
-	if (!d) {
-		m->nomem = true;
+	if (!(t.dims = publish_ints(c, tv->dims, tv->rank, true)))
 		return t;
-	}
-	for (int32_t k = 0; k < tv->rank; k++)
-		d[k] = tv->dims[k] >= 0 ? dim_known(tv->dims[k]) : dim_unknown();
 	t.rank = tv->rank;
-	t.dims = d;
 	if (!with_content || !float_content(tv))
 		return t;
 	int64_t ints[TINFO_MAX_VALUES];
-	if (tensor_ints(tv, ints)) {
-		dim *v = arena_array(m->arena, tv->count ? (size_t)tv->count : 1, sizeof *v);
-		if (v) {
-			for (int64_t k = 0; k < tv->count; k++)
-				v[k] = dim_known(ints[k]);
-			t.nval = (int32_t)tv->count;
-			t.val = v;
-		}
-	}
+	if (tensor_ints(tv, ints) && (t.val = publish_ints(c, ints, (int32_t)tv->count, false)))
+		t.nval = (int32_t)tv->count;
 	if (tv->count <= EAGER_FLOATS) { /* larger ones: lazy_floats */
 		double floats[EAGER_FLOATS];
 		if (tensor_floats(tv, floats)) {
-			double *f = arena_alloc(m->arena, tv->count ? (size_t)tv->count * sizeof *f : sizeof *f);
+			double *f = arena_alloc(c->a, tv->count ? (size_t)tv->count * sizeof *f : sizeof *f);
 			if (f) {
 				memcpy(f, floats, (size_t)tv->count * sizeof *f);
 				t.nfval = (int32_t)tv->count;
@@ -545,9 +574,9 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 		snprintf(buf, sizeof buf, "rank %d, declared rank %d", t->rank, d->rank);
 		why = buf;
 	}
-	dim *merged = NULL;
+	dim *merged = NULL, mbuf[SHARE_BUF];
 	if (!why && t->rank >= 0 && d->rank >= 0) {
-		merged = dims_alloc(c, t->rank);
+		merged = t->rank <= SHARE_BUF ? mbuf : dims_alloc(c, t->rank);
 		if (!merged)
 			return;
 		for (int32_t k = 0; k < t->rank && !why; k++) {
@@ -580,13 +609,14 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 		t->rank = d->rank;
 		t->dims = d->dims;
 	} else if (merged) {
-		t->dims = merged;
+		const dim *shared = merged == mbuf ? share(c, mbuf, t->rank) : merged;
+		if (shared)
+			t->dims = shared;
 	}
 }
 
 static void seed_values(infer_ctx *c, graph *g)
 {
-	osh_model *m = c->m;
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		switch (v->origin) {
@@ -595,12 +625,12 @@ static void seed_values(infer_ctx *c, graph *g)
 			 * shape only where nothing is declared. */
 			v->ti = value_declared(v);
 			if (v->given) /* supplied for this run: its dims and values are facts */
-				v->ti = from_initializer(m, v->given, true);
+				v->ti = from_initializer(c, v->given, true);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
-				v->ti = from_initializer(m, v->init_view, false);
+				v->ti = from_initializer(c, v->init_view, false);
 			break;
 		case VAL_INITIALIZER:
-			v->ti = from_initializer(m, v->init_view, true);
+			v->ti = from_initializer(c, v->init_view, true);
 			break;
 		case VAL_OUTER:
 			v->ti = v->outer->values[v->outer_id].ti;
@@ -731,7 +761,7 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		m->nomem = true;
 		return false;
 	}
-	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri};
+	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena)};
 	bool use_declared = !opts->ignore_declared;
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)

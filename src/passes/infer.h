@@ -29,6 +29,7 @@ typedef struct infer_ctx {
 	/* Inside a model-local function's body: the context of the node that called it,
 	 * whose attributes answer the body's ref_attr_name references. NULL elsewhere. */
 	const struct infer_ctx *caller;
+	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);

@@ -158,6 +158,11 @@ typedef struct lint {
 	/* Scratch for lint_growth, allocated once: operand and result shapes, counts. */
 	dim (*dims)[MAX_LINT_RANK];
 	struct mono *counts;
+	/* Scratch for lint_facts, grown as needed and reused for every node: the facts
+	 * only live while one node is linted, and an array per broadcasting node was
+	 * 75 MB of a million-node model. */
+	sym_fact *facts;
+	int32_t cap_facts;
 	strmap bcast_ops; /* bcast_index */
 } lint;
 
@@ -641,11 +646,16 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 		total += s[i].rank;
 	}
 	dim out[MAX_LINT_RANK];
-	sym_fact *facts = arena_array(m->arena, (size_t)total + 1, sizeof *facts);
-	if (!facts) {
-		m->nomem = true;
-		return;
+	if (total + 1 > L->cap_facts) {
+		int32_t cap = total + 1 > 2 * L->cap_facts ? total + 1 : 2 * L->cap_facts;
+		sym_fact *grown = arena_array(m->arena, (size_t)cap, sizeof *grown);
+		if (!grown) {
+			m->nomem = true;
+			return;
+		}
+		L->facts = grown, L->cap_facts = cap;
 	}
+	sym_fact *facts = L->facts;
 	bcast_out bo = {.dims = out, .facts = facts, .facts_cap = total + 1};
 	sym_ctx sc = {sym_eq_cb, &m->syms};
 	bool ok = false;
