@@ -172,9 +172,9 @@ struct osh_model {
 	int src_fd;
 	const uint8_t *src_copy;
 	/* The input mapping (the file itself, or an anonymous copy of a small one),
-	 * kept while the main graph's initializers are read from it (lazy_inits) and
-	 * weights point into it; its pages are dropped as the loader is done with
-	 * them (they come back from the page cache when read again). */
+	 * kept while the main graph's nodes and initializers are read from it (lazy,
+	 * lazy_inits) and weights point into it; its pages are dropped as the loader
+	 * is done with them (they come back from the page cache when read again). */
 	uint8_t *input_map;
 	size_t input_map_size;
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
@@ -189,10 +189,11 @@ struct osh_model {
 	strmap functions;   /* model-local functions by function_key (loader/index.c) */
 	graph **function_graphs; /* the body of proto->functions[i], NULL if not indexed */
 	symtab syms;      /* every dim_param of the model, interned by the loader */
-	/* The main graph's nodes as the file has them (loader/unpack_split.c): while
-	 * lazy.n > 0 the GraphProto holds no NodeProto and the main graph's node k
-	 * is lazy node k; a node decode_node.c read has proto NULL. Emptied when the
-	 * messages are built for a rewrite or a packing (loader/materialize.c). */
+	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
+	 * input like lazy_inits: while lazy.n > 0 the GraphProto holds no NodeProto and
+	 * the main graph's node k is lazy node k; a node decode_node.c read has proto
+	 * NULL. Emptied when the messages are built for a rewrite or a packing
+	 * (loader/materialize.c). */
 	wire_list lazy;
 	/* The same for the main graph's initializers: TensorProtos in the input
 	 * (input_map, or src_copy), which stays until the model is freed. While

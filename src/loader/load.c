@@ -163,13 +163,16 @@ void loader_release_input(osh_model *m, size_t upto)
 	upto = upto / page * page;
 	if (upto < m->input_released + RELEASE_STEP && upto != m->input_map_size / page * page)
 		return;
-	if (upto > m->input_released)
-		madvise(m->input_map + m->input_released, upto - m->input_released, MADV_DONTNEED);
+	/* To the end: everything, pages read again behind the mark included (the
+	 * nodes' bytes, which come before the initializers, are read after them). */
+	size_t from = upto == m->input_map_size / page * page ? 0 : m->input_released;
+	if (upto > from)
+		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
 	m->input_released = upto;
 }
 
 /* Unpacks, validates and indexes the pre-scanned input into m. The model keeps a
- * mapped input whose initializers it reads from (unpack_split.c); other mappings are
+ * mapped input whose nodes and initializers it reads from (unpack_split.c); other mappings are
  * unmapped once unpacked. */
 static osh_status build(osh_model *m, input *in, osh_error *err)
 {
@@ -178,7 +181,7 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 	if (r == SPLIT_NOT_USED || r == SPLIT_NOMEM)
 		m->proto = onnx__model_proto__unpack(alloc, in->size, in->data);
 	if (in->mapped) {
-		if (r == SPLIT_OK && m->lazy_inits.n) {
+		if (r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n)) {
 			m->input_map = in->data;
 			m->input_map_size = in->size;
 			m->input_file_mapped = in->file_mapped;

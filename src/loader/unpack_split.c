@@ -4,10 +4,11 @@
  * Nodes: protobuf-c builds a message, a C string per name and an AttributeProto per
  * attribute for each node, several hundred bytes where the file spends fifty; the
  * index needs none of that for a plain node. The main graph's nodes are therefore
- * kept as their wire bytes (copied into the arena, in file order) and decode_node.c
- * reads them straight into the IR; a node is unpacked by protobuf-c only when the
- * index meets one it does not decode, or when the model is rewritten or packed
- * (materialize.c).
+ * kept as wire bytes, in the input like the initializers below when they are in one
+ * stretch (else copied together: see interleaved), and decode_node.c reads them
+ * straight into the IR; a node is unpacked by protobuf-c
+ * only when the index meets one it does not decode, or when the model is rewritten
+ * or packed (materialize.c).
  *
  * Initializers: a TensorProto costs protobuf-c over 200 bytes before its name, dims
  * and data, and an external one five more messages for its location, offset and
@@ -109,6 +110,22 @@ static bool keep(const uint8_t *data, const span_list *l, bool copy, ProtobufCAl
 	return true;
 }
 
+/* Whether an initializer sits between the first node and the last. The index reads
+ * the nodes' bytes three times (to count outputs, to decode, to resolve inputs):
+ * in place, nodes spread among the weights would page the whole file in each time,
+ * so those are copied together; nodes in one stretch, as onnx.save writes them, are
+ * read where they are. */
+static bool interleaved(const span_list *nodes, const span_list *inits)
+{
+	if (!nodes->n)
+		return false;
+	size_t first = nodes->v[0].start, last = nodes->v[nodes->n - 1].end;
+	for (size_t k = 0; k < inits->n; k++)
+		if (inits->v[k].start > first && inits->v[k].start < last)
+			return true;
+	return false;
+}
+
 split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *alloc, Onnx__ModelProto **out,
 			  wire_list *nodes_out, wire_list *inits_out)
 {
@@ -164,7 +181,8 @@ split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *
 	Onnx__ModelProto *m = onnx__model_proto__unpack(alloc, w, b);
 	free(b);
 	bool ok = m && m->graph && !m->graph->n_initializer && !m->graph->n_node &&
-		  keep(data, &nodes, true, alloc, nodes_out) && keep(data, &inits, false, alloc, inits_out);
+		  keep(data, &nodes, interleaved(&nodes, &inits), alloc, nodes_out) &&
+		  keep(data, &inits, false, alloc, inits_out);
 	free(nodes.v), free(inits.v);
 	if (!ok)
 		return SPLIT_FAILED;

@@ -20,8 +20,8 @@ typedef enum split_result {
 
 /* Unpacks the `size` pre-scanned bytes at `data` into `alloc`, but for the main
  * graph's nodes and initializers: on SPLIT_OK the graph has none (n_node and
- * n_initializer 0); *nodes holds the nodes' bytes, copied into the arena, and *inits
- * the initializers' extents in `data`, which must then live as long as the model. */
+ * n_initializer 0); *inits holds their extents in `data`, which must then live as
+ * long as the model, and *nodes theirs, in `data` too or in a copy in the arena. */
 split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *alloc, Onnx__ModelProto **out,
 			  wire_list *nodes, wire_list *inits);
 

@@ -135,6 +135,26 @@ static void graph_fields(wbuf *g, int k, int64_t rows, int64_t odd_rows)
 	value_info(g, 12, "y");
 }
 
+/* The same graph as onnx.save lays it out: every node first, then the initializers,
+ * so the nodes' bytes are read in place from the input (unpack_split.c). */
+static void graph_fields_stretch(wbuf *g, int k, int64_t rows)
+{
+	char in[16] = "x", out[16], w[16];
+	for (int i = 0; i < k; i++) {
+		snprintf(w, sizeof w, "w%d", i);
+		snprintf(out, sizeof out, i == k - 1 ? "y" : "v%d", i);
+		node(g, "Add", in, w, out);
+		strcpy(in, out);
+	}
+	field_str(g, 2, "stretch");
+	for (int i = 0; i < k; i++) {
+		snprintf(w, sizeof w, "w%d", i);
+		initializer(g, w, rows, (uint32_t)i + 1);
+	}
+	value_info(g, 11, "x");
+	value_info(g, 12, "y");
+}
+
 static wbuf model_mixed(int k, int64_t rows, int64_t odd_rows);
 static wbuf model(int k, int64_t rows) { return model_mixed(k, rows, rows); }
 
@@ -194,6 +214,41 @@ Test(load_split, interleaved_big_initializers)
 	/* 6 x 1024 x 64 floats: 1.5 MB of weights, over the 1 MB threshold; 256 KB
 	 * each, pointed to in the input. */
 	wbuf m = model(6, 1024);
+	same_both_ways(&m);
+}
+
+Test(load_split, nodes_in_one_stretch)
+{
+	/* 40 nodes read where they are, before 40 x 256 KB of weights: 10 MB, so the
+	 * pages behind the index are dropped in steps and the nodes' pages are read
+	 * again from the page cache when the model is packed. */
+	wbuf m = {0}, opset = {0}, g = {0};
+	field_varint(&m, 1, 8);
+	field_varint(&opset, 2, 13);
+	field_msg(&m, 8, &opset);
+	graph_fields_stretch(&g, 40, 1024);
+	field_msg(&m, 7, &g);
+	same_both_ways(&m);
+}
+
+Test(load_split, nodes_without_initializers)
+{
+	/* 60,000 nodes and no initializer, over 1 MB so the file is mapped: the model
+	 * must keep the mapping for the nodes' bytes alone. */
+	wbuf m = {0}, opset = {0}, g = {0};
+	field_varint(&m, 1, 8);
+	field_varint(&opset, 2, 13);
+	field_msg(&m, 8, &opset);
+	char in[16] = "x", out[16];
+	for (int i = 0; i < 60000; i++) {
+		snprintf(out, sizeof out, i == 59999 ? "y" : "v%d", i);
+		node(&g, "Add", in, in, out);
+		strcpy(in, out);
+	}
+	value_info(&g, 11, "x");
+	value_info(&g, 12, "y");
+	field_msg(&m, 7, &g);
+	cr_assert_gt(m.len, (size_t)1 << 20);
 	same_both_ways(&m);
 }
 
