@@ -75,8 +75,12 @@ bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *
  * when a rule asks for it, unless it is tiny (EAGER_FLOATS): decoding every weight up
  * front stored each model's weights a second time, as doubles (twice their size), and
  * took a third of the inference time, for content hardly any rule reads. Integer
- * content (shapes, axes, sizes: small, read everywhere) stays eager. */
-#define EAGER_FLOATS 64
+ * content (shapes, axes, sizes: small, read everywhere) stays eager. Eager float
+ * content follows a tensor through pass-through nodes (Identity before Resize);
+ * 8 entries cover scalars and a scale per axis. (At 64, a CNN whose batch norms
+ * have under 64 channels stored every one of their parameters as doubles: 119 MB
+ * of a 1M-node model.) */
+#define EAGER_FLOATS 8
 
 static bool float_content(const tensor_view *tv)
 {

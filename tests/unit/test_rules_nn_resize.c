@@ -176,3 +176,20 @@ static const nn_case signal_cases[] = {
 };
 
 Test(rules_nn_resize, signal) { NN_CHECK_ALL(signal_cases); }
+
+/* Float content small enough to be read with the initializers (infer.c: EAGER_FLOATS)
+ * follows the tensor through a pass-through node: Resize behind an Identity still
+ * knows its scales. Bigger float tensors are decoded only when a rule asks. */
+Test(rules_nn_resize, scales_through_identity)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3,4,4");
+	mb_init_floats(b, "s", "4", (float[]){1, 1, 2, 0.5f});
+	mb_node(b, "Identity", "s", "s2");
+	mb_node(b, "Resize", "x,,s2", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (N, 3, 8, 2)");
+	osh_model_free(m);
+}
