@@ -34,7 +34,8 @@ names, serialized, and then copied per block with the placeholders replaced (sam
 width, so every length prefix stays right). Initializers and the outer messages are
 encoded here directly (a few protobuf fields), and the weights are streamed to the
 file block by block, so generating never holds the model in memory. Seeded with
-numpy's default_rng: the same seed gives the same bytes.
+numpy's default_rng: the same seed gives the same bytes. The graph's fields come in
+field-number order (every node, then the initializers), as onnx.save writes them.
 """
 import argparse
 import os
@@ -273,12 +274,20 @@ def write_model(path, f, blocks, seed, ext_dir=None):
         out.write(fld_bytes(M_OPSET, fld_bytes(1, b"") + fld_varint(2, OPSET)))
         out.write(ld_header(M_GRAPH, graph_len))
         start = out.tell()
-        out.write(gname)
-        out.write(ins)
-        out.write(consts)
+        # The graph's fields in field-number order, as onnx.save writes them: every
+        # node, the name, the initializers (weights streamed block by block), then
+        # the inputs and outputs.
         buf = []
         for i in range(blocks):
             buf.append(fill(tmpl, i))
+            if len(buf) > 4096:
+                out.write(b"".join(buf))
+                buf = []
+        out.write(b"".join(buf))
+        out.write(gname)
+        out.write(consts)
+        buf = []
+        for i in range(blocks):
             data = (rng.standard_normal(total_floats, dtype=np.float32) * np.float32(0.02)).tobytes()
             if ext_dir:
                 buf.append(ext_entries[i])
@@ -296,6 +305,7 @@ def write_model(path, f, blocks, seed, ext_dir=None):
                 out.write(b"".join(buf))
                 buf = []
         out.write(b"".join(buf))
+        out.write(ins)
         out.write(outs)
         assert out.tell() - start == graph_len, (out.tell() - start, graph_len)
     if wfile:
@@ -331,7 +341,7 @@ def main():
         f = {"transformer": lambda: transformer(d), "cnn": lambda: cnn(c)}[fam]()
         blocks = max(1, round(parse_nodes(size) / len(f.nodes)))
         base = os.path.join(a.outdir, "%s-%s%s" % (fam, size.lower(), "-" + width if width else ""))
-        params = "seed=%d d=%d c=%d blocks=%d v2\n" % (a.seed, d, c, blocks)
+        params = "seed=%d d=%d c=%d blocks=%d v3\n" % (a.seed, d, c, blocks)
         variants = [(base + ".onnx", None)]
         if not a.inline_only:
             variants.append((os.path.join(base + "-ext", "model.onnx"), base + "-ext"))
