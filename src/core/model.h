@@ -88,25 +88,37 @@ typedef struct attr_view {
 	int32_t graph_index;    /* AT_GRAPH / AT_GRAPHS: first index into node.subgraphs */
 } attr_view;
 
+/* What few values have, kept out of `value` (a 1M-node model has millions of values
+ * and most of them need none of this): allocated from the model's arena on first need
+ * (value_extra_need), shared by the copies arena_grow makes of the value table. */
+typedef struct value_extra {
+	struct Onnx__TensorProto *init;    /* initializer message, when there is one (the main
+					    * graph's stay in the input until materialized) */
+	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
+	const tensor_view *given;          /* a value supplied for inference (--input-data) */
+	/* From decl: what the file says; NULL when it says nothing. See value_declared. */
+	const tinfo *declared;
+	graph *outer;                      /* VAL_OUTER: the graph where the name is defined */
+	int32_t outer_id;                  /* VAL_OUTER: its id in outer, else -1 */
+} value_extra;
+
 typedef struct value {
 	const char *name;
 	int32_t *consumers;   /* node indices, in node order, a node once per use */
-	struct Onnx__TensorProto *init;    /* initializer, when there is one */
-	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
-	const tensor_view *init_view; /* decoded view of init */
-	const tensor_view *given;     /* a value supplied for inference (--input-data) */
-	/* From decl: what the file says; NULL when it says nothing (most values: a
-	 * tinfo for each would be a third of the value table). See value_declared. */
-	const tinfo *declared;
-	graph *outer;         /* VAL_OUTER: the graph where the name is defined */
+	const tensor_view *init_view; /* decoded initializer: most values of CNNs have one */
+	value_extra *x;       /* NULL for most values: read through value_init() etc. */
 	tinfo ti;             /* what inference knows */
 	value_origin origin;
 	int32_t producer;     /* node index for VAL_NODE, else -1 */
 	int32_t producer_out; /* which output of the producer */
 	int32_t nconsumers, cap_consumers;
-	int32_t outer_id;     /* VAL_OUTER: its id in outer */
 	bool is_output;
 } value;
+
+/* The value table is the largest single allocation of a big model (2.7M values for
+ * a 1M-node CNN): each byte here is 2.7 MB there (144 bytes before value_extra, 372
+ * MB). A field that most values leave empty belongs in value_extra. */
+_Static_assert(sizeof(value) <= 104, "value grew: move rarely used fields to value_extra");
 
 typedef struct node {
 	struct Onnx__NodeProto *proto;
@@ -224,8 +236,31 @@ struct osh_model {
 	} ext_last;
 };
 
+/* Readers of value_extra: NULL (outer_id -1) when v has no extra block. */
+static inline struct Onnx__TensorProto *value_init(const value *v) { return v->x ? v->x->init : NULL; }
+static inline struct Onnx__ValueInfoProto *value_decl(const value *v) { return v->x ? v->x->decl : NULL; }
+static inline const tensor_view *value_given(const value *v) { return v->x ? v->x->given : NULL; }
+static inline graph *value_outer(const value *v) { return v->x ? v->x->outer : NULL; }
+static inline int32_t value_outer_id(const value *v) { return v->x ? v->x->outer_id : -1; }
+
 /* What the file declares for v: kind TK_UNKNOWN when nothing. */
-static inline tinfo value_declared(const value *v) { return v->declared ? *v->declared : tinfo_unknown(); }
+static inline tinfo value_declared(const value *v)
+{
+	return v->x && v->x->declared ? *v->x->declared : tinfo_unknown();
+}
+
+/* v's extra block, allocated from a (the arena of v's model) on first need so that
+ * the caller can set its fields. Returns NULL when memory ran out: the caller reports
+ * it as it does any other arena failure. */
+static inline value_extra *value_extra_need(arena *a, value *v)
+{
+	if (!v->x) {
+		v->x = arena_zalloc(a, sizeof *v->x);
+		if (v->x)
+			v->x->outer_id = -1;
+	}
+	return v->x;
+}
 
 /* Adds a diagnostic; all strings are copied into the arena. node may be NULL. On
  * memory exhaustion marks m->nomem and drops the diagnostic. */

@@ -137,7 +137,8 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 		if (skip_init && v->init_view) /* an initializer, as a message or still in the input */
 			continue;
 		vs[k].name = v->name;
-		if (!type_from(m->arena, v->decl ? v->decl->type : NULL, &vs[k].type))
+		const Onnx__ValueInfoProto *decl = value_decl(v);
+		if (!type_from(m->arena, decl ? decl->type : NULL, &vs[k].type))
 			return false;
 		k++;
 	}

@@ -60,7 +60,7 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 		g->cap_values = cap;
 	}
 	int32_t id = g->nvalues++;
-	g->values[id] = (value){.name = name, .origin = origin, .producer = -1, .outer_id = -1};
+	g->values[id] = (value){.name = name, .origin = origin, .producer = -1};
 	return id;
 }
 
@@ -95,9 +95,14 @@ int32_t graph_lookup(graph *g, const char *name)
 		g->values = v;
 		g->cap_values = cap;
 	}
+	/* Before the entry is counted: a VAL_OUTER value always knows its outer graph. */
+	value_extra *x = arena_zalloc(a, sizeof *x);
+	if (!x)
+		return -1;
+	x->outer = g->parent;
+	x->outer_id = outer;
 	id = g->nvalues++;
-	g->values[id] = (value){.name = g->parent->values[outer].name, .origin = VAL_OUTER,
-				.producer = -1, .outer = g->parent, .outer_id = outer};
+	g->values[id] = (value){.name = g->parent->values[outer].name, .origin = VAL_OUTER, .producer = -1, .x = x};
 	if (!strmap_set(&g->names, g->values[id].name, id))
 		return -1;
 	return id;
@@ -225,8 +230,8 @@ static bool build_subgraphs(osh_model *m, graph *g, int32_t ni)
 			if (!build_graph(m, sg))
 				return false;
 			for (int32_t v = 0; v < sg->nvalues; v++) {
-				if (sg->values[v].origin == VAL_OUTER && sg->values[v].outer == g &&
-				    !add_consumer(m, &g->values[sg->values[v].outer_id], ni))
+				if (sg->values[v].origin == VAL_OUTER && value_outer(&sg->values[v]) == g &&
+				    !add_consumer(m, &g->values[value_outer_id(&sg->values[v])], ni))
 					return false;
 			}
 		}
@@ -620,8 +625,13 @@ static bool attach_decls(osh_model *m, graph *g)
 		Onnx__ValueInfoProto *vi = gp->value_info[i];
 		validate_value_info(m, g, vi);
 		int32_t id = strmap_get(&g->names, str(vi->name));
-		if (id >= 0 && (!g->values[id].decl || !g->values[id].decl->type))
-			g->values[id].decl = vi;
+		const Onnx__ValueInfoProto *had = id >= 0 ? value_decl(&g->values[id]) : NULL;
+		if (id >= 0 && (!had || !had->type)) {
+			value_extra *x = value_extra_need(m->arena, &g->values[id]);
+			if (!x)
+				return false;
+			x->decl = vi;
+		}
 	}
 	return true;
 }
@@ -650,8 +660,13 @@ static bool define_outputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfo
 		g->values[id].is_output = true;
 		/* A declaration with a type beats one without (an output may repeat a
 		 * value_info entry, or leave its type to it). */
-		if (vis && (!g->values[id].decl || (!g->values[id].decl->type && vis[i]->type)))
-			g->values[id].decl = vis[i];
+		const Onnx__ValueInfoProto *had = value_decl(&g->values[id]);
+		if (vis && (!had || (!had->type && vis[i]->type))) {
+			value_extra *x = value_extra_need(m->arena, &g->values[id]);
+			if (!x)
+				return false;
+			x->decl = vis[i];
+		}
 	}
 	return true;
 }
@@ -674,8 +689,12 @@ static bool define_inputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfoP
 			id = -id - 2;
 		}
 		g->inputs[i] = id;
-		if (vis)
-			g->values[id].decl = vis[i];
+		if (vis) {
+			value_extra *x = value_extra_need(m->arena, &g->values[id]);
+			if (!x)
+				return false;
+			x->decl = vis[i];
+		}
 	}
 	return true;
 }
@@ -695,6 +714,20 @@ static void initializer_what(char *what, const char *name)
 	what[w + n + 1] = '\0';
 }
 
+/* The main graph's initializers still in the input have no message yet (t NULL): no
+ * extra block for them, which is most values of a CNN. */
+static bool set_initializer(osh_model *m, value *v, Onnx__TensorProto *t, const tensor_view *tv)
+{
+	v->init_view = tv;
+	if (!t)
+		return true;
+	value_extra *x = value_extra_need(m->arena, v);
+	if (!x)
+		return false;
+	x->init = t;
+	return true;
+}
+
 /* Defines initializer #i: t (NULL while it is still in the input) viewed as tv. */
 static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv)
 {
@@ -704,11 +737,8 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 		return true;
 	}
 	int32_t id = strmap_get(&g->names, name);
-	if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init_view) {
-		g->values[id].init = t;
-		g->values[id].init_view = tv;
-		return true;
-	}
+	if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init_view)
+		return set_initializer(m, &g->values[id], t, tv);
 	id = define(m, g, name, VAL_INITIALIZER);
 	if (id == -1)
 		return false;
@@ -716,9 +746,7 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
 		return true;
 	}
-	g->values[id].init = t;
-	g->values[id].init_view = tv;
-	return true;
+	return set_initializer(m, &g->values[id], t, tv);
 }
 
 /* The main graph's initializers still in the input (unpack_split.c): each is
@@ -854,13 +882,14 @@ static bool build_graph(osh_model *m, graph *g)
 		return false;
 	for (int32_t v = 0; v < g->nvalues; v++) {
 		value *val = &g->values[v];
-		tinfo d = val->decl ? view_type(m, val->decl->type) : tinfo_unknown();
+		const Onnx__ValueInfoProto *decl = value_decl(val);
+		tinfo d = decl ? view_type(m, decl->type) : tinfo_unknown();
 		if (d.kind != TK_UNKNOWN) {
 			tinfo *t = arena_alloc(m->arena, sizeof *t);
 			if (!t)
 				return false;
 			*t = d;
-			val->declared = t;
+			val->x->declared = t; /* x exists: it holds decl */
 		}
 		val->ti = tinfo_unknown();
 	}

@@ -68,6 +68,9 @@ osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, 
 	const tensor_view *tv = view_tensor(m, t);
 	if (!tv)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
-	v->given = tv;
+	value_extra *x = value_extra_need(m->arena, v);
+	if (!x)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+	x->given = tv;
 	return OSH_OK;
 }

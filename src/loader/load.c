@@ -55,11 +55,12 @@
  * message (a node's entry, its attributes' views, a declared type) and per string
  * (a value name: its table entry, its consumers, its inferred type), not per byte:
  * weights cost them nothing. Measured on 100k-node chains, 50k-node graphs with an
- * initializer per node and 20k Conv nodes, load + infer + annotate take at most
- * 1,200 bytes per node beyond the unpacked messages; a node with its op_type, an
- * input and an output is allowed 512 + 3 * 384 = 1,664. */
+ * initializer per node and 20k Conv nodes, load + infer + annotate took at most
+ * 1,200 bytes per node beyond the unpacked messages before the value table and the
+ * inferred shapes shrank (smaller value entries, shared dims); a node with its
+ * op_type, an input and an output is allowed 512 + 3 * 320 = 1,472. */
 #define INDEX_BYTES_PER_MESSAGE 512
-#define INDEX_BYTES_PER_STRING 384
+#define INDEX_BYTES_PER_STRING 320
 #define BUDGET_MARGIN ((uint64_t)64 << 20)
 
 /* The arena budget for a model of `size` bytes whose pre-scan counted ps; `copy` is

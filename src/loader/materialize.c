@@ -51,8 +51,12 @@ static bool initializers(osh_model *m)
 		ok = v[i] != NULL;
 		/* The value it defined (the first of its name, as the index decided). */
 		int32_t id = ok && g && v[i]->name ? strmap_get(&g->names, v[i]->name) : -1;
-		if (id >= 0 && g->values[id].init_view && !g->values[id].init)
-			g->values[id].init = v[i];
+		if (id >= 0 && g->values[id].init_view && !value_init(&g->values[id])) {
+			value_extra *x = value_extra_need(m->arena, &g->values[id]);
+			ok = x != NULL;
+			if (x)
+				x->init = v[i];
+		}
 	}
 	tensor_scratch_free(&scratch);
 	if (!ok)

@@ -93,9 +93,10 @@ static bool float_content(const tensor_view *tv)
 static const tinfo *lazy_floats(infer_ctx *c, int32_t i)
 {
 	value *v = &c->g->values[c->n->inputs[i]], *src = v;
-	for (int depth = 0; src->origin == VAL_OUTER && src->outer && depth < MAX_SUB_DEPTH; depth++)
-		src = &src->outer->values[src->outer_id];
-	const tensor_view *tv = src->given ? src->given : src->origin == VAL_INITIALIZER ? src->init_view : NULL;
+	for (int depth = 0; src->origin == VAL_OUTER && value_outer(src) && depth < MAX_SUB_DEPTH; depth++)
+		src = &value_outer(src)->values[value_outer_id(src)];
+	const tensor_view *tv = value_given(src) ? value_given(src)
+			       : src->origin == VAL_INITIALIZER ? src->init_view : NULL;
 	if (src->ti.kind != TK_TENSOR || src->ti.nfval >= 0 || !float_content(tv))
 		return &v->ti;
 	double *f = arena_array(c->a, tv->count ? (size_t)tv->count : 1, sizeof *f);
@@ -628,8 +629,8 @@ static void seed_values(infer_ctx *c, graph *g)
 			/* A default from an initializer can be replaced at run time: take its
 			 * shape only where nothing is declared. */
 			v->ti = value_declared(v);
-			if (v->given) /* supplied for this run: its dims and values are facts */
-				v->ti = from_initializer(c, v->given, true);
+			if (value_given(v)) /* supplied for this run: its dims and values are facts */
+				v->ti = from_initializer(c, value_given(v), true);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
 				v->ti = from_initializer(c, v->init_view, false);
 			break;
@@ -637,7 +638,7 @@ static void seed_values(infer_ctx *c, graph *g)
 			v->ti = from_initializer(c, v->init_view, true);
 			break;
 		case VAL_OUTER:
-			v->ti = v->outer->values[v->outer_id].ti;
+			v->ti = value_outer(v)->values[value_outer_id(v)].ti;
 			break;
 		default:
 			v->ti = tinfo_unknown();

@@ -47,13 +47,14 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 			}
 		}
 		tinfo *t = arena_alloc(m->arena, sizeof *t);
-		if (!t)
+		value_extra *x = value_extra_need(m->arena, v);
+		if (!t || !x)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 		*t = value_declared(v);
 		t->kind = TK_TENSOR;
 		t->rank = s->rank;
 		t->dims = d;
-		v->declared = t;
+		x->declared = t;
 	}
 	return OSH_OK;
 }

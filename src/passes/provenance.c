@@ -129,9 +129,9 @@ bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t c
 	sink s = {buf, cap, 0};
 	for (;;) {
 		const value *v = &g->values[id];
-		if (v->origin == VAL_OUTER && v->outer) {
-			g = v->outer;
-			id = v->outer_id;
+		if (v->origin == VAL_OUTER && value_outer(v)) {
+			g = value_outer(v);
+			id = value_outer_id(v);
 			continue;
 		}
 		if (v->origin == VAL_INPUT) {

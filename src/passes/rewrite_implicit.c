@@ -87,10 +87,12 @@ static bool mark_outer_reads(const osh_model *m, const graph *g, bool *read)
 {
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *sg = m->graphs[gi];
-		for (int32_t v = 0; v < sg->nvalues; v++)
-			if (sg->values[v].origin == VAL_OUTER && sg->values[v].outer == g && sg->values[v].outer_id >= 0 &&
-			    sg->values[v].outer_id < g->nvalues)
-				read[sg->values[v].outer_id] = true;
+		for (int32_t v = 0; v < sg->nvalues; v++) {
+			int32_t id = value_outer_id(&sg->values[v]);
+			if (sg->values[v].origin == VAL_OUTER && value_outer(&sg->values[v]) == g && id >= 0 &&
+			    id < g->nvalues)
+				read[id] = true;
+		}
 	}
 	return true;
 }

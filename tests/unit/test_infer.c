@@ -29,7 +29,7 @@ static const char *declared(osh_model *r, const char *name)
 	cr_assert_eq(osh_infer(r, &(osh_infer_options){.ignore_declared = false}, NULL), OSH_OK);
 	int32_t id = strmap_get(&r->main->names, name);
 	cr_assert(id >= 0, "no value %s", name);
-	cr_assert(r->main->values[id].decl != NULL, "%s has no value_info", name);
+	cr_assert(value_decl(&r->main->values[id]) != NULL, "%s has no value_info", name);
 	return mb_type(r, name);
 }
 

@@ -367,9 +367,9 @@ Test(good_fixture, if_branches_resolve_outer_scope)
 		const value *v = find_value(g, "x");
 		cr_assert(v, "%s: x not in its value table", bodies[i]);
 		cr_expect_eq(v->origin, VAL_OUTER, "%s: x has origin %d", bodies[i], (int)v->origin);
-		cr_expect_eq(v->outer, main, "%s", bodies[i]);
-		cr_assert(v->outer_id >= 0 && v->outer_id < main->nvalues);
-		cr_expect_eq(&main->values[v->outer_id], x, "%s", bodies[i]);
+		cr_expect_eq(value_outer(v), main, "%s", bodies[i]);
+		cr_assert(value_outer_id(v) >= 0 && value_outer_id(v) < main->nvalues);
+		cr_expect_eq(&main->values[value_outer_id(v)], x, "%s", bodies[i]);
 		cr_expect_eq(v->producer, -1);
 		cr_assert_eq(g->nnodes, 1);
 		cr_expect_eq(g->nodes[0].inputs[0], (int32_t)(v - g->values), "%s: the node reads the outer x",
@@ -526,7 +526,7 @@ Test(good_fixture, nested_32_is_the_limit)
 		const value *x = find_value(g, "x");
 		cr_assert(x, "graph %s has no entry for x", g->path);
 		cr_expect_eq(x->origin, VAL_OUTER, "%s", g->path);
-		cr_expect_eq(x->outer, g->parent, "%s", g->path);
+		cr_expect_eq(value_outer(x), g->parent, "%s", g->path);
 	}
 	cr_expect_eq(find_value(m->main, "x")->origin, VAL_INPUT);
 	osh_model_free(m);

@@ -279,7 +279,7 @@ Test(rewrite, new_values_get_value_info)
 	for (size_t i = 0; i < 2; i++) {
 		int32_t id = strmap_get(&r->main->names, made[i][0]);
 		cr_assert(id >= 0, "no value %s", made[i][0]);
-		cr_expect_not_null(r->main->values[id].decl, "%s has no value_info", made[i][0]);
+		cr_expect_not_null(value_decl(&r->main->values[id]), "%s has no value_info", made[i][0]);
 		cr_expect_str_eq(mb_type(r, made[i][0]), made[i][1]);
 	}
 	cr_expect_str_eq(mb_type(r, "s"), "FLOAT (N, 3, 4)");
