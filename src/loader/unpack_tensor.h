@@ -16,8 +16,8 @@ typedef struct tensor_scratch {
 	size_t cap;
 } tensor_scratch;
 
-/* Unpacks the TensorProto in [p, p + len) into `alloc` (NULL: malloc). A raw_data
- * field of ALIAS_MIN bytes or more is not copied: raw_data.data points into p, and
+/* Unpacks the TensorProto in [p, p + len) into `alloc` (NULL: malloc). Its raw_data
+ * field (when it has one) is not copied: raw_data.data points into p, and
  * *aliased says so (the caller must then clear raw_data before freeing the message
  * with protobuf-c, and keep p alive as long as the message). NULL when protobuf-c
  * refuses the bytes or memory ran out. */
