@@ -55,10 +55,13 @@
  * message (a node's entry, its attributes' views, a declared type) and per string
  * (a value name: its table entry, its consumers, its inferred type), not per byte:
  * weights cost them nothing. Measured on 100k-node chains, 50k-node graphs with an
- * initializer per node and 20k Conv nodes, load + infer + annotate take at most
- * 1,200 bytes per node beyond the unpacked messages; a node with its op_type, an
- * input and an output is allowed 512 + 3 * 384 = 1,664. */
-#define INDEX_BYTES_PER_MESSAGE 512
+ * initializer per node and 20k Conv nodes, load + infer + annotate took at most
+ * 1,200 bytes per node beyond the unpacked messages; since then a node without
+ * attributes has no attribute view (96 bytes) and a view is 48 bytes, not 96, so
+ * the allowance per message is 96 lower (the budget stays as tight, which
+ * test_hostile's budget test checks): a node with its op_type, an input and an
+ * output is allowed 416 + 3 * 384 = 1,568. */
+#define INDEX_BYTES_PER_MESSAGE 416
 #define INDEX_BYTES_PER_STRING 384
 #define BUDGET_MARGIN ((uint64_t)64 << 20)
 
