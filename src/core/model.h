@@ -74,19 +74,30 @@ typedef enum attr_type {
 typedef struct attr_view {
 	const char *name;
 	const char *ref;        /* ref_attr_name inside a function body, else NULL */
-	const char *s;          /* NUL-terminated copy of a STRING attribute */
-	const int64_t *ints;    /* AT_INTS */
-	const float *floats;    /* AT_FLOATS */
-	const char **strings;   /* AT_STRINGS, NUL-terminated copies */
-	const tensor_view *t;   /* AT_TENSOR */
-	const tensor_view *ts;  /* AT_TENSORS: n entries */
-	const tinfo *tp;        /* AT_TYPE_PROTO (never NULL for that type) */
+	/* The payload of `type`, and only that one: the pointers share storage (an
+	 * attribute has one type), so a member is meaningful only after checking type
+	 * and writing one member overwrites the others. */
+	union {
+		const char *s;          /* AT_STRING: NUL-terminated copy */
+		const int64_t *ints;    /* AT_INTS */
+		const float *floats;    /* AT_FLOATS */
+		const char **strings;   /* AT_STRINGS, NUL-terminated copies */
+		const tensor_view *t;   /* AT_TENSOR */
+		const tensor_view *ts;  /* AT_TENSORS: n entries */
+		const tinfo *tp;        /* AT_TYPE_PROTO (never NULL for that type) */
+	};
 	int64_t i;
 	attr_type type;
 	float f;
 	int32_t n;              /* entries of ints / floats / strings / tensors / graphs */
 	int32_t graph_index;    /* AT_GRAPH / AT_GRAPHS: first index into node.subgraphs */
 } attr_view;
+
+/* One exists per attribute of every node (millions in a large model): the union
+ * took it from 96 bytes to 48 (with 64-bit pointers). A field added here costs that
+ * much memory again per attribute; this makes the cost a decision, not an accident. */
+_Static_assert(sizeof(void *) != 8 || sizeof(attr_view) == 48,
+	       "attr_view grew: it exists once per attribute of every node");
 
 /* What few values have, kept out of `value` (a 1M-node model has millions of values
  * and most of them need none of this): allocated from the model's arena on first need
@@ -127,7 +138,7 @@ typedef struct node {
 	const char *domain;  /* "" for ai.onnx ("ai.onnx" is normalised to "") */
 	int32_t *inputs;     /* value ids; -1 for an omitted optional input ("") */
 	int32_t *outputs;
-	attr_view *attrs;
+	attr_view *attrs;    /* nattrs entries; NULL when nattrs is 0 */
 	graph **subgraphs;   /* bodies held in attributes, in attribute order */
 	const char **subgraph_attr;
 	int64_t opset;       /* the imported version of its domain, -1 when not imported */

@@ -115,9 +115,12 @@ static bool has_external_data(const osh_model *m)
 			if (g->values[v].init_view && g->values[v].init_view->external)
 				return true;
 		for (int32_t n = 0; n < g->nnodes; n++)
-			for (int32_t a = 0; a < g->nodes[n].nattrs; a++)
-				if (g->nodes[n].attrs[a].t && g->nodes[n].attrs[a].t->external)
+			for (int32_t a = 0; a < g->nodes[n].nattrs; a++) {
+				/* t shares a union with the other payloads: only a TENSOR has one. */
+				const attr_view *at = &g->nodes[n].attrs[a];
+				if (at->type == AT_TENSOR && at->t && at->t->external)
 					return true;
+			}
 	}
 	return false;
 }

@@ -11,11 +11,12 @@
  * (5), domain (7); AttributeProto name (1), f (2), i (3), s (4), floats (7, packed or
  * not), ints (8, packed or not), strings (9), type (20), ref_attr_name (21). Other
  * known fields (doc strings) and unknown ones are skipped: they stay in the bytes,
- * which are what a write packs (materialize.c, emit/pack_stream.c). An attribute holding a tensor, a
- * graph, a sparse tensor or a type, a type that is not an AttributeType, or a wire
- * type the schema does not give the field sends the node to protobuf-c, whose
- * messages the index checks as before. Singular fields met twice keep the last, as
- * protobuf does; repeated ones add up in order.
+ * which are what a write packs (materialize.c, emit/pack_stream.c). An attribute
+ * holding a tensor, a graph, a sparse tensor or a type (or of such a type without
+ * one), a type that is not an AttributeType, or a wire type the schema does not give
+ * the field sends the node to protobuf-c, whose messages the index checks as before.
+ * Singular fields met twice keep the last, as protobuf does; repeated ones add up in
+ * order.
  *
  * Invariant: the bytes were pre-scanned (no NUL in a string, lengths within their
  * message), and the result is what view_attrs makes of protobuf-c's message.
@@ -135,12 +136,29 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 		}
 	}
 	/* A type the enum does not know is reported by the index's check of the message. */
-	return !c->has_type ||
-	       protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)c->type);
+	if (c->has_type &&
+	    !protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)c->type))
+		return false;
+	/* A type whose payload is a message (tensor, graph, type) but without that
+	 * message: view_attrs gives it what the passes expect (a TYPE_PROTO's tp is
+	 * never NULL), which this reader cannot build. */
+	switch (attr_type_of(c)) {
+	case AT_UNDEFINED:
+	case AT_FLOAT:
+	case AT_INT:
+	case AT_STRING:
+	case AT_FLOATS:
+	case AT_INTS:
+	case AT_STRINGS:
+		return true;
+	default:
+		return false;
+	}
 }
 
-/* Second pass: fills v. The arrays are kept whatever the type, as protobuf-c keeps
- * every field, but only the type's own array is published, as view_attrs does. */
+/* Second pass: fills v. Only the type's own payload is read, as view_attrs does:
+ * the payload pointers share a union, so a string met on an attribute of another
+ * type (protobuf keeps every field) must not land in it. */
 static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_presence *c,
 			       attr_view *v)
 {
@@ -176,7 +194,7 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 			v->i = (int64_t)f.value;
 			break;
 		case ATTR_S:
-			if (!(v->s = arena_strndup(m->arena, str, f.len)))
+			if (v->type == AT_STRING && !(v->s = arena_strndup(m->arena, str, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case ATTR_FLOATS:
@@ -277,8 +295,9 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 		  .nattrs = (int32_t)nattr};
 	d.inputs = arena_array(m->arena, nin, sizeof *d.inputs);
 	d.outputs = arena_array(m->arena, nout, sizeof *d.outputs);
-	d.attrs = arena_array(m->arena, nattr ? nattr : 1, sizeof *d.attrs);
-	if ((nin && !d.inputs) || (nout && !d.outputs) || !d.attrs)
+	/* Most nodes of large models have no attribute: they get no array at all. */
+	d.attrs = nattr ? arena_array(m->arena, nattr, sizeof *d.attrs) : NULL;
+	if ((nin && !d.inputs) || (nout && !d.outputs) || (nattr && !d.attrs))
 		return DECODE_NOMEM;
 	size_t o = 0, a = 0;
 	for (size_t pos = 0; pos < len;) {

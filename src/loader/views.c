@@ -257,8 +257,9 @@ bool view_attrs(osh_model *m, node *n)
 {
 	const Onnx__NodeProto *np = n->proto;
 	n->nattrs = (int32_t)np->n_attribute;
-	n->attrs = arena_array(m->arena, np->n_attribute ? np->n_attribute : 1, sizeof *n->attrs);
-	if (!n->attrs)
+	/* No array for a node without attributes (attrs is NULL then). */
+	n->attrs = np->n_attribute ? arena_array(m->arena, np->n_attribute, sizeof *n->attrs) : NULL;
+	if (np->n_attribute && !n->attrs)
 		return false;
 	int32_t graphs = 0;
 	for (size_t i = 0; i < np->n_attribute; i++) {
@@ -271,13 +272,17 @@ bool view_attrs(osh_model *m, node *n)
 		v->f = a->f;
 		v->graph_index = graphs;
 		graphs += (a->g != NULL) + (int32_t)a->n_graphs;
-		if (a->has_s) {
-			char *s = arena_strndup(m->arena, (const char *)a->s.data, a->s.len);
-			if (!s)
-				return false;
-			v->s = s;
-		}
+		/* Only the type's payload: the pointers share a union (model.h), so a
+		 * stray s on a TENSOR attribute without t would otherwise read as its t. */
 		switch (v->type) {
+		case AT_STRING:
+			if (a->has_s) {
+				char *s = arena_strndup(m->arena, (const char *)a->s.data, a->s.len);
+				if (!s)
+					return false;
+				v->s = s;
+			}
+			break;
 		case AT_INTS:
 			v->ints = a->ints;
 			v->n = (int32_t)a->n_ints;

@@ -424,7 +424,7 @@ static bool upsample7(nstate *s)
 	sc[3] = w->f;
 	h->gone = w->gone = true;
 	note(s, "height_scale, width_scale become scales [1, 1, %g, %g]", (double)sc[2], (double)sc[3]);
-	if (mode && mode->s && !strcmp(mode->s, "bilinear")) {
+	if (mode && mode->type == AT_STRING && mode->s && !strcmp(mode->s, "bilinear")) {
 		note(s, "mode bilinear becomes linear");
 		if (!put_s(s, "mode", "linear"))
 			return false;
@@ -950,8 +950,12 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	st.nattrs = st.cap_attrs = n->nattrs;
 	for (int32_t i = 0; i < n->nattrs; i++) {
 		const attr_view *a = &n->attrs[i];
-		st.attrs[i] = (sattr){.name = a->name, .type = a->type, .i = a->i, .f = a->f, .s = a->s,
-				      .ints = a->ints, .floats = a->floats, .n = a->n};
+		/* attr_view's payload pointers share a union: copy only the type's own,
+		 * or an INTS attribute would also read as a string here. */
+		st.attrs[i] = (sattr){.name = a->name, .type = a->type, .i = a->i, .f = a->f,
+				      .s = a->type == AT_STRING ? a->s : NULL,
+				      .ints = a->type == AT_INTS ? a->ints : NULL,
+				      .floats = a->type == AT_FLOATS ? a->floats : NULL, .n = a->n};
 	}
 	for (int32_t k = 0; k < n->ninputs; k++)
 		st.inputs[k] = n->inputs[k] >= 0 ? g->values[n->inputs[k]].name : "";
