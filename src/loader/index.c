@@ -409,26 +409,44 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	return ok;
 }
 
+static bool name_is(const char *stored, const char *name, size_t len)
+{
+	return stored && !strncmp(stored, name, len) && stored[len] == '\0';
+}
+
 /* The value id of input name (len bytes, not terminated) of node ni, or -1 for "";
- * an unknown name is reported and defined as VAL_UNDEFINED. -2 when memory ran out. */
-static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, size_t len)
+ * an unknown name is reported and defined as VAL_UNDEFINED. -2 when memory ran out.
+ * *next_init: the value after the initializer an input named last, a guess at the
+ * next one (see below). */
+static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, size_t len, int32_t *next_init)
 {
 	if (!len)
 		return -1;
+	/* Exporters list the weights in the order the layers use them: the next
+	 * initializer is a better guess than a hash probe, which misses the cache on
+	 * a big model (two-thirds of a CNN's inputs are weights). Names are unique
+	 * among a graph's initializers, so a match is the answer. */
+	int32_t c = *next_init;
+	if (c < g->nvalues && g->values[c].origin == VAL_INITIALIZER && name_is(g->values[c].name, name, len)) {
+		*next_init = c + 1;
+		return c;
+	}
 	/* Most inputs are an output of the node just before (chains, residual blocks):
 	 * its names are in cache, the map's slot and key often are not. */
 	if (ni > 0) {
 		const node *prev = &g->nodes[ni - 1];
 		for (int32_t k = 0; k < prev->noutputs; k++) {
 			int32_t o = prev->outputs[k];
-			const char *pn = o >= 0 ? g->values[o].name : NULL;
-			if (pn && !strncmp(pn, name, len) && pn[len] == '\0')
+			if (o >= 0 && name_is(g->values[o].name, name, len))
 				return o;
 		}
 	}
 	int32_t id = strmap_getn(&g->names, name, len, NULL);
-	if (id >= 0)
+	if (id >= 0) {
+		if (g->values[id].origin == VAL_INITIALIZER)
+			*next_init = id + 1;
 		return id;
+	}
 	/* Not of this graph: an outer scope's, or nobody's (rare: a copy to name it). */
 	char *copy = arena_strndup(m->arena, name, len);
 	if (!copy)
@@ -446,6 +464,7 @@ static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, si
 
 static bool resolve_inputs(osh_model *m, graph *g)
 {
+	int32_t next_init = 0;
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		node *n = &g->nodes[ni];
 		/* A decoded node's input names are still in its bytes. */
@@ -461,7 +480,7 @@ static bool resolve_inputs(osh_model *m, graph *g)
 				name = str(n->proto->input[k]);
 				name_len = strlen(name);
 			}
-			int32_t id = input_id(m, g, ni, name, name_len);
+			int32_t id = input_id(m, g, ni, name, name_len, &next_init);
 			if (id < -1)
 				return false;
 			n->inputs[k] = id;
