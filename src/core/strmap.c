@@ -1,4 +1,4 @@
-/* strmap.c: see strmap.h. FNV-1a hashing, linear probing, doubling at half full. */
+/* strmap.c: see strmap.h. FNV-1a hashing, linear probing, doubling past three-quarters full. */
 #include "core/strmap.h"
 
 #include <string.h>
@@ -89,21 +89,29 @@ int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **s
 	return -1;
 }
 
-static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
+int32_t *strmap_entry(strmap *m, const char *key, bool *found)
 {
 	if ((m->len + 1) > m->cap / 4 * 3 && !grow(m))
-		return -2;
+		return NULL;
 	uint32_t h = strmap_hash(key);
-	size_t i = find(m, key, h);
-	strmap_slot *s = &m->slots[i];
-	if (s->key) {
-		if (overwrite)
-			s->val = val;
-		return s->val;
+	strmap_slot *s = &m->slots[find(m, key, h)];
+	*found = s->key != NULL;
+	if (!*found) {
+		*s = (strmap_slot){.key = key, .hash = h, .val = -1};
+		m->len++;
 	}
-	*s = (strmap_slot){.key = key, .hash = h, .val = val};
-	m->len++;
-	return val;
+	return &s->val;
+}
+
+static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
+{
+	bool found;
+	int32_t *v = strmap_entry(m, key, &found);
+	if (!v)
+		return -2;
+	if (!found || overwrite)
+		*v = val;
+	return *v;
 }
 
 int32_t strmap_put(strmap *m, const char *key, int32_t val) { return insert(m, key, val, false); }

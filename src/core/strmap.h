@@ -34,6 +34,11 @@ int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **s
 /* Stores key → val unless key is present. Returns the id now stored for key (the old
  * one if it was present), or -2 when memory ran out. */
 int32_t strmap_put(strmap *m, const char *key, int32_t val);
+/* The id stored for key, to read or set in place: *found says whether key was
+ * there; if not, it is now, with id -1 (absent to every reader) until the caller
+ * sets it. One probe where a get and then a set take two. NULL when memory ran out.
+ * The pointer is good until the next insertion. */
+int32_t *strmap_entry(strmap *m, const char *key, bool *found);
 /* Overwrites or inserts. Returns false when memory ran out. */
 bool strmap_set(strmap *m, const char *key, int32_t val);
 

@@ -68,12 +68,16 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
  * already defined (so callers can report both definitions), or -1 on OOM. */
 static int32_t define(osh_model *m, graph *g, const char *name, value_origin origin)
 {
-	int32_t old = strmap_get(&g->names, name);
-	if (old >= 0 && g->values[old].origin != VAL_OUTER)
-		return -old - 2;
-	int32_t id = value_new(m, g, name, origin);
-	if (id < 0 || !strmap_set(&g->names, name, id))
+	bool found;
+	int32_t *entry = strmap_entry(&g->names, name, &found);
+	if (!entry)
 		return -1;
+	if (found && *entry >= 0 && g->values[*entry].origin != VAL_OUTER)
+		return -*entry - 2;
+	int32_t id = value_new(m, g, name, origin);
+	if (id < 0)
+		return -1; /* the entry stays -1: absent */
+	*entry = id;
 	return id;
 }
 
