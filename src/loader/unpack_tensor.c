@@ -21,8 +21,8 @@ Onnx__TensorProto *unpack_tensor(ProtobufCAllocator *alloc, const uint8_t *p, si
 	if (!wire_find_one(p, 0, len, 9, &raw)) /* raw_data, once */
 		return onnx__tensor_proto__unpack(alloc, len, p);
 	size_t cut = raw.end - raw.start, rest = len - cut;
-	if (rest > s->cap) {
-		uint8_t *b = realloc(s->buf, rest);
+	if (rest > s->cap || !s->buf) { /* a tensor of raw_data alone leaves nothing: 1 byte */
+		uint8_t *b = realloc(s->buf, rest ? rest : 1);
 		if (!b)
 			return NULL;
 		s->buf = b, s->cap = rest;
