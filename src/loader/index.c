@@ -66,19 +66,22 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 
 /* Defines name in g. Returns the new id, or -(existing id) - 2 when the name was
  * already defined (so callers can report both definitions), or -1 on OOM. */
+static int32_t define_at(osh_model *m, graph *g, int32_t *entry, const char *name, value_origin origin)
+{
+	if (*entry >= 0 && g->values[*entry].origin != VAL_OUTER)
+		return -*entry - 2;
+	int32_t id = value_new(m, g, name, origin);
+	if (id < 0)
+		return -1; /* the entry stays as it was: -1 is absent */
+	*entry = id;
+	return id;
+}
+
 static int32_t define(osh_model *m, graph *g, const char *name, value_origin origin)
 {
 	bool found;
 	int32_t *entry = strmap_entry(&g->names, name, &found);
-	if (!entry)
-		return -1;
-	if (found && *entry >= 0 && g->values[*entry].origin != VAL_OUTER)
-		return -*entry - 2;
-	int32_t id = value_new(m, g, name, origin);
-	if (id < 0)
-		return -1; /* the entry stays -1: absent */
-	*entry = id;
-	return id;
+	return entry ? define_at(m, g, entry, name, origin) : -1;
 }
 
 int32_t graph_lookup(graph *g, const char *name)
@@ -759,10 +762,14 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 		malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
 		return true;
 	}
-	int32_t id = strmap_get(&g->names, name);
-	if (id >= 0 && g->values[id].origin == VAL_INPUT && !g->values[id].init_view)
-		return set_initializer(m, &g->values[id], t, tv);
-	id = define(m, g, name, VAL_INITIALIZER);
+	/* One probe for both questions: a graph input's default, or a new value? */
+	bool found;
+	int32_t *entry = strmap_entry(&g->names, name, &found);
+	if (!entry)
+		return false;
+	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT && !g->values[*entry].init_view)
+		return set_initializer(m, &g->values[*entry], t, tv);
+	int32_t id = define_at(m, g, entry, name, VAL_INITIALIZER);
 	if (id == -1)
 		return false;
 	if (id < -1) {
