@@ -14,10 +14,52 @@
 #include "onnx-ml.pb-c.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool annotate_graph(osh_model *m, graph *g)
+/* Values of equal types share one TypeProto (packing a message twice is fine, and
+ * nothing changes one once written): a million-node model's value_info was 40 bytes
+ * of messages per dimension, as much as its whole index. A lossy cache, as for the
+ * dims it keys on: inference publishes equal shapes as one array (passes/
+ * dims_share.c), so the array's address stands for the shape. A shape with an
+ * unknown size is never shared: each such size gets a name of its own. */
+#define TYPE_SLOTS 4096
+
+typedef struct type_cache {
+	struct {
+		const dim *dims;
+		int32_t elem, rank;
+		Onnx__TypeProto *tp;
+	} slot[TYPE_SLOTS];
+} type_cache;
+
+static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo *t, bool *skip)
+{
+	bool shareable = c && t->kind == TK_TENSOR && t->rank >= 0 && t->dims;
+	for (int32_t k = 0; shareable && k < t->rank; k++)
+		shareable = dim_resolve(&m->syms, t->dims[k]).kind != DIM_UNKNOWN;
+	size_t i = 0;
+	if (shareable) {
+		i = (((uintptr_t)t->dims >> 3) ^ (uint32_t)t->elem * 31u ^ (uint32_t)t->rank) % TYPE_SLOTS;
+		if (c->slot[i].tp && c->slot[i].dims == t->dims && c->slot[i].elem == t->elem &&
+		    c->slot[i].rank == t->rank) {
+			*skip = false;
+			return c->slot[i].tp;
+		}
+	}
+	Onnx__TypeProto *tp = emit_type_proto(m, t, true, skip);
+	if (shareable && tp) {
+		c->slot[i].dims = t->dims;
+		c->slot[i].elem = t->elem;
+		c->slot[i].rank = t->rank;
+		c->slot[i].tp = tp;
+	}
+	return tp;
+}
+
+static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 {
 	Onnx__GraphProto *gp = g->proto;
 	strmap existing;
@@ -40,7 +82,7 @@ static bool annotate_graph(osh_model *m, graph *g)
 		if (v->origin != VAL_NODE && !v->is_output)
 			continue;
 		bool skip;
-		Onnx__TypeProto *tp = emit_type_proto(m, &v->ti, true, &skip);
+		Onnx__TypeProto *tp = tensor_type_of(m, types, &v->ti, &skip);
 		if (!tp && !skip)
 			return false;
 		/* Inference found nothing to say: keep what the file declares, unless the
@@ -90,9 +132,14 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 {
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before writing its results", m->path);
-	for (int32_t i = 0; i < m->ngraphs; i++)
-		if (m->graphs[i]->proto && m->graphs[i]->depth <= ANNOTATE_MAX_DEPTH && !annotate_graph(m, m->graphs[i]))
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+	type_cache *types = calloc(1, sizeof *types); /* NULL: nothing is shared */
+	bool ok = true;
+	for (int32_t i = 0; i < m->ngraphs && ok; i++)
+		ok = !m->graphs[i]->proto || m->graphs[i]->depth > ANNOTATE_MAX_DEPTH ||
+		     annotate_graph(m, m->graphs[i], types);
+	free(types);
+	if (!ok)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
 	m->modified = true;
 	return OSH_OK;
 }

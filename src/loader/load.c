@@ -58,13 +58,14 @@
  * initializer per node and 20k Conv nodes, load + infer + annotate took at most
  * 1,200 bytes per node beyond the unpacked messages. Since then a node without
  * attributes has no attribute view and a view is 48 bytes, not 96 (so 96 less per
- * message), and a value entry is 40 bytes smaller with its inferred shape shared
- * (a rank-3 shape was 48 bytes of each value): 96 less per string. The budget
- * stays as tight as it was, which test_hostile's budget test checks: use on a
- * 50k-node chain is 28 MB, over a third of the budget beyond its margin. A node with
- * its op_type, an input and an output is allowed 416 + 3 * 288 = 1,280. */
+ * message); a value entry is 40 bytes smaller, its inferred shape and its written
+ * type are shared with equal ones (a rank-3 shape was 48 bytes of each value, its
+ * TypeProto 200 more): 160 less per string. The budget stays as tight as it was,
+ * which test_hostile's budget test checks against the heaviest use (load, infer,
+ * annotate and pack). A node with its op_type, an input and an output is allowed
+ * 416 + 3 * 224 = 1,088. */
 #define INDEX_BYTES_PER_MESSAGE 416
-#define INDEX_BYTES_PER_STRING 288
+#define INDEX_BYTES_PER_STRING 224
 #define BUDGET_MARGIN ((uint64_t)64 << 20)
 
 /* The arena budget for a model of `size` bytes whose pre-scan counted ps; `copy` is
