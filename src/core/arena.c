@@ -7,8 +7,10 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "core/arena.h"
+#include "core/prefault.h"
 
 #include <protobuf-c/protobuf-c.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <stdarg.h>
@@ -33,6 +35,8 @@ typedef struct chunk {
 
 struct arena {
 	chunk *head;
+	prefault *pf; /* started with the first big chunk; NULL before, or without one */
+	_Atomic uintptr_t front; /* the head chunk's next free byte, for pf to keep ahead of */
 	size_t next_size;
 	uint64_t used;
 	uint64_t budget;
@@ -61,6 +65,7 @@ void arena_free(arena *a)
 {
 	if (!a)
 		return;
+	prefault_free(a->pf); /* joined before the chunks it may still be touching go */
 	for (chunk *c = a->head, *next; c; c = next) {
 		next = c->next;
 		free(c);
@@ -102,6 +107,7 @@ void *arena_alloc(arena *a, size_t n)
  * request): a model of a million nodes fills gigabytes of chunks, and with 4 KB pages
  * the kernel spent more time faulting them in than we spent filling them. */
 #define HUGE_PAGE ((size_t)2 << 20)
+#define PREFAULT_CHUNK ((size_t)16 << 20)
 
 static void advise_huge(void *p, size_t size)
 {
@@ -130,6 +136,8 @@ void *arena_alloc(arena *a, size_t n)
 			return NULL;
 		void *p = c->data + c->off;
 		c->off += need;
+		/* A plain store on the machines we run on; read by the prefault thread. */
+		atomic_store_explicit(&a->front, (uintptr_t)(c->data + c->off), memory_order_relaxed);
 		return p;
 	}
 	if (!charge(a, need))
@@ -148,7 +156,8 @@ void *arena_alloc(arena *a, size_t n)
 		advise_huge(fresh->data, size);
 	fresh->size = size;
 	fresh->off = need;
-	if (c && need > a->next_size) {
+	bool oversized = c && need > a->next_size;
+	if (oversized) {
 		/* An oversized block: keep bump-allocating from the current chunk. */
 		fresh->next = c->next;
 		c->next = fresh;
@@ -157,6 +166,17 @@ void *arena_alloc(arena *a, size_t n)
 		a->head = fresh;
 		if (a->next_size < CHUNK_MAX)
 			a->next_size *= 2;
+		atomic_store_explicit(&a->front, (uintptr_t)(fresh->data + need), memory_order_relaxed);
+	}
+	/* A block of its own is written through at once (a table zeroed, bytes
+	 * copied): all of it is faulted in. A chunk is followed as it fills, from
+	 * PREFAULT_CHUNK up, so that smaller models, whose last chunk is a good part of
+	 * their memory, never pay for an empty end of it. */
+	if (oversized ? size >= 2 * HUGE_PAGE : size >= PREFAULT_CHUNK) {
+		if (!a->pf)
+			a->pf = prefault_new(&a->front);
+		prefault_add(a->pf, oversized ? fresh->data : fresh->data + need, oversized ? size : size - need,
+			     oversized);
 	}
 	return fresh->data;
 }

@@ -7,9 +7,13 @@
  * and sets arena_exhausted instead of aborting, arena_array refuses n * size overflow,
  * arena_grow keeps the content. The map's: every key found with its value among 100k
  * keys, put keeps the first value and set overwrites, keys with the same full hash
- * still kept apart.
+ * still kept apart. The prefault thread's: a range it is given becomes resident
+ * with what its owner wrote meanwhile intact, and stopping it does not wait for
+ * queued work.
  */
+#define _DEFAULT_SOURCE /* mincore, madvise, MAP_ANONYMOUS */
 #include "core/arena.h"
+#include "core/prefault.h"
 #include "core/strmap.h"
 
 #include <criterion/criterion.h>
@@ -17,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #define ALIGN 8
 
@@ -292,5 +299,109 @@ Test(strmap, out_of_budget)
 	for (int32_t k = 0; k < i; k++)
 		cr_expect_eq(strmap_get(&m, names[k]), k, "key %d lost after a failed growth", k);
 	cr_expect(!strmap_set(&m, names[i], i));
+	arena_free(a);
+}
+
+/* ---- prefault (core/prefault.c): big chunks made resident by a second thread ---- */
+
+/* Pages of [p, p + len) that are resident. */
+static size_t resident(void *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, k = 0;
+	unsigned char *v = malloc(n);
+	cr_assert(v);
+	cr_assert_eq(mincore(p, len, v), 0);
+	for (size_t i = 0; i < n; i++)
+		k += v[i] & 1;
+	free(v);
+	return k;
+}
+
+Test(prefault, range_becomes_resident_and_keeps_its_content)
+{
+	size_t len = (size_t)32 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(m != MAP_FAILED);
+	madvise(m, len, MADV_NOHUGEPAGE); /* count 4 KB pages, not what THP would map */
+	_Atomic uintptr_t front = 0;
+	prefault *p = prefault_new(&front);
+	cr_assert(p, "the thread could not start");
+	/* The owner writes the first half while the thread works (from the end). */
+	prefault_add(p, m, len, true);
+	for (size_t i = 0; i < len / 2; i += page)
+		m[i] = (unsigned char)(i / page);
+	struct timespec pause = {0, 10 * 1000 * 1000};
+	for (int tries = 0; tries < 500 && resident(m, len) < len / page; tries++)
+		nanosleep(&pause, NULL);
+	cr_expect_eq(resident(m, len), len / page, "the thread made %zu of %zu pages resident", resident(m, len),
+		     len / page);
+	for (size_t i = 0; i < len / 2; i += page)
+		cr_assert_eq(m[i], (unsigned char)(i / page), "page %zu lost what the owner wrote", i / page);
+	for (size_t i = len / 2; i < len; i += page)
+		cr_assert_eq(m[i], 0, "page %zu is not zero", i / page);
+	prefault_free(p);
+	munmap(m, len);
+}
+
+Test(prefault, followed_chunk_stays_a_few_megabytes_ahead)
+{
+	/* A chunk the owner fills from its start: made resident ahead of the owner's
+	 * front, but not far beyond it (a chunk left half empty must not cost all of
+	 * its memory), and left alone once the front is elsewhere. */
+	size_t len = (size_t)64 << 20, page = (size_t)sysconf(_SC_PAGESIZE), mb = (size_t)1 << 20;
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(m != MAP_FAILED);
+	madvise(m, len, MADV_NOHUGEPAGE);
+	_Atomic uintptr_t front = (uintptr_t)(m + 8 * mb);
+	prefault *p = prefault_new(&front);
+	cr_assert(p);
+	prefault_add(p, m, len, false);
+	struct timespec pause = {0, 10 * 1000 * 1000};
+	for (int tries = 0; tries < 500 && resident(m + 8 * mb, 2 * mb) < 2 * mb / page; tries++)
+		nanosleep(&pause, NULL);
+	cr_expect_eq(resident(m + 8 * mb, 2 * mb), 2 * mb / page, "the 2 MB past the front are not resident");
+	nanosleep(&pause, NULL);
+	cr_expect_eq(resident(m + 16 * mb, len - 16 * mb), 0, "pages 8 MB past the front were faulted in");
+	/* The owner moves to another chunk: the rest of this one stays out. */
+	atomic_store(&front, (uintptr_t)0);
+	nanosleep(&pause, NULL);
+	cr_expect_eq(resident(m + 16 * mb, len - 16 * mb), 0);
+	prefault_free(p);
+	munmap(m, len);
+}
+
+Test(prefault, freed_at_once_with_work_queued)
+{
+	/* Stopping must not wait for queued work, nor touch a range after the join. */
+	size_t len = (size_t)64 << 20;
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(m != MAP_FAILED);
+	_Atomic uintptr_t front = (uintptr_t)m;
+	prefault *p = prefault_new(&front);
+	cr_assert(p);
+	for (int k = 0; k < 100; k++) /* more than the queue holds: the rest is dropped */
+		prefault_add(p, m, len, k % 2);
+	prefault_free(p);
+	munmap(m, len);
+	prefault_free(NULL);
+	prefault_add(NULL, m, len, true);
+}
+
+Test(arena, big_chunks_prefaulted_and_freed)
+{
+	/* Chunks of 4 MB and more go to the prefault thread; the blocks keep their
+	 * content, and arena_free joins the thread before freeing them. */
+	arena *a = arena_new(0);
+	cr_assert(a);
+	unsigned char *blocks[6];
+	size_t sizes[6] = {(size_t)5 << 20, (size_t)9 << 20, 100, (size_t)17 << 20, 1000, (size_t)33 << 20};
+	for (int i = 0; i < 6; i++) {
+		blocks[i] = arena_alloc(a, sizes[i]);
+		cr_assert(blocks[i]);
+		memset(blocks[i], 'a' + i, sizes[i]);
+	}
+	for (int i = 0; i < 6; i++)
+		for (size_t k = 0; k < sizes[i]; k += 4093)
+			cr_assert_eq(blocks[i][k], 'a' + i, "block %d byte %zu", i, k);
 	arena_free(a);
 }

@@ -1,0 +1,191 @@
+/* prefault.c: see prefault.h.
+ *
+ * Invariant: the thread only ever calls madvise on ranges it was given, which stay
+ * mapped until prefault_free has joined it; it never reads or writes them, so the
+ * owner fills the same memory meanwhile without any locking. The owner's fill
+ * position (`front`) is the one word both touch, atomically.
+ */
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#include "core/prefault.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A million-node model's arena has a few dozen big chunks. */
+#define QUEUE 64
+/* Faulted in a huge page at a time: stopping waits for one step at most. */
+#define STEP ((size_t)2 << 20)
+/* How far ahead of the owner a followed chunk is made resident: enough to stay
+ * ahead between two looks (FOLLOW_NAP), little enough that a chunk the owner
+ * never fills costs little memory. */
+#define AHEAD ((size_t)4 << 20)
+#define FOLLOW_NAP_NS (200 * 1000)
+
+typedef struct range {
+	uintptr_t lo, hi; /* page-aligned */
+	bool whole;
+} range;
+
+struct prefault {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	const _Atomic uintptr_t *front;
+	range q[QUEUE];
+	size_t head, tail; /* q[head % QUEUE] .. q[tail % QUEUE] are queued */
+	bool stop;
+	size_t page;
+};
+
+static bool populate(uintptr_t lo, uintptr_t hi)
+{
+#ifdef MADV_POPULATE_WRITE
+	return hi <= lo || madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+#else
+	(void)lo, (void)hi;
+	return false;
+#endif
+}
+
+static bool stopping(prefault *p)
+{
+	pthread_mutex_lock(&p->lock);
+	bool stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return stop;
+}
+
+/* A block about to be written through (a table being zeroed): all of it, from the
+ * end backwards, so that the owner, writing from the start, meets the thread in the
+ * middle instead of queueing behind it on the same pages. */
+static void do_whole(prefault *p, range r)
+{
+	while (r.hi > r.lo && !stopping(p)) {
+		uintptr_t from = r.hi - r.lo > STEP ? r.hi - STEP : r.lo;
+		if (!populate(from, r.hi))
+			return; /* not supported, or no memory: the owner's writes will tell */
+		r.hi = from;
+	}
+}
+
+/* One look at a chunk being filled: makes resident up to AHEAD past the owner's
+ * front. Returns false when there is nothing more to do for it (filled, left for
+ * another chunk, or done). */
+static bool follow_step(prefault *p, range *r)
+{
+	uintptr_t f = atomic_load_explicit(p->front, memory_order_relaxed);
+	if (f < r->lo || f > r->hi)
+		return false; /* the owner has moved on */
+	uintptr_t want = r->hi - f > AHEAD ? (f + AHEAD) & ~(uintptr_t)(p->page - 1) : r->hi;
+	if (want > r->lo) {
+		uintptr_t to = want - r->lo > STEP ? r->lo + STEP : want;
+		if (!populate(r->lo, to))
+			return false;
+		r->lo = to;
+	}
+	return r->lo < r->hi;
+}
+
+static void *run(void *arg)
+{
+	prefault *p = arg;
+	range follow = {0};
+	bool following = false;
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		if (p->head != p->tail) {
+			range r = p->q[p->head++ % QUEUE];
+			pthread_mutex_unlock(&p->lock);
+			if (r.whole)
+				do_whole(p, r);
+			else
+				follow = r, following = true; /* a newer chunk replaces the last */
+			pthread_mutex_lock(&p->lock);
+			continue;
+		}
+		if (!following) {
+			pthread_cond_wait(&p->wake, &p->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&p->lock);
+		uintptr_t before = follow.lo;
+		following = follow_step(p, &follow);
+		pthread_mutex_lock(&p->lock);
+		if (following && follow.lo == before && !p->stop && p->head == p->tail) {
+			/* Far enough ahead: look again in a moment, or at once on new work. */
+			struct timespec t;
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += FOLLOW_NAP_NS;
+			if (t.tv_nsec >= 1000000000)
+				t.tv_sec++, t.tv_nsec -= 1000000000;
+			pthread_cond_timedwait(&p->wake, &p->lock, &t);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+prefault *prefault_new(const _Atomic uintptr_t *front)
+{
+#ifdef MADV_POPULATE_WRITE
+	prefault *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	long ps = sysconf(_SC_PAGESIZE);
+	p->page = ps > 0 ? (size_t)ps : 4096;
+	p->front = front;
+	if (pthread_mutex_init(&p->lock, NULL) != 0) {
+		free(p);
+		return NULL;
+	}
+	if (pthread_cond_init(&p->wake, NULL) != 0) {
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return NULL;
+	}
+	if (pthread_create(&p->thread, NULL, run, p) != 0) {
+		pthread_cond_destroy(&p->wake);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return NULL;
+	}
+	return p;
+#else
+	(void)front;
+	return NULL;
+#endif
+}
+
+void prefault_add(prefault *p, void *start, size_t len, bool whole)
+{
+	if (!p)
+		return;
+	uintptr_t lo = ((uintptr_t)start + p->page - 1) & ~(uintptr_t)(p->page - 1);
+	uintptr_t hi = ((uintptr_t)start + len) & ~(uintptr_t)(p->page - 1);
+	if (hi <= lo)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->tail - p->head < QUEUE) {
+		p->q[p->tail++ % QUEUE] = (range){lo, hi, whole};
+		pthread_cond_signal(&p->wake);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void prefault_free(prefault *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
