@@ -158,16 +158,23 @@ static void graph_fields_stretch(wbuf *g, int k, int64_t rows)
 static wbuf model_mixed(int k, int64_t rows, int64_t odd_rows);
 static wbuf model(int k, int64_t rows) { return model_mixed(k, rows, rows); }
 
-static wbuf model_mixed(int k, int64_t rows, int64_t odd_rows)
+/* A model of IR 8 and opset 13 around the graph fields g (consumed). */
+static wbuf model_of(wbuf *g)
 {
-	wbuf m = {0}, opset = {0}, g = {0};
+	wbuf m = {0}, opset = {0};
 	field_varint(&m, 1, 8);
 	field_varint(&opset, 2, 13);
 	field_msg(&m, 8, &opset);
-	graph_fields(&g, k, rows, odd_rows);
-	field_msg(&m, 7, &g);
+	field_msg(&m, 7, g);
 	field_str(&m, 2, "test_load_split");
 	return m;
+}
+
+static wbuf model_mixed(int k, int64_t rows, int64_t odd_rows)
+{
+	wbuf g = {0};
+	graph_fields(&g, k, rows, odd_rows);
+	return model_of(&g);
 }
 
 /* Loads the bytes from a file and from memory; both must pack to what protobuf-c's
@@ -222,12 +229,9 @@ Test(load_split, nodes_in_one_stretch)
 	/* 40 nodes read where they are, before 40 x 256 KB of weights: 10 MB, so the
 	 * pages behind the index are dropped in steps and the nodes' pages are read
 	 * again from the page cache when the model is packed. */
-	wbuf m = {0}, opset = {0}, g = {0};
-	field_varint(&m, 1, 8);
-	field_varint(&opset, 2, 13);
-	field_msg(&m, 8, &opset);
+	wbuf g = {0};
 	graph_fields_stretch(&g, 40, 1024);
-	field_msg(&m, 7, &g);
+	wbuf m = model_of(&g);
 	same_both_ways(&m);
 }
 
@@ -235,10 +239,7 @@ Test(load_split, nodes_without_initializers)
 {
 	/* 60,000 nodes and no initializer, over 1 MB so the file is mapped: the model
 	 * must keep the mapping for the nodes' bytes alone. */
-	wbuf m = {0}, opset = {0}, g = {0};
-	field_varint(&m, 1, 8);
-	field_varint(&opset, 2, 13);
-	field_msg(&m, 8, &opset);
+	wbuf g = {0};
 	char in[16] = "x", out[16];
 	for (int i = 0; i < 60000; i++) {
 		snprintf(out, sizeof out, i == 59999 ? "y" : "v%d", i);
@@ -247,7 +248,7 @@ Test(load_split, nodes_without_initializers)
 	}
 	value_info(&g, 11, "x");
 	value_info(&g, 12, "y");
-	field_msg(&m, 7, &g);
+	wbuf m = model_of(&g);
 	cr_assert_gt(m.len, (size_t)1 << 20);
 	same_both_ways(&m);
 }
