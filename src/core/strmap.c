@@ -103,6 +103,12 @@ int32_t *strmap_entry(strmap *m, const char *key, bool *found)
 	return &s->val;
 }
 
+void strmap_prefetch(const strmap *m, const char *key, size_t len)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->slots[strmap_hashn(key, len) & (m->cap - 1)], 1);
+}
+
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
 {
 	bool found;

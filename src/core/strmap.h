@@ -42,6 +42,11 @@ int32_t *strmap_entry(strmap *m, const char *key, bool *found);
 /* Overwrites or inserts. Returns false when memory ran out. */
 bool strmap_set(strmap *m, const char *key, int32_t val);
 
+/* Starts bringing into the cache the slot where the `len` bytes at key are probed
+ * first, so that looking the key up or inserting it a little later does not wait
+ * for memory (a big map's slots are far bigger than the cache). Changes nothing. */
+void strmap_prefetch(const strmap *m, const char *key, size_t len);
+
 /* Makes room for n keys in all, so that inserting them never rehashes (each rehash
  * leaves the old arrays in the arena). Returns false when memory ran out. */
 bool strmap_reserve(strmap *m, size_t n);

@@ -363,6 +363,22 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 	return true;
 }
 
+/* The value map's slot for the first output (field 2) of the node in [p, p + len),
+ * fetched while the node before it is decoded and defined: the map is far bigger
+ * than the cache on big graphs. */
+static void prefetch_first_output(const graph *g, const uint8_t *p, size_t len)
+{
+	for (size_t pos = 0; pos < len;) {
+		wire_field f;
+		if (!wire_next(p, len, &pos, &f))
+			return;
+		if (f.number == 2 && f.type == 2) {
+			strmap_prefetch(&g->names, (const char *)p + f.payload, f.len);
+			return;
+		}
+	}
+}
+
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
 {
 	bool lazy = is_lazy(m, g);
@@ -384,6 +400,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		if (lazy) {
 			const uint8_t *p = m->lazy.bytes + m->lazy.off[ni];
 			size_t len = m->lazy.len[ni];
+			if (ni + 1 < g->nnodes)
+				prefetch_first_output(g, m->lazy.bytes + m->lazy.off[ni + 1], m->lazy.len[ni + 1]);
 			decode_result r = decode_node(m, n, p, len, &scratch);
 			if (r == DECODE_NOMEM) {
 				ok = false;
@@ -789,6 +807,11 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 	tensor_scratch scratch = {0};
 	bool ok = true;
 	for (size_t i = 0; i < w->n && ok; i++) {
+		/* The next initializer's name (field 8) is inserted into the value map soon:
+		 * its slot is fetched while this one is unpacked and checked. */
+		wire_field next;
+		if (i + 1 < w->n && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next))
+			strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload, next.len);
 		bool aliased;
 		Onnx__TensorProto *t = unpack_tensor(NULL, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
 		if (!t) { /* the pre-scan accepted these bytes: only memory can fail */
