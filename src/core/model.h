@@ -260,16 +260,22 @@ static inline tinfo value_declared(const value *v)
 	return v->x && v->x->declared ? *v->x->declared : tinfo_unknown();
 }
 
+/* An empty extra block from a (outer_id -1), or NULL when memory ran out. */
+static inline value_extra *value_extra_new(arena *a)
+{
+	value_extra *x = arena_zalloc(a, sizeof *x);
+	if (x)
+		x->outer_id = -1;
+	return x;
+}
+
 /* v's extra block, allocated from a (the arena of v's model) on first need so that
  * the caller can set its fields. Returns NULL when memory ran out: the caller reports
  * it as it does any other arena failure. */
 static inline value_extra *value_extra_need(arena *a, value *v)
 {
-	if (!v->x) {
-		v->x = arena_zalloc(a, sizeof *v->x);
-		if (v->x)
-			v->x->outer_id = -1;
-	}
+	if (!v->x)
+		v->x = value_extra_new(a);
 	return v->x;
 }
 

@@ -103,7 +103,7 @@ int32_t graph_lookup(graph *g, const char *name)
 		g->cap_values = cap;
 	}
 	/* Before the entry is counted: a VAL_OUTER value always knows its outer graph. */
-	value_extra *x = arena_zalloc(a, sizeof *x);
+	value_extra *x = value_extra_new(a);
 	if (!x)
 		return -1;
 	x->outer = g->parent;
@@ -660,6 +660,16 @@ static bool order_nodes(osh_model *m, graph *g)
 	return true;
 }
 
+/* Records vi as what the file declares for v (in v's extra block). False when
+ * memory ran out. */
+static bool set_decl(osh_model *m, value *v, Onnx__ValueInfoProto *vi)
+{
+	value_extra *x = value_extra_need(m->arena, v);
+	if (x)
+		x->decl = vi;
+	return x != NULL;
+}
+
 static bool attach_decls(osh_model *m, graph *g)
 {
 	Onnx__GraphProto *gp = g->proto;
@@ -670,12 +680,8 @@ static bool attach_decls(osh_model *m, graph *g)
 		validate_value_info(m, g, vi);
 		int32_t id = strmap_get(&g->names, str(vi->name));
 		const Onnx__ValueInfoProto *had = id >= 0 ? value_decl(&g->values[id]) : NULL;
-		if (id >= 0 && (!had || !had->type)) {
-			value_extra *x = value_extra_need(m->arena, &g->values[id]);
-			if (!x)
-				return false;
-			x->decl = vi;
-		}
+		if (id >= 0 && (!had || !had->type) && !set_decl(m, &g->values[id], vi))
+			return false;
 	}
 	return true;
 }
@@ -705,12 +711,8 @@ static bool define_outputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfo
 		/* A declaration with a type beats one without (an output may repeat a
 		 * value_info entry, or leave its type to it). */
 		const Onnx__ValueInfoProto *had = value_decl(&g->values[id]);
-		if (vis && (!had || (!had->type && vis[i]->type))) {
-			value_extra *x = value_extra_need(m->arena, &g->values[id]);
-			if (!x)
-				return false;
-			x->decl = vis[i];
-		}
+		if (vis && (!had || (!had->type && vis[i]->type)) && !set_decl(m, &g->values[id], vis[i]))
+			return false;
 	}
 	return true;
 }
@@ -733,12 +735,8 @@ static bool define_inputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfoP
 			id = -id - 2;
 		}
 		g->inputs[i] = id;
-		if (vis) {
-			value_extra *x = value_extra_need(m->arena, &g->values[id]);
-			if (!x)
-				return false;
-			x->decl = vis[i];
-		}
+		if (vis && !set_decl(m, &g->values[id], vis[i]))
+			return false;
 	}
 	return true;
 }

@@ -167,19 +167,20 @@ void loader_release_input(osh_model *m, size_t upto)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	upto = upto / page * page;
-	if (upto < m->input_released + RELEASE_STEP && upto != m->input_map_size / page * page)
+	size_t end = m->input_map_size / page * page;
+	if (upto < m->input_released + RELEASE_STEP && upto != end)
 		return;
 	/* To the end: everything, pages read again behind the mark included (the
 	 * nodes' bytes, which come before the initializers, are read after them). */
-	size_t from = upto == m->input_map_size / page * page ? 0 : m->input_released;
+	size_t from = upto == end ? 0 : m->input_released;
 	if (upto > from)
 		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
 	m->input_released = upto;
 }
 
 /* Unpacks, validates and indexes the pre-scanned input into m. The model keeps a
- * mapped input whose nodes and initializers it reads from (unpack_split.c); other mappings are
- * unmapped once unpacked. */
+ * mapped input whose nodes and initializers it reads from (unpack_split.c); other
+ * mappings are unmapped once unpacked. */
 static osh_status build(osh_model *m, input *in, osh_error *err)
 {
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
