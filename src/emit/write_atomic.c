@@ -27,6 +27,25 @@
 const sys_io sys_io_default = {write, fsync, close, rename};
 
 #define OUT_BUF (1u << 20)
+/* Writeback is started every this many bytes written (see start_writeback). */
+#define WRITEBACK_STEP ((uint64_t)8 << 20)
+
+/* The output is fsynced before it is renamed into place. Left to fsync alone, all of
+ * it would go to the disk only then, after the last byte is packed; started as we go,
+ * the disk writes while we pack, and fsync waits for the tail only (at 100k nodes,
+ * 133 MB, fsync was a sixth of `infer`). Advice: a failure changes nothing, as fsync
+ * still writes whatever is left and reports any error. */
+static void start_writeback(out_file *o)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (o->written - o->synced < WRITEBACK_STEP)
+		return;
+	sync_file_range(o->fd, (off64_t)o->synced, (off64_t)(o->written - o->synced), SYNC_FILE_RANGE_WRITE);
+	o->synced = o->written;
+#else
+	(void)o;
+#endif
+}
 
 void out_flush(out_file *o)
 {
@@ -38,9 +57,11 @@ void out_flush(out_file *o)
 		if (w <= 0)
 			o->err = w < 0 ? errno : EIO;
 		else
-			off += (size_t)w;
+			off += (size_t)w, o->written += (uint64_t)w;
 	}
 	o->len = 0;
+	if (!o->err)
+		start_writeback(o);
 }
 
 void out_write(out_file *o, const void *data, size_t n)

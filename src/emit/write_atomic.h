@@ -27,6 +27,8 @@ typedef struct out_file {
 	unsigned char *buf;
 	size_t len, cap;
 	int err; /* errno of the first failure, 0 if none */
+	uint64_t written; /* bytes handed to the kernel so far */
+	uint64_t synced;  /* of which writeback has been started (out_flush) */
 } out_file;
 
 void out_write(out_file *o, const void *data, size_t n);

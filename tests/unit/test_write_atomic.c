@@ -384,6 +384,35 @@ Test(write_atomic, success_replaces_content_and_keeps_mode)
 	free(p.data);
 }
 
+/* produce, then what out_flush has started writing back so far. */
+static uint64_t synced_by_produce;
+static int produce_and_note_writeback(out_file *o, void *ctx)
+{
+	int e = produce(o, ctx);
+	synced_by_produce = o->synced;
+	return e;
+}
+
+Test(write_atomic, writeback_starts_while_producing)
+{
+	/* A big output is sent to the disk while it is still being produced (so the
+	 * fsync before the rename waits for its tail only), and comes out exact. */
+	payload p = make_payload((size_t)21 << 20);
+	char *dir = make_tmpdir_for("write_atomic");
+	char *dest = path_in(dir, "big.onnx");
+	atomic_opts ao = {0};
+	osh_error err = {0};
+	synced_by_produce = 0;
+	cr_assert_eq(write_atomic(dest, &ao, produce_and_note_writeback, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect_geq(synced_by_produce, (uint64_t)16 << 20, "writeback started for %llu bytes of 21 MiB",
+		      (unsigned long long)synced_by_produce);
+	cr_expect(file_is(dest, p.data, p.size), "content not exact");
+	expect_listing_at(dir, "big.onnx", "writeback", 0);
+	free(dest);
+	remove_dir(dir);
+	free(p.data);
+}
+
 Test(write_atomic, new_file_gets_the_default_mode)
 {
 	payload p = make_payload(100);
