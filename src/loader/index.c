@@ -13,6 +13,7 @@
  * of its own graph, either directly or through the outer references of its subgraphs.
  */
 #include "loader/decode_node.h"
+#include "loader/decode_tensor.h"
 #include "loader/loader.h"
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"
@@ -803,15 +804,18 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 {
 	const wire_list *w = &m->lazy_inits;
 	tensor_scratch scratch = {0};
-	bool ok = true;
+	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
+	bool ok = !w->n || tw;
 	for (size_t i = 0; i < w->n && ok; i++) {
 		/* The next initializer's name (field 8) is inserted into the value map soon:
 		 * its slot is fetched while this one is unpacked and checked. */
 		wire_field next;
 		if (i + 1 < w->n && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next))
 			strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload, next.len);
-		bool aliased;
-		Onnx__TensorProto *t = unpack_tensor(NULL, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
+		/* Most tensors are read by decode_tensor; the rest go through protobuf-c. */
+		bool decoded = decode_tensor(w->bytes + w->off[i], w->len[i], tw), aliased = true;
+		Onnx__TensorProto *t = decoded ? &tw->t
+					       : unpack_tensor(NULL, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
 		if (!t) { /* the pre-scan accepted these bytes: only memory can fail */
 			ok = false;
 			break;
@@ -822,10 +826,12 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 		tensor_stats_add(&m->lazy_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
 		ok = tv && define_initializer(m, g, i, NULL, tv);
-		free_tensor(t, aliased);
+		if (!decoded)
+			free_tensor(t, aliased);
 		loader_release_input(m, w->off[i] + w->len[i]);
 	}
 	tensor_scratch_free(&scratch);
+	free(tw);
 	return ok;
 }
 

@@ -17,6 +17,7 @@
 #include "loader/decode_node.h"
 #include "loader/loader.h"
 #include "onnx-ml.pb-c.h"
+#include "wb.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -170,36 +171,6 @@ Test(decode, corpus_nodes_match_protobuf_c)
 }
 
 /* ---- hand-written bytes ------------------------------------------------------ */
-
-typedef struct wb {
-	uint8_t b[512];
-	size_t n;
-} wb;
-
-static void varint(wb *w, uint64_t v)
-{
-	do {
-		w->b[w->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-}
-static void key(wb *w, uint32_t field, uint32_t type) { varint(w, (uint64_t)field << 3 | type); }
-static void bytes(wb *w, uint32_t field, const void *p, size_t n)
-{
-	key(w, field, 2);
-	varint(w, n);
-	memcpy(w->b + w->n, p, n);
-	w->n += n;
-}
-static void str(wb *w, uint32_t field, const char *s) { bytes(w, field, s, strlen(s)); }
-static void vfield(wb *w, uint32_t field, uint64_t v) { key(w, field, 0), varint(w, v); }
-static void f32(wb *w, uint32_t field, float f)
-{
-	key(w, field, 5);
-	memcpy(w->b + w->n, &f, 4); /* little-endian hosts only, as the tool */
-	w->n += 4;
-}
-static void sub(wb *w, uint32_t field, const wb *inner) { bytes(w, field, inner->b, inner->n); }
 
 /* A model to decode into: its arena and interned names. */
 static osh_model *host(void)

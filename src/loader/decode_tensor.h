@@ -1,0 +1,36 @@
+/* decode_tensor.h: a TensorProto read from its wire bytes into a message that lives
+ * in the caller's scratch, without protobuf-c (see decode_tensor.c).
+ */
+#ifndef OSH_LOADER_DECODE_TENSOR_H
+#define OSH_LOADER_DECODE_TENSOR_H
+
+#include "onnx-ml.pb-c.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for one tensor; what does not fit goes to protobuf-c. */
+#define TENSOR_WIRE_DIMS 32
+#define TENSOR_WIRE_ENTRIES 8
+#define TENSOR_WIRE_TEXT 2048
+
+/* The decoded message and the storage it points into. Reused tensor after tensor:
+ * t is valid until the next decode_tensor on the same scratch. */
+typedef struct tensor_wire {
+	Onnx__TensorProto t;
+	int64_t dims[TENSOR_WIRE_DIMS];
+	Onnx__StringStringEntryProto entries[TENSOR_WIRE_ENTRIES];
+	Onnx__StringStringEntryProto *entry_at[TENSOR_WIRE_ENTRIES];
+	char text[TENSOR_WIRE_TEXT]; /* name, doc_string, external_data keys and values */
+	size_t text_used;
+} tensor_wire;
+
+/* Reads the TensorProto in [p, p + len) into w->t, as protobuf-c would unpack it
+ * except that raw_data points into p (not copied) and unknown fields are dropped.
+ * False, with w->t unusable, for a tensor this reader leaves to protobuf-c: typed
+ * data fields, a segment, string_data, metadata_props, more dims, entries or text
+ * than w has room for, or bytes that do not parse. */
+bool decode_tensor(const uint8_t *p, size_t len, tensor_wire *w);
+
+#endif
