@@ -26,6 +26,11 @@ typedef struct wire_field {
 
 static inline bool wire_varint(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
 {
+	/* Keys, lengths of names and small values: most varints are one byte. */
+	if (*pos < end && p[*pos] < 0x80) {
+		*out = p[(*pos)++];
+		return true;
+	}
 	uint64_t v = 0;
 	for (int shift = 0; shift < 64 && *pos < end; shift += 7) {
 		uint8_t b = p[(*pos)++];
