@@ -17,6 +17,12 @@
  * the known fields in field-number order, before unknown fields (which protobuf-c
  * writes last). The bytes are protobuf-c's own, in protobuf-c's order.
  *
+ * The value_info, input and output entries that inference wrote share their types
+ * (emit/annotate.c: one TypeProto for all the values of the same type): each type is
+ * packed once, and every entry pointing at it gets a copy of those bytes, merged
+ * after its name the same way (protobuf-c packed every entry's type anew: a sixth of
+ * `infer` on transformer-100k).
+ *
  * Nodes a split load kept as bytes (m->lazy: loader/unpack_split.c) are written as
  * those bytes: unchanged nodes need no message, and their fields stay as the file
  * had them (order, unknown fields). Everything is sized before the first byte is
@@ -166,6 +172,20 @@ static void merge(packer *p, const ProtobufCMessageDescriptor *desc, const uint8
 		emit(p, fields[next++], ctx);
 }
 
+static bool reserve_scratch(packer *p, size_t size)
+{
+	if (size <= p->scratch_cap)
+		return true;
+	size_t cap = p->scratch_cap ? p->scratch_cap : 4096;
+	while (cap < size)
+		cap *= 2;
+	uint8_t *b = realloc(p->scratch, cap);
+	if (!b)
+		return false;
+	p->scratch = b, p->scratch_cap = cap;
+	return true;
+}
+
 /* One element of a streamed field: key, length, bytes. */
 static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t size)
 {
@@ -176,20 +196,23 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 		protobuf_c_message_pack_to_buffer(e, &s.base);
 		return;
 	}
-	if (size > p->scratch_cap) {
-		size_t cap = p->scratch_cap ? p->scratch_cap : 4096;
-		while (cap < size)
-			cap *= 2;
-		uint8_t *b = realloc(p->scratch, cap);
-		if (!b) {
-			p->err = 1;
-			return;
-		}
-		p->scratch = b, p->scratch_cap = cap;
+	if (!reserve_scratch(p, size)) {
+		p->err = 1;
+		return;
 	}
 	protobuf_c_message_pack(e, p->scratch);
 	out_write(p->out, p->scratch, size);
 }
+
+/* Packed types, by the address of their TypeProto: open addressing over `cap`
+ * slots (a power of two), the bytes one after another in `bytes`. */
+typedef struct type_memo {
+	const ProtobufCMessage **key;
+	size_t *off, *len;
+	size_t cap, n;
+	uint8_t *bytes;
+	size_t used, bytes_cap;
+} type_memo;
 
 typedef struct graph_plan {
 	ProtobufCMessage *g;
@@ -204,7 +227,100 @@ typedef struct graph_plan {
 	size_t rest_len;
 	size_t *sizes[NGRAPH_FIELDS]; /* packed size of each element */
 	size_t total;                 /* the graph's packed size */
+	type_memo types;
 } graph_plan;
+
+#define VALUE_INFO_TYPE 2 /* ValueInfoProto.type */
+
+static bool memo_grow(type_memo *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	type_memo g = {.key = calloc(cap, sizeof *g.key), .off = malloc(cap * sizeof *g.off),
+		       .len = malloc(cap * sizeof *g.len), .cap = cap, .n = m->n, .bytes = m->bytes,
+		       .used = m->used, .bytes_cap = m->bytes_cap};
+	if (!g.key || !g.off || !g.len) {
+		free(g.key), free(g.off), free(g.len);
+		return false;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->key[i])
+			continue;
+		size_t j = ((uintptr_t)m->key[i] >> 4) & (cap - 1);
+		while (g.key[j])
+			j = (j + 1) & (cap - 1);
+		g.key[j] = m->key[i], g.off[j] = m->off[i], g.len[j] = m->len[i];
+	}
+	free(m->key), free(m->off), free(m->len);
+	*m = g;
+	return true;
+}
+
+/* The slot of type t, packed on first sight; SIZE_MAX when memory ran out. */
+static size_t memo_type(type_memo *m, const ProtobufCMessage *t)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && !memo_grow(m))
+		return SIZE_MAX;
+	size_t j = ((uintptr_t)t >> 4) & (m->cap - 1);
+	while (m->key[j] && m->key[j] != t)
+		j = (j + 1) & (m->cap - 1);
+	if (m->key[j])
+		return j;
+	size_t n = protobuf_c_message_get_packed_size(t);
+	if (n > m->bytes_cap - m->used) {
+		size_t cap = m->bytes_cap ? m->bytes_cap : 4096;
+		while (cap - m->used < n)
+			cap *= 2;
+		uint8_t *b = realloc(m->bytes, cap);
+		if (!b)
+			return SIZE_MAX;
+		m->bytes = b, m->bytes_cap = cap;
+	}
+	protobuf_c_message_pack(t, m->bytes + m->used);
+	m->key[j] = t, m->off[j] = m->used, m->len[j] = n;
+	m->used += n, m->n++;
+	return j;
+}
+
+static void memo_free(type_memo *m)
+{
+	free(m->key), free(m->off), free(m->len), free(m->bytes);
+	*m = (type_memo){0};
+}
+
+/* A ValueInfoProto's type, or NULL (then it is packed whole by protobuf-c). */
+static const ProtobufCMessage *value_type(uint32_t field, const ProtobufCMessage *e)
+{
+	return field >= 11 ? (const ProtobufCMessage *)((const Onnx__ValueInfoProto *)e)->type : NULL;
+}
+
+/* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
+ * plus the memoized type's field. SIZE_MAX when memory ran out. */
+static size_t value_info_size(type_memo *m, ProtobufCMessage *e, const ProtobufCMessage *type)
+{
+	size_t slot = memo_type(m, type);
+	if (slot == SIZE_MAX)
+		return SIZE_MAX;
+	Onnx__ValueInfoProto *vi = (Onnx__ValueInfoProto *)e;
+	Onnx__TypeProto *saved = vi->type;
+	vi->type = NULL;
+	size_t rest = protobuf_c_message_get_packed_size(e);
+	vi->type = saved;
+	size_t tn = m->len[slot];
+	return rest + varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + varint_len(tn) + tn;
+}
+
+typedef struct memo_ref {
+	const type_memo *m;
+	size_t slot;
+} memo_ref;
+
+static void emit_value_type(packer *p, uint32_t field, void *ctx)
+{
+	const memo_ref *r = ctx;
+	put_key(p, field);
+	put_varint(p, r->m->len[r->slot]);
+	out_write(p->out, r->m->bytes + r->m->off[r->slot], r->m->len[r->slot]);
+}
 
 /* Weights written from the input's mapping have been read, which made their pages
  * ours: they are given back (a page of a private file mapping we never wrote comes
@@ -250,6 +366,30 @@ static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 		drop_behind(gp, t->raw_data.data, t->raw_data.len, final);
 }
 
+/* A ValueInfoProto with its type from the memo: its other fields packed by
+ * protobuf-c into scratch, and the type's bytes merged in among them. */
+static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMessage *e,
+			   const ProtobufCMessage *type, size_t size)
+{
+	size_t slot = memo_type(m, type); /* found: sized by plan_graph */
+	Onnx__ValueInfoProto *vi = (Onnx__ValueInfoProto *)e;
+	Onnx__TypeProto *saved = vi->type;
+	vi->type = NULL;
+	size_t rest = protobuf_c_message_get_packed_size(e);
+	if (slot == SIZE_MAX || !reserve_scratch(p, rest)) {
+		vi->type = saved;
+		p->err = 1;
+		return;
+	}
+	protobuf_c_message_pack(e, p->scratch);
+	vi->type = saved;
+	put_key(p, field);
+	put_varint(p, size);
+	static const uint32_t type_field[] = {VALUE_INFO_TYPE};
+	memo_ref ref = {m, slot};
+	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
+}
+
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 {
 	graph_plan *gp = ctx;
@@ -275,6 +415,11 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	ProtobufCMessage **arr;
 	size_t n = repeated(gp->g, field, &arr);
 	for (size_t k = 0; k < n && !p->err; k++) {
+		const ProtobufCMessage *type = value_type(field, arr[k]);
+		if (type) {
+			put_value_info(p, &gp->types, field, arr[k], type, gp->sizes[i][k]);
+			continue;
+		}
 		put_element(p, field, arr[k], gp->sizes[i][k]);
 		if (field == 5 && gp->map)
 			drop_weights(gp, (const Onnx__TensorProto *)arr[k], k + 1 == n);
@@ -319,9 +464,13 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			return false;
 		for (size_t k = 0; k < n; k++) {
 			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
-			size_t s = msg     ? protobuf_c_message_get_packed_size(msg)
+			const ProtobufCMessage *type = wire ? NULL : value_type(graph_fields[i], arr[k]);
+			size_t s = msg	  ? protobuf_c_message_get_packed_size(msg)
 				   : wire ? wire->len[k]
+				   : type ? value_info_size(&gp->types, arr[k], type)
 					  : protobuf_c_message_get_packed_size(arr[k]);
+			if (s == SIZE_MAX)
+				return false;
 			gp->sizes[i][k] = s;
 			gp->total += varint_len((uint64_t)graph_fields[i] << 3 | 2) + varint_len(s) + s;
 		}
@@ -331,6 +480,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 
 static void free_plan(graph_plan *gp)
 {
+	memo_free(&gp->types);
 	free(gp->rest);
 	for (size_t i = 0; i < NGRAPH_FIELDS; i++)
 		free(gp->sizes[i]);

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "mb.h"
 #include "onnxshape.h"
+#include "wb.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -160,6 +161,37 @@ Test(pack_stream, annotated_branches_are_written)
 	mb_attr_graph(b, "else_branch", e);
 	mb_output(b, "y", 0, NULL);
 	cr_assert(same_pack_built(b, "if"));
+}
+
+/* ValueInfoProto entries whose type is packed once and merged in after their other
+ * fields: entries with a doc_string and an unknown field beside the type (both after
+ * it in protobuf-c's order), and the shared types annotate writes. */
+Test(pack_stream, value_info_types_merged_among_other_fields)
+{
+	wb dim_n = {0}, dim_3 = {0}, shape = {0}, tensor = {0}, type = {0};
+	str(&dim_n, 2, "N");
+	vfield(&dim_3, 1, 3);
+	sub(&shape, 1, &dim_n), sub(&shape, 1, &dim_3);
+	vfield(&tensor, 1, 1), sub(&tensor, 2, &shape);
+	sub(&type, 1, &tensor);
+	wb in = {0}, out = {0}, vi = {0}, n1 = {0}, n2 = {0}, n3 = {0}, graph = {0}, opset = {0}, model = {0};
+	str(&in, 1, "x"), sub(&in, 2, &type), str(&in, 3, "the input"), vfield(&in, 100, 7);
+	str(&out, 1, "y");
+	str(&vi, 1, "z"), str(&vi, 3, "declared"), sub(&vi, 2, &type);
+	str(&n1, 1, "x"), str(&n1, 2, "z"), str(&n1, 4, "Relu");
+	str(&n2, 1, "z"), str(&n2, 2, "w"), str(&n2, 4, "Relu");
+	str(&n3, 1, "w"), str(&n3, 2, "y"), str(&n3, 4, "Relu");
+	sub(&graph, 1, &n1), sub(&graph, 1, &n2), sub(&graph, 1, &n3), str(&graph, 2, "g");
+	sub(&graph, 11, &in), sub(&graph, 12, &out), sub(&graph, 13, &vi);
+	str(&opset, 1, ""), vfield(&opset, 2, 13);
+	vfield(&model, 1, 8), sub(&model, 7, &graph), sub(&model, 8, &opset);
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/osh_pack_vi_%d.onnx", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	cr_assert(f && fwrite(model.b, 1, model.n, f) == model.n);
+	fclose(f);
+	cr_assert(same_pack(path), "the model did not load");
+	unlink(path);
 }
 
 Test(pack_stream, model_without_graph)
