@@ -266,7 +266,7 @@ static size_t memo_type(type_memo *m, const ProtobufCMessage *t)
 	if (m->key[j])
 		return j;
 	size_t n = protobuf_c_message_get_packed_size(t);
-	if (n > m->bytes_cap - m->used) {
+	if (!m->bytes || n > m->bytes_cap - m->used) { /* an empty type packs to 0 bytes */
 		size_t cap = m->bytes_cap ? m->bytes_cap : 4096;
 		while (cap - m->used < n)
 			cap *= 2;

@@ -165,7 +165,8 @@ Test(pack_stream, annotated_branches_are_written)
 
 /* ValueInfoProto entries whose type is packed once and merged in after their other
  * fields: entries with a doc_string and an unknown field beside the type (both after
- * it in protobuf-c's order), and the shared types annotate writes. */
+ * it in protobuf-c's order), an empty type (no bytes: a fuzzer's finding under
+ * UBSan), and the shared types annotate writes. */
 Test(pack_stream, value_info_types_merged_among_other_fields)
 {
 	wb dim_n = {0}, dim_3 = {0}, shape = {0}, tensor = {0}, type = {0};
@@ -178,11 +179,13 @@ Test(pack_stream, value_info_types_merged_among_other_fields)
 	str(&in, 1, "x"), sub(&in, 2, &type), str(&in, 3, "the input"), vfield(&in, 100, 7);
 	str(&out, 1, "y");
 	str(&vi, 1, "z"), str(&vi, 3, "declared"), sub(&vi, 2, &type);
+	wb empty_type = {0}, vi_w = {0}; /* a type that packs to no bytes at all */
+	str(&vi_w, 1, "w"), sub(&vi_w, 2, &empty_type);
 	str(&n1, 1, "x"), str(&n1, 2, "z"), str(&n1, 4, "Relu");
 	str(&n2, 1, "z"), str(&n2, 2, "w"), str(&n2, 4, "Relu");
 	str(&n3, 1, "w"), str(&n3, 2, "y"), str(&n3, 4, "Relu");
 	sub(&graph, 1, &n1), sub(&graph, 1, &n2), sub(&graph, 1, &n3), str(&graph, 2, "g");
-	sub(&graph, 11, &in), sub(&graph, 12, &out), sub(&graph, 13, &vi);
+	sub(&graph, 11, &in), sub(&graph, 12, &out), sub(&graph, 13, &vi), sub(&graph, 13, &vi_w);
 	str(&opset, 1, ""), vfield(&opset, 2, 13);
 	vfield(&model, 1, 8), sub(&model, 7, &graph), sub(&model, 8, &opset);
 	char path[64];
