@@ -176,7 +176,8 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 	size_t ni = 0, nf = 0, ns = 0;
 	for (size_t pos = start; pos < end;) {
 		wire_field f;
-		wire_next(p, end, &pos, &f); /* scan_attr read these bytes already */
+		if (!wire_next(p, end, &pos, &f))
+			break; /* cannot happen: scan_attr read these bytes already */
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
 		case ATTR_NAME:
@@ -302,7 +303,8 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	size_t o = 0, a = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
-		wire_next(p, len, &pos, &f);
+		if (!wire_next(p, len, &pos, &f))
+			break; /* cannot happen: the first pass read these bytes */
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
 		case NODE_OUTPUT:
