@@ -8,7 +8,9 @@ environment:
   BENCH_FAMILIES=...   transformer,cnn (default both)
   BENCH_BIG=SPEC,...   extra models in gen_models.py's FAMILY:NODES:WIDTH form (default
                        transformer:1k:d1024, 1.3 GB of weights; none when quick; "" none)
-  BENCH_RUNS=N         runs per tool and model (default 5; 3 above 100k nodes, 1 at 1M)
+  BENCH_RUNS=N         runs per onnxshape tool and model (default 5; 3 from 100k nodes)
+  BENCH_PY_RUNS=N      runs per Python tool (default BENCH_RUNS; 1 at 1M nodes, where
+                       each takes up to a minute)
   BENCH_PY_MAX=N       skip onnx's Python tools on models of more than N nodes
                        (default 1000000: all)
   BENCH_CORPUS=0       skip the ONNX backend node-test corpus
@@ -16,7 +18,8 @@ environment:
 
 Models are generated (bench/gen_models.py, seeded) into BUILD_DIR/bench/models and
 kept there for the next run. For each model, inline weights and external data, the
-tools run in turn, round-robin, BENCH_RUNS times: the figures are medians. Each tool
+tools run in turn, round-robin, BENCH_RUNS times: the figures are medians. The output
+files are deleted before each run, outside the timing. Each tool
 is its own process; wall time is measured around it and peak RSS is the child's
 ru_maxrss (os.wait4). The Python side is `onnx.load + infer_shapes + onnx.save` and
 `onnx.load + checker.check_model(full_check=True)` (bench/py_tools.py); its wall time
@@ -79,11 +82,20 @@ def op_seconds(out):
     return None
 
 
-def measure(tools, runs):
-    """tools: list of (name, argv). Round-robin, `runs` times; medians per tool."""
+def measure(tools, runs, py_runs=None, outputs=()):
+    """tools: list of (name, argv). Round-robin, `runs` times (the "py" tools only the
+    first `py_runs` rounds); medians per tool. `outputs` are deleted before each
+    process, outside the timing: every tool writes a new file instead of first freeing
+    the blocks of the one the last run left (a second's noise at 1M nodes)."""
+    py_runs = runs if py_runs is None else py_runs
     samples = {name: [] for name, _ in tools}
-    for _ in range(runs):
+    for i in range(runs):
         for name, argv in tools:
+            if name.startswith("py") and i >= py_runs:
+                continue
+            for f in outputs:
+                if os.path.exists(f):
+                    os.unlink(f)
             samples[name].append(run_once(argv))
     res = {}
     for name, s in samples.items():
@@ -130,7 +142,7 @@ def nodes_of(path, osh):
     return 0
 
 
-def bench_model(osh, path, nodes, runs, with_py):
+def bench_model(osh, path, nodes, runs, py_runs, with_py):
     d = os.path.dirname(path)
     osh_out = os.path.join(d, "osh-out.onnx")
     py_out = os.path.join(d, "py-out.onnx")
@@ -144,7 +156,7 @@ def bench_model(osh, path, nodes, runs, with_py):
             ("py check", [PY, os.path.join(HERE, "py_tools.py"), "check", path]),
             ("py infer", [PY, os.path.join(HERE, "py_tools.py"), "infer", path, py_out]),
         ]
-    r = measure(tools, runs)
+    r = measure(tools, runs, py_runs, (osh_out, py_out))
     for f in (osh_out, py_out):
         if os.path.exists(f):
             os.unlink(f)
@@ -251,11 +263,12 @@ def main():
         for path in (os.path.join(modeldir, "%s-%s.onnx" % (fam, size)),
                      os.path.join(modeldir, "%s-%s-ext" % (fam, size), "model.onnx")):
             nodes = nodes_of(path, osh)
-            runs = int(os.environ.get("BENCH_RUNS", "3" if quick else ("1" if nodes > 500000 else
-                                                                       "3" if nodes > 50000 else "5")))
-            r = bench_model(osh, path, nodes, runs, nodes <= py_max)
+            runs = int(os.environ.get("BENCH_RUNS", "3" if quick or nodes > 50000 else "5"))
+            py_runs = int(os.environ.get("BENCH_PY_RUNS", "1" if nodes > 500000 and not quick else str(runs)))
+            r = bench_model(osh, path, nodes, runs, min(py_runs, runs), nodes <= py_max)
             m, w = file_bytes(path)
-            name = "%s-%s%s (x%d)" % (fam, size, "-ext" if w else "", runs)
+            name = "%s-%s%s (x%d%s)" % (fam, size, "-ext" if w else "", runs,
+                                         "" if py_runs >= runs else ", py x%d" % py_runs)
             print_row(name, nodes, m, w, r)
             rows.append((fam, "-ext" if w else "", size, nodes, r))
     print("\nscaling: onnxshape time per node (us), wall then cpu, smallest to largest model")
