@@ -12,7 +12,7 @@
  *     not: packed ints and floats, types left out (IR version 1), fields repeated or
  *     unknown, and the nodes this reader must leave to protobuf-c.
  */
-#define _DEFAULT_SOURCE /* DT_DIR */
+#define _GNU_SOURCE /* DT_DIR; asprintf in test_files.h */
 #include "core/model.h"
 #include "loader/decode_node.h"
 #include "loader/loader.h"
@@ -20,6 +20,7 @@
 #include "wb.h"
 
 #include <criterion/criterion.h>
+#include "test_files.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,9 +161,7 @@ Test(decode, every_fixture_node_matches_protobuf_c)
 
 Test(decode, corpus_nodes_match_protobuf_c)
 {
-	const char *dir = getenv("OSH_CORPUS_DIR");
-	if (!dir)
-		cr_skip_test("OSH_CORPUS_DIR is not set (ctest's corpus/decode sets it)");
+	CORPUS_DIR_OR_SKIP(dir, "corpus/decode");
 	tally t = {0};
 	walk(dir, &t);
 	cr_expect_gt(t.models, 900, "only %d corpus models loaded", t.models);

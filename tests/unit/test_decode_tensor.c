@@ -12,12 +12,13 @@
  *   - every TensorProto file of the ONNX backend corpus (input_N.pb, output_N.pb)
  *     when OSH_CORPUS_DIR is set (ctest's corpus/decode-tensor).
  */
-#define _DEFAULT_SOURCE /* DT_DIR */
+#define _GNU_SOURCE /* DT_DIR; asprintf in test_files.h */
 #include "loader/decode_tensor.h"
 #include "onnx-ml.pb-c.h"
 #include "wb.h"
 
 #include <criterion/criterion.h>
+#include "test_files.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,9 +296,7 @@ static void walk(const char *dir, tally *t)
 
 Test(decode_tensor, corpus_tensors_match_protobuf_c)
 {
-	const char *dir = getenv("OSH_CORPUS_DIR");
-	if (!dir)
-		cr_skip_test("OSH_CORPUS_DIR is not set (ctest's corpus/decode-tensor sets it)");
+	CORPUS_DIR_OR_SKIP(dir, "corpus/decode-tensor");
 	tally t = {0};
 	walk(dir, &t);
 	cr_expect_gt(t.files, 1500, "only %d corpus tensors read", t.files);

@@ -1,6 +1,6 @@
 /* test_files.h: scratch directories for the tests that write files (test_cli.c,
  * test_hostile.c, test_write_atomic.c): create one, name files in it, see what it
- * holds, remove it. Header-only, as the Criterion assertions need the test's own
+ * holds, remove it. And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
  * translation unit. Include after <criterion/criterion.h>, with _GNU_SOURCE (asprintf).
  */
 #ifndef OSH_TEST_FILES_H
@@ -87,5 +87,12 @@ static inline void remove_dir(char *dir)
 	rmdir(dir);
 	free(dir);
 }
+
+/* Declares `var`, the generated backend corpus that ctest's corpus tests point
+ * OSH_CORPUS_DIR at; run alone, the test is skipped. */
+#define CORPUS_DIR_OR_SKIP(var, ctest_name)                                                   \
+	const char *var = getenv("OSH_CORPUS_DIR");                                           \
+	if (!var)                                                                             \
+	cr_skip_test("OSH_CORPUS_DIR is not set (ctest's " ctest_name " sets it)")
 
 #endif
