@@ -206,9 +206,13 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 
 /* Packed types, by the address of their TypeProto: open addressing over `cap`
  * slots (a power of two), the bytes one after another in `bytes`. */
+typedef struct memo_slot {
+	const ProtobufCMessage *key; /* NULL: free */
+	size_t off, len;
+} memo_slot;
+
 typedef struct type_memo {
-	const ProtobufCMessage **key;
-	size_t *off, *len;
+	memo_slot *slot;
 	size_t cap, n;
 	uint8_t *bytes;
 	size_t used, bytes_cap;
@@ -232,25 +236,27 @@ typedef struct graph_plan {
 
 #define VALUE_INFO_TYPE 2 /* ValueInfoProto.type */
 
+/* The slot holding t, or the free one where it goes. */
+static size_t memo_find(const type_memo *m, const ProtobufCMessage *t)
+{
+	size_t j = ((uintptr_t)t >> 4) & (m->cap - 1);
+	while (m->slot[j].key && m->slot[j].key != t)
+		j = (j + 1) & (m->cap - 1);
+	return j;
+}
+
 static bool memo_grow(type_memo *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 256;
-	type_memo g = {.key = calloc(cap, sizeof *g.key), .off = malloc(cap * sizeof *g.off),
-		       .len = malloc(cap * sizeof *g.len), .cap = cap, .n = m->n, .bytes = m->bytes,
-		       .used = m->used, .bytes_cap = m->bytes_cap};
-	if (!g.key || !g.off || !g.len) {
-		free(g.key), free(g.off), free(g.len);
+	memo_slot *slot = calloc(cap, sizeof *slot);
+	if (!slot)
 		return false;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->key[i])
-			continue;
-		size_t j = ((uintptr_t)m->key[i] >> 4) & (cap - 1);
-		while (g.key[j])
-			j = (j + 1) & (cap - 1);
-		g.key[j] = m->key[i], g.off[j] = m->off[i], g.len[j] = m->len[i];
-	}
-	free(m->key), free(m->off), free(m->len);
+	type_memo g = *m;
+	g.slot = slot, g.cap = cap;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slot[i].key)
+			slot[memo_find(&g, m->slot[i].key)] = m->slot[i];
+	free(m->slot);
 	*m = g;
 	return true;
 }
@@ -258,13 +264,14 @@ static bool memo_grow(type_memo *m)
 /* The slot of type t, packed on first sight; SIZE_MAX when memory ran out. */
 static size_t memo_type(type_memo *m, const ProtobufCMessage *t)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && !memo_grow(m))
-		return SIZE_MAX;
-	size_t j = ((uintptr_t)t >> 4) & (m->cap - 1);
-	while (m->key[j] && m->key[j] != t)
-		j = (j + 1) & (m->cap - 1);
-	if (m->key[j])
+	size_t j = m->cap ? memo_find(m, t) : 0;
+	if (m->cap && m->slot[j].key)
 		return j;
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		if (!memo_grow(m))
+			return SIZE_MAX;
+		j = memo_find(m, t);
+	}
 	size_t n = protobuf_c_message_get_packed_size(t);
 	if (!m->bytes || n > m->bytes_cap - m->used) { /* an empty type packs to 0 bytes */
 		size_t cap = m->bytes_cap ? m->bytes_cap : 4096;
@@ -276,14 +283,14 @@ static size_t memo_type(type_memo *m, const ProtobufCMessage *t)
 		m->bytes = b, m->bytes_cap = cap;
 	}
 	protobuf_c_message_pack(t, m->bytes + m->used);
-	m->key[j] = t, m->off[j] = m->used, m->len[j] = n;
+	m->slot[j] = (memo_slot){t, m->used, n};
 	m->used += n, m->n++;
 	return j;
 }
 
 static void memo_free(type_memo *m)
 {
-	free(m->key), free(m->off), free(m->len), free(m->bytes);
+	free(m->slot), free(m->bytes);
 	*m = (type_memo){0};
 }
 
@@ -293,20 +300,30 @@ static const ProtobufCMessage *value_type(uint32_t field, const ProtobufCMessage
 	return field >= 11 ? (const ProtobufCMessage *)((const Onnx__ValueInfoProto *)e)->type : NULL;
 }
 
+/* A ValueInfoProto without its type, packed into out by protobuf-c (sized only,
+ * when out is NULL): its size. */
+static size_t pack_without_type(ProtobufCMessage *e, uint8_t *out)
+{
+	Onnx__ValueInfoProto *vi = (Onnx__ValueInfoProto *)e;
+	Onnx__TypeProto *saved = vi->type;
+	vi->type = NULL;
+	size_t n = out ? protobuf_c_message_pack(e, out) : protobuf_c_message_get_packed_size(e);
+	vi->type = saved;
+	return n;
+}
+
+/* The bytes of the type field holding `len` bytes of TypeProto. */
+static size_t type_field_size(size_t len)
+{
+	return varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + varint_len(len) + len;
+}
+
 /* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
  * plus the memoized type's field. SIZE_MAX when memory ran out. */
 static size_t value_info_size(type_memo *m, ProtobufCMessage *e, const ProtobufCMessage *type)
 {
 	size_t slot = memo_type(m, type);
-	if (slot == SIZE_MAX)
-		return SIZE_MAX;
-	Onnx__ValueInfoProto *vi = (Onnx__ValueInfoProto *)e;
-	Onnx__TypeProto *saved = vi->type;
-	vi->type = NULL;
-	size_t rest = protobuf_c_message_get_packed_size(e);
-	vi->type = saved;
-	size_t tn = m->len[slot];
-	return rest + varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + varint_len(tn) + tn;
+	return slot == SIZE_MAX ? SIZE_MAX : pack_without_type(e, NULL) + type_field_size(m->slot[slot].len);
 }
 
 typedef struct memo_ref {
@@ -317,9 +334,10 @@ typedef struct memo_ref {
 static void emit_value_type(packer *p, uint32_t field, void *ctx)
 {
 	const memo_ref *r = ctx;
+	const memo_slot *t = &r->m->slot[r->slot];
 	put_key(p, field);
-	put_varint(p, r->m->len[r->slot]);
-	out_write(p->out, r->m->bytes + r->m->off[r->slot], r->m->len[r->slot]);
+	put_varint(p, t->len);
+	out_write(p->out, r->m->bytes + t->off, t->len);
 }
 
 /* Weights written from the input's mapping have been read, which made their pages
@@ -366,23 +384,19 @@ static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 		drop_behind(gp, t->raw_data.data, t->raw_data.len, final);
 }
 
-/* A ValueInfoProto with its type from the memo: its other fields packed by
- * protobuf-c into scratch, and the type's bytes merged in among them. */
+/* A ValueInfoProto with its type from the memo, `size` bytes in all (value_info_size):
+ * its other fields packed by protobuf-c into scratch, and the type's bytes merged in
+ * among them. */
 static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMessage *e,
 			   const ProtobufCMessage *type, size_t size)
 {
 	size_t slot = memo_type(m, type); /* found: sized by plan_graph */
-	Onnx__ValueInfoProto *vi = (Onnx__ValueInfoProto *)e;
-	Onnx__TypeProto *saved = vi->type;
-	vi->type = NULL;
-	size_t rest = protobuf_c_message_get_packed_size(e);
+	size_t rest = slot == SIZE_MAX ? 0 : size - type_field_size(m->slot[slot].len);
 	if (slot == SIZE_MAX || !reserve_scratch(p, rest)) {
-		vi->type = saved;
 		p->err = 1;
 		return;
 	}
-	protobuf_c_message_pack(e, p->scratch);
-	vi->type = saved;
+	pack_without_type(e, p->scratch);
 	put_key(p, field);
 	put_varint(p, size);
 	static const uint32_t type_field[] = {VALUE_INFO_TYPE};
