@@ -869,14 +869,22 @@ static bool define_initializers(osh_model *m, graph *g)
 }
 
 /* Sizes g's value table and name map for `n` values up front: grown by doubling, each
- * step left the old array in the arena (half the index's memory on big graphs). */
+ * step left the old array in the arena (half the index's memory on big graphs). The
+ * table is not zeroed: value_new and graph_lookup write each entry whole, and pages
+ * that nothing wrote yet cost no memory while the input's pages, still mapped from
+ * the pre-scan, are given back (zeroed up front, the table was a tenth of a CNN's
+ * peak). */
 static bool reserve_values(osh_model *m, graph *g, size_t n)
 {
 	if (n > (size_t)INT32_MAX / 2 || (int32_t)n <= g->cap_values)
 		return true; /* beyond that, growth reports the limit as before */
-	value *v = arena_grow(m->arena, g->values, (size_t)g->nvalues, n, sizeof *v);
+	if (n > SIZE_MAX / sizeof(value))
+		return false;
+	value *v = arena_alloc(m->arena, n * sizeof *v);
 	if (!v)
 		return false;
+	if (g->nvalues)
+		memcpy(v, g->values, (size_t)g->nvalues * sizeof *v);
 	g->values = v;
 	g->cap_values = (int32_t)n;
 	return strmap_reserve(&g->names, n);

@@ -194,13 +194,11 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 			m->input_file_mapped = in->file_mapped;
 			/* The pre-scan and then finding the fields read a field header on
 			 * nearly every page, weights or not (a 4 KB weight leaves no page
-			 * without one): the whole file is resident in our mapping. Those
-			 * pages are the page cache's: dropped now, before the index
-			 * allocates, they are not counted twice at the peak. (Dropping
-			 * them after the pre-scan too only made finding the fields fault
-			 * them in again.) */
-			if (in->file_mapped)
-				madvise(in->data, in->size, MADV_DONTNEED);
+			 * without one): the whole file is resident in our mapping. The
+			 * index reads the initializers' headers again, first thing, and
+			 * gives their pages back behind it (loader_release_input), before
+			 * the nodes fill the arena. Dropped here instead, every page was
+			 * faulted in twice. */
 		} else {
 			munmap(in->data, in->size);
 		}
