@@ -72,14 +72,12 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
+static size_t encode_varint(uint64_t v, uint8_t *b);
+
 static void put_varint(packer *p, uint64_t v)
 {
 	uint8_t b[10];
-	size_t n = 0;
-	do {
-		b[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
+	size_t n = encode_varint(v, b);
 	out_write(p->out, b, n);
 }
 
@@ -350,17 +348,25 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
  * the split load read them, which is file order. */
 #define DROP_STEP ((size_t)4 << 20)
 
-static void drop_behind(graph_plan *gp, const uint8_t *data, size_t len, bool final)
+/* Gives back the input's pages below offset upto (rounded down to a page) once
+ * DROP_STEP of them have gathered, or all of them when `final`. */
+static void drop_upto(graph_plan *gp, size_t upto, bool final)
 {
-	if (!len || data < gp->map || data + len > gp->map + gp->map_size)
-		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t start = (size_t)(data - gp->map);
-	size_t upto = final ? start + len : start / page * page;
+	if (!final)
+		upto = upto / page * page;
 	if (upto <= gp->dropped || (!final && upto - gp->dropped < DROP_STEP))
 		return;
 	madvise((void *)(gp->map + gp->dropped), upto - gp->dropped, MADV_DONTNEED);
 	gp->dropped = (upto + page - 1) / page * page;
+}
+
+static void drop_behind(graph_plan *gp, const uint8_t *data, size_t len, bool final)
+{
+	if (!len || data < gp->map || data + len > gp->map + gp->map_size)
+		return;
+	size_t start = (size_t)(data - gp->map);
+	drop_upto(gp, final ? start + len : start, final);
 }
 
 /* The bytes a graph field's elements still are (nodes or initializers a split load
@@ -404,6 +410,45 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
 }
 
+/* Encodes v as put_varint does; returns its length. */
+static size_t encode_varint(uint64_t v, uint8_t *b)
+{
+	size_t n = 0;
+	do {
+		b[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* A run of elements kept as bytes ends once it holds this many bytes: from there
+ * out_write sends it to the file without a copy (OUT_BUF), and the input's pages
+ * read for it are given back soon after (drop_upto). */
+#define RUN_MAX ((size_t)1 << 20)
+
+/* The end of the run of elements from k on that lie in the input exactly as they
+ * will in the output: each one's key and length encoded as put_key and put_varint
+ * encode them, back to back. k itself when element k's encoding differs. The run's
+ * bytes start at *from. */
+static size_t same_bytes_run(const wire_list *w, uint32_t field, size_t k, const uint8_t **from)
+{
+	size_t j = k, total = 0;
+	const uint8_t *prev_end = NULL;
+	for (; j < w->n && total < RUN_MAX; j++) {
+		uint8_t hdr[20];
+		size_t h = encode_varint((uint64_t)field << 3 | 2, hdr);
+		h += encode_varint(w->len[j], hdr + h);
+		const uint8_t *content = w->bytes + w->off[j];
+		if (w->off[j] < h || memcmp(content - h, hdr, h) || (prev_end && content - h != prev_end))
+			break;
+		if (j == k)
+			*from = content - h;
+		prev_end = content + w->len[j];
+		total += h + w->len[j];
+	}
+	return j;
+}
+
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 {
 	graph_plan *gp = ctx;
@@ -412,10 +457,23 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 		i++;
 	const wire_list *w = wire_of(gp, field);
 	if (w) {
-		for (size_t k = 0; k < w->n && !p->err; k++) {
+		for (size_t k = 0; k < w->n && !p->err;) {
 			ProtobufCMessage *msg = field == 1 ? node_message(gp, k) : NULL;
 			if (msg) {
 				put_element(p, field, msg, gp->sizes[i][k]);
+				k++;
+				continue;
+			}
+			/* Initializers (never re-encoded): whole runs of them, which from
+			 * 1 MB on go to the file without being copied into the buffer. */
+			const uint8_t *from = NULL;
+			size_t end = field == 5 ? same_bytes_run(w, field, k, &from) : k;
+			if (end > k) {
+				const uint8_t *to = w->bytes + w->off[end - 1] + w->len[end - 1];
+				out_write(p->out, from, (size_t)(to - from));
+				if (gp->map && from >= gp->map && to <= gp->map + gp->map_size)
+					drop_upto(gp, (size_t)(to - gp->map), end == w->n);
+				k = end;
 				continue;
 			}
 			put_key(p, field);
@@ -423,6 +481,7 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 			out_write(p->out, w->bytes + w->off[k], w->len[k]);
 			if (field == 5 && gp->map)
 				drop_behind(gp, w->bytes + w->off[k], w->len[k], k + 1 == w->n);
+			k++;
 		}
 		return;
 	}
