@@ -96,6 +96,18 @@ static bool same_pack_built(mb *b, const char *tag)
 	return ok;
 }
 
+/* same_pack for bytes written here: they must load. */
+static void same_pack_bytes(const uint8_t *bytes, size_t n, const char *tag)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/osh_pack_%s_%d.onnx", tag, (int)getpid());
+	FILE *f = fopen(path, "wb");
+	cr_assert(f && fwrite(bytes, 1, n, f) == n);
+	fclose(f);
+	cr_assert(same_pack(path), "%s: the model did not load", tag);
+	unlink(path);
+}
+
 static int walk(const char *dir)
 {
 	int count = 0;
@@ -188,13 +200,7 @@ Test(pack_stream, value_info_types_merged_among_other_fields)
 	sub(&graph, 11, &in), sub(&graph, 12, &out), sub(&graph, 13, &vi), sub(&graph, 13, &vi_w);
 	str(&opset, 1, ""), vfield(&opset, 2, 13);
 	vfield(&model, 1, 8), sub(&model, 7, &graph), sub(&model, 8, &opset);
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/osh_pack_vi_%d.onnx", (int)getpid());
-	FILE *f = fopen(path, "wb");
-	cr_assert(f && fwrite(model.b, 1, model.n, f) == model.n);
-	fclose(f);
-	cr_assert(same_pack(path), "the model did not load");
-	unlink(path);
+	same_pack_bytes(model.b, model.n, "vi");
 }
 
 Test(pack_stream, model_without_graph)
@@ -293,12 +299,6 @@ Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 	dmsg(&model, 7, g.p, g.n);
 	str(&opset, 1, ""), vfield(&opset, 2, 13);
 	dmsg(&model, 8, opset.b, opset.n);
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/osh_pack_runs_%d.onnx", (int)getpid());
-	FILE *f = fopen(path, "wb");
-	cr_assert(f && fwrite(model.p, 1, model.n, f) == model.n);
-	fclose(f);
-	cr_assert(same_pack(path), "the model did not load");
-	unlink(path);
+	same_pack_bytes(model.p, model.n, "runs");
 	free(g.p), free(model.p);
 }
