@@ -53,6 +53,10 @@ static bool is_floating(int32_t dt)
 
 static int32_t elem_of(const tinfo *t) { return is_tensor(t) ? t->elem : 0; }
 
+/* Whether op_type `op` is `name`: the per-operator tables below are searched on every
+ * node, and most rows differ from the first letter, which saves strcmp's call. */
+static bool op_is(const char *op, const char *name) { return op[0] == name[0] && !strcmp(op, name); }
+
 /* The element type shared by inputs [first, first + n) (type variable T): the first
  * one that is known. */
 static int32_t shared_elem(infer_ctx *c, int32_t first, int32_t n)
@@ -575,8 +579,8 @@ void infer_unary_elementwise(infer_ctx *c)
 	if (!arity(c, 1, 1, 1))
 		return;
 	const unary_op *u = NULL;
-	for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++)
-		if (!strcmp(unary_ops[i].op, c->n->op_type))
+	for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0] && !u; i++)
+		if (op_is(c->n->op_type, unary_ops[i].op))
 			u = &unary_ops[i];
 	const tinfo *x = in(c, 0);
 	int32_t elem = u && u->out_elem ? u->out_elem : elem_of(x);
@@ -660,7 +664,7 @@ static const binary_op binary_ops[] = {
 static const binary_op *find_binary(const char *op)
 {
 	for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++)
-		if (!strcmp(binary_ops[i].op, op))
+		if (op_is(op, binary_ops[i].op))
 			return &binary_ops[i];
 	return NULL;
 }
@@ -752,7 +756,7 @@ static const variadic_op variadic_ops[] = {
 static binary_fn variadic_content(const char *op)
 {
 	for (size_t i = 0; i < sizeof variadic_ops / sizeof variadic_ops[0]; i++)
-		if (!strcmp(variadic_ops[i].op, op))
+		if (op_is(op, variadic_ops[i].op))
 			return variadic_ops[i].content;
 	return NULL;
 }
