@@ -613,7 +613,8 @@ void infer_gather(infer_ctx *c)
 	int32_t ni;
 	bool have_ix = in_ints(c, 1, &iv, &ni);
 	dim d = r > 0 ? dim_resolve(c->syms, x->dims[a]) : dim_unknown();
-	int64_t *idx = have_ix ? arena_array(c->a, ni ? (size_t)ni : 1, sizeof *idx) : NULL;
+	int64_t small_idx[SMALL_N];
+	int64_t *idx = !have_ix ? NULL : ni <= SMALL_N ? small_idx : arena_array(c->a, (size_t)ni, sizeof *idx);
 	bool idx_known = idx != NULL;
 	for (int32_t k = 0; have_ix && k < ni; k++) {
 		dim v = dim_resolve(c->syms, iv[k]);
@@ -655,7 +656,8 @@ void infer_gather(infer_ctx *c)
 	int64_t inner = 1;
 	for (int32_t k = a + 1; k < r; k++)
 		inner *= idims[k];
-	int32_t *map = arena_array(c->a, (size_t)n, sizeof *map);
+	int32_t small_map[SMALL_N];
+	int32_t *map = n <= SMALL_N ? small_map : arena_array(c->a, (size_t)n, sizeof *map);
 	if (!map) {
 		c->m->nomem = true;
 		return;
