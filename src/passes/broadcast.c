@@ -126,9 +126,14 @@ static bool same_symbol(const sym_ctx *sc, int64_t x, int64_t y)
 	return x == y || (sc && sc->eq && sc->eq(sc->ctx, x, y));
 }
 
-static meet meet_dims(const meet_table t, dim a, dim b, const sym_ctx *sc)
+static inline meet meet_dims(const meet_table t, dim a, dim b, const sym_ctx *sc)
 {
-	meet m = {.d = a, .fail = BFAIL_NONE, .has_fact = false};
+	meet m;
+
+	/* m.fact is read only when has_fact says it was set. */
+	m.d = a;
+	m.fail = BFAIL_NONE;
+	m.has_fact = false;
 
 	switch (t[classify(a)][classify(b)]) {
 	case KEEP_A:
@@ -318,6 +323,12 @@ static bool meet_run(const meet_table t, placed a, placed b, int32_t n, const sy
 	assert(n == 0 || out->dims);
 	for (int32_t i = n - 1; i >= 0; i--) {
 		dim da = placed_dim(a, i), db = placed_dim(b, i);
+		/* Equal dims (unknowns aside) meet as themselves under every table, without
+		 * a fact: the usual case, decided without the table. */
+		if (dim_eq(da, db)) {
+			out->dims[i] = da;
+			continue;
+		}
 		meet m = meet_dims(t, da, db, sc);
 
 		if (m.fail != BFAIL_NONE) {

@@ -19,15 +19,14 @@ struct dims_share {
 
 dims_share *dims_share_new(arena *a) { return arena_zalloc(a, sizeof(dims_share)); }
 
+/* One multiply per dim: the slot is picked from the low 12 bits, which the final fold
+ * mixes with the high half, where the multiplies carry every input bit. */
 static uint64_t hash(const dim *d, int32_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
-	for (int32_t k = 0; k < n; k++) {
-		h ^= (uint64_t)d[k].v * 0x100000001b3u + (uint64_t)d[k].kind;
-		h *= 0xff51afd7ed558ccdu;
-		h ^= h >> 33;
-	}
-	return h;
+	uint64_t h = (uint64_t)n;
+	for (int32_t k = 0; k < n; k++)
+		h = (h ^ ((uint64_t)d[k].v << 2 | (uint64_t)d[k].kind)) * 0xff51afd7ed558ccdu;
+	return h ^ h >> 32;
 }
 
 /* Field by field: dim has padding after kind, which memcmp would read. */
@@ -39,15 +38,13 @@ static bool same(const dim *a, const dim *b, int32_t n)
 	return true;
 }
 
-const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
+/* A miss: a new copy of d, kept in slot i when `cached`. Out of line, so that the hit,
+ * nearly every call, saves no registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const dim *copy_in(dims_share *s, size_t i, bool cached, arena *a, const dim *d, int32_t n)
 {
-	size_t i = 0;
-	bool cached = s && n <= MAX_SHARED;
-	if (cached) {
-		i = hash(d, n) % SLOTS;
-		if (s->slot[i].d && s->slot[i].n == n && same(s->slot[i].d, d, n))
-			return s->slot[i].d;
-	}
 	if ((size_t)n > SIZE_MAX / sizeof(dim))
 		return NULL;
 	dim *copy = arena_alloc(a, (n > 0 ? (size_t)n : 1) * sizeof *copy);
@@ -60,4 +57,16 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
 		s->slot[i].n = n;
 	}
 	return copy;
+}
+
+const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
+{
+	size_t i = 0;
+	bool cached = s && n <= MAX_SHARED;
+	if (cached) {
+		i = hash(d, n) % SLOTS;
+		if (s->slot[i].d && s->slot[i].n == n && same(s->slot[i].d, d, n))
+			return s->slot[i].d;
+	}
+	return copy_in(s, i, cached, a, d, n);
 }

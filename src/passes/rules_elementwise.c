@@ -34,6 +34,9 @@
 /* Data propagation over more operands than this (a Sum of hundreds of shapes) is not
  * attempted: no real shape computation needs it and the cost grows with it. */
 #define MAX_CONTENT_OPS 64
+/* Scratch dims live on the stack up to this many (every real model); more come from
+ * the arena, which zeroes what it hands out. */
+#define SMALL_RANK 16
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -49,6 +52,10 @@ static bool is_floating(int32_t dt)
 }
 
 static int32_t elem_of(const tinfo *t) { return is_tensor(t) ? t->elem : 0; }
+
+/* Whether op_type `op` is `name`: the per-operator tables below are searched on every
+ * node, and most rows differ from the first letter, which saves strcmp's call. */
+static bool op_is(const char *op, const char *name) { return op[0] == name[0] && !strcmp(op, name); }
 
 /* The element type shared by inputs [first, first + n) (type variable T): the first
  * one that is known. */
@@ -119,6 +126,12 @@ static bool axis_of(infer_ctx *c, const tinfo *x, int64_t given, bool inclusive,
 	*axis = -1;
 	if (!is_tensor(x) || x->rank < 0)
 		return true;
+	/* norm_axis's answer for an axis in range, without naming it for a report first. */
+	int64_t hi = (int64_t)x->rank + (inclusive ? 1 : 0), a = given < 0 ? given + hi : given;
+	if (a >= 0 && a < hi) {
+		*axis = (int32_t)a;
+		return true;
+	}
 	char what[64];
 	snprintf(what, sizeof what, "%s axis", c->n->op_type);
 	return norm_axis(c, given, x->rank, inclusive, what, axis);
@@ -317,8 +330,17 @@ static dim where_combine(const dim *e, int32_t n, int32_t dt, binary_fn f)
 	return dim_eq(e[1], e[2]) ? e[1] : dim_unknown();
 }
 
-/* The shapes of inputs 0..n-1 as operand shapes for content_map (rank unknown for
- * anything that is not a tensor with a rank). */
+/* The shapes of inputs 0..n-1 into s, as operand shapes for content_map (rank unknown
+ * for anything that is not a tensor with a rank). */
+static void fill_operand_shapes(infer_ctx *c, int32_t n, shape *s)
+{
+	for (int32_t i = 0; i < n; i++) {
+		const tinfo *t = in(c, i);
+		s[i] = is_tensor(t) ? tinfo_shape(t) : (shape){RANK_UNKNOWN, NULL};
+	}
+}
+
+/* The same in the arena, for any number of operands; NULL when out of memory. */
 static shape *operand_shapes(infer_ctx *c, int32_t n)
 {
 	shape *s = arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *s);
@@ -326,10 +348,7 @@ static shape *operand_shapes(infer_ctx *c, int32_t n)
 		c->m->nomem = true;
 		return NULL;
 	}
-	for (int32_t i = 0; i < n; i++) {
-		const tinfo *t = in(c, i);
-		s[i] = is_tensor(t) ? tinfo_shape(t) : (shape){RANK_UNKNOWN, NULL};
-	}
+	fill_operand_shapes(c, n, s);
 	return s;
 }
 
@@ -472,12 +491,14 @@ static int32_t max_rank(infer_ctx *c, int32_t first, int32_t n)
 	return r > MAX_RANK ? MAX_RANK : r;
 }
 
-/* Broadcasts inputs ia and ib under rule into arena dims; false after a reported
+/* Broadcasts inputs ia and ib under rule into *dims: `small` (SMALL_RANK dims, the
+ * caller's) when the result fits there, else arena dims. False after a reported
  * mismatch. */
-static bool bcast2(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank, dim **dims)
+static bool bcast2(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, dim *small, int32_t *rank,
+		   dim **dims)
 {
-	int32_t cap = max_rank(c, ia, 1) > max_rank(c, ib, 1) ? max_rank(c, ia, 1) : max_rank(c, ib, 1);
-	*dims = dims_alloc(c, cap);
+	int32_t ra = max_rank(c, ia, 1), rb = max_rank(c, ib, 1), cap = ra > rb ? ra : rb;
+	*dims = cap <= SMALL_RANK ? small : dims_alloc(c, cap);
 	*rank = RANK_UNKNOWN;
 	if (!*dims)
 		return false;
@@ -558,8 +579,8 @@ void infer_unary_elementwise(infer_ctx *c)
 	if (!arity(c, 1, 1, 1))
 		return;
 	const unary_op *u = NULL;
-	for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++)
-		if (!strcmp(unary_ops[i].op, c->n->op_type))
+	for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0] && !u; i++)
+		if (op_is(c->n->op_type, unary_ops[i].op))
 			u = &unary_ops[i];
 	const tinfo *x = in(c, 0);
 	int32_t elem = u && u->out_elem ? u->out_elem : elem_of(x);
@@ -643,7 +664,7 @@ static const binary_op binary_ops[] = {
 static const binary_op *find_binary(const char *op)
 {
 	for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++)
-		if (!strcmp(binary_ops[i].op, op))
+		if (op_is(op, binary_ops[i].op))
 			return &binary_ops[i];
 	return NULL;
 }
@@ -678,10 +699,12 @@ void infer_binary_elementwise(infer_ctx *c)
 	if (!arity(c, 2, 2, 1))
 		return;
 	int32_t rank;
-	dim *d;
-	if (!bcast2(c, BCAST_NUMPY, 0, 1, -1, &rank, &d))
+	dim small[SMALL_RANK], *d;
+	if (!bcast2(c, BCAST_NUMPY, 0, 1, -1, small, &rank, &d))
 		return;
-	binary_finish(c, find_binary(c->n->op_type), rank, d, operand_shapes(c, 2));
+	shape shp[2];
+	fill_operand_shapes(c, 2, shp);
+	binary_finish(c, find_binary(c->n->op_type), rank, d, shp);
 }
 
 /* Opsets 1 and 6: B must have A's shape, unless broadcast=1, when B is placed inside A
@@ -693,11 +716,12 @@ void infer_binary_legacy(infer_ctx *c)
 	bool pdpd = attr_i(c, "broadcast", 0) != 0;
 	int64_t axis = attr_i(c, "axis", -1);
 	int32_t rank;
-	dim *d;
-	if (!bcast2(c, pdpd ? BCAST_PDPD : BCAST_NONE, 0, 1, axis, &rank, &d))
+	dim small[SMALL_RANK], *d;
+	if (!bcast2(c, pdpd ? BCAST_PDPD : BCAST_NONE, 0, 1, axis, small, &rank, &d))
 		return;
-	shape *shp = operand_shapes(c, 2);
-	if (shp && pdpd) {
+	shape ops[2], *shp = ops;
+	fill_operand_shapes(c, 2, ops);
+	if (pdpd) {
 		/* Content maps like numpy once B is reshaped to its pdpd placement. */
 		bool placed = false;
 		if (shp[0].rank >= 0 && shp[0].rank <= MAX_RANK) {
@@ -732,7 +756,7 @@ static const variadic_op variadic_ops[] = {
 static binary_fn variadic_content(const char *op)
 {
 	for (size_t i = 0; i < sizeof variadic_ops / sizeof variadic_ops[0]; i++)
-		if (!strcmp(variadic_ops[i].op, op))
+		if (op_is(op, variadic_ops[i].op))
 			return variadic_ops[i].content;
 	return NULL;
 }
@@ -790,8 +814,8 @@ void infer_variadic_legacy(infer_ctx *c)
 	}
 	for (int32_t k = base + 1; base >= 0 && k < n; k++) {
 		int32_t r;
-		dim *d;
-		if (!bcast2(c, BCAST_NONE, base, k, -1, &r, &d))
+		dim small[SMALL_RANK], *d;
+		if (!bcast2(c, BCAST_NONE, base, k, -1, small, &r, &d))
 			return;
 		for (int32_t j = 0; j < rank && r == rank; j++)
 			dim_merge(c, acc[j], d[j], &acc[j]);
@@ -833,8 +857,8 @@ void infer_prelu7(infer_ctx *c)
 	if (!arity(c, 2, 2, 1))
 		return;
 	int32_t rank;
-	dim *d;
-	if (!bcast2(c, BCAST_UNIDIRECTIONAL, 0, 1, -1, &rank, &d))
+	dim small[SMALL_RANK], *d;
+	if (!bcast2(c, BCAST_UNIDIRECTIONAL, 0, 1, -1, small, &rank, &d))
 		return;
 	set_out(c, 0, shared_elem(c, 0, 2), rank, d);
 }
@@ -1179,8 +1203,8 @@ static bool into_x(infer_ctx *c, int32_t first, int32_t last)
 {
 	for (int32_t i = first; i <= last && i < in_count(c); i++) {
 		int32_t rank;
-		dim *d;
-		if (in(c, i) && !bcast2(c, BCAST_UNIDIRECTIONAL, 0, i, -1, &rank, &d))
+		dim small[SMALL_RANK], *d;
+		if (in(c, i) && !bcast2(c, BCAST_UNIDIRECTIONAL, 0, i, -1, small, &rank, &d))
 			return false;
 	}
 	return true;
@@ -1204,9 +1228,11 @@ void infer_layernorm(infer_ctx *c)
 		set_out(c, 2, selem, RANK_UNKNOWN, NULL);
 		return;
 	}
-	dim *d = dims_dup(c, x->dims, x->rank);
+	dim small[SMALL_RANK];
+	dim *d = x->rank <= SMALL_RANK ? small : dims_alloc(c, x->rank);
 	if (!d)
 		return;
+	memcpy(d, x->dims, (size_t)axis * sizeof *d);
 	for (int32_t k = axis; k < x->rank; k++)
 		d[k] = dim_known(1);
 	set_out(c, 1, selem, x->rank, d);

@@ -48,10 +48,31 @@ static const char *shape_text(infer_ctx *c, shape s)
 	return t ? t : "";
 }
 
-bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, const char *aname, const char *bname,
+/* Scratch dims live on the stack up to this many (every real model); more come from
+ * the arena, which zeroes what it hands out. */
+#define SMALL_DIMS 16
+
+/* Room for n dims: `small` (SMALL_DIMS of them) when it is enough, else the arena;
+ * NULL when out of memory. */
+static dim *dims_room(infer_ctx *c, dim *small, int32_t n)
+{
+	return n <= SMALL_DIMS ? small : dims_alloc(c, n);
+}
+
+/* The operand's name for a message, as snprintf into a buffer of `cap` would give. */
+static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
+{
+	if (o.input < 0)
+		snprintf(buf, cap, "%s", o.fmt);
+	else
+		snprintf(buf, cap, o.fmt, in_name(c, o.input));
+}
+
+bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aop, nn_operand bop,
 		  int32_t *rank, dim *dims)
 {
-	dim *ra = dims_alloc(c, a.rank > 0 ? a.rank : 1), *rb = dims_alloc(c, b.rank > 0 ? b.rank : 1);
+	dim small_a[SMALL_DIMS], small_b[SMALL_DIMS];
+	dim *ra = dims_room(c, small_a, a.rank), *rb = dims_room(c, small_b, b.rank);
 	if (!ra || !rb) {
 		*rank = RANK_UNKNOWN;
 		return false;
@@ -75,7 +96,10 @@ bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis,
 	default: ok = false; break;
 	}
 	if (!ok) {
-		char why[512];
+		/* The buffers' sizes are part of the message: a longer name is cut there. */
+		char why[512], aname[300], bname[300];
+		operand_name(c, aop, aname, sizeof aname);
+		operand_name(c, bop, bname, sizeof bname);
 		bcast_error_format(why, sizeof why, &err, aname, bname, sym_name_cb, c->syms);
 		infer_diag(c, OSH_ERROR, "broadcast-mismatch", "%s %s and %s %s do not broadcast (%s rule): %s", aname,
 			   shape_text(c, sa), bname, shape_text(c, sb), bcast_rule_name(rule), why);
@@ -187,42 +211,30 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 			   in_name(c, ra == 0 ? ia : ib));
 		return;
 	}
-	int32_t pa = ra == 1 ? 2 : ra, pb = rb == 1 ? 2 : rb;
-	dim *da = dims_alloc(c, pa), *db = dims_alloc(c, pb);
-	int32_t nbatch = (pa > pb ? pa : pb) - 2;
-	dim *out = dims_alloc(c, nbatch + 2);
-	if (!da || !db || !out)
-		return;
-	if (ra == 1) {
-		da[0] = dim_known(1);
-		da[1] = ta->dims[0];
-	} else {
-		memcpy(da, ta->dims, (size_t)ra * sizeof *da);
-	}
-	if (rb == 1) {
-		db[0] = tb->dims[0];
-		db[1] = dim_known(1);
-	} else {
-		memcpy(db, tb->dims, (size_t)rb * sizeof *db);
-	}
+	/* A's last dim is its columns and B's rows come before its columns, whether or not a
+	 * 1-D operand was promoted; promotion adds no batch dims. */
+	dim cols = ta->dims[ra - 1], rows = tb->dims[rb == 1 ? 0 : rb - 2];
 	dim k;
-	if (!dim_merge(c, da[pa - 1], db[pb - 2], &k)) {
+	if (!dim_merge(c, cols, rows, &k)) {
 		infer_diag(c, OSH_ERROR, "shape-error",
 			   "the inner dimensions differ: '%s' %s has %s columns, '%s' %s has %s rows", in_name(c, ia),
-			   fmt_shape(c, ta), nn_dim_text(c, da[pa - 1]), in_name(c, ib), fmt_shape(c, tb),
-			   nn_dim_text(c, db[pb - 2]));
+			   fmt_shape(c, ta), nn_dim_text(c, cols), in_name(c, ib), fmt_shape(c, tb),
+			   nn_dim_text(c, rows));
 		return;
 	}
+	shape batch_a = {ra > 2 ? ra - 2 : 0, ta->dims}, batch_b = {rb > 2 ? rb - 2 : 0, tb->dims};
+	dim small[SMALL_DIMS];
+	dim *out = dims_room(c, small, (batch_a.rank > batch_b.rank ? batch_a.rank : batch_b.rank) + 2);
+	if (!out)
+		return;
 	int32_t r;
-	char an[300], bn[300];
-	snprintf(an, sizeof an, "the batch dims of '%s'", in_name(c, ia));
-	snprintf(bn, sizeof bn, "the batch dims of '%s'", in_name(c, ib));
-	if (!nn_broadcast(c, BCAST_NUMPY, (shape){pa - 2, da}, (shape){pb - 2, db}, -1, an, bn, &r, out))
+	nn_operand an = {"the batch dims of '%s'", ia}, bn = {"the batch dims of '%s'", ib};
+	if (!nn_broadcast(c, BCAST_NUMPY, batch_a, batch_b, -1, an, bn, &r, out))
 		return;
 	if (ra != 1)
-		out[r++] = da[pa - 2];
+		out[r++] = ta->dims[ra - 2];
 	if (rb != 1)
-		out[r++] = db[pb - 1];
+		out[r++] = tb->dims[rb - 1];
 	set_out(c, 0, elem, r, out);
 }
 
@@ -285,9 +297,8 @@ static void gemm(infer_ctx *c, bool legacy)
 		if (legacy)
 			rule = attr_i(c, "broadcast", 0) ? BCAST_PDPD : BCAST_NONE;
 		int32_t r;
-		char cn[300];
-		snprintf(cn, sizeof cn, "C '%s'", in_name(c, 2));
-		if (!nn_broadcast(c, rule, (shape){2, mn}, tinfo_shape(ct), -1, "(M, N)", cn, &r, out))
+		nn_operand mnop = {"(M, N)", -1}, cop = {"C '%s'", 2};
+		if (!nn_broadcast(c, rule, (shape){2, mn}, tinfo_shape(ct), -1, mnop, cop, &r, out))
 			return;
 	}
 	set_out(c, 0, elem, 2, out);
@@ -466,10 +477,10 @@ void infer_einsum(infer_ctx *c)
 					memcpy(edims, es.dims, (size_t)nell * sizeof *edims);
 					have_ell = true;
 				} else {
-					char bn[300];
-					snprintf(bn, sizeof bn, "the '...' dims of '%s'", in_name(c, i));
-					if (!nn_broadcast(c, BCAST_NUMPY, (shape){erank, edims}, es, -1,
-							  "the '...' dims so far", bn, &erank, tmp))
+					nn_operand an = {"the '...' dims so far", -1};
+					nn_operand bn = {"the '...' dims of '%s'", i};
+					if (!nn_broadcast(c, BCAST_NUMPY, (shape){erank, edims}, es, -1, an, bn,
+							  &erank, tmp))
 						return;
 					memcpy(edims, tmp, (size_t)nell * sizeof *edims);
 				}
@@ -492,10 +503,10 @@ void infer_einsum(infer_ctx *c)
 				vague[l] = true;
 				continue;
 			}
-			char an[300], bn[300];
-			snprintf(an, sizeof an, "label '%c' of '%s'", label_char(l), in_name(c, last_term[l]));
+			char fmt[] = "label '?' of '%s'";
+			fmt[7] = label_char(l);
+			nn_operand an = {fmt, last_term[l]}, bn = {fmt, i};
 			last_term[l] = i;
-			snprintf(bn, sizeof bn, "label '%c' of '%s'", label_char(l), in_name(c, i));
 			dim r1;
 			int32_t rr;
 			if (!nn_broadcast(c, BCAST_NUMPY, (shape){1, &prev}, (shape){1, &d}, -1, an, bn, &rr, &r1))

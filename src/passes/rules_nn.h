@@ -26,10 +26,17 @@ int32_t nn_elem(infer_ctx *c, int32_t i);
 /* Input i's rank when known and at most NN_MAX_RANK; reports a larger one and
  * returns -1, as for an unknown rank. */
 int32_t nn_rank(infer_ctx *c, int32_t i);
+/* How a broadcast-mismatch names an operand: `fmt` with the name of input `input` for
+ * its one %s ("the batch dims of '%s'"), or fmt itself, holding no %, when input < 0.
+ * Formatted only when the message is emitted: a valid model never pays for it. */
+typedef struct nn_operand {
+	const char *fmt;
+	int32_t input;
+} nn_operand;
 /* Broadcasts two shapes that are not whole inputs (MatMul's batch dims, Gemm's C
  * against (M, N)) under `rule`, records the facts learned about symbols and reports a
  * broadcast-mismatch naming both operands on failure. dims holds the larger rank. */
-bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, const char *aname, const char *bname,
+bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aname, nn_operand bname,
 		  int32_t *rank, dim *dims);
 /* The single known integer of input i (a scalar or a 1-element tensor): true with *v. */
 bool nn_single_int(infer_ctx *c, int32_t i, dim *v);

@@ -72,79 +72,74 @@ static void affine_content(infer_ctx *c, int32_t i, int32_t o, const int64_t *id
 
 /* ---- Concat ------------------------------------------------------------------- */
 
+/* Scratch arrays live on the stack up to this many entries (a Concat of a few shape
+ * pieces); more come from the arena, which zeroes what it hands out. */
+#define SMALL_N 16
+
+/* One input of a Concat whose content is copied: its content and the length of one of
+ * its rows (its dims from the axis on). */
+typedef struct concat_part {
+	const dim *v;
+	const double *f;
+	int64_t row;
+} concat_part;
+
 /* Concatenates the contents of every input along `axis` when all are known, with
- * every dim known: for each outer index, each input's row of inner entries. */
+ * every dim known: for each outer index, each input's row of entries in turn. */
 static void concat_content(infer_ctx *c, int32_t axis, int64_t total)
 {
 	int32_t ni = in_count(c);
 	if (total < 0 || total > TINFO_MAX_VALUES)
 		return;
 	int64_t dims[TR_MAX_RANK];
-	int64_t *inner = arena_array(c->a, (size_t)ni, sizeof *inner);
-	int32_t *map = arena_array(c->a, total > 0 ? (size_t)total : 1, sizeof *map);
-	int32_t *base = arena_array(c->a, (size_t)ni, sizeof *base);
-	if (!inner || !map || !base) {
+	concat_part small[SMALL_N];
+	concat_part *part = ni <= SMALL_N ? small : arena_array(c->a, (size_t)ni, sizeof *part);
+	if (!part) {
 		c->m->nomem = true;
 		return;
 	}
-	/* The inputs' contents laid end to end, ints then floats, as one virtual input. */
-	int64_t outer = 1;
+	int64_t outer = 1, at = 0;
 	bool ints = true, floats = true;
-	int32_t at = 0;
 	for (int32_t i = 0; i < ni; i++) {
-		const dim *v;
-		const double *f;
 		int32_t n;
 		int64_t cnt = tr_known_dims(c, i, dims);
 		if (cnt < 0)
 			return;
-		ints &= in_ints(c, i, &v, &n) && n == cnt;
-		floats &= in_floats(c, i, &f, &n) && n == cnt;
-		inner[i] = 1;
+		ints &= in_ints(c, i, &part[i].v, &n) && n == cnt;
+		floats &= in_floats(c, i, &part[i].f, &n) && n == cnt;
+		part[i].row = 1;
 		for (int32_t k = axis; k < in(c, i)->rank; k++)
-			inner[i] *= dims[k];
+			part[i].row *= dims[k];
 		if (i == 0)
 			for (int32_t k = 0; k < axis; k++)
 				outer *= dims[k];
-		base[i] = at;
-		at += (int32_t)cnt;
+		at += cnt;
 	}
 	if ((!ints && !floats) || at != total)
 		return;
-	int32_t k = 0;
-	for (int64_t o = 0; o < outer; o++)
-		for (int32_t i = 0; i < ni; i++)
-			for (int64_t j = 0; j < inner[i]; j++)
-				map[k++] = base[i] + (int32_t)(o * inner[i] + j);
 	if (ints) {
-		dim *all = dims_alloc(c, at), *out = dims_alloc(c, (int32_t)total);
-		if (!all || !out)
+		dim small_out[SMALL_N];
+		dim *out = total <= SMALL_N ? small_out : dims_alloc(c, (int32_t)total);
+		if (!out)
 			return;
-		for (int32_t i = 0; i < ni; i++) {
-			const dim *v;
-			int32_t n;
-			in_ints(c, i, &v, &n);
-			memcpy(all + base[i], v, (size_t)n * sizeof *v);
-		}
-		for (int64_t j = 0; j < total; j++)
-			out[j] = all[map[j]];
+		int64_t k = 0;
+		for (int64_t o = 0; o < outer; o++)
+			for (int32_t i = 0; i < ni; i++)
+				for (int64_t j = 0; j < part[i].row; j++)
+					out[k++] = part[i].v[o * part[i].row + j];
 		set_out_ints(c, 0, out, (int32_t)total);
 	}
 	if (floats) {
-		double *all = arena_array(c->a, at ? (size_t)at : 1, sizeof *all);
 		double *out = arena_array(c->a, total ? (size_t)total : 1, sizeof *out);
-		if (!all || !out) {
+		if (!out) {
 			c->m->nomem = true;
 			return;
 		}
-		for (int32_t i = 0; i < ni; i++) {
-			const double *f;
-			int32_t n;
-			in_floats(c, i, &f, &n);
-			memcpy(all + base[i], f, (size_t)n * sizeof *f);
-		}
-		for (int64_t j = 0; j < total; j++)
-			out[j] = all[map[j]];
+		int64_t k = 0;
+		for (int64_t o = 0; o < outer; o++)
+			for (int32_t i = 0; i < ni; i++)
+				for (int64_t j = 0; j < part[i].row; j++)
+					out[k++] = part[i].f[o * part[i].row + j];
 		set_out_floats(c, 0, out, (int32_t)total);
 	}
 }
@@ -618,7 +613,8 @@ void infer_gather(infer_ctx *c)
 	int32_t ni;
 	bool have_ix = in_ints(c, 1, &iv, &ni);
 	dim d = r > 0 ? dim_resolve(c->syms, x->dims[a]) : dim_unknown();
-	int64_t *idx = have_ix ? arena_array(c->a, ni ? (size_t)ni : 1, sizeof *idx) : NULL;
+	int64_t small_idx[SMALL_N];
+	int64_t *idx = !have_ix ? NULL : ni <= SMALL_N ? small_idx : arena_array(c->a, (size_t)ni, sizeof *idx);
 	bool idx_known = idx != NULL;
 	for (int32_t k = 0; have_ix && k < ni; k++) {
 		dim v = dim_resolve(c->syms, iv[k]);
@@ -660,7 +656,8 @@ void infer_gather(infer_ctx *c)
 	int64_t inner = 1;
 	for (int32_t k = a + 1; k < r; k++)
 		inner *= idims[k];
-	int32_t *map = arena_array(c->a, (size_t)n, sizeof *map);
+	int32_t small_map[SMALL_N];
+	int32_t *map = n <= SMALL_N ? small_map : arena_array(c->a, (size_t)n, sizeof *map);
 	if (!map) {
 		c->m->nomem = true;
 		return;

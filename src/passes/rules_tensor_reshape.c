@@ -124,9 +124,7 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim *out = dims_alloc(c, n);
-	if (!out)
-		return;
+	dim out[TR_MAX_RANK];
 	int32_t minus = -1;
 	bool zero = false;
 	for (int32_t k = 0; k < n; k++) {
@@ -405,7 +403,8 @@ void infer_transpose(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	bool seen[TR_MAX_RANK] = {false};
+	bool seen[TR_MAX_RANK];
+	memset(seen, 0, (size_t)n * sizeof *seen); /* not all TR_MAX_RANK: 1 KB a node */
 	for (int32_t k = 0; k < n; k++) {
 		if (perm[k] < 0 || perm[k] >= n || seen[perm[k]]) {
 			tr_error(c, "perm is not a permutation of 0..%d (entry %d is %lld)", n - 1, k,

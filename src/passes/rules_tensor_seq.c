@@ -33,10 +33,13 @@ static tinfo seq_of(const tinfo *t)
 
 /* The element description shared by a and b (both sequences' element views, or
  * tensors): equal dims kept, others unknown, different ranks: rank unknown. Reports
- * different element types and returns false. */
-static bool join(infer_ctx *c, tinfo *acc, const tinfo *t, const char *what)
+ * different element types, naming t as `what` with input i's name for its %s (formatted
+ * only then), and returns false. */
+static bool join(infer_ctx *c, tinfo *acc, const tinfo *t, const char *what_fmt, int32_t i)
 {
 	if (acc->elem && t->elem && acc->elem != t->elem) {
+		char what[96];
+		snprintf(what, sizeof what, what_fmt, in_name(c, i));
 		tr_error(c, "%s has element type %s, the sequence holds %s", what, dtype_name(t->elem),
 			 dtype_name(acc->elem));
 		return false;
@@ -91,9 +94,7 @@ void infer_sequence_construct(infer_ctx *c)
 			acc = *t;
 			continue;
 		}
-		char what[96];
-		snprintf(what, sizeof what, "input '%s'", in_name(c, i));
-		if (!join(c, &acc, t, what)) {
+		if (!join(c, &acc, t, "input '%s'", i)) {
 			set_seq(c, 0, NULL);
 			return;
 		}
@@ -132,9 +133,7 @@ void infer_sequence_insert(infer_ctx *c)
 		return;
 	}
 	tinfo acc = *s, u = tinfo_unknown();
-	char what[96];
-	snprintf(what, sizeof what, "tensor '%s'", in_name(c, 1));
-	if (!join(c, &acc, t ? t : &u, what)) {
+	if (!join(c, &acc, t ? t : &u, "tensor '%s'", 1)) {
 		set_seq(c, 0, NULL);
 		return;
 	}

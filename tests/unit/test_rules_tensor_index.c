@@ -20,6 +20,12 @@ static const tcase concat_cases[] = {
 	{"content", 13, "a=1:1 b=2:2,3", "Concat", "a,b", "y", "axis=0", "y=INT64 (3)", "y=[1, 2, 3]", 0},
 	{"content, axis 1", 13, "a=2x1:1,2 b=2x2:3,4,5,6", "Concat", "a,b", "y", "axis=1", "y=INT64 (2, 3)", "y=[1, 3, 4, 2, 5, 6]", 0},
 	{"content with an empty input", 13, "a=0: b=2:2,3", "Concat", "a,b", "y", "axis=0", "y=INT64 (2)", "y=[2, 3]", 0},
+	{"floating content, axis 1", 13, "a~2x1:1.5,2.5 b~2x2:3,4,5,6", "Concat", "a,b", "y", "axis=1", "y=FLOAT (2, 3)",
+	 "y=f[1.5, 3, 4, 2.5, 5, 6]", 0},
+	/* more entries than the rule keeps on its stack */
+	{"content of three inputs, 18 entries", 13, "a=3x2:1,2,3,4,5,6 b=3x3:7,8,9,10,11,12,13,14,15 c=3x1:16,17,18",
+	 "Concat", "a,b,c", "y", "axis=1", "y=INT64 (3, 6)",
+	 "y=[1, 2, 7, 8, 9, 16, 3, 4, 10, 11, 12, 17, 5, 6, 13, 14, 15, 18]", 0},
 };
 
 Test(rules_tensor, concat) { RUN_TABLE(concat_cases); }
