@@ -30,6 +30,7 @@ typedef struct infer_ctx {
 	 * whose attributes answer the body's ref_attr_name references. NULL elsewhere. */
 	const struct infer_ctx *caller;
 	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
+	struct op_memo *ops;       /* the pass's node type → rule memo (infer.c) */
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);
