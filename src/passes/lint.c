@@ -262,10 +262,14 @@ typedef struct mono {
 	int64_t syms[MAX_LINT_RANK]; /* class roots, sorted */
 } mono;
 
-static int cmp_i64(const void *a, const void *b)
+/* Inserts x into the sorted s[0..n): a shape has a few symbols at most, where
+ * qsort's call and setup cost more than the sorting. */
+static void insert_sorted(int64_t *s, int32_t n, int64_t x)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	int32_t i = n;
+	for (; i > 0 && s[i - 1] > x; i--)
+		s[i] = s[i - 1];
+	s[i] = x;
 }
 
 /* False when a dim is unknown or the count overflows. s must be resolved. */
@@ -278,11 +282,10 @@ static bool mono_of(shape s, mono *out)
 		if (d.kind == DIM_UNKNOWN)
 			return false;
 		if (d.kind == DIM_SYMBOL)
-			out->syms[out->nsyms++] = d.v;
+			insert_sorted(out->syms, out->nsyms++, d.v);
 		else if (__builtin_mul_overflow(out->coef, d.v, &out->coef))
 			return false;
 	}
-	qsort(out->syms, (size_t)out->nsyms, sizeof out->syms[0], cmp_i64);
 	return true;
 }
 
@@ -325,6 +328,22 @@ static void put_mono(text *t, osh_model *m, const mono *c)
 
 /* ---- same-size-broadcast, outer-broadcast -------------------------------------------- */
 
+/* Whether out's shape is, as stored, the shape of one of the first nin inputs (one
+ * array: published shapes are shared, dims_share.h): then out is not larger than
+ * that input, which rules out both findings before anything is resolved. Most
+ * elementwise nodes are such (x + bias). */
+static bool has_shape_of(const value *out, const node *n, int32_t nin, const graph *g)
+{
+	if (out->ti.kind != TK_TENSOR || out->ti.rank < 0)
+		return false;
+	for (int32_t i = 0; i < nin; i++) {
+		const tinfo *t = n->inputs[i] >= 0 ? &g->values[n->inputs[i]].ti : NULL;
+		if (t && t->kind == TK_TENSOR && t->rank == out->ti.rank && t->dims == out->ti.dims)
+			return true;
+	}
+	return false;
+}
+
 static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 {
 	osh_model *m = L->m;
@@ -338,9 +357,11 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	shape s[MAX_OPERANDS + 1];
 	const value *v[MAX_OPERANDS] = {0};
 	const value *out = &g->values[n->outputs[0]];
-	if (out->producer != ni || !resolved(m, &out->ti, dims[b->n], &s[b->n]) || !mono_of(s[b->n], &counts[b->n]))
+	if (out->producer != ni || has_shape_of(out, n, b->n, g))
 		return;
-	bool all_same_count = true, all_same_shape = true, all_smaller = true;
+	if (!resolved(m, &out->ti, dims[b->n], &s[b->n]) || !mono_of(s[b->n], &counts[b->n]))
+		return;
+	bool all_same_count = true, all_same_shape = true;
 	int64_t largest = 0;
 	bool known = counts[b->n].nsyms == 0;
 	for (int32_t i = 0; i < b->n; i++) {
@@ -349,15 +370,14 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 		v[i] = &g->values[n->inputs[i]];
 		if (!resolved(m, &v[i]->ti, dims[i], &s[i]) || !mono_of(s[i], &counts[i]))
 			return;
+		if (!mono_gt(&counts[b->n], &counts[i]))
+			return; /* only a result larger than every input is reported */
 		all_same_count &= mono_eq(&counts[i], &counts[0]);
 		all_same_shape &= same_shape(s[i], s[0]);
-		all_smaller &= mono_gt(&counts[b->n], &counts[i]);
 		known &= counts[i].nsyms == 0;
 		if (counts[i].coef > largest)
 			largest = counts[i].coef;
 	}
-	if (!all_smaller)
-		return;
 	text t = {.len = 0};
 	put_operands(&t, m, v, s, b->n);
 	if (all_same_count && !all_same_shape) {
