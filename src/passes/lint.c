@@ -98,8 +98,40 @@ static bool bcast_index(strmap *ops, arena *a)
 	return true;
 }
 
+/* bcast_ops rows by op_type pointer, in front of the index: the loader interns the
+ * op types of the nodes it decodes (decode_node.c), so most nodes cost a pointer
+ * compare instead of a hash probe and a strcmp. A hit is right whatever the pointer's
+ * origin (the row depends on the string alone); nodes protobuf-c unpacked have
+ * strings of their own and take slots until the memo is full. */
+#define ROW_MEMO_SLOTS 64 /* a power of two */
+#define ROW_MEMO_PROBES 8
+
+typedef struct row_memo {
+	const strmap *ops; /* bcast_index */
+	struct {
+		const char *op_type; /* NULL: empty */
+		int32_t row;         /* -1: the type does not broadcast */
+	} slot[ROW_MEMO_SLOTS];
+} row_memo;
+
+static int32_t bcast_row(row_memo *rm, const char *op_type)
+{
+	size_t at = (size_t)(((uint64_t)(uintptr_t)op_type * 0x9e3779b97f4a7c15u) >> 40);
+	for (int probe = 0; probe < ROW_MEMO_PROBES; probe++) {
+		size_t i = (at + (size_t)probe) % ROW_MEMO_SLOTS;
+		if (rm->slot[i].op_type == op_type)
+			return rm->slot[i].row;
+		if (!rm->slot[i].op_type) {
+			rm->slot[i].op_type = op_type;
+			rm->slot[i].row = strmap_get(rm->ops, op_type);
+			return rm->slot[i].row;
+		}
+	}
+	return strmap_get(rm->ops, op_type);
+}
+
 /* False for a node that does not broadcast (or whose opset is not imported). */
-static bool broadcast_of(const strmap *ops, const node *n, bnode *b)
+static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 {
 	*b = (bnode){.rule = BCAST_NUMPY, .axis = -1, .n = 2};
 	if (n->opset < 0)
@@ -112,7 +144,7 @@ static bool broadcast_of(const strmap *ops, const node *n, bnode *b)
 		b->axis_rule = true;
 		return true;
 	}
-	int32_t i = strmap_get(ops, n->op_type);
+	int32_t i = bcast_row(rm, n->op_type);
 	if (i >= 0) {
 		switch (bcast_ops[i].fam) {
 		case FAM_BINARY:
@@ -164,6 +196,7 @@ typedef struct lint {
 	sym_fact *facts;
 	int32_t cap_facts;
 	strmap bcast_ops; /* bcast_index */
+	row_memo rows;    /* in front of bcast_ops */
 } lint;
 
 /* A message under construction: bounded, always terminated. */
@@ -836,6 +869,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 		m->nomem = true;
 		return false;
 	}
+	L.rows.ops = &L.bcast_ops;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		graph *g = m->graphs[gi];
 		if (g->function)
@@ -850,7 +884,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 		for (int32_t k = 0; k < g->nnodes; k++) {
 			int32_t ni = g->order[k];
 			bnode b;
-			if (!broadcast_of(&L.bcast_ops, &g->nodes[ni], &b))
+			if (!broadcast_of(&L.rows, &g->nodes[ni], &b))
 				continue;
 			lint_legacy_attrs(&L, g, ni, &b);
 			lint_axis_rule(&L, g, ni, &b);
