@@ -197,6 +197,7 @@ typedef struct lint {
 	int32_t cap_facts;
 	strmap bcast_ops; /* bcast_index */
 	row_memo rows;    /* in front of bcast_ops */
+	struct silent_key *silent; /* SILENT_SLOTS broadcasts that said nothing (lint_facts) */
 } lint;
 
 /* A message under construction: bounded, always terminated. */
@@ -681,6 +682,50 @@ static void merge_one_or(lint *L, graph *g, int32_t ni, const sym_fact *f)
 	model_diag(m, OSH_NOTE, "symbol-constraint", g, ni, NULL, "%s", t.buf);
 }
 
+/* Broadcasts that said nothing (no fact, or no broadcast), by rule, axis and operand
+ * shapes as stored: the same shapes say the same nothing again, since shapes are
+ * never modified once published and lint binds no symbol. Published shapes are
+ * shared (dims_share.h), so the elementwise nodes of a model have a few such keys,
+ * and comparing arrays by pointer is enough. Lossy: a slot keeps its last key. */
+#define SILENT_SLOTS 64 /* a power of two */
+#define SILENT_OPERANDS 3
+
+typedef struct silent_key {
+	bcast_rule rule;
+	int32_t n; /* 0: empty slot */
+	int64_t axis;
+	shape s[SILENT_OPERANDS];
+} silent_key;
+
+/* False when the node has too many operands to be remembered. */
+static bool silent_key_of(const bnode *b, const shape *s, silent_key *k)
+{
+	if (b->n > SILENT_OPERANDS)
+		return false;
+	*k = (silent_key){.rule = b->rule, .n = b->n, .axis = b->axis};
+	for (int32_t i = 0; i < b->n; i++)
+		k->s[i] = s[i];
+	return true;
+}
+
+static silent_key *silent_slot(lint *L, const silent_key *k)
+{
+	uint64_t h = (uint64_t)k->rule ^ (uint64_t)k->axis << 3;
+	for (int32_t i = 0; i < k->n; i++)
+		h = (h ^ (uint64_t)(uintptr_t)k->s[i].dims ^ (uint64_t)k->s[i].rank) * 0x9e3779b97f4a7c15u;
+	return &L->silent[(h >> 40) % SILENT_SLOTS];
+}
+
+static bool silent_same(const silent_key *a, const silent_key *b)
+{
+	if (a->rule != b->rule || a->n != b->n || a->axis != b->axis)
+		return false;
+	for (int32_t i = 0; i < a->n; i++)
+		if (a->s[i].rank != b->s[i].rank || a->s[i].dims != b->s[i].dims)
+			return false;
+	return true;
+}
+
 static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 {
 	osh_model *m = L->m;
@@ -698,6 +743,10 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			return;
 		total += s[i].rank;
 	}
+	silent_key key;
+	bool memo = silent_key_of(b, s, &key);
+	if (memo && silent_same(silent_slot(L, &key), &key))
+		return;
 	dim out[MAX_LINT_RANK];
 	if (total + 1 > L->cap_facts) {
 		int32_t cap = total + 1 > 2 * L->cap_facts ? total + 1 : 2 * L->cap_facts;
@@ -727,6 +776,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	case BCAST_PADDLE: ok = bcast_paddle(s[0], s[1], b->axis, &sc, &bo, NULL); break;
 	default: break;
 	}
+	if (memo && (!ok || !bo.nfacts))
+		*silent_slot(L, &key) = key;
 	if (!ok)
 		return;
 	for (int32_t k = 0; k < bo.nfacts; k++) {
@@ -865,7 +916,8 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	strmap_init(&L.one_or, m->arena);
 	L.dims = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.dims);
 	L.counts = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.counts);
-	if (!L.dims || !L.counts || !bcast_index(&L.bcast_ops, m->arena)) {
+	L.silent = arena_array(m->arena, SILENT_SLOTS, sizeof *L.silent);
+	if (!L.dims || !L.counts || !L.silent || !bcast_index(&L.bcast_ops, m->arena)) {
 		m->nomem = true;
 		return false;
 	}
