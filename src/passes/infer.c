@@ -31,13 +31,6 @@
 
 /* ---- inputs ------------------------------------------------------------------- */
 
-const tinfo *in(infer_ctx *c, int32_t i)
-{
-	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
-		return NULL;
-	return &c->g->values[c->n->inputs[i]].ti;
-}
-
 const char *in_name(infer_ctx *c, int32_t i)
 {
 	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
