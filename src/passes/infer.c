@@ -274,7 +274,9 @@ static const attr_view *attr_in(const infer_ctx *c, const char *name)
 {
 	for (int32_t i = 0; i < c->n->nattrs; i++) {
 		const attr_view *a = &c->n->attrs[i];
-		if (strcmp(a->name, name))
+		/* The first letters tell most names apart without a call (rules ask for
+		 * several attributes each, of nodes with several). */
+		if (a->name[0] != name[0] || strcmp(a->name, name))
 			continue;
 		if (!a->ref)
 			return a;
