@@ -105,11 +105,9 @@ bool sym_unify(symtab *t, int64_t a, int64_t b)
 	return true;
 }
 
-dim dim_resolve(symtab *t, dim d)
+dim sym_resolve(symtab *t, int64_t id)
 {
-	if (d.kind != DIM_SYMBOL)
-		return d;
-	int64_t r = sym_root(t, d.v);
+	int64_t r = sym_root(t, id);
 	if (t->v[r].has_value)
 		return dim_known(t->v[r].value);
 	return dim_symbol(r);

@@ -46,8 +46,11 @@ bool sym_value(symtab *t, int64_t id, int64_t *value);
 /* Record a = b, or a = k. Return false (and record nothing) on a contradiction. */
 bool sym_unify(symtab *t, int64_t a, int64_t b);
 bool sym_bind(symtab *t, int64_t a, int64_t k);
-/* A dim with its symbol replaced by its class's value, or its class's root. */
-dim dim_resolve(symtab *t, dim d);
+/* Symbol id's class as a dim: its value when known, else its root. */
+dim sym_resolve(symtab *t, int64_t id);
+/* A dim with its symbol replaced by its class's value, or its class's root. Inline:
+ * passes resolve every dim they read, and most are known sizes, which need no call. */
+static inline dim dim_resolve(symtab *t, dim d) { return d.kind == DIM_SYMBOL ? sym_resolve(t, d.v) : d; }
 
 /* Adapters for the broadcast library's callbacks (ctx is the symtab). */
 bool sym_eq_cb(void *ctx, int64_t a, int64_t b);

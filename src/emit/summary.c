@@ -86,12 +86,38 @@ static int cmp_ops(const void *pa, const void *pb)
 	return c ? c : strcmp(a->op_type, b->op_type);
 }
 
+/* Rows of the counts by the node type's string pointers, in front of the index by
+ * name: the loader interns the op types and domains of the nodes it decodes, so most
+ * nodes cost a pointer compare instead of a hash probe (and for another domain than
+ * ai.onnx, a key printed). Types of nodes protobuf-c unpacked have strings of their
+ * own: they take slots until the memo is full, then go by name only. */
+#define TYPE_MEMO_SLOTS 64 /* a power of two */
+#define TYPE_MEMO_PROBES 8
+
+typedef struct type_slot {
+	const char *op_type, *domain; /* NULL: empty */
+	int32_t at;
+} type_slot;
+
+/* nd's slot, or the empty one where it goes; NULL when there is no room for it. */
+static type_slot *type_slot_of(type_slot *memo, const node *nd)
+{
+	size_t at = (size_t)(((uint64_t)(uintptr_t)nd->op_type * 0x9e3779b97f4a7c15u) >> 40);
+	for (int probe = 0; probe < TYPE_MEMO_PROBES; probe++) {
+		type_slot *e = &memo[(at + (size_t)probe) % TYPE_MEMO_SLOTS];
+		if (!e->op_type || (e->op_type == nd->op_type && e->domain == nd->domain))
+			return e;
+	}
+	return NULL;
+}
+
 static bool count_ops(osh_model *m, osh_summary *s)
 {
 	strmap idx;
 	strmap_init(&idx, m->arena);
 	size_t cap = 16, n = 0;
 	osh_op_count *ops = arena_array(m->arena, cap, sizeof *ops);
+	type_slot memo[TYPE_MEMO_SLOTS] = {{0}};
 	if (!ops)
 		return false;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
@@ -100,6 +126,11 @@ static bool count_ops(osh_model *m, osh_summary *s)
 			continue; /* bodies of functions are definitions, not uses */
 		for (int32_t i = 0; i < g->nnodes; i++) {
 			const node *nd = &g->nodes[i];
+			type_slot *e = type_slot_of(memo, nd);
+			if (e && e->op_type) {
+				ops[e->at].count++;
+				continue;
+			}
 			const char *key = nd->domain[0] ? arena_printf(m->arena, "%s::%s", nd->domain, nd->op_type)
 							: nd->op_type;
 			if (!key)
@@ -116,6 +147,8 @@ static bool count_ops(osh_model *m, osh_summary *s)
 				}
 				ops[n++] = (osh_op_count){nd->domain, nd->op_type, 0};
 			}
+			if (e)
+				*e = (type_slot){nd->op_type, nd->domain, at};
 			ops[at].count++;
 		}
 	}

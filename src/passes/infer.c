@@ -31,13 +31,6 @@
 
 /* ---- inputs ------------------------------------------------------------------- */
 
-const tinfo *in(infer_ctx *c, int32_t i)
-{
-	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
-		return NULL;
-	return &c->g->values[c->n->inputs[i]].ti;
-}
-
 const char *in_name(infer_ctx *c, int32_t i)
 {
 	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
@@ -281,7 +274,9 @@ static const attr_view *attr_in(const infer_ctx *c, const char *name)
 {
 	for (int32_t i = 0; i < c->n->nattrs; i++) {
 		const attr_view *a = &c->n->attrs[i];
-		if (strcmp(a->name, name))
+		/* The first letters tell most names apart without a call (rules ask for
+		 * several attributes each, of nodes with several). */
+		if (a->name[0] != name[0] || strcmp(a->name, name))
 			continue;
 		if (!a->ref)
 			return a;
@@ -678,6 +673,67 @@ static void infer_call(infer_ctx *c, graph *body)
 	}
 }
 
+/* What runs for a type of node: its rule, or else the body of the model-local
+ * function it calls; neither when the type is unknown. */
+typedef struct op_handler {
+	infer_fn fn;
+	graph *body;
+} op_handler;
+
+static op_handler resolve_op(const infer_ctx *c, const node *n)
+{
+	op_handler h = {NULL, NULL};
+	int64_t since = 0;
+	if (n->opset >= 0)
+		h.fn = rule_lookup(c->rules, n->domain, n->op_type, n->opset, &since);
+	if (!h.fn)
+		h.body = model_function(c->m, n->domain, n->op_type);
+	if (!h.fn && !h.body && n->opset >= 0)
+		h.fn = paddle_fallback(n->domain, n->op_type); /* elementwise_* in any other domain */
+	if (!h.fn && n->opset >= 0)
+		h.fn = broadcast3_fallback(n->domain, n->op_type); /* Broadcast-3 likewise */
+	return h;
+}
+
+/* resolve_op's answers by the node type's string pointers and opset: the loader
+ * interns the op types and domains of the nodes it decodes (decode_node.c), so the
+ * nodes of a type share one pointer and all but the first of them cost a pointer
+ * compare instead of a hash probe and a walk over the type's rows comparing domains.
+ * Nodes protobuf-c unpacked (subgraphs, function bodies, a rewritten model) have
+ * strings of their own: they take slots until the memo is full, and then are
+ * resolved as before. A hit is right whatever the pointers' origin: the answer
+ * depends on the strings alone, which are not modified during the pass. */
+#define OP_MEMO_SLOTS 128 /* a power of two */
+#define OP_MEMO_PROBES 8
+
+typedef struct op_memo_slot {
+	const char *op_type, *domain; /* NULL: empty */
+	int64_t opset;
+	op_handler h;
+} op_memo_slot;
+
+struct op_memo {
+	op_memo_slot slot[OP_MEMO_SLOTS];
+};
+
+static op_handler handler_of(const infer_ctx *c, const node *n)
+{
+	if (!c->ops) /* out of memory for the memo: resolve every node */
+		return resolve_op(c, n);
+	/* By op_type alone: the nodes of a type rarely differ in domain or opset. */
+	size_t at = (size_t)(((uint64_t)(uintptr_t)n->op_type * 0x9e3779b97f4a7c15u) >> 40);
+	for (int probe = 0; probe < OP_MEMO_PROBES; probe++) {
+		op_memo_slot *e = &c->ops->slot[(at + (size_t)probe) % OP_MEMO_SLOTS];
+		if (e->op_type == n->op_type && e->domain == n->domain && e->opset == n->opset)
+			return e->h;
+		if (!e->op_type) {
+			*e = (op_memo_slot){n->op_type, n->domain, n->opset, resolve_op(c, n)};
+			return e->h;
+		}
+	}
+	return resolve_op(c, n);
+}
+
 static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)
 {
 	for (int32_t k = 0; k < g->nnodes; k++) {
@@ -688,13 +744,9 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)
 		c.ni = ni;
 		c.n = n;
 		c.opset = n->opset;
-		int64_t since = 0;
-		infer_fn fn = n->opset >= 0 ? rule_lookup(c.rules, n->domain, n->op_type, n->opset, &since) : NULL;
-		graph *body = fn ? NULL : model_function(c.m, n->domain, n->op_type);
-		if (!fn && !body && n->opset >= 0)
-			fn = paddle_fallback(n->domain, n->op_type); /* elementwise_* in any other domain */
-		if (!fn && n->opset >= 0)
-			fn = broadcast3_fallback(n->domain, n->op_type); /* Broadcast-3 likewise */
+		op_handler h = handler_of(&c, n);
+		infer_fn fn = h.fn;
+		graph *body = h.body;
 		if (fn)
 			fn(&c);
 		else if (body)
@@ -766,7 +818,8 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		m->nomem = true;
 		return false;
 	}
-	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena)};
+	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena),
+			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo))};
 	bool use_declared = !opts->ignore_declared;
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)

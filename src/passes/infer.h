@@ -30,6 +30,7 @@ typedef struct infer_ctx {
 	 * whose attributes answer the body's ref_attr_name references. NULL elsewhere. */
 	const struct infer_ctx *caller;
 	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
+	struct op_memo *ops;       /* the pass's node type → rule memo (infer.c) */
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);
@@ -37,8 +38,14 @@ typedef void (*infer_fn)(infer_ctx *c);
 /* ---- inputs ---- */
 /* Number of inputs the node lists (including omitted optional ones). */
 static inline int32_t in_count(const infer_ctx *c) { return c->n->ninputs; }
-/* The input's info, or NULL when the input is omitted ("") or i >= in_count. */
-const tinfo *in(infer_ctx *c, int32_t i);
+/* The input's info, or NULL when the input is omitted ("") or i >= in_count. Inline:
+ * rules ask for their inputs several times each, millions of calls a model. */
+static inline const tinfo *in(infer_ctx *c, int32_t i)
+{
+	if (i < 0 || i >= c->n->ninputs || c->n->inputs[i] < 0)
+		return NULL;
+	return &c->g->values[c->n->inputs[i]].ti;
+}
 /* Name of input i (for messages), "" if omitted. */
 const char *in_name(infer_ctx *c, int32_t i);
 /* Known integer content of input i (from an initializer, a Constant or propagation):

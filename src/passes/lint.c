@@ -98,8 +98,40 @@ static bool bcast_index(strmap *ops, arena *a)
 	return true;
 }
 
+/* bcast_ops rows by op_type pointer, in front of the index: the loader interns the
+ * op types of the nodes it decodes (decode_node.c), so most nodes cost a pointer
+ * compare instead of a hash probe and a strcmp. A hit is right whatever the pointer's
+ * origin (the row depends on the string alone); nodes protobuf-c unpacked have
+ * strings of their own and take slots until the memo is full. */
+#define ROW_MEMO_SLOTS 64 /* a power of two */
+#define ROW_MEMO_PROBES 8
+
+typedef struct row_memo {
+	const strmap *ops; /* bcast_index */
+	struct {
+		const char *op_type; /* NULL: empty */
+		int32_t row;         /* -1: the type does not broadcast */
+	} slot[ROW_MEMO_SLOTS];
+} row_memo;
+
+static int32_t bcast_row(row_memo *rm, const char *op_type)
+{
+	size_t at = (size_t)(((uint64_t)(uintptr_t)op_type * 0x9e3779b97f4a7c15u) >> 40);
+	for (int probe = 0; probe < ROW_MEMO_PROBES; probe++) {
+		size_t i = (at + (size_t)probe) % ROW_MEMO_SLOTS;
+		if (rm->slot[i].op_type == op_type)
+			return rm->slot[i].row;
+		if (!rm->slot[i].op_type) {
+			rm->slot[i].op_type = op_type;
+			rm->slot[i].row = strmap_get(rm->ops, op_type);
+			return rm->slot[i].row;
+		}
+	}
+	return strmap_get(rm->ops, op_type);
+}
+
 /* False for a node that does not broadcast (or whose opset is not imported). */
-static bool broadcast_of(const strmap *ops, const node *n, bnode *b)
+static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 {
 	*b = (bnode){.rule = BCAST_NUMPY, .axis = -1, .n = 2};
 	if (n->opset < 0)
@@ -112,7 +144,7 @@ static bool broadcast_of(const strmap *ops, const node *n, bnode *b)
 		b->axis_rule = true;
 		return true;
 	}
-	int32_t i = strmap_get(ops, n->op_type);
+	int32_t i = bcast_row(rm, n->op_type);
 	if (i >= 0) {
 		switch (bcast_ops[i].fam) {
 		case FAM_BINARY:
@@ -164,6 +196,8 @@ typedef struct lint {
 	sym_fact *facts;
 	int32_t cap_facts;
 	strmap bcast_ops; /* bcast_index */
+	row_memo rows;    /* in front of bcast_ops */
+	struct silent_key *silent; /* SILENT_SLOTS broadcasts that said nothing (lint_facts) */
 } lint;
 
 /* A message under construction: bounded, always terminated. */
@@ -262,10 +296,14 @@ typedef struct mono {
 	int64_t syms[MAX_LINT_RANK]; /* class roots, sorted */
 } mono;
 
-static int cmp_i64(const void *a, const void *b)
+/* Inserts x into the sorted s[0..n): a shape has a few symbols at most, where
+ * qsort's call and setup cost more than the sorting. */
+static void insert_sorted(int64_t *s, int32_t n, int64_t x)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	int32_t i = n;
+	for (; i > 0 && s[i - 1] > x; i--)
+		s[i] = s[i - 1];
+	s[i] = x;
 }
 
 /* False when a dim is unknown or the count overflows. s must be resolved. */
@@ -278,11 +316,10 @@ static bool mono_of(shape s, mono *out)
 		if (d.kind == DIM_UNKNOWN)
 			return false;
 		if (d.kind == DIM_SYMBOL)
-			out->syms[out->nsyms++] = d.v;
+			insert_sorted(out->syms, out->nsyms++, d.v);
 		else if (__builtin_mul_overflow(out->coef, d.v, &out->coef))
 			return false;
 	}
-	qsort(out->syms, (size_t)out->nsyms, sizeof out->syms[0], cmp_i64);
 	return true;
 }
 
@@ -325,6 +362,22 @@ static void put_mono(text *t, osh_model *m, const mono *c)
 
 /* ---- same-size-broadcast, outer-broadcast -------------------------------------------- */
 
+/* Whether out's shape is, as stored, the shape of one of the first nin inputs (one
+ * array: published shapes are shared, dims_share.h): then out is not larger than
+ * that input, which rules out both findings before anything is resolved. Most
+ * elementwise nodes are such (x + bias). */
+static bool has_shape_of(const value *out, const node *n, int32_t nin, const graph *g)
+{
+	if (out->ti.kind != TK_TENSOR || out->ti.rank < 0)
+		return false;
+	for (int32_t i = 0; i < nin; i++) {
+		const tinfo *t = n->inputs[i] >= 0 ? &g->values[n->inputs[i]].ti : NULL;
+		if (t && t->kind == TK_TENSOR && t->rank == out->ti.rank && t->dims == out->ti.dims)
+			return true;
+	}
+	return false;
+}
+
 static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 {
 	osh_model *m = L->m;
@@ -336,11 +389,13 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	dim(*dims)[MAX_LINT_RANK] = L->dims;
 	mono *counts = L->counts;
 	shape s[MAX_OPERANDS + 1];
-	const value *v[MAX_OPERANDS] = {0};
+	const value *v[MAX_OPERANDS]; /* set up to b->n before any message reads them */
 	const value *out = &g->values[n->outputs[0]];
-	if (out->producer != ni || !resolved(m, &out->ti, dims[b->n], &s[b->n]) || !mono_of(s[b->n], &counts[b->n]))
+	if (out->producer != ni || has_shape_of(out, n, b->n, g))
 		return;
-	bool all_same_count = true, all_same_shape = true, all_smaller = true;
+	if (!resolved(m, &out->ti, dims[b->n], &s[b->n]) || !mono_of(s[b->n], &counts[b->n]))
+		return;
+	bool all_same_count = true, all_same_shape = true;
 	int64_t largest = 0;
 	bool known = counts[b->n].nsyms == 0;
 	for (int32_t i = 0; i < b->n; i++) {
@@ -349,15 +404,14 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 		v[i] = &g->values[n->inputs[i]];
 		if (!resolved(m, &v[i]->ti, dims[i], &s[i]) || !mono_of(s[i], &counts[i]))
 			return;
+		if (!mono_gt(&counts[b->n], &counts[i]))
+			return; /* only a result larger than every input is reported */
 		all_same_count &= mono_eq(&counts[i], &counts[0]);
 		all_same_shape &= same_shape(s[i], s[0]);
-		all_smaller &= mono_gt(&counts[b->n], &counts[i]);
 		known &= counts[i].nsyms == 0;
 		if (counts[i].coef > largest)
 			largest = counts[i].coef;
 	}
-	if (!all_smaller)
-		return;
 	text t = {.len = 0};
 	put_operands(&t, m, v, s, b->n);
 	if (all_same_count && !all_same_shape) {
@@ -628,6 +682,50 @@ static void merge_one_or(lint *L, graph *g, int32_t ni, const sym_fact *f)
 	model_diag(m, OSH_NOTE, "symbol-constraint", g, ni, NULL, "%s", t.buf);
 }
 
+/* Broadcasts that said nothing (no fact, or no broadcast), by rule, axis and operand
+ * shapes as stored: the same shapes say the same nothing again, since shapes are
+ * never modified once published and lint binds no symbol. Published shapes are
+ * shared (dims_share.h), so the elementwise nodes of a model have a few such keys,
+ * and comparing arrays by pointer is enough. Lossy: a slot keeps its last key. */
+#define SILENT_SLOTS 64 /* a power of two */
+#define SILENT_OPERANDS 3
+
+typedef struct silent_key {
+	bcast_rule rule;
+	int32_t n; /* 0: empty slot */
+	int64_t axis;
+	shape s[SILENT_OPERANDS];
+} silent_key;
+
+/* False when the node has too many operands to be remembered. */
+static bool silent_key_of(const bnode *b, const shape *s, silent_key *k)
+{
+	if (b->n > SILENT_OPERANDS)
+		return false;
+	*k = (silent_key){.rule = b->rule, .n = b->n, .axis = b->axis};
+	for (int32_t i = 0; i < b->n; i++)
+		k->s[i] = s[i];
+	return true;
+}
+
+static silent_key *silent_slot(lint *L, const silent_key *k)
+{
+	uint64_t h = (uint64_t)k->rule ^ (uint64_t)k->axis << 3;
+	for (int32_t i = 0; i < k->n; i++)
+		h = (h ^ (uint64_t)(uintptr_t)k->s[i].dims ^ (uint64_t)k->s[i].rank) * 0x9e3779b97f4a7c15u;
+	return &L->silent[(h >> 40) % SILENT_SLOTS];
+}
+
+static bool silent_same(const silent_key *a, const silent_key *b)
+{
+	if (a->rule != b->rule || a->n != b->n || a->axis != b->axis)
+		return false;
+	for (int32_t i = 0; i < a->n; i++)
+		if (a->s[i].rank != b->s[i].rank || a->s[i].dims != b->s[i].dims)
+			return false;
+	return true;
+}
+
 static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 {
 	osh_model *m = L->m;
@@ -635,7 +733,7 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	if (L->flagged[ni] || b->n < 2 || b->n > MAX_OPERANDS || b->n > n->ninputs)
 		return;
 	shape s[MAX_OPERANDS];
-	const value *v[MAX_OPERANDS] = {0};
+	const value *v[MAX_OPERANDS]; /* set up to b->n before any message reads them */
 	int32_t total = 0;
 	for (int32_t i = 0; i < b->n; i++) {
 		if (n->inputs[i] < 0)
@@ -645,6 +743,10 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			return;
 		total += s[i].rank;
 	}
+	silent_key key;
+	bool memo = silent_key_of(b, s, &key);
+	if (memo && silent_same(silent_slot(L, &key), &key))
+		return;
 	dim out[MAX_LINT_RANK];
 	if (total + 1 > L->cap_facts) {
 		int32_t cap = total + 1 > 2 * L->cap_facts ? total + 1 : 2 * L->cap_facts;
@@ -674,6 +776,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	case BCAST_PADDLE: ok = bcast_paddle(s[0], s[1], b->axis, &sc, &bo, NULL); break;
 	default: break;
 	}
+	if (memo && (!ok || !bo.nfacts))
+		*silent_slot(L, &key) = key;
 	if (!ok)
 		return;
 	for (int32_t k = 0; k < bo.nfacts; k++) {
@@ -812,10 +916,12 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	strmap_init(&L.one_or, m->arena);
 	L.dims = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.dims);
 	L.counts = arena_array(m->arena, MAX_OPERANDS + 1, sizeof *L.counts);
-	if (!L.dims || !L.counts || !bcast_index(&L.bcast_ops, m->arena)) {
+	L.silent = arena_array(m->arena, SILENT_SLOTS, sizeof *L.silent);
+	if (!L.dims || !L.counts || !L.silent || !bcast_index(&L.bcast_ops, m->arena)) {
 		m->nomem = true;
 		return false;
 	}
+	L.rows.ops = &L.bcast_ops;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		graph *g = m->graphs[gi];
 		if (g->function)
@@ -830,7 +936,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 		for (int32_t k = 0; k < g->nnodes; k++) {
 			int32_t ni = g->order[k];
 			bnode b;
-			if (!broadcast_of(&L.bcast_ops, &g->nodes[ni], &b))
+			if (!broadcast_of(&L.rows, &g->nodes[ni], &b))
 				continue;
 			lint_legacy_attrs(&L, g, ni, &b);
 			lint_axis_rule(&L, g, ni, &b);

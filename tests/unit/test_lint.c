@@ -491,6 +491,31 @@ Test(lint, facts_reported_once_each)
 	osh_model_free(m);
 }
 
+Test(lint, operands_quiet_under_one_rule_or_axis_speak_under_another)
+{
+	/* lint remembers the broadcasts that said nothing; the same operands under
+	 * another rule or axis are another broadcast. */
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "1,3");
+	mb_input(b, "w", DT_FLOAT, "M,3");
+	mb_node(b, "Add", "x,w", "s");   /* numpy: (M, 3), nothing to say */
+	mb_node(b, "PRelu", "x,w", "p"); /* x may not grow: 'M' must be 1 */
+	mb_input(b, "y", DT_FLOAT, "N,3");
+	mb_input(b, "z", DT_FLOAT, "3");
+	mb_opset(b, "paddle", 1);
+	mb_node(b, "elementwise_add", "y,z", "q1"); /* (3,) at axis 1: nothing to say */
+	mb_node_domain(b, "paddle");
+	mb_node(b, "elementwise_add", "y,z", "q2"); /* at axis 0: 'N' must be 1 or 3 */
+	mb_node_domain(b, "paddle");
+	mb_attr_i(b, "axis", 0);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "symbol-constraint"), 2, "%s", mb_message(m, "symbol-constraint"));
+	expect_has(nth_message(m, "symbol-constraint", 0), "'M' must be 1 at node 'PRelu_1'");
+	expect_has(nth_message(m, "symbol-constraint", 1), "'N' must be 1 or 3 at node 'elementwise_add_3'");
+	osh_model_free(m);
+}
+
 Test(lint, facts_the_user_settled_are_not_news)
 {
 	static const osh_assumption n8[] = {{"N", 8}};
