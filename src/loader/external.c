@@ -139,41 +139,45 @@ static void stat_location(osh_model *m, const char *loc)
 	m->ext_last.location = arena_strdup(m->arena, loc); /* NULL (no memory): not cached */
 }
 
+/* W: how messages name t (tensor_what), written only when there is a message. */
+#define W tensor_what(label, t, buf)
+
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		       const char *what)
+		       const char *label)
 {
+	char buf[TENSOR_WHAT_CAP];
 	const char *name = t->name ? t->name : "";
 	ext_ref r = parse_ref(t);
 	const char *why = location_problem(r.location);
 	if (why) {
-		malformed(m, g, ni, name, "%s: external data location '%s' %s", what,
+		malformed(m, g, ni, name, "%s: external data location '%s' %s", W,
 			  r.location ? r.location : "", why);
 		return;
 	}
 	if (r.bad_number) {
 		malformed(m, g, ni, name, "%s: external data offset or length is not a non-negative integer",
-			  what);
+			  W);
 		return;
 	}
 	if (!m->ext_last.location || strcmp(m->ext_last.location, r.location) != 0)
 		stat_location(m, r.location);
 	if (m->ext_last.err) {
 		int e = m->ext_last.err;
-		malformed(m, g, ni, name, "%s: external data file '%s' %s", what, r.location,
+		malformed(m, g, ni, name, "%s: external data file '%s' %s", W, r.location,
 			  e == ELOOP || e == ENOTDIR ? "is or passes through a symbolic link"
 			  : e == ENOENT		     ? "does not exist"
 						     : strerror(e));
 		return;
 	}
 	if (!m->ext_last.stat_ok || !m->ext_last.regular) {
-		malformed(m, g, ni, name, "%s: external data file '%s' is not a regular file", what,
+		malformed(m, g, ni, name, "%s: external data file '%s' is not a regular file", W,
 			  r.location);
 		return;
 	}
 	if (m->ext_last.nlink > 1) {
 		malformed(m, g, ni, name,
 			  "%s: external data file '%s' has %ju hard links (refused: it may be a file outside the model's directory)",
-			  what, r.location, (uintmax_t)m->ext_last.nlink);
+			  W, r.location, (uintmax_t)m->ext_last.nlink);
 		return;
 	}
 	uint64_t size = m->ext_last.size;
@@ -182,22 +186,24 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 		n *= t->dims[i]; /* validate_tensor checked the product for overflow */
 	uint64_t need;
 	if (!dtype_raw_bytes(t->data_type, n, &need)) {
-		malformed(m, g, ni, name, "%s: a %s tensor cannot be stored as external data", what,
+		malformed(m, g, ni, name, "%s: a %s tensor cannot be stored as external data", W,
 			  dtype_name(t->data_type));
 		return;
 	}
 	if (r.offset > size) {
 		malformed(m, g, ni, name, "%s: external data offset %" PRIu64 " is past the end of '%s' (%" PRIu64 " bytes)",
-			  what, r.offset, r.location, size);
+			  W, r.offset, r.location, size);
 		return;
 	}
 	uint64_t avail = size - r.offset;
 	if (r.has_length && r.length != need)
 		malformed(m, g, ni, name,
 			  "%s: external data length %" PRIu64 " disagrees with %lld elements of %s (%" PRIu64 " bytes)",
-			  what, r.length, (long long)n, dtype_name(t->data_type), need);
+			  W, r.length, (long long)n, dtype_name(t->data_type), need);
 	else if ((r.has_length ? r.length : need) > avail)
 		malformed(m, g, ni, name,
 			  "%s: external data needs %" PRIu64 " bytes at offset %" PRIu64 " but '%s' has only %" PRIu64,
-			  what, r.has_length ? r.length : need, r.offset, r.location, size);
+			  W, r.has_length ? r.length : need, r.offset, r.location, size);
 }
+
+#undef W

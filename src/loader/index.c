@@ -742,21 +742,6 @@ static bool define_inputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfoP
 	return true;
 }
 
-/* "initializer 'NAME'" (NAME cut at 256 bytes) into what[300]: as snprintf with
- * "%.256s" would write it, without printf, which cost more than the rest of indexing
- * an initializer. */
-static void initializer_what(char *what, const char *name)
-{
-	static const char pre[] = "initializer '";
-	size_t n = 0, w = sizeof pre - 1;
-	while (n < 256 && name[n])
-		n++;
-	memcpy(what, pre, w);
-	memcpy(what + w, name, n);
-	what[w + n] = '\'';
-	what[w + n + 1] = '\0';
-}
-
 /* The main graph's initializers still in the input have no message yet (t NULL): no
  * extra block for them, which is most values of a CNN. */
 static bool set_initializer(osh_model *m, value *v, Onnx__TensorProto *t, const tensor_view *tv)
@@ -820,9 +805,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 			ok = false;
 			break;
 		}
-		char what[300];
-		initializer_what(what, str(t->name));
-		validate_tensor(m, g, -1, t, what);
+		validate_tensor(m, g, -1, t, NULL);
 		tensor_stats_add(&m->lazy_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
 		ok = tv && define_initializer(m, g, i, NULL, tv);
@@ -842,9 +825,7 @@ static bool define_initializers(osh_model *m, graph *g)
 		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
-		char what[300];
-		initializer_what(what, str(t->name));
-		validate_tensor(m, g, -1, t, what);
+		validate_tensor(m, g, -1, t, NULL);
 		const tensor_view *tv = view_tensor(m, t);
 		if (!tv || !define_initializer(m, g, i, t, tv))
 			return false;

@@ -165,6 +165,9 @@ void loader_release_input(osh_model *m, size_t upto)
 {
 	if (!m->input_file_mapped || upto > m->input_map_size)
 		return;
+	/* Called per initializer: most calls end here, before asking for the page size. */
+	if (upto < m->input_released + RELEASE_STEP && upto < m->input_map_size)
+		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	upto = upto / page * page;
 	size_t end = m->input_map_size / page * page;

@@ -26,13 +26,18 @@
 	} while (0)
 
 bool validate_model(osh_model *m);
-/* Checks one tensor (an initializer or an attribute's value); `what` names it in
- * messages ("initializer 'w'"). */
+/* Checks one tensor (an initializer or an attribute's value); `label` names it in
+ * messages ("attribute 'value' of node 3"), NULL for "initializer 'NAME'", which is
+ * then written only for a message (initializers are most tensors, nearly all fine). */
 void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		     const char *what);
-/* Checks an external-data reference without reading the weights. */
+		     const char *label);
+/* Checks an external-data reference without reading the weights; `label` as above. */
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		       const char *what);
+		       const char *label);
+/* How the messages above name t: `label`, or (NULL) "initializer 'NAME'" written into
+ * buf, TENSOR_WHAT_CAP bytes. */
+#define TENSOR_WHAT_CAP 300
+const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf);
 void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi);
 /* Checks a TypeProto held by an attribute (data types, dims); `what` names it. */
 void validate_type_proto(osh_model *m, const graph *g, const char *what, const Onnx__TypeProto *tp);

@@ -70,13 +70,34 @@ static size_t typed_total(const Onnx__TensorProto *t)
 	       t->n_double_data + t->n_uint64_data;
 }
 
-void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		     const char *what)
+const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf)
 {
+	if (label)
+		return label;
+	/* "initializer 'NAME'", NAME cut at 256 bytes, as snprintf's "%.256s" writes it. */
+	static const char pre[] = "initializer '";
+	const char *name = t->name ? t->name : "";
+	size_t n = 0, w = sizeof pre - 1;
+	while (n < 256 && name[n])
+		n++;
+	memcpy(buf, pre, w);
+	memcpy(buf + w, name, n);
+	buf[w + n] = '\'';
+	buf[w + n + 1] = '\0';
+	return buf;
+}
+
+/* W: how messages name t (tensor_what), written only when there is a message. */
+#define W tensor_what(label, t, buf)
+
+void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		     const char *label)
+{
+	char buf[TENSOR_WHAT_CAP];
 	const char *name = t->name ? t->name : "";
 	int64_t dt = t->has_data_type ? t->data_type : 0;
 	if (!dtype_valid(dt)) {
-		malformed(m, g, ni, name, "%s has %s data type %lld", what,
+		malformed(m, g, ni, name, "%s has %s data type %lld", W,
 			  dt == 0 ? "no (UNDEFINED)" : "an unknown", (long long)dt);
 		return;
 	}
@@ -84,19 +105,19 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 	size_t bad;
 	if (!element_count(t->dims, t->n_dims, &n, &bad)) {
 		if (bad < t->n_dims)
-			malformed(m, g, ni, name, "%s has a negative dimension %lld at axis %zu", what,
+			malformed(m, g, ni, name, "%s has a negative dimension %lld at axis %zu", W,
 				  (long long)t->dims[bad], bad);
 		else
 			malformed(m, g, ni, name, "%s has dims whose element count overflows int64",
-				  what);
+				  W);
 		return;
 	}
 	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-		validate_external(m, g, ni, t, what);
+		validate_external(m, g, ni, t, label);
 		return;
 	}
 	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
-		malformed(m, g, ni, name, "%s has an unknown data_location %d", what,
+		malformed(m, g, ni, name, "%s has an unknown data_location %d", W,
 			  (int)t->data_location);
 		return;
 	}
@@ -106,14 +127,14 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 		uint64_t want;
 		if (dt == DT_STRING) {
 			malformed(m, g, ni, name, "%s is a STRING tensor with raw_data (strings must use string_data)",
-				  what);
+				  W);
 		} else if (!dtype_raw_bytes(dt, n, &want) || want != (uint64_t)t->raw_data.len) {
 			malformed(m, g, ni, name,
 				  "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
-				  what, t->raw_data.len, (long long)n, dtype_name(dt),
+				  W, t->raw_data.len, (long long)n, dtype_name(dt),
 				  (unsigned long long)want);
 		} else if (typed_total(t)) {
-			malformed(m, g, ni, name, "%s has both raw_data and typed data fields", what);
+			malformed(m, g, ni, name, "%s has both raw_data and typed data fields", W);
 		}
 		return;
 	}
@@ -121,12 +142,14 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 	size_t have = typed_count(t, dt, n, &want);
 	size_t total = typed_total(t);
 	if (total != have)
-		malformed(m, g, ni, name, "%s of type %s stores its data in the wrong field", what,
+		malformed(m, g, ni, name, "%s of type %s stores its data in the wrong field", W,
 			  dtype_name(dt));
 	else if ((uint64_t)have != (uint64_t)want)
-		malformed(m, g, ni, name, "%s: dims give %lld elements but the data holds %zu%s", what,
+		malformed(m, g, ni, name, "%s: dims give %lld elements but the data holds %zu%s", W,
 			  (long long)n, have, want != n ? " entries" : "");
 }
+
+#undef W
 
 /* A TypeProto, recursively through sequence/map/optional. Protobuf-c has already
  * bounded the nesting by the stack it survived; `depth` keeps our own walk bounded. */
