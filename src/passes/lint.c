@@ -697,33 +697,35 @@ typedef struct silent_key {
 	shape s[SILENT_OPERANDS];
 } silent_key;
 
-/* False when the node has too many operands to be remembered. */
-static bool silent_key_of(const bnode *b, const shape *s, silent_key *k)
+/* The slot for node b's broadcast over the operand shapes s; NULL when it has too
+ * many operands to be remembered. */
+static silent_key *silent_slot(lint *L, const bnode *b, const shape *s)
 {
 	if (b->n > SILENT_OPERANDS)
-		return false;
-	*k = (silent_key){.rule = b->rule, .n = b->n, .axis = b->axis};
+		return NULL;
+	uint64_t h = (uint64_t)b->rule ^ (uint64_t)b->axis << 3;
 	for (int32_t i = 0; i < b->n; i++)
-		k->s[i] = s[i];
-	return true;
-}
-
-static silent_key *silent_slot(lint *L, const silent_key *k)
-{
-	uint64_t h = (uint64_t)k->rule ^ (uint64_t)k->axis << 3;
-	for (int32_t i = 0; i < k->n; i++)
-		h = (h ^ (uint64_t)(uintptr_t)k->s[i].dims ^ (uint64_t)k->s[i].rank) * 0x9e3779b97f4a7c15u;
+		h = (h ^ (uint64_t)(uintptr_t)s[i].dims ^ (uint64_t)s[i].rank) * 0x9e3779b97f4a7c15u;
 	return &L->silent[(h >> 40) % SILENT_SLOTS];
 }
 
-static bool silent_same(const silent_key *a, const silent_key *b)
+static bool silent_holds(const silent_key *k, const bnode *b, const shape *s)
 {
-	if (a->rule != b->rule || a->n != b->n || a->axis != b->axis)
+	if (k->rule != b->rule || k->n != b->n || k->axis != b->axis)
 		return false;
-	for (int32_t i = 0; i < a->n; i++)
-		if (a->s[i].rank != b->s[i].rank || a->s[i].dims != b->s[i].dims)
+	for (int32_t i = 0; i < b->n; i++)
+		if (k->s[i].rank != s[i].rank || k->s[i].dims != s[i].dims)
 			return false;
 	return true;
+}
+
+static void silent_keep(silent_key *k, const bnode *b, const shape *s)
+{
+	k->rule = b->rule;
+	k->n = b->n;
+	k->axis = b->axis;
+	for (int32_t i = 0; i < b->n; i++)
+		k->s[i] = s[i];
 }
 
 static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
@@ -743,9 +745,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			return;
 		total += s[i].rank;
 	}
-	silent_key key;
-	bool memo = silent_key_of(b, s, &key);
-	if (memo && silent_same(silent_slot(L, &key), &key))
+	silent_key *silent = silent_slot(L, b, s);
+	if (silent && silent_holds(silent, b, s))
 		return;
 	dim out[MAX_LINT_RANK];
 	if (total + 1 > L->cap_facts) {
@@ -776,8 +777,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	case BCAST_PADDLE: ok = bcast_paddle(s[0], s[1], b->axis, &sc, &bo, NULL); break;
 	default: break;
 	}
-	if (memo && (!ok || !bo.nfacts))
-		*silent_slot(L, &key) = key;
+	if (silent && (!ok || !bo.nfacts))
+		silent_keep(silent, b, s);
 	if (!ok)
 		return;
 	for (int32_t k = 0; k < bo.nfacts; k++) {
