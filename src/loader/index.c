@@ -395,6 +395,10 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		return false;
 	decode_scratch scratch = {0};
 	bool ok = true;
+	/* The opset of the last node's domain: decoded nodes share interned domain
+	 * strings, and a graph's nodes are nearly all of one domain. */
+	const char *last_domain = NULL;
+	int64_t last_opset = -1;
 	for (int32_t ni = 0; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
 		char *const *outs;
@@ -428,7 +432,11 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			}
 			outs = nps[ni]->output;
 		}
-		n->opset = node_opset(m, g, n->domain);
+		if (n->domain != last_domain) {
+			last_domain = n->domain;
+			last_opset = node_opset(m, g, n->domain);
+		}
+		n->opset = last_opset;
 		ok = define_outputs_of(m, g, ni, outs);
 	}
 	decode_scratch_free(&scratch);
