@@ -48,17 +48,6 @@ static const char *shape_text(infer_ctx *c, shape s)
 	return t ? t : "";
 }
 
-/* Scratch dims live on the stack up to this many (every real model); more come from
- * the arena, which zeroes what it hands out. */
-#define SMALL_DIMS 16
-
-/* Room for n dims: `small` (SMALL_DIMS of them) when it is enough, else the arena;
- * NULL when out of memory. */
-static dim *dims_room(infer_ctx *c, dim *small, int32_t n)
-{
-	return n <= SMALL_DIMS ? small : dims_alloc(c, n);
-}
-
 /* The operand's name for a message, as snprintf into a buffer of `cap` would give. */
 static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
 {
@@ -71,8 +60,8 @@ static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
 bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aop, nn_operand bop,
 		  int32_t *rank, dim *dims)
 {
-	dim small_a[SMALL_DIMS], small_b[SMALL_DIMS];
-	dim *ra = dims_room(c, small_a, a.rank), *rb = dims_room(c, small_b, b.rank);
+	dim small_a[NN_SMALL], small_b[NN_SMALL];
+	dim *ra = nn_dims_room(c, small_a, a.rank), *rb = nn_dims_room(c, small_b, b.rank);
 	if (!ra || !rb) {
 		*rank = RANK_UNKNOWN;
 		return false;
@@ -132,13 +121,20 @@ bool nn_single_int(infer_ctx *c, int32_t i, dim *v)
 
 bool nn_ints_attr(infer_ctx *c, const char *name, int32_t n, int64_t def, int64_t min, int64_t *out)
 {
-	const int64_t *v;
-	int32_t k;
-	if (!attr_ints(c, name, &v, &k)) {
+	return nn_ints_view(c, attr(c, name), name, n, def, min, out);
+}
+
+bool nn_ints_view(infer_ctx *c, const attr_view *a, const char *name, int32_t n, int64_t def, int64_t min,
+		  int64_t *out)
+{
+	/* Anything but INTS reads as absent, as attr_ints has it. */
+	if (!a || a->type != AT_INTS) {
 		for (int32_t i = 0; i < n; i++)
 			out[i] = def;
 		return true;
 	}
+	const int64_t *v = a->ints;
+	int32_t k = a->n;
 	if (k != n) {
 		infer_diag(c, OSH_ERROR, "shape-error", "attribute '%s' has %d values, expected %d", name, k, n);
 		return false;
@@ -223,8 +219,8 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 		return;
 	}
 	shape batch_a = {ra > 2 ? ra - 2 : 0, ta->dims}, batch_b = {rb > 2 ? rb - 2 : 0, tb->dims};
-	dim small[SMALL_DIMS];
-	dim *out = dims_room(c, small, (batch_a.rank > batch_b.rank ? batch_a.rank : batch_b.rank) + 2);
+	dim small[NN_SMALL];
+	dim *out = nn_dims_room(c, small, (batch_a.rank > batch_b.rank ? batch_a.rank : batch_b.rank) + 2);
 	if (!out)
 		return;
 	int32_t r;

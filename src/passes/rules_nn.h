@@ -19,6 +19,18 @@
 /* Ranks above this are refused (reported) before anything is allocated for them. */
 #define NN_MAX_RANK 1024
 
+/* Scratch arrays live on the stack up to this many entries (dims, or per spatial axis:
+ * every real model); more come from the arena, which zeroes what it hands out, a cost
+ * every node would pay if the arena were the only room. */
+#define NN_SMALL 16
+
+/* Room for n dims: `small` (NN_SMALL of them) when it is enough, else the arena; NULL
+ * (and the model marked out of memory) when that fails. */
+static inline dim *nn_dims_room(infer_ctx *c, dim *small, int32_t n)
+{
+	return n <= NN_SMALL ? small : dims_alloc(c, n);
+}
+
 /* Input i when it is a tensor whose rank is known, else NULL. */
 const tinfo *nn_ranked(infer_ctx *c, int32_t i);
 /* Element type of input i, 0 when unknown or omitted. */
@@ -43,6 +55,10 @@ bool nn_single_int(infer_ctx *c, int32_t i, dim *v);
 /* Reads INTS attribute `name` into out (n entries): its values, or `def` in each entry
  * when absent. Reports a wrong length and values below `min` and returns false. */
 bool nn_ints_attr(infer_ctx *c, const char *name, int32_t n, int64_t def, int64_t min, int64_t *out);
+/* The same for an attribute already looked up: `a` is what attr(c, name) returned
+ * (NULL when absent), `name` is for the messages. */
+bool nn_ints_view(infer_ctx *c, const attr_view *a, const char *name, int32_t n, int64_t def, int64_t min,
+		  int64_t *out);
 
 /* Content v (n entries) of input i used as sizes: reports a negative one. */
 bool nn_sizes_ok(infer_ctx *c, int32_t i, const dim *v, int32_t n);

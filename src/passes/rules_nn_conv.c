@@ -29,7 +29,85 @@ typedef struct window {
 	int64_t *pads; /* 2n: begins, then ends */
 	pad_mode mode;
 	bool ceil;
+	/* Where the four arrays live up to NN_SMALL axes (every real model), instead of
+	 * zeroed arena arrays; they point into it, so a window is never copied. */
+	int64_t room[5 * NN_SMALL];
 } window;
+
+/* The attributes the operators here read, found in one pass over the node's
+ * attributes: each lookup by name is a scan comparing names, and a Conv made seven. */
+typedef enum win_attr {
+	WA_KERNEL,
+	WA_STRIDES,
+	WA_DILATIONS,
+	WA_PADS,
+	WA_AUTO_PAD,
+	WA_CEIL,
+	WA_GROUP,
+	WA_OUTPUT_PADDING,
+	WA_OUTPUT_SHAPE,
+	WA_COUNT
+} win_attr;
+
+static const char *const win_attr_names[WA_COUNT] = {
+	"kernel_shape", "strides", "dilations", "pads", "auto_pad", "ceil_mode", "group", "output_padding", "output_shape",
+};
+
+/* For each win_attr, what attr(c, name) returns: NULL when absent. */
+typedef struct win_attrs {
+	const attr_view *a[WA_COUNT];
+} win_attrs;
+
+/* The one win_attr `name` can be, by its first letter (only output_* share one), or
+ * WA_COUNT; the name is still to be compared in full. */
+static win_attr win_attr_candidate(const char *name)
+{
+	switch (name[0]) {
+	case 'k': return WA_KERNEL;
+	case 's': return WA_STRIDES;
+	case 'd': return WA_DILATIONS;
+	case 'p': return WA_PADS;
+	case 'a': return WA_AUTO_PAD;
+	case 'c': return WA_CEIL;
+	case 'g': return WA_GROUP;
+	case 'o': return strcmp(name, "output_shape") ? WA_OUTPUT_PADDING : WA_OUTPUT_SHAPE;
+	default: return WA_COUNT;
+	}
+}
+
+static void find_attrs(infer_ctx *c, win_attrs *wa)
+{
+	uint32_t seen = 0;
+	for (int32_t k = 0; k < WA_COUNT; k++)
+		wa->a[k] = NULL;
+	for (int32_t i = 0; i < c->n->nattrs; i++) {
+		const attr_view *a = &c->n->attrs[i];
+		win_attr k = win_attr_candidate(a->name);
+		if (k == WA_COUNT || (seen & 1u << k) || strcmp(a->name, win_attr_names[k]))
+			continue;
+		/* attr() answers with the first attribute of a name, and resolves it when it
+		 * refers to the caller's (inside a function body). */
+		seen |= 1u << k;
+		wa->a[k] = a->ref ? attr(c, win_attr_names[k]) : a;
+	}
+}
+
+/* attr_i, attr_s and attr_ints for an attribute already found. */
+static int64_t view_i(const attr_view *a, int64_t def) { return a && a->type == AT_INT ? a->i : def; }
+
+static const char *view_s(const attr_view *a, const char *def)
+{
+	return a && a->type == AT_STRING && a->s ? a->s : def;
+}
+
+static bool view_ints(const attr_view *a, const int64_t **v, int32_t *n)
+{
+	if (!a || a->type != AT_INTS)
+		return false;
+	*v = a->ints;
+	*n = a->n;
+	return true;
+}
 
 /* What read_window reads, by operator version. */
 typedef struct window_opts {
@@ -41,19 +119,26 @@ typedef struct window_opts {
 	bool auto_pad; /* the version has auto_pad */
 } window_opts;
 
-static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, window *w)
+static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win_attrs *wa, window *w)
 {
 	w->n = n;
-	w->kernel = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *w->kernel);
-	w->strides = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *w->strides);
-	w->dil = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *w->dil);
-	w->pads = arena_array(c->a, (size_t)(n > 0 ? 2 * n : 1), sizeof *w->pads);
-	if (!w->kernel || !w->strides || !w->dil || !w->pads) {
-		c->m->nomem = true;
-		return false;
+	if (n <= NN_SMALL) {
+		w->kernel = w->room;
+		w->strides = w->room + NN_SMALL;
+		w->dil = w->room + 2 * NN_SMALL;
+		w->pads = w->room + 3 * NN_SMALL;
+	} else {
+		w->kernel = arena_array(c->a, (size_t)n, sizeof *w->kernel);
+		w->strides = arena_array(c->a, (size_t)n, sizeof *w->strides);
+		w->dil = arena_array(c->a, (size_t)n, sizeof *w->dil);
+		w->pads = arena_array(c->a, (size_t)(2 * n), sizeof *w->pads);
+		if (!w->kernel || !w->strides || !w->dil || !w->pads) {
+			c->m->nomem = true;
+			return false;
+		}
 	}
-	if (attr_has(c, "kernel_shape")) {
-		if (!nn_ints_attr(c, "kernel_shape", n, 1, 1, w->kernel))
+	if (wa->a[WA_KERNEL]) {
+		if (!nn_ints_view(c, wa->a[WA_KERNEL], "kernel_shape", n, 1, 1, w->kernel))
 			return false;
 		if (o->w) {
 			for (int32_t i = 0; i < n; i++) {
@@ -81,20 +166,20 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, window *w
 			}
 		}
 	}
-	if (!nn_ints_attr(c, "strides", n, 1, 1, w->strides))
+	if (!nn_ints_view(c, wa->a[WA_STRIDES], "strides", n, 1, 1, w->strides))
 		return false;
 	if (o->dilations) {
-		if (!nn_ints_attr(c, "dilations", n, 1, 1, w->dil))
+		if (!nn_ints_view(c, wa->a[WA_DILATIONS], "dilations", n, 1, 1, w->dil))
 			return false;
 	} else {
 		for (int32_t i = 0; i < n; i++)
 			w->dil[i] = 1;
 	}
-	if (!nn_ints_attr(c, "pads", 2 * n, 0, 0, w->pads))
+	if (!nn_ints_view(c, wa->a[WA_PADS], "pads", 2 * n, 0, 0, w->pads))
 		return false;
 	w->mode = PAD_NOTSET;
-	if (o->auto_pad) {
-		const char *s = attr_s(c, "auto_pad", "NOTSET");
+	if (o->auto_pad && wa->a[WA_AUTO_PAD]) {
+		const char *s = view_s(wa->a[WA_AUTO_PAD], "NOTSET");
 		int32_t k = 0;
 		while (k < 4 && strcmp(s, pad_mode_names[k]))
 			k++;
@@ -113,7 +198,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, window *w
 			}
 		}
 	}
-	w->ceil = o->ceil && attr_i(c, "ceil_mode", 0) != 0;
+	w->ceil = o->ceil && view_i(wa->a[WA_CEIL], 0) != 0;
 	return true;
 }
 
@@ -194,18 +279,26 @@ static bool window_out(infer_ctx *c, const window *w, int32_t i, dim in, dim *ou
 bool nn_conv_out(infer_ctx *c, int32_t i, int32_t n, dim in, const int64_t *kernel, const int64_t *strides,
 		 const int64_t *dil, const int64_t *pads, dim *out)
 {
-	/* window_out only reads these */
-	window w = {.n = n, .kernel = (int64_t *)kernel, .strides = (int64_t *)strides, .dil = (int64_t *)dil,
-		    .pads = (int64_t *)pads, .mode = PAD_NOTSET};
+	/* window_out only reads these; assigned one by one, as an initializer would zero
+	 * the room the window does not use here */
+	window w;
+	w.n = n;
+	w.kernel = (int64_t *)kernel;
+	w.strides = (int64_t *)strides;
+	w.dil = (int64_t *)dil;
+	w.pads = (int64_t *)pads;
+	w.mode = PAD_NOTSET;
+	w.ceil = false;
 	return window_out(c, &w, i, in, out);
 }
 
 /* ---- Conv --------------------------------------------------------------------- */
 
-/* X (N, C, D...), W (M, C/group, k...), B (M) -> (N, M, D'...). */
-static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t elem)
+/* X (N, C, D...), W (M, C/group, k...), B (M) -> (N, M, D'...): the output's rank,
+ * with its dims in *out (`small` when NN_SMALL are enough), or RANK_UNKNOWN when the
+ * inputs say too little or something is reported. */
+static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *small, dim **out)
 {
-	set_out_elem(c, 0, elem);
 	int32_t rx = nn_rank(c, ix), rw = nn_rank(c, iw);
 	const tinfo *x = rx >= 0 ? in(c, ix) : NULL, *wt = rw >= 0 ? in(c, iw) : NULL;
 	for (int32_t k = 0; k < 2; k++) {
@@ -213,25 +306,27 @@ static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t
 		if (t && t->rank < 2) {
 			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s needs at least 2 dimensions",
 				   in_name(c, k ? iw : ix), fmt_shape(c, t));
-			return;
+			return RANK_UNKNOWN;
 		}
 	}
 	if (x && wt && rx != rw) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s and weight '%s' %s differ in rank",
 			   in_name(c, ix), fmt_shape(c, x), in_name(c, iw), fmt_shape(c, wt));
-		return;
+		return RANK_UNKNOWN;
 	}
+	win_attrs wa;
+	find_attrs(c, &wa);
 	int32_t r = x ? rx : wt ? rw : RANK_UNKNOWN;
 	const int64_t *ks;
 	int32_t nk;
-	if (r < 0 && attr_ints(c, "kernel_shape", &ks, &nk) && nk <= NN_MAX_RANK - 2)
+	if (r < 0 && view_ints(wa.a[WA_KERNEL], &ks, &nk) && nk <= NN_MAX_RANK - 2)
 		r = nk + 2;
 	if (r < 0)
-		return;
-	int64_t group = attr_i(c, "group", 1);
+		return RANK_UNKNOWN;
+	int64_t group = view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
-		return;
+		return RANK_UNKNOWN;
 	}
 	dim m = wt ? dim_resolve(c->syms, wt->dims[0]) : dim_unknown();
 	if (x && wt) {
@@ -242,14 +337,14 @@ static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t
 				   "group %lld)",
 				   in_name(c, ix), fmt_shape(c, x), nn_dim_text(c, x->dims[1]), in_name(c, iw),
 				   fmt_shape(c, wt), nn_dim_text(c, cin), (long long)group);
-			return;
+			return RANK_UNKNOWN;
 		}
 	}
 	if (m.kind == DIM_KNOWN && m.v % group) {
 		infer_diag(c, OSH_ERROR, "shape-error",
 			   "weight '%s' has %lld feature maps, not a multiple of group %lld", in_name(c, iw),
 			   (long long)m.v, (long long)group);
-		return;
+		return RANK_UNKNOWN;
 	}
 	const tinfo *b = ib >= 0 ? nn_ranked(c, ib) : NULL;
 	if (b) {
@@ -257,22 +352,31 @@ static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t
 		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
 			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D of the %s feature maps",
 				   in_name(c, ib), fmt_shape(c, b), nn_dim_text(c, m));
-			return;
+			return RANK_UNKNOWN;
 		}
 		m = merged;
 	}
 	window w;
 	window_opts o = {.w = wt, .wi = iw, .dilations = true, .auto_pad = true};
-	if (!read_window(c, r - 2, &o, &w))
-		return;
-	dim *out = dims_alloc(c, r);
-	if (!out)
-		return;
-	out[0] = x ? x->dims[0] : dim_unknown();
-	out[1] = m;
+	if (!read_window(c, r - 2, &o, &wa, &w))
+		return RANK_UNKNOWN;
+	dim *d = nn_dims_room(c, small, r);
+	if (!d)
+		return RANK_UNKNOWN;
+	d[0] = x ? x->dims[0] : dim_unknown();
+	d[1] = m;
 	for (int32_t i = 0; i < r - 2; i++)
-		if (!window_out(c, &w, i, x ? x->dims[2 + i] : dim_unknown(), &out[2 + i]))
-			return;
+		if (!window_out(c, &w, i, x ? x->dims[2 + i] : dim_unknown(), &d[2 + i]))
+			return RANK_UNKNOWN;
+	*out = d;
+	return r;
+}
+
+/* The output is set once: its element type alone when its shape is not known. */
+static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t elem)
+{
+	dim small[NN_SMALL], *out = NULL;
+	int32_t r = conv_dims(c, ix, iw, ib, small, &out);
 	set_out(c, 0, elem, r, out);
 }
 
@@ -353,7 +457,9 @@ void infer_conv_transpose(infer_ctx *c)
 	int32_t r = x ? rx : wt ? rw : RANK_UNKNOWN;
 	if (r < 0)
 		return;
-	int64_t group = attr_i(c, "group", 1);
+	win_attrs wa;
+	find_attrs(c, &wa);
+	int64_t group = view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
 		return;
@@ -382,13 +488,15 @@ void infer_conv_transpose(infer_ctx *c)
 	int32_t n = r - 2;
 	window w;
 	window_opts o = {.w = wt, .wi = 1, .dilations = true, .auto_pad = true};
-	if (!read_window(c, n, &o, &w))
+	if (!read_window(c, n, &o, &wa, &w))
 		return;
-	int64_t *opad = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *opad);
-	dim *out = dims_alloc(c, r);
+	int64_t small_opad[NN_SMALL];
+	dim small[NN_SMALL];
+	int64_t *opad = n <= NN_SMALL ? small_opad : arena_array(c->a, (size_t)n, sizeof *opad);
+	dim *out = nn_dims_room(c, small, r);
 	if (!opad || !out)
 		return;
-	if (!nn_ints_attr(c, "output_padding", n, 0, 0, opad))
+	if (!nn_ints_view(c, wa.a[WA_OUTPUT_PADDING], "output_padding", n, 0, 0, opad))
 		return;
 	for (int32_t i = 0; i < n; i++) {
 		if (opad[i] >= w.strides[i] && opad[i] >= w.dil[i]) {
@@ -403,7 +511,7 @@ void infer_conv_transpose(infer_ctx *c)
 	out[1] = m;
 	const int64_t *os;
 	int32_t nos;
-	if (attr_ints(c, "output_shape", &os, &nos)) {
+	if (view_ints(wa.a[WA_OUTPUT_SHAPE], &os, &nos)) {
 		/* Some exporters write the whole shape (N, C, D...): the spec's output_shape is
 		 * the spatial part only, and runtimes differ on the long form. */
 		if (nos != n && nos != r) {
@@ -446,12 +554,14 @@ static const pool_kind pool_kinds[] = {
 /* An attribute that changes sizes but came in a later version than the node's: a
  * runtime sharing one kernel across versions honours it, a strict one ignores it, so
  * the sizes it would change are left unknown. True (with a warning) in that case. */
-static bool stray_attr(infer_ctx *c, const char *name, int64_t since)
+static bool stray_attr(infer_ctx *c, const win_attrs *wa, win_attr which, int64_t since)
 {
+	const char *name = win_attr_names[which];
+	const attr_view *a = wa->a[which];
 	const int64_t *v;
 	int32_t n;
-	bool set = !strcmp(name, "ceil_mode") ? attr_i(c, name, 0) != 0 : false;
-	if (!set && attr_ints(c, name, &v, &n))
+	bool set = which == WA_CEIL ? view_i(a, 0) != 0 : false;
+	if (!set && view_ints(a, &v, &n))
 		for (int32_t i = 0; i < n && !set; i++)
 			set = v[i] != 1;
 	if (set)
@@ -478,9 +588,11 @@ void infer_pool(infer_ctx *c)
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
+	win_attrs wa;
+	find_attrs(c, &wa);
 	const int64_t *ks;
 	int32_t nk;
-	bool has_k = attr_ints(c, "kernel_shape", &ks, &nk);
+	bool has_k = view_ints(wa.a[WA_KERNEL], &ks, &nk);
 	if (x && has_k && nk != r - 2) {
 		infer_diag(c, OSH_ERROR, "shape-error",
 			   "kernel_shape has %d values but input '%s' %s has %d spatial axes", nk, in_name(c, 0),
@@ -498,12 +610,13 @@ void infer_pool(infer_ctx *c)
 		.ceil = c->opset >= k->ceil_since,
 		.auto_pad = true,
 	};
-	if (!read_window(c, r - 2, &o, &w))
+	if (!read_window(c, r - 2, &o, &wa, &w))
 		return;
-	bool stray = !o.ceil && stray_attr(c, "ceil_mode", k->ceil_since);
-	if (!o.dilations && stray_attr(c, "dilations", k->dilations_since))
+	bool stray = !o.ceil && stray_attr(c, &wa, WA_CEIL, k->ceil_since);
+	if (!o.dilations && stray_attr(c, &wa, WA_DILATIONS, k->dilations_since))
 		stray = true;
-	dim *out = dims_alloc(c, r);
+	dim small[NN_SMALL];
+	dim *out = nn_dims_room(c, small, r);
 	if (!out)
 		return;
 	out[0] = x ? x->dims[0] : dim_unknown();
@@ -680,9 +793,12 @@ void infer_max_unpool(infer_ctx *c)
 		return;
 	window w;
 	window_opts o = {.need_kernel = true};
-	if (!read_window(c, r - 2, &o, &w))
+	win_attrs wa;
+	find_attrs(c, &wa);
+	if (!read_window(c, r - 2, &o, &wa, &w))
 		return;
-	dim *out = dims_alloc(c, r);
+	dim small[NN_SMALL];
+	dim *out = nn_dims_room(c, small, r);
 	if (!out)
 		return;
 	out[0] = x->dims[0];

@@ -800,6 +800,22 @@ Test(rules_elementwise, batch_normalization_channels)
 	cr_expect(strstr(mb_message(m, "shape-error"), "'scale'") != NULL, "%s", mb_message(m, "shape-error"));
 	osh_model_free(m);
 
+	/* three vectors agree with the 3 channels, the last one has 4 */
+	mb *vb = mb_new(15);
+	mb_input(vb, "x", DT_FLOAT, "2,3,5,5");
+	mb_input(vb, "scale", DT_FLOAT, "3");
+	mb_input(vb, "bias", DT_FLOAT, "3");
+	mb_input(vb, "mean", DT_FLOAT, "3");
+	mb_input(vb, "var", DT_FLOAT, "4");
+	mb_node(vb, "BatchNormalization", "x,scale,bias,mean,var", "y");
+	m = mb_infer(vb);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "y"), "unknown");
+	cr_expect_eq(mb_count(m, "shape-error"), 1);
+	cr_expect(strstr(mb_message(m, "shape-error"), "'var' has 4 elements") != NULL, "%s",
+		  mb_message(m, "shape-error"));
+	osh_model_free(m);
+
 	/* opset 9: a 1-D X has one channel */
 	m = batchnorm(9, "5", "1", DT_FLOAT, "y", -1);
 	cr_assert_not_null(m);

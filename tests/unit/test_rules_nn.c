@@ -171,6 +171,18 @@ static const nn_case conv_cases[] = {
 	{"1-D, strides 3", 11, "Conv", "x,w", "x:1,2,10|w:4,2,3", .attrs = "is:strides=3", .outputs = "y",
 	 .expect = "FLOAT (1, 4, 3)"},
 	{"3-D", 22, "Conv", "x,w", "x:1,1,4,5,6|w:2,1,2,2,2", .outputs = "y", .expect = "FLOAT (1, 2, 3, 4, 5)"},
+	/* Past 16 spatial axes the window's arrays and the output dims come from the
+	 * arena rather than the stack: (5 + 1 + 2 - 3) / 2 + 1 = 3, and 4 for a 7. */
+	{"16 spatial axes", 11, "Conv", "x,w",
+	 "x:1,1,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,7|w:1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3",
+	 .attrs = "is:pads=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"
+		  "|is:strides=2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2",
+	 .outputs = "y", .expect = "FLOAT (1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4)"},
+	{"17 spatial axes", 11, "Conv", "x,w",
+	 "x:1,1,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,7|w:1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3",
+	 .attrs = "is:pads=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"
+		  "|is:strides=2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2",
+	 .outputs = "y", .expect = "FLOAT (1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4)"},
 	{"opset 1", 1, "Conv", "x,w", "x:1,1,5,5|w:1,1,3,3", .outputs = "y", .expect = "FLOAT (1, 1, 3, 3)"},
 	{"kernel larger than the input", 11, "Conv", "x,w", "x:1,1,2,2|w:1,1,3,3", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
@@ -250,6 +262,12 @@ static const nn_case conv_transpose_cases[] = {
 	{"symbolic input kept", 11, "ConvTranspose", "x,w", "x:N,1,H,W|w:1,2,3,3", .attrs = "is:pads=1,1,1,1",
 	 .outputs = "y", .expect = "FLOAT (N, 2, H, W)"},
 	{"1-D", 11, "ConvTranspose", "x,w", "x:1,1,3|w:1,2,3", .outputs = "y", .expect = "FLOAT (1, 2, 5)"},
+	/* 2 * (3 - 1) + 1 + 1 + (3 - 1) - 1 = 7, and 9 for a 4, along 17 axes */
+	{"17 spatial axes", 11, "ConvTranspose", "x,w",
+	 "x:1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,4|w:1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3",
+	 .attrs = "is:pads=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+		  "|is:strides=2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2|is:output_padding=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1",
+	 .outputs = "y", .expect = "FLOAT (1, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 9)"},
 	{"output_shape of the wrong length", 11, "ConvTranspose", "x,w", "x:1,1,3,3|w:1,2,3,3",
 	 .attrs = "is:output_shape=10", .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 };
@@ -281,6 +299,13 @@ static const nn_case pool_cases[] = {
 	 .attrs = "is:kernel_shape=3,3|is:strides=2,2|i:ceil_mode=0", .outputs = "y", .expect = "FLOAT (1, 1, 1, 1)"},
 	{"MaxPool Indices", 12, "MaxPool", "x", "x:N,3,5,5", .attrs = "is:kernel_shape=3,3|is:pads=1,1,1,1",
 	 .outputs = "y,i", .expect = "FLOAT (N, 3, 5, 5)", .expect2 = "INT64 (N, 3, 5, 5)"},
+	/* (5 + 1 - 2) / 2 + 1 = 3, and 4 for an 8, along 17 axes */
+	{"MaxPool, 17 spatial axes", 12, "MaxPool", "x", "x:1,1,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,8",
+	 .attrs = "is:kernel_shape=2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"
+		  "|is:pads=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+		  "|is:strides=2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2",
+	 .outputs = "y,i", .expect = "FLOAT (1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4)",
+	 .expect2 = "INT64 (1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4)"},
 	{"MaxPool uint8", 12, "MaxPool", "x", "x:UINT8:1,1,5,5", .attrs = "is:kernel_shape=5,5", .outputs = "y",
 	 .expect = "UINT8 (1, 1, 1, 1)"},
 	/* effective kernel (2 - 1) * 2 + 1 = 3 */
