@@ -161,6 +161,8 @@ static const nn_case conv_cases[] = {
 	 .outputs = "y", .expect = "FLOAT (1, 3, 5, 5)"},
 	{"channels differ from W * group", 11, "Conv", "x,w", "x:1,4,5,5|w:8,3,3,3", .attrs = "i:group=2",
 	 .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	{"channels differ from W", 11, "Conv", "x,w,b", "x:1,3,5,5|w:2,4,3,3|b:2", .outputs = "y",
+	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"M not a multiple of group", 11, "Conv", "x,w", "x:1,4,5,5|w:7,2,3,3", .attrs = "i:group=2", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"symbolic N, symbolic H", 11, "Conv", "x,w", "x:N,1,H,5|w:1,1,3,3", .outputs = "y",
