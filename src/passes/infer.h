@@ -84,6 +84,16 @@ bool attr_has(infer_ctx *c, const char *name);
 
 /* ---- helpers ---- */
 dim *dims_alloc(infer_ctx *c, int32_t n);
+/* Rules keep scratch arrays (dims, per-axis windows, index maps) on the stack up to
+ * this many entries, which every real model fits; more come from the arena, which
+ * zeroes what it hands out, a cost every node would pay if it were the only room. */
+#define SCRATCH_SMALL 16
+/* Room for n dims: `small` (SCRATCH_SMALL of them) when it is enough, else
+ * dims_alloc's. */
+static inline dim *dims_room(infer_ctx *c, dim *small, int32_t n)
+{
+	return n <= SCRATCH_SMALL ? small : dims_alloc(c, n);
+}
 dim *dims_dup(infer_ctx *c, const dim *d, int32_t n);
 /* A new symbolic dim for a size only known at run time (data-dependent outputs). */
 dim dim_fresh(infer_ctx *c);

@@ -34,9 +34,6 @@
 /* Data propagation over more operands than this (a Sum of hundreds of shapes) is not
  * attempted: no real shape computation needs it and the cost grows with it. */
 #define MAX_CONTENT_OPS 64
-/* Scratch dims live on the stack up to this many (every real model); more come from
- * the arena, which zeroes what it hands out. */
-#define SMALL_RANK 16
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -491,14 +488,14 @@ static int32_t max_rank(infer_ctx *c, int32_t first, int32_t n)
 	return r > MAX_RANK ? MAX_RANK : r;
 }
 
-/* Broadcasts inputs ia and ib under rule into *dims: `small` (SMALL_RANK dims, the
+/* Broadcasts inputs ia and ib under rule into *dims: `small` (SCRATCH_SMALL dims, the
  * caller's) when the result fits there, else arena dims. False after a reported
  * mismatch. */
 static bool bcast2(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, dim *small, int32_t *rank,
 		   dim **dims)
 {
 	int32_t ra = max_rank(c, ia, 1), rb = max_rank(c, ib, 1), cap = ra > rb ? ra : rb;
-	*dims = cap <= SMALL_RANK ? small : dims_alloc(c, cap);
+	*dims = dims_room(c, small, cap);
 	*rank = RANK_UNKNOWN;
 	if (!*dims)
 		return false;
@@ -699,7 +696,7 @@ void infer_binary_elementwise(infer_ctx *c)
 	if (!arity(c, 2, 2, 1))
 		return;
 	int32_t rank;
-	dim small[SMALL_RANK], *d;
+	dim small[SCRATCH_SMALL], *d;
 	if (!bcast2(c, BCAST_NUMPY, 0, 1, -1, small, &rank, &d))
 		return;
 	shape shp[2];
@@ -716,7 +713,7 @@ void infer_binary_legacy(infer_ctx *c)
 	bool pdpd = attr_i(c, "broadcast", 0) != 0;
 	int64_t axis = attr_i(c, "axis", -1);
 	int32_t rank;
-	dim small[SMALL_RANK], *d;
+	dim small[SCRATCH_SMALL], *d;
 	if (!bcast2(c, pdpd ? BCAST_PDPD : BCAST_NONE, 0, 1, axis, small, &rank, &d))
 		return;
 	shape ops[2], *shp = ops;
@@ -814,7 +811,7 @@ void infer_variadic_legacy(infer_ctx *c)
 	}
 	for (int32_t k = base + 1; base >= 0 && k < n; k++) {
 		int32_t r;
-		dim small[SMALL_RANK], *d;
+		dim small[SCRATCH_SMALL], *d;
 		if (!bcast2(c, BCAST_NONE, base, k, -1, small, &r, &d))
 			return;
 		for (int32_t j = 0; j < rank && r == rank; j++)
@@ -857,7 +854,7 @@ void infer_prelu7(infer_ctx *c)
 	if (!arity(c, 2, 2, 1))
 		return;
 	int32_t rank;
-	dim small[SMALL_RANK], *d;
+	dim small[SCRATCH_SMALL], *d;
 	if (!bcast2(c, BCAST_UNIDIRECTIONAL, 0, 1, -1, small, &rank, &d))
 		return;
 	set_out(c, 0, shared_elem(c, 0, 2), rank, d);
@@ -1207,7 +1204,7 @@ static bool into_x(infer_ctx *c, int32_t first, int32_t last)
 {
 	for (int32_t i = first; i <= last && i < in_count(c); i++) {
 		int32_t rank;
-		dim small[SMALL_RANK], *d;
+		dim small[SCRATCH_SMALL], *d;
 		if (in(c, i) && !bcast2(c, BCAST_UNIDIRECTIONAL, 0, i, -1, small, &rank, &d))
 			return false;
 	}
@@ -1232,8 +1229,8 @@ void infer_layernorm(infer_ctx *c)
 		set_out(c, 2, selem, RANK_UNKNOWN, NULL);
 		return;
 	}
-	dim small[SMALL_RANK];
-	dim *d = x->rank <= SMALL_RANK ? small : dims_alloc(c, x->rank);
+	dim small[SCRATCH_SMALL];
+	dim *d = dims_room(c, small, x->rank);
 	if (!d)
 		return;
 	memcpy(d, x->dims, (size_t)axis * sizeof *d);

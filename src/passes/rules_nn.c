@@ -60,8 +60,8 @@ static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
 bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aop, nn_operand bop,
 		  int32_t *rank, dim *dims)
 {
-	dim small_a[NN_SMALL], small_b[NN_SMALL];
-	dim *ra = nn_dims_room(c, small_a, a.rank), *rb = nn_dims_room(c, small_b, b.rank);
+	dim small_a[SCRATCH_SMALL], small_b[SCRATCH_SMALL];
+	dim *ra = dims_room(c, small_a, a.rank), *rb = dims_room(c, small_b, b.rank);
 	if (!ra || !rb) {
 		*rank = RANK_UNKNOWN;
 		return false;
@@ -219,8 +219,8 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 		return;
 	}
 	shape batch_a = {ra > 2 ? ra - 2 : 0, ta->dims}, batch_b = {rb > 2 ? rb - 2 : 0, tb->dims};
-	dim small[NN_SMALL];
-	dim *out = nn_dims_room(c, small, (batch_a.rank > batch_b.rank ? batch_a.rank : batch_b.rank) + 2);
+	dim small[SCRATCH_SMALL];
+	dim *out = dims_room(c, small, (batch_a.rank > batch_b.rank ? batch_a.rank : batch_b.rank) + 2);
 	if (!out)
 		return;
 	int32_t r;

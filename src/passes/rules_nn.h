@@ -19,17 +19,6 @@
 /* Ranks above this are refused (reported) before anything is allocated for them. */
 #define NN_MAX_RANK 1024
 
-/* Scratch arrays live on the stack up to this many entries (dims, or per spatial axis:
- * every real model); more come from the arena, which zeroes what it hands out, a cost
- * every node would pay if the arena were the only room. */
-#define NN_SMALL 16
-
-/* Room for n dims: `small` (NN_SMALL of them) when it is enough, else the arena; NULL
- * (and the model marked out of memory) when that fails. */
-static inline dim *nn_dims_room(infer_ctx *c, dim *small, int32_t n)
-{
-	return n <= NN_SMALL ? small : dims_alloc(c, n);
-}
 
 /* dim_merge, deciding here its most common case, two equal known sizes, without its
  * two dim_resolve calls. */

@@ -29,9 +29,9 @@ typedef struct window {
 	int64_t *pads; /* 2n: begins, then ends */
 	pad_mode mode;
 	bool ceil;
-	/* Where the four arrays live up to NN_SMALL axes (every real model), instead of
+	/* Where the four arrays live up to SCRATCH_SMALL axes (every real model), instead of
 	 * zeroed arena arrays; they point into it, so a window is never copied. */
-	int64_t room[5 * NN_SMALL];
+	int64_t room[5 * SCRATCH_SMALL];
 } window;
 
 /* The attributes the operators here read, found in one pass over the node's
@@ -122,11 +122,11 @@ typedef struct window_opts {
 static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win_attrs *wa, window *w)
 {
 	w->n = n;
-	if (n <= NN_SMALL) {
+	if (n <= SCRATCH_SMALL) {
 		w->kernel = w->room;
-		w->strides = w->room + NN_SMALL;
-		w->dil = w->room + 2 * NN_SMALL;
-		w->pads = w->room + 3 * NN_SMALL;
+		w->strides = w->room + SCRATCH_SMALL;
+		w->dil = w->room + 2 * SCRATCH_SMALL;
+		w->pads = w->room + 3 * SCRATCH_SMALL;
 	} else {
 		w->kernel = arena_array(c->a, (size_t)n, sizeof *w->kernel);
 		w->strides = arena_array(c->a, (size_t)n, sizeof *w->strides);
@@ -295,7 +295,7 @@ bool nn_conv_out(infer_ctx *c, int32_t i, int32_t n, dim in, const int64_t *kern
 /* ---- Conv --------------------------------------------------------------------- */
 
 /* X (N, C, D...), W (M, C/group, k...), B (M) -> (N, M, D'...): the output's rank,
- * with its dims in *out (`small` when NN_SMALL are enough), or RANK_UNKNOWN when the
+ * with its dims in *out (`small` when SCRATCH_SMALL are enough), or RANK_UNKNOWN when the
  * inputs say too little or something is reported. */
 static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *small, dim **out)
 {
@@ -362,7 +362,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	window_opts o = {.w = wt, .wi = iw, .dilations = true, .auto_pad = true};
 	if (!read_window(c, r - 2, &o, &wa, &w))
 		return RANK_UNKNOWN;
-	dim *d = nn_dims_room(c, small, r);
+	dim *d = dims_room(c, small, r);
 	if (!d)
 		return RANK_UNKNOWN;
 	d[0] = x ? x->dims[0] : dim_unknown();
@@ -377,7 +377,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 /* The output is set once: its element type alone when its shape is not known. */
 static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t elem)
 {
-	dim small[NN_SMALL], *out = NULL;
+	dim small[SCRATCH_SMALL], *out = NULL;
 	int32_t r = conv_dims(c, ix, iw, ib, small, &out);
 	set_out(c, 0, elem, r, out);
 }
@@ -492,10 +492,10 @@ void infer_conv_transpose(infer_ctx *c)
 	window_opts o = {.w = wt, .wi = 1, .dilations = true, .auto_pad = true};
 	if (!read_window(c, n, &o, &wa, &w))
 		return;
-	int64_t small_opad[NN_SMALL];
-	dim small[NN_SMALL];
-	int64_t *opad = n <= NN_SMALL ? small_opad : arena_array(c->a, (size_t)n, sizeof *opad);
-	dim *out = nn_dims_room(c, small, r);
+	int64_t small_opad[SCRATCH_SMALL];
+	dim small[SCRATCH_SMALL];
+	int64_t *opad = n <= SCRATCH_SMALL ? small_opad : arena_array(c->a, (size_t)n, sizeof *opad);
+	dim *out = dims_room(c, small, r);
 	if (!opad || !out)
 		return;
 	if (!nn_ints_view(c, wa.a[WA_OUTPUT_PADDING], "output_padding", n, 0, 0, opad))
@@ -617,8 +617,8 @@ void infer_pool(infer_ctx *c)
 	bool stray = !o.ceil && stray_attr(c, &wa, WA_CEIL, k->ceil_since);
 	if (!o.dilations && stray_attr(c, &wa, WA_DILATIONS, k->dilations_since))
 		stray = true;
-	dim small[NN_SMALL];
-	dim *out = nn_dims_room(c, small, r);
+	dim small[SCRATCH_SMALL];
+	dim *out = dims_room(c, small, r);
 	if (!out)
 		return;
 	out[0] = x ? x->dims[0] : dim_unknown();
@@ -799,8 +799,8 @@ void infer_max_unpool(infer_ctx *c)
 	find_attrs(c, &wa);
 	if (!read_window(c, r - 2, &o, &wa, &w))
 		return;
-	dim small[NN_SMALL];
-	dim *out = nn_dims_room(c, small, r);
+	dim small[SCRATCH_SMALL];
+	dim *out = dims_room(c, small, r);
 	if (!out)
 		return;
 	out[0] = x->dims[0];

@@ -142,9 +142,6 @@ void tr_pass_content(infer_ctx *c, int32_t i, int32_t o)
 		set_out_floats(c, o, f, n);
 }
 
-/* Scratch arrays live on the stack up to this many entries (a shape's worth); more
- * come from the arena, which zeroes what it hands out. */
-#define SMALL_N 16
 
 void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int32_t n)
 {
@@ -154,8 +151,8 @@ void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int3
 	if (n < 0 || n > TINFO_MAX_VALUES)
 		return;
 	if (in_ints(c, i, &v, &nv)) {
-		dim small[SMALL_N];
-		dim *d = n <= SMALL_N ? small : dims_alloc(c, n);
+		dim small[SCRATCH_SMALL];
+		dim *d = dims_room(c, small, n);
 		bool ok = d != NULL;
 		for (int32_t k = 0; ok && k < n; k++) {
 			ok = map[k] >= 0 && map[k] < nv;
@@ -166,8 +163,8 @@ void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int3
 			set_out_ints(c, o, d, n);
 	}
 	if (in_floats(c, i, &f, &nv)) {
-		double small[SMALL_N];
-		double *x = n <= SMALL_N ? small : arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *x);
+		double small[SCRATCH_SMALL];
+		double *x = n <= SCRATCH_SMALL ? small : arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *x);
 		bool ok = x != NULL;
 		if (!x)
 			c->m->nomem = true;

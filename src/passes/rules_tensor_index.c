@@ -72,9 +72,6 @@ static void affine_content(infer_ctx *c, int32_t i, int32_t o, const int64_t *id
 
 /* ---- Concat ------------------------------------------------------------------- */
 
-/* Scratch arrays live on the stack up to this many entries (a Concat of a few shape
- * pieces); more come from the arena, which zeroes what it hands out. */
-#define SMALL_N 16
 
 /* One input of a Concat whose content is copied: its content and the length of one of
  * its rows (its dims from the axis on). */
@@ -92,8 +89,8 @@ static void concat_content(infer_ctx *c, int32_t axis, int64_t total)
 	if (total < 0 || total > TINFO_MAX_VALUES)
 		return;
 	int64_t dims[TR_MAX_RANK];
-	concat_part small[SMALL_N];
-	concat_part *part = ni <= SMALL_N ? small : arena_array(c->a, (size_t)ni, sizeof *part);
+	concat_part small[SCRATCH_SMALL];
+	concat_part *part = ni <= SCRATCH_SMALL ? small : arena_array(c->a, (size_t)ni, sizeof *part);
 	if (!part) {
 		c->m->nomem = true;
 		return;
@@ -118,8 +115,8 @@ static void concat_content(infer_ctx *c, int32_t axis, int64_t total)
 	if ((!ints && !floats) || at != total)
 		return;
 	if (ints) {
-		dim small_out[SMALL_N];
-		dim *out = total <= SMALL_N ? small_out : dims_alloc(c, (int32_t)total);
+		dim small_out[SCRATCH_SMALL];
+		dim *out = dims_room(c, small_out, (int32_t)total);
 		if (!out)
 			return;
 		int64_t k = 0;
@@ -613,8 +610,8 @@ void infer_gather(infer_ctx *c)
 	int32_t ni;
 	bool have_ix = in_ints(c, 1, &iv, &ni);
 	dim d = r > 0 ? dim_resolve(c->syms, x->dims[a]) : dim_unknown();
-	int64_t small_idx[SMALL_N];
-	int64_t *idx = !have_ix ? NULL : ni <= SMALL_N ? small_idx : arena_array(c->a, (size_t)ni, sizeof *idx);
+	int64_t small_idx[SCRATCH_SMALL];
+	int64_t *idx = !have_ix ? NULL : ni <= SCRATCH_SMALL ? small_idx : arena_array(c->a, (size_t)ni, sizeof *idx);
 	bool idx_known = idx != NULL;
 	for (int32_t k = 0; have_ix && k < ni; k++) {
 		dim v = dim_resolve(c->syms, iv[k]);
@@ -656,8 +653,8 @@ void infer_gather(infer_ctx *c)
 	int64_t inner = 1;
 	for (int32_t k = a + 1; k < r; k++)
 		inner *= idims[k];
-	int32_t small_map[SMALL_N];
-	int32_t *map = n <= SMALL_N ? small_map : arena_array(c->a, (size_t)n, sizeof *map);
+	int32_t small_map[SCRATCH_SMALL];
+	int32_t *map = n <= SCRATCH_SMALL ? small_map : arena_array(c->a, (size_t)n, sizeof *map);
 	if (!map) {
 		c->m->nomem = true;
 		return;
