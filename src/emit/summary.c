@@ -4,6 +4,7 @@
  * only: this is what the file says, not what inference concludes.
  */
 #include "core/dtype.h"
+#include "core/type_memo.h"
 #include "core/model.h"
 #include "loader/loader.h"
 #include "onnx-ml.pb-c.h"
@@ -86,30 +87,9 @@ static int cmp_ops(const void *pa, const void *pb)
 	return c ? c : strcmp(a->op_type, b->op_type);
 }
 
-/* Rows of the counts by the node type's string pointers, in front of the index by
- * name: the loader interns the op types and domains of the nodes it decodes, so most
- * nodes cost a pointer compare instead of a hash probe (and for another domain than
- * ai.onnx, a key printed). Types of nodes protobuf-c unpacked have strings of their
- * own: they take slots until the memo is full, then go by name only. */
+/* Rows of the counts by node type (core/type_memo.h), in front of the index by name:
+ * for a domain other than ai.onnx, the name index also costs a key printed. */
 #define TYPE_MEMO_SLOTS 64 /* a power of two */
-#define TYPE_MEMO_PROBES 8
-
-typedef struct type_slot {
-	const char *op_type, *domain; /* NULL: empty */
-	int32_t at;
-} type_slot;
-
-/* nd's slot, or the empty one where it goes; NULL when there is no room for it. */
-static type_slot *type_slot_of(type_slot *memo, const node *nd)
-{
-	size_t at = (size_t)(((uint64_t)(uintptr_t)nd->op_type * 0x9e3779b97f4a7c15u) >> 40);
-	for (int probe = 0; probe < TYPE_MEMO_PROBES; probe++) {
-		type_slot *e = &memo[(at + (size_t)probe) % TYPE_MEMO_SLOTS];
-		if (!e->op_type || (e->op_type == nd->op_type && e->domain == nd->domain))
-			return e;
-	}
-	return NULL;
-}
 
 static bool count_ops(osh_model *m, osh_summary *s)
 {
@@ -117,7 +97,8 @@ static bool count_ops(osh_model *m, osh_summary *s)
 	strmap_init(&idx, m->arena);
 	size_t cap = 16, n = 0;
 	osh_op_count *ops = arena_array(m->arena, cap, sizeof *ops);
-	type_slot memo[TYPE_MEMO_SLOTS] = {{0}};
+	type_key memo[TYPE_MEMO_SLOTS] = {{0}};
+	int32_t memo_row[TYPE_MEMO_SLOTS];
 	if (!ops)
 		return false;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
@@ -126,9 +107,10 @@ static bool count_ops(osh_model *m, osh_summary *s)
 			continue; /* bodies of functions are definitions, not uses */
 		for (int32_t i = 0; i < g->nnodes; i++) {
 			const node *nd = &g->nodes[i];
-			type_slot *e = type_slot_of(memo, nd);
-			if (e && e->op_type) {
-				ops[e->at].count++;
+			bool found;
+			int32_t slot = type_memo_slot(memo, TYPE_MEMO_SLOTS, (type_key){nd->op_type, nd->domain, 0}, &found);
+			if (found) {
+				ops[memo_row[slot]].count++;
 				continue;
 			}
 			const char *key = nd->domain[0] ? arena_printf(m->arena, "%s::%s", nd->domain, nd->op_type)
@@ -147,8 +129,8 @@ static bool count_ops(osh_model *m, osh_summary *s)
 				}
 				ops[n++] = (osh_op_count){nd->domain, nd->op_type, 0};
 			}
-			if (e)
-				*e = (type_slot){nd->op_type, nd->domain, at};
+			if (slot >= 0)
+				memo_row[slot] = at;
 			ops[at].count++;
 		}
 	}

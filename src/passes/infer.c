@@ -17,6 +17,7 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "core/type_memo.h"
 #include "passes/pass.h"
 #include "passes/provenance.h"
 #include "passes/rules_paddle.h"
@@ -695,43 +696,25 @@ static op_handler resolve_op(const infer_ctx *c, const node *n)
 	return h;
 }
 
-/* resolve_op's answers by the node type's string pointers and opset: the loader
- * interns the op types and domains of the nodes it decodes (decode_node.c), so the
- * nodes of a type share one pointer and all but the first of them cost a pointer
- * compare instead of a hash probe and a walk over the type's rows comparing domains.
- * Nodes protobuf-c unpacked (subgraphs, function bodies, a rewritten model) have
- * strings of their own: they take slots until the memo is full, and then are
- * resolved as before. A hit is right whatever the pointers' origin: the answer
- * depends on the strings alone, which are not modified during the pass. */
+/* resolve_op's answers by node type (core/type_memo.h). */
 #define OP_MEMO_SLOTS 128 /* a power of two */
-#define OP_MEMO_PROBES 8
-
-typedef struct op_memo_slot {
-	const char *op_type, *domain; /* NULL: empty */
-	int64_t opset;
-	op_handler h;
-} op_memo_slot;
 
 struct op_memo {
-	op_memo_slot slot[OP_MEMO_SLOTS];
+	type_key key[OP_MEMO_SLOTS];
+	op_handler h[OP_MEMO_SLOTS];
 };
 
 static op_handler handler_of(const infer_ctx *c, const node *n)
 {
 	if (!c->ops) /* out of memory for the memo: resolve every node */
 		return resolve_op(c, n);
-	/* By op_type alone: the nodes of a type rarely differ in domain or opset. */
-	size_t at = (size_t)(((uint64_t)(uintptr_t)n->op_type * 0x9e3779b97f4a7c15u) >> 40);
-	for (int probe = 0; probe < OP_MEMO_PROBES; probe++) {
-		op_memo_slot *e = &c->ops->slot[(at + (size_t)probe) % OP_MEMO_SLOTS];
-		if (e->op_type == n->op_type && e->domain == n->domain && e->opset == n->opset)
-			return e->h;
-		if (!e->op_type) {
-			*e = (op_memo_slot){n->op_type, n->domain, n->opset, resolve_op(c, n)};
-			return e->h;
-		}
-	}
-	return resolve_op(c, n);
+	bool found;
+	int32_t i = type_memo_slot(c->ops->key, OP_MEMO_SLOTS, (type_key){n->op_type, n->domain, n->opset}, &found);
+	if (i < 0)
+		return resolve_op(c, n);
+	if (!found)
+		c->ops->h[i] = resolve_op(c, n);
+	return c->ops->h[i];
 }
 
 static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)

@@ -22,6 +22,7 @@
  * Invariant: lint only reads inferred types and adds diagnostics; it never changes a
  * value's type or the symbol table's facts (sym_root's path compression aside).
  */
+#include "core/type_memo.h"
 #include "passes/pass.h"
 
 #include "passes/broadcast.h"
@@ -98,36 +99,25 @@ static bool bcast_index(strmap *ops, arena *a)
 	return true;
 }
 
-/* bcast_ops rows by op_type pointer, in front of the index: the loader interns the
- * op types of the nodes it decodes (decode_node.c), so most nodes cost a pointer
- * compare instead of a hash probe and a strcmp. A hit is right whatever the pointer's
- * origin (the row depends on the string alone); nodes protobuf-c unpacked have
- * strings of their own and take slots until the memo is full. */
+/* bcast_ops rows by op_type (core/type_memo.h), in front of the index: the row
+ * depends on the op_type string alone. */
 #define ROW_MEMO_SLOTS 64 /* a power of two */
-#define ROW_MEMO_PROBES 8
 
 typedef struct row_memo {
 	const strmap *ops; /* bcast_index */
-	struct {
-		const char *op_type; /* NULL: empty */
-		int32_t row;         /* -1: the type does not broadcast */
-	} slot[ROW_MEMO_SLOTS];
+	type_key key[ROW_MEMO_SLOTS];
+	int32_t row[ROW_MEMO_SLOTS]; /* -1: the type does not broadcast */
 } row_memo;
 
 static int32_t bcast_row(row_memo *rm, const char *op_type)
 {
-	size_t at = (size_t)(((uint64_t)(uintptr_t)op_type * 0x9e3779b97f4a7c15u) >> 40);
-	for (int probe = 0; probe < ROW_MEMO_PROBES; probe++) {
-		size_t i = (at + (size_t)probe) % ROW_MEMO_SLOTS;
-		if (rm->slot[i].op_type == op_type)
-			return rm->slot[i].row;
-		if (!rm->slot[i].op_type) {
-			rm->slot[i].op_type = op_type;
-			rm->slot[i].row = strmap_get(rm->ops, op_type);
-			return rm->slot[i].row;
-		}
-	}
-	return strmap_get(rm->ops, op_type);
+	bool found;
+	int32_t i = type_memo_slot(rm->key, ROW_MEMO_SLOTS, (type_key){.op_type = op_type}, &found);
+	if (i < 0)
+		return strmap_get(rm->ops, op_type);
+	if (!found)
+		rm->row[i] = strmap_get(rm->ops, op_type);
+	return rm->row[i];
 }
 
 /* False for a node that does not broadcast (or whose opset is not imported). */

@@ -508,6 +508,26 @@ Test(good_fixture, local_function_indexed)
 	osh_model_free(m);
 }
 
+/* The operator counts when most node types have strings of their own (subgraph nodes
+ * are unpacked by protobuf-c, not interned): 65 nodes, more distinct type pointers
+ * than the counts' memo (core/type_memo.h) has room for. */
+Test(good_fixture, op_counts_beyond_the_type_memo)
+{
+	osh_model *m = load_ok(GOOD_DIR "/nested_32.onnx");
+	const osh_summary *s = osh_model_summary(m);
+	cr_assert(s);
+	cr_assert_eq(s->n_op_counts, 3);
+	static const struct {
+		const char *op;
+		size_t count;
+	} want[] = {{"If", 32}, {"Neg", 32}, {"Relu", 1}};
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_str_eq(s->op_counts[i].op_type, want[i].op);
+		cr_expect_eq(s->op_counts[i].count, want[i].count, "%s: %zu", want[i].op, (size_t)s->op_counts[i].count);
+	}
+	osh_model_free(m);
+}
+
 Test(good_fixture, nested_32_is_the_limit)
 {
 	osh_model *m = load_ok(GOOD_DIR "/nested_32.onnx");
