@@ -72,7 +72,16 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
-static size_t encode_varint(uint64_t v, uint8_t *b);
+/* Encodes v into b (10 bytes at most); returns its length. */
+static size_t encode_varint(uint64_t v, uint8_t *b)
+{
+	size_t n = 0;
+	do {
+		b[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
 
 static void put_varint(packer *p, uint64_t v)
 {
@@ -410,17 +419,6 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
 }
 
-/* Encodes v as put_varint does; returns its length. */
-static size_t encode_varint(uint64_t v, uint8_t *b)
-{
-	size_t n = 0;
-	do {
-		b[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
 /* A run of elements kept as bytes ends once it holds this many bytes: from there
  * out_write sends it to the file without a copy (OUT_BUF), and the input's pages
  * read for it are given back soon after (drop_upto). */
@@ -434,10 +432,10 @@ static size_t same_bytes_run(const wire_list *w, uint32_t field, size_t k, const
 {
 	size_t j = k, total = 0;
 	const uint8_t *prev_end = NULL;
+	uint8_t hdr[20];
+	size_t key_len = encode_varint((uint64_t)field << 3 | 2, hdr);
 	for (; j < w->n && total < RUN_MAX; j++) {
-		uint8_t hdr[20];
-		size_t h = encode_varint((uint64_t)field << 3 | 2, hdr);
-		h += encode_varint(w->len[j], hdr + h);
+		size_t h = key_len + encode_varint(w->len[j], hdr + key_len);
 		const uint8_t *content = w->bytes + w->off[j];
 		if (w->off[j] < h || memcmp(content - h, hdr, h) || (prev_end && content - h != prev_end))
 			break;
