@@ -412,7 +412,8 @@ dim dim_floordiv(infer_ctx *c, dim a, dim b)
 	return dim_known(q);
 }
 
-bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
+/* dim_merge when a dim may be a symbol or unknown. */
+bool dim_merge_symbolic(infer_ctx *c, dim a, dim b, dim *out)
 {
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
 	if (a.kind == DIM_UNKNOWN) {

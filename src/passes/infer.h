@@ -108,8 +108,17 @@ dim dim_mul(infer_ctx *c, dim a, dim b);
 /* floor(a / b) for known a, b > 0; unknown otherwise. */
 dim dim_floordiv(infer_ctx *c, dim a, dim b);
 /* Merges two facts about the same dim: known beats unknown; two different knowns
- * are a conflict (returns false). */
-bool dim_merge(infer_ctx *c, dim a, dim b, dim *out);
+ * are a conflict (returns false, *out = a). Its most common case, two known sizes,
+ * is decided inline: rules merge a few dims per node (channels, vector sizes). */
+bool dim_merge_symbolic(infer_ctx *c, dim a, dim b, dim *out);
+static inline bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
+{
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		*out = a;
+		return a.v == b.v;
+	}
+	return dim_merge_symbolic(c, a, b, out);
+}
 
 /* Broadcasts under `rule` and reports a broadcast-mismatch error naming the node,
  * the operands (input indices ia, ib), both shapes and the dimension, on failure.

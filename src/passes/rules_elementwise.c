@@ -1101,10 +1101,6 @@ static bool check_vector(infer_ctx *c, int32_t i, dim *size, const char *what)
 			   c->n->op_type, in_name(c, i), what, fmt_dim(c, *size), fmt_shape(c, t));
 		return false;
 	}
-	/* Two equal known sizes (a BatchNormalization's four vectors, nearly always): what
-	 * dim_merge would conclude, without its calls. */
-	if (t->dims[0].kind == DIM_KNOWN && size->kind == DIM_KNOWN && t->dims[0].v == size->v)
-		return true;
 	dim before = *size;
 	if (!dim_merge(c, *size, t->dims[0], size)) {
 		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' has %s elements, it must have %s (%s)",

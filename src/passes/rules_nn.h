@@ -19,18 +19,6 @@
 /* Ranks above this are refused (reported) before anything is allocated for them. */
 #define NN_MAX_RANK 1024
 
-
-/* dim_merge, deciding here its most common case, two equal known sizes, without its
- * two dim_resolve calls. */
-static inline bool nn_dim_merge(infer_ctx *c, dim a, dim b, dim *out)
-{
-	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && a.v == b.v) {
-		*out = a;
-		return true;
-	}
-	return dim_merge(c, a, b, out);
-}
-
 /* Input i when it is a tensor whose rank is known, else NULL. */
 const tinfo *nn_ranked(infer_ctx *c, int32_t i);
 /* Element type of input i, 0 when unknown or omitted. */

@@ -333,7 +333,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 		/* W dim 1 times 1 is W dim 1, as dim_mul has it, for a known one without its call */
 		dim cw = wt->dims[1], merged;
 		dim cin = group == 1 && cw.kind == DIM_KNOWN ? cw : dim_mul(c, cw, dim_known(group));
-		if (!nn_dim_merge(c, x->dims[1], cin, &merged)) {
+		if (!dim_merge(c, x->dims[1], cin, &merged)) {
 			infer_diag(c, OSH_ERROR, "shape-error",
 				   "input '%s' %s has %s channels but weight '%s' %s expects %s (W dim 1 times "
 				   "group %lld)",
@@ -351,7 +351,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	const tinfo *b = ib >= 0 ? nn_ranked(c, ib) : NULL;
 	if (b) {
 		dim merged;
-		if (b->rank != 1 || !nn_dim_merge(c, b->dims[0], m, &merged)) {
+		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
 			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D of the %s feature maps",
 				   in_name(c, ib), fmt_shape(c, b), nn_dim_text(c, m));
 			return RANK_UNKNOWN;
