@@ -45,20 +45,38 @@
 enum { WT_VARINT = 0, WT_64BIT = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_32BIT = 5 };
 
 /* Field numbers below FAST_FIELDS are looked up in a table per message type (ONNX's
- * numbers are small): protobuf-c's binary search, a call per field, was a fifth of
- * the scan. At most FAST_TYPES types get one (ONNX-ML has about 30); a message of
- * any other type, and a bigger number, takes the search. */
+ * numbers are small), which also holds what the scan needs to know of each field,
+ * worked out once from its descriptor rather than at every occurrence: protobuf-c's
+ * binary search, a call per field, was a fifth of the scan, and the switches over a
+ * field's type and label most of the rest (170 instructions a field on a 100k-node
+ * transformer). At most FAST_TYPES types get a table (ONNX-ML has 22 to 30; the
+ * tables live on the stack, 200 bytes each); a message of any other type, and a
+ * bigger number, works the same out at each occurrence. */
 #define FAST_FIELDS 32
-#define FAST_TYPES 64
+#define FAST_TYPES 40
+
+enum { K_SCALAR, K_STRING, K_BYTES, K_MESSAGE };
+#define NO_FIELD 0xff  /* field_info.index of a number the type does not have */
+#define NO_TABLE (-1) /* field_info.nested before it is looked up */
+
+/* What the scan needs of one field of a message type. */
+typedef struct field_info {
+	uint8_t index;  /* into the descriptor's fields (< MAX_FIELDS), or NO_FIELD */
+	uint8_t wire;   /* the wire type of one value, not packed */
+	uint8_t kind;   /* K_* */
+	uint8_t elt;    /* a repeated field's array element size; 0: not repeated */
+	bool packable;  /* repeated scalars: a length-delimited payload is a packed run */
+	int8_t nested;  /* a message field's type's table in scan.tables, or NO_TABLE */
+} field_info;
 
 typedef struct field_table {
 	const ProtobufCMessageDescriptor *desc;
-	int8_t index[FAST_FIELDS]; /* into desc->fields; -1 for a number it does not have */
+	field_info fields[FAST_FIELDS]; /* by field number */
 } field_table;
 
 typedef struct frame {
 	const ProtobufCMessageDescriptor *desc;
-	const field_table *fast; /* NULL: every field is searched for */
+	field_table *fast; /* NULL: every field is searched for */
 	const ProtobufCFieldDescriptor *via; /* the parent's field holding it; NULL for the top */
 	size_t key_at;                       /* offset of that field's key in the parent */
 	size_t start, end;                   /* the message's content */
@@ -76,7 +94,7 @@ typedef struct scan {
 	frame stack[PRESCAN_MAX_DEPTH + 1];
 	int top; /* index of the innermost open message */
 	field_table tables[FAST_TYPES];
-	int ntables, last_table;
+	int ntables;
 	size_t field_key_at; /* offset of the key of the field being read */
 	prescan_stats st;
 } scan;
@@ -317,11 +335,11 @@ static osh_status refuse(scan *s, osh_status st, size_t at, const ProtobufCField
 	return st;
 }
 
-/* Adds n to the estimate (saturating: a total past any budget is refused anyway). */
-static void charge(scan *s, uint64_t n)
-{
-	s->st.unpack_bytes = s->st.unpack_bytes > UINT64_MAX - n ? UINT64_MAX : s->st.unpack_bytes + n;
-}
+/* Adds n to the estimate. No saturation needed: every charge is bounded by a small
+ * multiple of the bytes it stands for (a packed varint byte becomes at most 8, a
+ * message of at least 2 bytes at most its struct, under 1 KB, and 64 bytes of
+ * scratch per member), so even 2^40 bytes of input stay far below 2^64. */
+static inline void charge(scan *s, uint64_t n) { s->st.unpack_bytes += n; }
 
 /* The message on top of the stack is complete: what unpacking it allocates besides
  * its fields' own copies (counted as they were met). */
@@ -378,27 +396,46 @@ static osh_status scan_packed(scan *s, const ProtobufCFieldDescriptor *fd, const
 	return OSH_OK;
 }
 
-/* d's field table, made on first use; NULL when there is no room for another. */
-static const field_table *table_for(scan *s, const ProtobufCMessageDescriptor *d)
+/* What the scan needs of field fd (NULL: a number d does not have) of type d. */
+static field_info info_of(const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *fd)
 {
-	if (s->ntables && s->tables[s->last_table].desc == d)
-		return &s->tables[s->last_table];
-	for (int i = 0; i < s->ntables; i++)
-		if (s->tables[i].desc == d)
-			return &s->tables[s->last_table = i];
-	if (s->ntables == FAST_TYPES)
-		return NULL;
-	field_table *t = &s->tables[s->last_table = s->ntables++];
-	t->desc = d;
-	for (unsigned n = 0; n < FAST_FIELDS; n++) {
-		const ProtobufCFieldDescriptor *fd = n ? protobuf_c_message_descriptor_get_field(d, n) : NULL;
-		t->index[n] = fd ? (int8_t)(fd - d->fields) : -1;
-	}
-	return t;
+	if (!fd)
+		return (field_info){.index = NO_FIELD, .nested = NO_TABLE};
+	bool repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
+	unsigned wire = wire_of(fd->type);
+	uint8_t kind = fd->type == PROTOBUF_C_TYPE_STRING    ? K_STRING
+		       : fd->type == PROTOBUF_C_TYPE_BYTES   ? K_BYTES
+		       : fd->type == PROTOBUF_C_TYPE_MESSAGE ? K_MESSAGE
+							     : K_SCALAR;
+	return (field_info){
+		.index = (uint8_t)(fd - d->fields), /* < MAX_FIELDS: push and prescan_message check */
+		.wire = (uint8_t)wire,
+		.kind = kind,
+		.elt = repeated ? (uint8_t)element_size(fd->type) : 0,
+		.packable = repeated && wire != WT_LEN,
+		.nested = NO_TABLE,
+	};
 }
 
-/* Opens the message field fd whose content is [start, end). */
-static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, size_t key_at, size_t start, size_t end)
+/* d's field table, made on first use; -1 when there is no room for another. */
+static int table_for(scan *s, const ProtobufCMessageDescriptor *d)
+{
+	for (int i = 0; i < s->ntables; i++)
+		if (s->tables[i].desc == d)
+			return i;
+	if (s->ntables == FAST_TYPES)
+		return -1;
+	field_table *t = &s->tables[s->ntables];
+	t->desc = d;
+	for (unsigned n = 0; n < FAST_FIELDS; n++)
+		t->fields[n] = info_of(d, n ? protobuf_c_message_descriptor_get_field(d, n) : NULL);
+	return s->ntables++;
+}
+
+/* Opens the message field fd whose content is [start, end); fi is what the parent's
+ * table says of fd, where the nested type's table is remembered. */
+static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, field_info *fi, size_t key_at, size_t start,
+		       size_t end)
 {
 	if (s->top == PRESCAN_MAX_DEPTH)
 		return refuse(s, OSH_ERR_LIMIT, key_at, fd, "messages are nested more than %d levels deep",
@@ -407,15 +444,19 @@ static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, size_t key_a
 	if (d->n_fields > MAX_FIELDS)
 		return refuse(s, OSH_ERR_LIMIT, key_at, fd, "message type %s has %u fields, more than the pre-scan tracks",
 			    d->name, d->n_fields);
+	int t = fi->nested;
+	if (t == NO_TABLE && (t = table_for(s, d)) >= 0)
+		fi->nested = (int8_t)t;
 	frame *f = &s->stack[++s->top];
-	*f = (frame){.desc = d, .fast = table_for(s, d), .via = fd, .key_at = key_at, .start = start, .end = end};
+	*f = (frame){.desc = d, .fast = t >= 0 ? &s->tables[t] : NULL, .via = fd, .key_at = key_at, .start = start,
+		     .end = end};
 	s->st.messages++;
 	if ((uint32_t)s->top > s->st.max_depth)
 		s->st.max_depth = (uint32_t)s->top;
 	return OSH_OK;
 }
 
-/* Reads one field of the innermost message, at *pos. */
+/* Reads one field of the innermost message, at *pos (before the message's end). */
 static osh_status scan_field(scan *s, size_t *pos)
 {
 	frame *f = &s->stack[s->top];
@@ -473,69 +514,72 @@ static osh_status scan_field(scan *s, size_t *pos)
 	}
 	*pos = payload_end;
 
-	const ProtobufCFieldDescriptor *fd;
-	if (number < FAST_FIELDS && f->fast)
-		fd = f->fast->index[number] >= 0 ? &f->desc->fields[f->fast->index[number]] : NULL;
-	else
-		fd = protobuf_c_message_descriptor_get_field(f->desc, (unsigned)number);
-	if (!fd) {
+	field_info slow, *fi;
+	if (number < FAST_FIELDS && f->fast) {
+		fi = &f->fast->fields[number];
+	} else {
+		slow = info_of(f->desc, protobuf_c_message_descriptor_get_field(f->desc, (unsigned)number));
+		fi = &slow;
+	}
+	if (fi->index == NO_FIELD) {
 		/* Kept by protobuf-c as an unknown field: a copy of the payload. */
 		f->unknown++;
 		charge(s, round_up(payload_end - payload));
 		s->st.copied_bytes += payload_end - payload;
 		return OSH_OK;
 	}
-	size_t fi = (size_t)(fd - f->desc->fields);
-	bool repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
-	bool packed = repeated && wt == WT_LEN && wire_of(fd->type) != WT_LEN;
-	if (wt != wire_of(fd->type) && !packed)
+	const ProtobufCFieldDescriptor *fd = &f->desc->fields[fi->index];
+	bool packed = fi->packable && wt == WT_LEN;
+	if (wt != fi->wire && !packed)
 		return corrupt(s, key_at, fd, "field '%s' (%s) has wire type %s", fd->name,
 			    type_name(fd->type), wire_name(wt));
-	if (repeated && !(f->repeated_seen >> fi & 1)) {
-		/* The array's rounding, once per repeated field present. */
-		f->repeated_seen |= (uint64_t)1 << fi;
-		charge(s, ROUND);
-	}
-	const uint8_t *body = s->data + payload + prefix, *body_end = s->data + payload_end;
-	size_t len = (size_t)(body_end - body);
-	uint64_t count = 1;
-	if (packed) {
-		osh_status st = scan_packed(s, fd, body, body_end, &count);
-		if (st != OSH_OK)
-			return st;
-	}
-	if (repeated) {
+	const uint8_t *body = s->data + payload + prefix;
+	size_t len = payload_end - payload - prefix;
+	if (fi->elt) {
+		uint64_t count = 1;
+		if (packed) {
+			osh_status st = scan_packed(s, fd, body, body + len, &count);
+			if (st != OSH_OK)
+				return st;
+		}
+		if (!(f->repeated_seen >> fi->index & 1)) {
+			/* The array's rounding, once per repeated field present. */
+			f->repeated_seen |= (uint64_t)1 << fi->index;
+			charge(s, ROUND);
+		}
 		s->st.repeated += count;
-		charge(s, count * element_size(fd->type));
+		charge(s, count * fi->elt);
 	}
-	switch (fd->type) {
-	case PROTOBUF_C_TYPE_STRING:
+	switch (fi->kind) {
+	case K_STRING: {
 		/* A C string ends at its first NUL: the rest would be lost on the way back. */
-		if (memchr(body, 0, len))
-			return refuse(s, OSH_ERR_DECODE, (size_t)((const uint8_t *)memchr(body, 0, len) - s->data), fd,
+		const uint8_t *nul = memchr(body, 0, len);
+		if (nul)
+			return refuse(s, OSH_ERR_DECODE, (size_t)(nul - s->data), fd,
 				    "string field '%s' holds a NUL byte", fd->name);
 		charge(s, round_up(len + 1));
 		s->st.copied_bytes += len;
 		s->st.strings++;
 		return OSH_OK;
-	case PROTOBUF_C_TYPE_BYTES:
+	}
+	case K_BYTES:
 		if (len)
 			charge(s, round_up(len));
 		s->st.copied_bytes += len;
 		return OSH_OK;
-	case PROTOBUF_C_TYPE_MESSAGE:
-		if (!repeated) {
+	case K_MESSAGE:
+		if (!fi->elt) {
 			/* protobuf-c merges a repeated singular message into the earlier one,
 			 * copying what it holds each time: quadratic in the occurrences. */
-			if (f->singular_seen >> fi & 1)
+			if (f->singular_seen >> fi->index & 1)
 				return refuse(s, OSH_ERR_DECODE, key_at, fd,
 					    "singular message field '%s' occurs more than once (protobuf would merge the "
 					    "occurrences; onnxshape refuses them)",
 					    fd->name);
-			f->singular_seen |= (uint64_t)1 << fi;
+			f->singular_seen |= (uint64_t)1 << fi->index;
 		}
 		*pos = payload + prefix; /* read its fields next */
-		return push(s, fd, key_at, payload + prefix, payload_end);
+		return push(s, fd, fi, key_at, payload + prefix, payload_end);
 	default:
 		return OSH_OK;
 	}
@@ -544,13 +588,15 @@ static osh_status scan_field(scan *s, size_t *pos)
 osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
 			   const char *name, prescan_stats *stats, osh_error *err)
 {
-	/* About 11 KB: fine on any thread's stack. */
+	/* About 20 KB: fine on any thread's stack. */
 	scan s = {.data = data, .size = size, .name = name, .err = err};
-	s.stack[0] = (frame){.desc = desc, .fast = table_for(&s, desc), .start = 0, .end = size};
+	s.stack[0] = (frame){.desc = desc, .start = 0, .end = size};
 	s.st.messages = 1;
 	if (desc->n_fields > MAX_FIELDS)
 		return refuse(&s, OSH_ERR_LIMIT, 0, NULL, "message type %s has %u fields, more than the pre-scan tracks",
 			    desc->name, desc->n_fields);
+	int t = table_for(&s, desc);
+	s.stack[0].fast = t >= 0 ? &s.tables[t] : NULL;
 	size_t pos = 0;
 	for (;;) {
 		while (pos == s.stack[s.top].end) {
