@@ -50,7 +50,7 @@ enum { WT_VARINT = 0, WT_64BIT = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT
  * binary search, a call per field, was a fifth of the scan, and the switches over a
  * field's type and label most of the rest (170 instructions a field on a 100k-node
  * transformer). At most FAST_TYPES types get a table (ONNX-ML has 22 to 30; the
- * tables live on the stack, 200 bytes each); a message of any other type, and a
+ * tables live on the stack, 330 bytes each); a message of any other type, and a
  * bigger number, works the same out at each occurrence. */
 #define FAST_FIELDS 32
 #define FAST_TYPES 40
@@ -72,6 +72,10 @@ typedef struct field_info {
 typedef struct field_table {
 	const ProtobufCMessageDescriptor *desc;
 	field_info fields[FAST_FIELDS]; /* by field number */
+	/* By a one-byte key (a field number below 16 and a wire type): the number, when
+	 * the type has that field and the wire type is the one of its values, not
+	 * packed; else 0. One load decides whether a field takes the quick way. */
+	uint8_t quick[0x80];
 } field_table;
 
 typedef struct frame {
@@ -429,6 +433,10 @@ static int table_for(scan *s, const ProtobufCMessageDescriptor *d)
 	t->desc = d;
 	for (unsigned n = 0; n < FAST_FIELDS; n++)
 		t->fields[n] = info_of(d, n ? protobuf_c_message_descriptor_get_field(d, n) : NULL);
+	for (unsigned key = 0; key < 0x80; key++) {
+		const field_info *fi = &t->fields[key >> 3];
+		t->quick[key] = fi->index != NO_FIELD && (key & 7) == fi->wire ? (uint8_t)(key >> 3) : 0;
+	}
 	return s->ntables++;
 }
 
@@ -585,10 +593,109 @@ static osh_status scan_field(scan *s, size_t *pos)
 	}
 }
 
+/* Reads the innermost message's fields from *pos on, until it ends or a nested
+ * message opens: the common fields here, each in a few instructions (a one-byte key
+ * of a field the type's table knows, with the wire type it expects, a well-formed
+ * payload), anything else in scan_field, which reads it again from its key and says
+ * what is wrong. Same checks, same counts: this only keeps the walk in registers
+ * (on a 100k-node CNN, 2.2 million fields took 140 instructions each in scan_field). */
+static osh_status scan_fields(scan *s, size_t *pos)
+{
+	frame *f = &s->stack[s->top];
+	field_table *fast = f->fast;
+	const uint8_t *const data = s->data, *const end = data + f->end;
+	const uint8_t *p = data + *pos;
+	uint64_t charged = 0, copied = 0, strings = 0, repeated = 0;
+	uint64_t members = f->members;
+	osh_status st = OSH_OK;
+	while (p < end) {
+		unsigned c = *p, number = fast && c < 0x80 ? fast->quick[c] : 0;
+		if (!number || members >= MAX_MEMBERS)
+			goto slow;
+		const field_info *fi = &fast->fields[number];
+		const uint8_t *q = p + 1, *body = NULL;
+		uint64_t v;
+		int n;
+		switch (c & 7) {
+		case WT_VARINT:
+			if ((n = read_varint(q, end, 10, &v)) <= 0)
+				goto slow;
+			q += n;
+			break;
+		case WT_64BIT:
+		case WT_32BIT: {
+			size_t w = (c & 7) == WT_64BIT ? 8 : 4;
+			if ((size_t)(end - q) < w)
+				goto slow;
+			q += w;
+			break;
+		}
+		default:
+			if ((n = read_varint(q, end, 5, &v)) <= 0 || v > (uint64_t)(end - q - n))
+				goto slow;
+			body = q + n;
+			q = body + v;
+			break;
+		}
+		if (fi->kind == K_STRING && memchr(body, 0, (size_t)(q - body)))
+			goto slow;
+		if (fi->kind == K_MESSAGE && !fi->elt && (f->singular_seen >> fi->index & 1))
+			goto slow;
+		/* The field is well formed: count it as scan_field would. */
+		members++;
+		if (fi->elt) {
+			if (!(f->repeated_seen >> fi->index & 1)) {
+				f->repeated_seen |= (uint64_t)1 << fi->index;
+				charged += ROUND;
+			}
+			repeated++;
+			charged += fi->elt;
+		}
+		switch (fi->kind) {
+		case K_STRING: /* round_up of len + 1, never 0 */
+			charged += ((uint64_t)(q - body) + ROUND) / ROUND * ROUND;
+			copied += (uint64_t)(q - body);
+			strings++;
+			break;
+		case K_BYTES:
+			if (q > body)
+				charged += round_up((uint64_t)(q - body));
+			copied += (uint64_t)(q - body);
+			break;
+		case K_MESSAGE:
+			if (!fi->elt)
+				f->singular_seen |= (uint64_t)1 << fi->index;
+			s->field_key_at = (size_t)(p - data);
+			*pos = (size_t)(body - data); /* read its fields next */
+			f->members = members;
+			st = push(s, &f->desc->fields[fi->index], &fast->fields[number], s->field_key_at, *pos,
+				  (size_t)(q - data));
+			goto done;
+		default:
+			break;
+		}
+		p = q;
+		continue;
+	slow:
+		f->members = members;
+		*pos = (size_t)(p - data);
+		st = scan_field(s, pos);
+		goto done;
+	}
+	f->members = members;
+	*pos = (size_t)(p - data);
+done:
+	s->st.unpack_bytes += charged;
+	s->st.copied_bytes += copied;
+	s->st.strings += strings;
+	s->st.repeated += repeated;
+	return st;
+}
+
 osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
 			   const char *name, prescan_stats *stats, osh_error *err)
 {
-	/* About 20 KB: fine on any thread's stack. */
+	/* About 22 KB: fine on any thread's stack. */
 	scan s = {.data = data, .size = size, .name = name, .err = err};
 	s.stack[0] = (frame){.desc = desc, .start = 0, .end = size};
 	s.st.messages = 1;
@@ -607,7 +714,7 @@ osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t
 			}
 			s.top--;
 		}
-		osh_status st = scan_field(&s, &pos);
+		osh_status st = scan_fields(&s, &pos);
 		if (st != OSH_OK)
 			return st;
 	}
