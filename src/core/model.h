@@ -202,6 +202,9 @@ struct osh_model {
 	size_t input_map_size;
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
 	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */
+	/* While loading, the second thread that pre-scans the main graph's initializers
+	 * and nodes as the index reads them (load.c); NULL when none runs. */
+	struct scan_job *scan_job;
 	uint64_t src_size;
 	bool has_src_stat; /* the source's identity, to refuse writing over it by accident */
 	uint64_t src_dev, src_ino;

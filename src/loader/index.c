@@ -389,6 +389,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		malformed(m, g, -1, NULL, "the graph has %zu nodes, more than onnxshape supports", count);
 		return true;
 	}
+	if (lazy && !loader_wait_room(m, (uint64_t)count * sizeof *g->nodes))
+		return false; /* refused: the loader says why */
 	g->nnodes = (int32_t)count;
 	g->nodes = arena_array(m->arena, count, sizeof *g->nodes);
 	if (!g->nodes && count)
@@ -403,6 +405,10 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		node *n = &g->nodes[ni];
 		char *const *outs;
 		if (lazy) {
+			if (!loader_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
+				ok = false;
+				break;
+			}
 			const uint8_t *p = m->lazy.bytes + m->lazy.off[ni];
 			size_t len = m->lazy.len[ni];
 			if (ni + 1 < g->nnodes)
@@ -800,6 +806,10 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
 	bool ok = !w->n || tw;
 	for (size_t i = 0; i < w->n && ok; i++) {
+		if (!loader_wait_scanned(m, 0, i)) { /* refused: the loader says why */
+			ok = false;
+			break;
+		}
 		/* The next initializer's name (field 8) is inserted into the value map soon:
 		 * its slot is fetched while this one is unpacked and checked. */
 		wire_field next;
@@ -869,6 +879,8 @@ static bool reserve_values(osh_model *m, graph *g, size_t n)
 		return true; /* beyond that, growth reports the limit as before */
 	if (n > SIZE_MAX / sizeof(value))
 		return false;
+	if (g == m->main && !loader_wait_room(m, (uint64_t)n * sizeof(value)))
+		return false; /* refused: the loader says why */
 	value *v = arena_alloc(m->arena, n * sizeof *v);
 	if (!v)
 		return false;

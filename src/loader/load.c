@@ -33,6 +33,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,16 +79,13 @@ static uint64_t budget_for(const prescan_stats *ps, uint64_t size, uint64_t copy
 	       ps->strings * INDEX_BYTES_PER_STRING + BUDGET_MARGIN;
 }
 
-/* Pre-scans the input and decides the budget: the caller's, or budget_for. Refuses a
- * file that would expand beyond MAX_EXPANSION, or beyond the caller's budget. */
-static osh_status plan(const char *name, const uint8_t *data, size_t size, uint64_t copy,
-		       const osh_load_options *opts, uint64_t *budget, osh_error *err)
+/* Decides the budget for a model whose pre-scan counted ps: the caller's, or
+ * budget_for. Refuses a file that would expand beyond MAX_EXPANSION, or beyond the
+ * caller's budget. */
+static osh_status plan_budget(const char *name, const prescan_stats *ps, size_t size, uint64_t copy,
+			      const osh_load_options *opts, uint64_t *budget, osh_error *err)
 {
-	prescan_stats ps;
-	osh_status s = prescan_message(&onnx__model_proto__descriptor, data, size, name, &ps, err);
-	if (s != OSH_OK)
-		return s;
-	uint64_t need = copy + ps.unpack_bytes;
+	uint64_t need = copy + ps->unpack_bytes;
 	if (opts && opts->memory_budget) {
 		if (need > opts->memory_budget)
 			return error_set(err, OSH_ERR_LIMIT,
@@ -95,13 +94,222 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
 		*budget = opts->memory_budget;
 		return OSH_OK;
 	}
-	if (ps.unpack_bytes > (uint64_t)size * MAX_EXPANSION + EXPANSION_FLOOR)
+	if (ps->unpack_bytes > (uint64_t)size * MAX_EXPANSION + EXPANSION_FLOOR)
 		return error_set(err, OSH_ERR_LIMIT,
 			    "%s: refused: its %llu messages would take %llu bytes in memory, %llu times the "
 			    "file's %zu bytes (the limit is %d times): a file built to exhaust memory, not a model",
-			    name, (unsigned long long)ps.messages, (unsigned long long)ps.unpack_bytes,
-			    (unsigned long long)(ps.unpack_bytes / (size ? size : 1)), size, MAX_EXPANSION);
-	*budget = budget_for(&ps, size, copy);
+			    name, (unsigned long long)ps->messages, (unsigned long long)ps->unpack_bytes,
+			    (unsigned long long)(ps->unpack_bytes / (size ? size : 1)), size, MAX_EXPANSION);
+	*budget = budget_for(ps, size, copy);
+	return OSH_OK;
+}
+
+/* Pre-scans the input and decides the budget (plan_budget). */
+static osh_status plan(const char *name, const uint8_t *data, size_t size, uint64_t copy,
+		       const osh_load_options *opts, uint64_t *budget, osh_error *err)
+{
+	prescan_stats ps;
+	osh_status s = prescan_message(&onnx__model_proto__descriptor, data, size, name, &ps, err);
+	return s == OSH_OK ? plan_budget(name, &ps, size, copy, opts, budget, err) : s;
+}
+
+/* The pre-scan of a big file in two threads. The loader scans the outline (every
+ * byte but the content of the main graph's nodes and initializers: little), starts
+ * a second thread on the rest, and unpacks and indexes meanwhile; the index waits at
+ * each initializer and node until the second thread has accepted it
+ * (loader_wait_scanned), so no byte reaches a decoder before it was checked, as when
+ * the scan ran first. The second thread is the first to read most pages of the file,
+ * so it also takes the page faults. Until its counts are in, the arena runs under a
+ * budget no accepted file can reach (budget_bound); then the exact one, the same
+ * plan_budget decides after a whole scan, replaces it.
+ *
+ * A file refused for what it would take in memory (a million empty nodes) must not
+ * take it meanwhile: while the second thread runs, the index also waits whenever its
+ * arena holds more than AHEAD_PER_BYTE bytes per byte accepted so far (plus
+ * AHEAD_FLOOR). Real models stay below: weights cost the arena next to nothing, and
+ * a 1M-node transformer without them took 3.5 bytes per byte of file; a graph of
+ * tiny nodes is only slower, its index waiting for the scan's end.
+ *
+ * Any verdict against the file, or a failure of the loader's own, is settled by
+ * prescan_message on the same bytes, so a refused file gets the message (the first
+ * problem in file order) and the status it gets from the one-thread scan. */
+#define SPLIT_SCAN_MIN ((size_t)1 << 20)
+#define AHEAD_PER_BYTE 2
+#define AHEAD_FLOOR ((uint64_t)16 << 20)
+
+enum { JOB_RUNNING, JOB_PASSED, JOB_STOPPED };
+
+typedef struct scan_job {
+	const uint8_t *data;
+	size_t size;
+	uint64_t user_budget; /* the caller's memory_budget, 0 for none */
+	prescan_outline_result outline;
+	prescan_stats stats; /* the second thread's counts, once JOB_PASSED */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	_Atomic uint64_t done[2]; /* initializers and nodes accepted so far */
+	_Atomic uint64_t accepted; /* bytes accepted so far: the outline's, then elements' */
+	_Atomic int state;
+	atomic_bool stop;
+} scan_job;
+
+static bool job_progress(void *ctx, int kind, uint64_t done, uint64_t bytes)
+{
+	scan_job *j = ctx;
+	pthread_mutex_lock(&j->mu);
+	atomic_store_explicit(&j->accepted, j->size - (j->outline.graph_end - j->outline.graph_start) + bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&j->done[kind], done, memory_order_release);
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return !atomic_load_explicit(&j->stop, memory_order_relaxed);
+}
+
+static void *job_run(void *arg)
+{
+	scan_job *j = arg;
+	prescan_stats st;
+	osh_status s = prescan_graph_elements(j->data, j->size, &j->outline, &st, job_progress, j);
+	if (s == OSH_OK) {
+		/* The verdict on the whole, as plan_budget gives it (job_finish says why). */
+		prescan_stats all = j->outline.stats;
+		prescan_stats_add(&all, &st);
+		osh_load_options opts = {.memory_budget = j->user_budget};
+		uint64_t budget;
+		s = plan_budget("", &all, j->size, 0, &opts, &budget, NULL);
+	}
+	pthread_mutex_lock(&j->mu);
+	if (s == OSH_OK)
+		j->stats = st;
+	atomic_store(&j->state, s == OSH_OK ? JOB_PASSED : JOB_STOPPED);
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+/* Whether the arena may grow by `more` bytes: the file is accepted, or still being
+ * scanned and the arena within what the bytes accepted so far allow (see
+ * AHEAD_PER_BYTE). */
+static bool may_grow(const scan_job *j, const osh_model *m, uint64_t more)
+{
+	int state = atomic_load(&j->state);
+	if (state != JOB_RUNNING)
+		return state == JOB_PASSED;
+	return arena_used(m->arena) + more <=
+	       AHEAD_PER_BYTE * atomic_load_explicit(&j->accepted, memory_order_relaxed) + AHEAD_FLOOR;
+}
+
+/* Whether the index may read element i of `kind`: accepted, and may_grow. */
+static bool may_read(const scan_job *j, const osh_model *m, int kind, size_t i)
+{
+	return atomic_load_explicit(&j->done[kind], memory_order_acquire) > i && may_grow(j, m, 0);
+}
+
+bool loader_wait_scanned(osh_model *m, int kind, size_t i)
+{
+	scan_job *j = m->scan_job;
+	if (!j || may_read(j, m, kind, i))
+		return true;
+	pthread_mutex_lock(&j->mu);
+	while (!may_read(j, m, kind, i) && atomic_load(&j->state) == JOB_RUNNING)
+		pthread_cond_wait(&j->cv, &j->mu);
+	bool ok = may_read(j, m, kind, i);
+	pthread_mutex_unlock(&j->mu);
+	return ok;
+}
+
+bool loader_wait_room(osh_model *m, uint64_t bytes)
+{
+	scan_job *j = m->scan_job;
+	if (!j || may_grow(j, m, bytes))
+		return true;
+	pthread_mutex_lock(&j->mu);
+	while (!may_grow(j, m, bytes) && atomic_load(&j->state) == JOB_RUNNING)
+		pthread_cond_wait(&j->cv, &j->mu);
+	bool ok = may_grow(j, m, bytes);
+	pthread_mutex_unlock(&j->mu);
+	return ok;
+}
+
+/* A budget no model that passes the pre-scan reaches: budget_for with the worst the
+ * unscanned nodes and initializers could add (a message and a string every two
+ * bytes, everything unpacked to MAX_EXPANSION times the file). */
+static uint64_t budget_bound(const prescan_outline_result *o, uint64_t size)
+{
+	prescan_stats ps = o->stats;
+	uint64_t rest = o->graph_end - o->graph_start;
+	ps.unpack_bytes = size * MAX_EXPANSION + EXPANSION_FLOOR;
+	ps.messages += rest / 2;
+	ps.strings += rest / 2;
+	return budget_for(&ps, size, 0);
+}
+
+/* Scans the outline of a mapped file and prepares the job for the rest; the
+ * budget to start under. A refused outline gets prescan_message's verdict. */
+static osh_status plan_split(const char *name, const uint8_t *data, size_t size, const osh_load_options *opts,
+			     uint64_t *budget, scan_job **out, osh_error *err)
+{
+	*out = NULL;
+	prescan_outline_result o;
+	if (prescan_outline(data, size, name, &o, NULL) != OSH_OK || !o.deferred)
+		return plan(name, data, size, 0, opts, budget, err); /* its verdict, or nothing to split */
+	scan_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return plan(name, data, size, 0, opts, budget, err);
+	j->data = data;
+	j->size = size;
+	j->user_budget = opts ? opts->memory_budget : 0;
+	j->outline = o;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	*budget = j->user_budget ? j->user_budget : budget_bound(&o, size);
+	*out = j;
+	return OSH_OK;
+}
+
+/* Starts the second thread; where none can start, this one scans the rest first. */
+static void job_start(scan_job *j)
+{
+	j->started = pthread_create(&j->thread, NULL, job_run, j) == 0;
+	if (!j->started)
+		job_run(j);
+}
+
+/* Ends m's scan job, if any (stopping it first when `stop`: the loader failed and
+ * needs no more), and settles the pre-scan as a whole: its verdict against the file,
+ * or the exact budget in place of the bound. */
+static osh_status job_finish(osh_model *m, bool stop, osh_error *err)
+{
+	scan_job *j = m->scan_job;
+	if (!j)
+		return OSH_OK;
+	m->scan_job = NULL;
+	if (stop)
+		atomic_store(&j->stop, true);
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	osh_load_options opts = {.memory_budget = j->user_budget};
+	prescan_stats ps = j->outline.stats;
+	osh_status s = OSH_OK;
+	if (atomic_load(&j->state) == JOB_PASSED)
+		prescan_stats_add(&ps, &j->stats);
+	else /* refused or stopped: the whole scan says which and why */
+		s = prescan_message(&onnx__model_proto__descriptor, j->data, j->size, m->path, &ps, err);
+	uint64_t budget = 0;
+	if (s == OSH_OK)
+		s = plan_budget(m->path, &ps, j->size, 0, &opts, &budget, err);
+	pthread_mutex_destroy(&j->mu);
+	pthread_cond_destroy(&j->cv);
+	free(j);
+	if (s != OSH_OK)
+		return s;
+	arena_set_budget(m->arena, budget);
+	m->budget = budget;
+	if (arena_used(m->arena) > budget)
+		return error_set(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes",
+			    m->path, (unsigned long long)budget);
 	return OSH_OK;
 }
 
@@ -144,6 +352,7 @@ void osh_model_free(osh_model *m)
 {
 	if (!m)
 		return;
+	job_finish(m, true, NULL); /* before the input it reads goes */
 	if (m->src_fd >= 0)
 		close(m->src_fd);
 	if (m->input_map)
@@ -192,10 +401,17 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 {
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
 	split_result r = unpack_split(in->data, in->size, alloc, &m->proto, &m->lazy, &m->lazy_inits);
-	if (r == SPLIT_NOT_USED || r == SPLIT_NOMEM)
+	bool whole = r == SPLIT_NOT_USED || r == SPLIT_NOMEM;
+	bool keep = in->mapped && r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n);
+	osh_status js = OSH_OK;
+	/* protobuf-c is to read every byte, or the input is about to go: the pre-scan
+	 * ends first. */
+	if (whole || (in->mapped && !keep))
+		js = job_finish(m, false, err);
+	if (whole && js == OSH_OK)
 		m->proto = onnx__model_proto__unpack(alloc, in->size, in->data);
 	if (in->mapped) {
-		if (r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n)) {
+		if (keep) {
 			m->input_map = in->data;
 			m->input_map_size = in->size;
 			m->input_file_mapped = in->file_mapped;
@@ -211,7 +427,11 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		}
 		in->data = NULL; /* the model's now, or gone */
 	}
+	if (js != OSH_OK)
+		return js;
 	if (!m->proto) {
+		if ((js = job_finish(m, true, err)) != OSH_OK)
+			return js;
 		if (arena_exhausted(m->arena))
 			return error_set(err, OSH_ERR_LIMIT,
 				    "%s: decoding needs more than the memory budget of %llu bytes",
@@ -220,7 +440,12 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		return error_set(err, OSH_ERR_DECODE,
 			    "%s: not an ONNX model: the protobuf data is truncated or corrupt", m->path);
 	}
-	if (!validate_model(m) || !index_model(m) || m->nomem) {
+	bool indexed = validate_model(m) && index_model(m) && !m->nomem;
+	/* The pre-scan's verdict before the index's: a refused file stopped the index
+	 * at the first node or initializer it could not read. */
+	if ((js = job_finish(m, !indexed, err)) != OSH_OK)
+		return js;
+	if (!indexed) {
 		if (arena_exhausted(m->arena))
 			return error_set(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes",
 				    m->path, (unsigned long long)m->budget);
@@ -313,17 +538,28 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	uint8_t *data = NULL;
 	uint64_t budget = 0;
 	bool file_mapped = false;
+	scan_job *job = NULL;
 	osh_status s = read_all(fd, path, (size_t)size, &data, &file_mapped, err);
 	if (s == OSH_OK)
-		s = plan(path, data, (size_t)size, 0, opts, &budget, err);
+		s = size >= SPLIT_SCAN_MIN ? plan_split(path, data, (size_t)size, opts, &budget, &job, err)
+					   : plan(path, data, (size_t)size, 0, opts, &budget, err);
 	osh_model *m = NULL;
 	if (s == OSH_OK && !(m = model_new(path, budget)))
 		s = no_model(err, path, opts);
 	if (s != OSH_OK) {
+		if (job) {
+			pthread_mutex_destroy(&job->mu);
+			pthread_cond_destroy(&job->cv);
+			free(job);
+		}
 		if (data)
 			munmap(data, (size_t)size);
 		close(fd);
 		return s;
+	}
+	if (job) {
+		m->scan_job = job;
+		job_start(job);
 	}
 	m->src_fd = fd;
 	m->src_size = size;

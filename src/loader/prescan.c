@@ -18,6 +18,7 @@
  * found by counting the earlier occurrences in its parent (bytes already checked).
  */
 #include "loader/prescan.h"
+#include "onnx-ml.pb-c.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -88,6 +89,7 @@ typedef struct frame {
 	uint64_t unknown;                    /* occurrences of fields the schema does not know */
 	uint64_t singular_seen;              /* singular message fields met, by field index */
 	uint64_t repeated_seen;              /* repeated fields met, by field index */
+	uint64_t deferred;                   /* message fields only framed, by field index */
 } frame;
 
 typedef struct scan {
@@ -101,6 +103,12 @@ typedef struct scan {
 	int ntables;
 	size_t field_key_at; /* offset of the key of the field being read */
 	prescan_stats st;
+	/* prescan_outline: the main graph's message, whose nodes and initializers are
+	 * framed but not read (their fields' indices in `defer`). */
+	const ProtobufCFieldDescriptor *graph_field;
+	uint64_t defer;
+	size_t graph_start, graph_end;
+	uint64_t deferred;
 } scan;
 
 static uint64_t round_up(uint64_t n) { return n ? (n + ROUND - 1) / ROUND * ROUND : ROUND; }
@@ -458,6 +466,10 @@ static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, field_info *
 	frame *f = &s->stack[++s->top];
 	*f = (frame){.desc = d, .fast = t >= 0 ? &s->tables[t] : NULL, .via = fd, .key_at = key_at, .start = start,
 		     .end = end};
+	if (fd == s->graph_field && s->top == 1) {
+		f->deferred = s->defer;
+		s->graph_start = start, s->graph_end = end;
+	}
 	s->st.messages++;
 	if ((uint32_t)s->top > s->st.max_depth)
 		s->st.max_depth = (uint32_t)s->top;
@@ -586,6 +598,10 @@ static osh_status scan_field(scan *s, size_t *pos)
 					    fd->name);
 			f->singular_seen |= (uint64_t)1 << fi->index;
 		}
+		if (f->deferred >> fi->index & 1) { /* framed only: prescan_graph_elements reads it */
+			s->deferred++;
+			return OSH_OK;
+		}
 		*pos = payload + prefix; /* read its fields next */
 		return push(s, fd, fi, key_at, payload + prefix, payload_end);
 	default:
@@ -665,6 +681,10 @@ static osh_status scan_fields(scan *s, size_t *pos)
 		case K_MESSAGE:
 			if (!fi->elt)
 				f->singular_seen |= (uint64_t)1 << fi->index;
+			if (f->deferred >> fi->index & 1) { /* framed only, as in scan_field */
+				s->deferred++;
+				break;
+			}
 			s->field_key_at = (size_t)(p - data);
 			*pos = (size_t)(body - data); /* read its fields next */
 			f->members = members;
@@ -692,30 +712,133 @@ done:
 	return st;
 }
 
+/* Reads fields until the message open at stack index `base` (the innermost one)
+ * is complete, closing each message as it ends. */
+static osh_status run(scan *s, size_t pos, int base)
+{
+	for (;;) {
+		while (pos == s->stack[s->top].end) {
+			close_message(s);
+			if (s->top == base)
+				return OSH_OK;
+			s->top--;
+		}
+		osh_status st = scan_fields(s, &pos);
+		if (st != OSH_OK)
+			return st;
+	}
+}
+
+/* Starts a scan of `size` bytes as a message of type desc: the top frame. */
+static osh_status start(scan *s, const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
+			const char *name, osh_error *err)
+{
+	*s = (scan){.data = data, .size = size, .name = name, .err = err};
+	s->stack[0] = (frame){.desc = desc, .start = 0, .end = size};
+	s->st.messages = 1;
+	if (desc->n_fields > MAX_FIELDS)
+		return refuse(s, OSH_ERR_LIMIT, 0, NULL, "message type %s has %u fields, more than the pre-scan tracks",
+			    desc->name, desc->n_fields);
+	int t = table_for(s, desc);
+	s->stack[0].fast = t >= 0 ? &s->tables[t] : NULL;
+	return OSH_OK;
+}
+
 osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
 			   const char *name, prescan_stats *stats, osh_error *err)
 {
 	/* About 22 KB: fine on any thread's stack. */
-	scan s = {.data = data, .size = size, .name = name, .err = err};
-	s.stack[0] = (frame){.desc = desc, .start = 0, .end = size};
-	s.st.messages = 1;
-	if (desc->n_fields > MAX_FIELDS)
-		return refuse(&s, OSH_ERR_LIMIT, 0, NULL, "message type %s has %u fields, more than the pre-scan tracks",
-			    desc->name, desc->n_fields);
-	int t = table_for(&s, desc);
-	s.stack[0].fast = t >= 0 ? &s.tables[t] : NULL;
-	size_t pos = 0;
-	for (;;) {
-		while (pos == s.stack[s.top].end) {
-			close_message(&s);
-			if (s.top == 0) {
-				*stats = s.st;
-				return OSH_OK;
+	scan s;
+	osh_status st = start(&s, desc, data, size, name, err);
+	if (st == OSH_OK && (st = run(&s, 0, 0)) == OSH_OK)
+		*stats = s.st;
+	return st;
+}
+
+/* The index of field `number` in d's fields. */
+static unsigned field_index(const ProtobufCMessageDescriptor *d, unsigned number)
+{
+	return (unsigned)(protobuf_c_message_descriptor_get_field(d, number) - d->fields);
+}
+
+osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, prescan_outline_result *out,
+			   osh_error *err)
+{
+	scan s;
+	osh_status st = start(&s, &onnx__model_proto__descriptor, data, size, name, err);
+	if (st != OSH_OK)
+		return st;
+	s.graph_field = protobuf_c_message_descriptor_get_field(&onnx__model_proto__descriptor, 7);
+	const ProtobufCMessageDescriptor *g = &onnx__graph_proto__descriptor;
+	s.defer = (uint64_t)1 << field_index(g, PRESCAN_NODE_FIELD) | (uint64_t)1 << field_index(g, PRESCAN_INIT_FIELD);
+	if ((st = run(&s, 0, 0)) != OSH_OK)
+		return st;
+	*out = (prescan_outline_result){.stats = s.st, .graph_start = s.graph_start, .graph_end = s.graph_end,
+					.deferred = s.deferred};
+	return OSH_OK;
+}
+
+osh_status prescan_graph_elements(const uint8_t *data, size_t size, const prescan_outline_result *o,
+				  prescan_stats *stats, prescan_progress_fn progress, void *ctx)
+{
+	/* The stack as the whole scan has it at a node: the model, its graph, the node.
+	 * No error is formatted here (the caller scans again with prescan_message for
+	 * that), so the two outer frames only set the depth. */
+	scan s = {.data = data, .size = size, .name = ""};
+	s.stack[0] = (frame){.desc = &onnx__model_proto__descriptor, .end = size};
+	s.stack[1] = (frame){.desc = &onnx__graph_proto__descriptor, .start = o->graph_start, .end = o->graph_end};
+	static const struct {
+		unsigned number;
+		const ProtobufCMessageDescriptor *desc;
+	} kinds[2] = {{PRESCAN_INIT_FIELD, &onnx__tensor_proto__descriptor},
+		      {PRESCAN_NODE_FIELD, &onnx__node_proto__descriptor}};
+	uint64_t bytes = 0;
+	for (int k = 0; k < 2; k++) {
+		const ProtobufCMessageDescriptor *d = kinds[k].desc;
+		int t = table_for(&s, d);
+		uint64_t done = 0;
+		/* The outline framed every field of the graph: they only need hopping over. */
+		for (size_t pos = o->graph_start; pos < o->graph_end;) {
+			uint64_t key = 0, len = 0;
+			const uint8_t *p = data + pos, *end = data + o->graph_end;
+			int n = read_varint(p, end, 5, &key);
+			p += n > 0 ? n : 1;
+			if ((key & 7) != WT_LEN) {
+				pos = (size_t)(skip_payload(p, end, (unsigned)(key & 7)) - data);
+				continue;
 			}
-			s.top--;
+			n = read_varint(p, end, 5, &len);
+			p += n > 0 ? n : 1;
+			pos = (size_t)(p - data) + (size_t)len;
+			if (key >> 3 != kinds[k].number)
+				continue;
+			s.top = 2;
+			s.stack[2] = (frame){.desc = d, .fast = t >= 0 ? &s.tables[t] : NULL, .start = (size_t)(p - data),
+					     .end = pos};
+			s.st.messages++;
+			if (s.st.max_depth < 2)
+				s.st.max_depth = 2;
+			osh_status st = run(&s, (size_t)(p - data), 2);
+			if (st != OSH_OK)
+				return st;
+			bytes += len;
+			if (++done % PRESCAN_PROGRESS_STEP == 0 && progress && !progress(ctx, k, done, bytes))
+				return OSH_ERR_DECODE;
 		}
-		osh_status st = scan_fields(&s, &pos);
-		if (st != OSH_OK)
-			return st;
+		if (progress && !progress(ctx, k, done, bytes))
+			return OSH_ERR_DECODE;
 	}
+	*stats = s.st;
+	return OSH_OK;
+}
+
+void prescan_stats_add(prescan_stats *to, const prescan_stats *from)
+{
+	to->messages += from->messages;
+	to->repeated += from->repeated;
+	to->strings += from->strings;
+	to->copied_bytes += from->copied_bytes;
+	to->unpack_bytes += from->unpack_bytes;
+	if (from->max_depth > to->max_depth)
+		to->max_depth = from->max_depth;
 }

@@ -22,6 +22,7 @@
 #include "onnxshape.h"
 
 #include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,42 @@ typedef struct prescan_stats {
  * Uses a fixed amount of stack and no heap. */
 osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
 			   const char *name, prescan_stats *stats, osh_error *err);
+
+/* The same scan in two parts, so that a second thread can read the nodes and the
+ * initializers of the main graph (most of a model's bytes) while the loader indexes
+ * them (load.c). Together they accept exactly what prescan_message accepts, and
+ * their counts add up to its counts; an error is only a verdict (prescan_message on
+ * the same bytes says where and what, as the first error in file order may be in
+ * either part). */
+#define PRESCAN_NODE_FIELD 1 /* GraphProto.node */
+#define PRESCAN_INIT_FIELD 5 /* GraphProto.initializer */
+
+typedef struct prescan_outline_result {
+	prescan_stats stats;
+	size_t graph_start, graph_end; /* the main graph's content; both 0 without one */
+	uint64_t deferred;             /* nodes and initializers framed, not read */
+} prescan_outline_result;
+
+/* Scans `size` bytes as a ModelProto, but for the content of its graph's node and
+ * initializer fields, whose framing (key, length) only is checked. Errors as
+ * prescan_message. */
+osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, prescan_outline_result *out,
+			   osh_error *err);
+
+/* Told after every PRESCAN_PROGRESS_STEP elements of one kind (0: initializers, 1:
+ * nodes), and at the end of each kind, how many of them passed and how many bytes
+ * of elements (of both kinds) have passed in all; false stops the scan. */
+#define PRESCAN_PROGRESS_STEP 64
+typedef bool (*prescan_progress_fn)(void *ctx, int kind, uint64_t done, uint64_t bytes);
+
+/* Scans what prescan_outline left: the initializers, then the nodes, each as at its
+ * place in the model (same depth limit). On OSH_OK fills *stats with their counts.
+ * OSH_ERR_DECODE or OSH_ERR_LIMIT when an element is refused (no message: see
+ * above), OSH_ERR_DECODE also when `progress` stopped it. */
+osh_status prescan_graph_elements(const uint8_t *data, size_t size, const prescan_outline_result *o,
+				  prescan_stats *stats, prescan_progress_fn progress, void *ctx);
+
+/* Adds the counts of `from` to `to` (the deepest of the two depths). */
+void prescan_stats_add(prescan_stats *to, const prescan_stats *from);
 
 #endif
