@@ -190,25 +190,6 @@ static bool contains(const char *hay, const char *needle) { return strstr(hay, n
 
 /* ---- files --------------------------------------------------------------------- */
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	int fd = open(path, O_RDONLY);
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	struct stat st;
-	cr_assert_eq(fstat(fd, &st), 0);
-	uint8_t *buf = malloc((size_t)st.st_size + 1);
-	cr_assert(buf);
-	size_t len = 0;
-	while (len < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
-		cr_assert(r > 0, "%s: short read", path);
-		len += (size_t)r;
-	}
-	close(fd);
-	*size = len;
-	return buf;
-}
-
 static bool same_bytes(const char *a, const char *b)
 {
 	size_t na, nb;

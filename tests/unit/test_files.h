@@ -1,6 +1,6 @@
 /* test_files.h: scratch directories for the tests that write files (test_cli.c,
  * test_hostile.c, test_write_atomic.c): create one, name files in it, see what it
- * holds, remove it. And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
+ * holds, read a file whole, remove it. And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
  * translation unit. Include after <criterion/criterion.h>, with _GNU_SOURCE (asprintf).
  */
 #ifndef OSH_TEST_FILES_H
@@ -8,6 +8,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,26 @@ static inline char *make_tmpdir_for(const char *tag)
 	cr_assert(asprintf(&dir, "/tmp/osh_test_%s.XXXXXX", tag) > 0 && mkdtemp(dir), "mkdtemp: %s",
 		  strerror(errno));
 	return dir;
+}
+
+/* The whole file at path (malloc'd, one byte spare), its size in *size. */
+static inline uint8_t *slurp(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	uint8_t *buf = malloc((size_t)st.st_size + 1);
+	cr_assert(buf);
+	size_t len = 0;
+	while (len < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
+		cr_assert(r > 0, "%s: short read", path);
+		len += (size_t)r;
+	}
+	close(fd);
+	*size = len;
+	return buf;
 }
 
 /* "dir/name", malloc'd. */

@@ -28,6 +28,7 @@
 
 #include <criterion/criterion.h>
 #include "test_files.h"
+#include "wbuf.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,82 +54,6 @@
 /* ---- helpers ------------------------------------------------------------------- */
 
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	int fd = open(path, O_RDONLY);
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	struct stat st;
-	cr_assert_eq(fstat(fd, &st), 0);
-	uint8_t *buf = malloc((size_t)st.st_size + 1);
-	cr_assert(buf);
-	size_t len = 0;
-	while (len < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
-		cr_assert(r > 0, "%s: short read", path);
-		len += (size_t)r;
-	}
-	close(fd);
-	*size = len;
-	return buf;
-}
-
-/* ---- a protobuf wire writer, for bytes no encoder would make ------------------ */
-
-typedef struct wbuf {
-	uint8_t *p;
-	size_t n, cap;
-} wbuf;
-
-static void put(wbuf *b, const void *d, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		cr_assert(b->p);
-	}
-	if (n)
-		memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void put_byte(wbuf *b, uint8_t c) { put(b, &c, 1); }
-
-static void put_varint(wbuf *b, uint64_t v)
-{
-	do {
-		put_byte(b, (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
-		v >>= 7;
-	} while (v);
-}
-
-static void put_key(wbuf *b, uint64_t field, unsigned wt) { put_varint(b, field << 3 | wt); }
-
-static void put_vfield(wbuf *b, uint64_t field, uint64_t v)
-{
-	put_key(b, field, 0);
-	put_varint(b, v);
-}
-
-static void put_bytes(wbuf *b, uint64_t field, const void *d, size_t n)
-{
-	put_key(b, field, 2);
-	put_varint(b, n);
-	put(b, d, n);
-}
-
-static void put_str(wbuf *b, uint64_t field, const char *s) { put_bytes(b, field, s, strlen(s)); }
-
-/* Appends `inner` as a length-delimited field and frees it. Returns the offset in b
- * where inner's bytes start. */
-static size_t put_msg(wbuf *b, uint64_t field, wbuf *inner)
-{
-	put_bytes(b, field, inner->p, inner->n);
-	size_t at = b->n - inner->n;
-	free(inner->p);
-	*inner = (wbuf){0};
-	return at;
-}
 
 /* ModelProto: ir_version 8, opset_import { domain "" version 13 }. */
 static void put_header(wbuf *b)

@@ -15,6 +15,7 @@
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>
+#include "wbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,61 +23,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-} wbuf;
-
-static void put(wbuf *b, const void *data, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->p = realloc(b->p, b->cap);
-		cr_assert(b->p);
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void varint(wbuf *b, uint64_t v)
-{
-	do {
-		uint8_t c = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		put(b, &c, 1);
-		v >>= 7;
-	} while (v);
-}
-
-static void field_varint(wbuf *b, uint32_t field, uint64_t v)
-{
-	varint(b, (uint64_t)field << 3);
-	varint(b, v);
-}
-
-static void field_bytes(wbuf *b, uint32_t field, const void *data, size_t n)
-{
-	varint(b, (uint64_t)field << 3 | 2);
-	varint(b, n);
-	put(b, data, n);
-}
-
-static void field_msg(wbuf *b, uint32_t field, wbuf *msg)
-{
-	field_bytes(b, field, msg->p, msg->len);
-	free(msg->p);
-	*msg = (wbuf){0};
-}
-
-static void field_str(wbuf *b, uint32_t field, const char *s) { field_bytes(b, field, s, strlen(s)); }
 
 /* An initializer FLOAT [rows, 64], raw_data filled from seed. */
 static void initializer(wbuf *graph, const char *name, int64_t rows, uint32_t seed)
 {
 	wbuf t = {0};
-	field_varint(&t, 1, (uint64_t)rows);
-	field_varint(&t, 1, 64);
-	field_varint(&t, 2, 1); /* FLOAT */
-	field_str(&t, 8, name);
+	put_vfield(&t, 1, (uint64_t)rows);
+	put_vfield(&t, 1, 64);
+	put_vfield(&t, 2, 1); /* FLOAT */
+	put_str(&t, 8, name);
 	size_t n = (size_t)rows * 64;
 	float *f = malloc(n * sizeof *f);
 	cr_assert(f);
@@ -84,35 +39,35 @@ static void initializer(wbuf *graph, const char *name, int64_t rows, uint32_t se
 		seed = seed * 1103515245u + 12345u;
 		f[i] = (float)(seed >> 8) / 16777216.0f + 0.5f;
 	}
-	field_bytes(&t, 9, f, n * sizeof *f);
+	put_bytes(&t, 9, f, n * sizeof *f);
 	free(f);
-	field_msg(graph, 5, &t);
+	put_msg(graph, 5, &t);
 }
 
 static void value_info(wbuf *graph, uint32_t field, const char *name)
 {
 	wbuf dim = {0}, shape = {0}, tt = {0}, type = {0}, vi = {0};
-	field_str(&dim, 2, "N");
-	field_msg(&shape, 1, &dim);
-	field_varint(&dim, 1, 64);
-	field_msg(&shape, 1, &dim);
-	field_varint(&tt, 1, 1);
-	field_msg(&tt, 2, &shape);
-	field_msg(&type, 1, &tt);
-	field_str(&vi, 1, name);
-	field_msg(&vi, 2, &type);
-	field_msg(graph, field, &vi);
+	put_str(&dim, 2, "N");
+	put_msg(&shape, 1, &dim);
+	put_vfield(&dim, 1, 64);
+	put_msg(&shape, 1, &dim);
+	put_vfield(&tt, 1, 1);
+	put_msg(&tt, 2, &shape);
+	put_msg(&type, 1, &tt);
+	put_str(&vi, 1, name);
+	put_msg(&vi, 2, &type);
+	put_msg(graph, field, &vi);
 }
 
 static void node(wbuf *graph, const char *op, const char *a, const char *b, const char *out)
 {
 	wbuf n = {0};
-	field_str(&n, 1, a);
+	put_str(&n, 1, a);
 	if (b)
-		field_str(&n, 1, b);
-	field_str(&n, 2, out);
-	field_str(&n, 4, op);
-	field_msg(graph, 1, &n);
+		put_str(&n, 1, b);
+	put_str(&n, 2, out);
+	put_str(&n, 4, op);
+	put_msg(graph, 1, &n);
 }
 
 /* A graph x -> Add w0 -> ... -> Add w(k-1) -> y, its fields interleaved: each node
@@ -128,7 +83,7 @@ static void graph_fields(wbuf *g, int k, int64_t rows, int64_t odd_rows)
 		node(g, "Add", in, w, out);
 		strcpy(in, out);
 		if (i == k / 2) {
-			field_str(g, 2, "split");
+			put_str(g, 2, "split");
 			value_info(g, 11, "x");
 		}
 	}
@@ -146,7 +101,7 @@ static void graph_fields_stretch(wbuf *g, int k, int64_t rows)
 		node(g, "Add", in, w, out);
 		strcpy(in, out);
 	}
-	field_str(g, 2, "stretch");
+	put_str(g, 2, "stretch");
 	for (int i = 0; i < k; i++) {
 		snprintf(w, sizeof w, "w%d", i);
 		initializer(g, w, rows, (uint32_t)i + 1);
@@ -162,11 +117,11 @@ static wbuf model(int k, int64_t rows) { return model_mixed(k, rows, rows); }
 static wbuf model_of(wbuf *g)
 {
 	wbuf m = {0}, opset = {0};
-	field_varint(&m, 1, 8);
-	field_varint(&opset, 2, 13);
-	field_msg(&m, 8, &opset);
-	field_msg(&m, 7, g);
-	field_str(&m, 2, "test_load_split");
+	put_vfield(&m, 1, 8);
+	put_vfield(&opset, 2, 13);
+	put_msg(&m, 8, &opset);
+	put_msg(&m, 7, g);
+	put_str(&m, 2, "test_load_split");
 	return m;
 }
 
@@ -184,14 +139,14 @@ static void same_both_ways(wbuf *m)
 	char path[] = "/tmp/osh_split_XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
-	cr_assert(write(fd, m->p, m->len) == (ssize_t)m->len);
+	cr_assert(write(fd, m->p, m->n) == (ssize_t)m->n);
 	close(fd);
 	osh_model *a = NULL, *b = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&a, path, NULL, &err), OSH_OK, "%s", err.message);
 	unlink(path);
-	cr_assert_eq(osh_model_load_buffer(&b, m->p, m->len, "mem", NULL, &err), OSH_OK, "%s", err.message);
-	Onnx__ModelProto *ref = onnx__model_proto__unpack(NULL, m->len, m->p);
+	cr_assert_eq(osh_model_load_buffer(&b, m->p, m->n, "mem", NULL, &err), OSH_OK, "%s", err.message);
+	Onnx__ModelProto *ref = onnx__model_proto__unpack(NULL, m->n, m->p);
 	cr_assert(ref);
 	size_t nref = protobuf_c_message_get_packed_size(&ref->base);
 	uint8_t *pref = malloc(nref);
@@ -207,7 +162,7 @@ static void same_both_ways(wbuf *m)
 	cr_assert(!memcmp(pa, pref, na), "loaded from a file, the model packs differently from protobuf-c's");
 	cr_assert(!memcmp(pb, pref, nb), "loaded from memory, the model packs differently from protobuf-c's");
 	/* Everything the file holds is in the packed model (packing only reorders). */
-	cr_assert_eq(na, m->len);
+	cr_assert_eq(na, m->n);
 	free(pa);
 	free(pb);
 	free(pref);
@@ -249,7 +204,7 @@ Test(load_split, nodes_without_initializers)
 	value_info(&g, 11, "x");
 	value_info(&g, 12, "y");
 	wbuf m = model_of(&g);
-	cr_assert_gt(m.len, (size_t)1 << 20);
+	cr_assert_gt(m.n, (size_t)1 << 20);
 	same_both_ways(&m);
 }
 
@@ -282,15 +237,15 @@ Test(load_split, changed_source_not_written)
 	char path[] = "/tmp/osh_split_stale_XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
-	cr_assert(write(fd, m.p, m.len) == (ssize_t)m.len);
+	cr_assert(write(fd, m.p, m.n) == (ssize_t)m.n);
 	close(fd);
 	osh_model *a = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&a, path, NULL, &err), OSH_OK, "%s", err.message);
 	/* Same size, other bytes, another time stamp. */
-	m.p[m.len - 1] ^= 1;
+	m.p[m.n - 1] ^= 1;
 	fd = open(path, O_WRONLY);
-	cr_assert(fd >= 0 && pwrite(fd, m.p, m.len, 0) == (ssize_t)m.len);
+	cr_assert(fd >= 0 && pwrite(fd, m.p, m.n, 0) == (ssize_t)m.n);
 	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
 	cr_assert(futimens(fd, ts) == 0);
 	close(fd);

@@ -17,6 +17,7 @@
 #include "wb.h"
 
 #include <criterion/criterion.h>
+#include "wbuf.h" /* after Criterion: its assertions */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,37 +222,6 @@ Test(pack_stream, model_without_graph)
  * time (one write from 1 MB on). A run must stop where the input's bytes are not the
  * output's: a node between two weights, a length written with a padded varint. */
 
-typedef struct dyn {
-	uint8_t *p;
-	size_t n, cap;
-} dyn;
-
-static void dput(dyn *d, const void *s, size_t n)
-{
-	if (d->n + n > d->cap) {
-		d->cap = (d->n + n) * 2;
-		d->p = realloc(d->p, d->cap);
-		cr_assert(d->p);
-	}
-	memcpy(d->p + d->n, s, n);
-	d->n += n;
-}
-
-static void dvarint(dyn *d, uint64_t v)
-{
-	do {
-		uint8_t c = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		dput(d, &c, 1);
-		v >>= 7;
-	} while (v);
-}
-
-static void dmsg(dyn *d, uint32_t field, const void *s, size_t n)
-{
-	dvarint(d, (uint64_t)field << 3 | 2);
-	dvarint(d, n);
-	dput(d, s, n);
-}
 
 Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 {
@@ -259,46 +229,46 @@ Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 	static float raw[FLOATS];
 	for (int i = 0; i < FLOATS; i++)
 		raw[i] = (float)i;
-	dyn g = {0};
+	wbuf g = {0};
 	wb node = {0};
 	str(&node, 1, "x"), str(&node, 2, "y"), str(&node, 4, "Relu");
-	dmsg(&g, 1, node.b, node.n);
+	put_bytes(&g, 1, node.b, node.n);
 	for (int i = 0; i < WEIGHTS; i++) {
 		wb t = {0};
 		char name[16];
 		snprintf(name, sizeof name, "w%d", i);
 		vfield(&t, 1, FLOATS), vfield(&t, 2, 1), str(&t, 8, name);
 		/* raw_data (9) by hand: 4 KB does not fit a wb. */
-		dyn tensor = {0};
-		dput(&tensor, t.b, t.n);
-		dmsg(&tensor, 9, raw, sizeof raw);
+		wbuf tensor = {0};
+		put(&tensor, t.b, t.n);
+		put_bytes(&tensor, 9, raw, sizeof raw);
 		if (i == 450) {
 			/* The weight's length as a padded varint: three bytes, not two. */
-			dvarint(&g, 5 << 3 | 2);
+			put_varint(&g, 5 << 3 | 2);
 			uint8_t len[3] = {(uint8_t)(tensor.n & 0x7f) | 0x80, (uint8_t)((tensor.n >> 7) & 0x7f) | 0x80, 0};
 			cr_assert_lt(tensor.n, (size_t)1 << 14);
-			dput(&g, len, sizeof len);
-			dput(&g, tensor.p, tensor.n);
+			put(&g, len, sizeof len);
+			put(&g, tensor.p, tensor.n);
 		} else {
-			dmsg(&g, 5, tensor.p, tensor.n);
+			put_bytes(&g, 5, tensor.p, tensor.n);
 		}
 		free(tensor.p);
 		if (i == 300) { /* a node between two weights */
 			wb mid = {0};
 			str(&mid, 1, "y"), str(&mid, 2, "z"), str(&mid, 4, "Relu");
-			dmsg(&g, 1, mid.b, mid.n);
+			put_bytes(&g, 1, mid.b, mid.n);
 		}
 	}
 	wb in = {0}, out = {0};
 	str(&in, 1, "x"), str(&out, 1, "z");
-	dmsg(&g, 11, in.b, in.n), dmsg(&g, 12, out.b, out.n);
-	dyn model = {0};
+	put_bytes(&g, 11, in.b, in.n), put_bytes(&g, 12, out.b, out.n);
+	wbuf model = {0};
 	wb head = {0}, opset = {0};
 	vfield(&head, 1, 8);
-	dput(&model, head.b, head.n);
-	dmsg(&model, 7, g.p, g.n);
+	put(&model, head.b, head.n);
+	put_bytes(&model, 7, g.p, g.n);
 	str(&opset, 1, ""), vfield(&opset, 2, 13);
-	dmsg(&model, 8, opset.b, opset.n);
+	put_bytes(&model, 8, opset.b, opset.n);
 	same_pack_bytes(model.p, model.n, "runs");
 	free(g.p), free(model.p);
 }

@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "test_files.h"
+#include "wbuf.h"
 
 #include "onnxshape.h"
 
@@ -24,46 +25,9 @@
 
 /* ---- bytes ---------------------------------------------------------------------- */
 
-typedef struct buf {
-	uint8_t *p;
-	size_t n, cap;
-} buf;
-
-static void put(buf *b, const void *d, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		cr_assert(b->p);
-	}
-	if (n)
-		memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void put_varint(buf *b, uint64_t v)
-{
-	do {
-		uint8_t c = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		put(b, &c, 1);
-		v >>= 7;
-	} while (v);
-}
-
-static void put_bytes(buf *b, uint32_t field, const void *d, size_t n)
-{
-	put_varint(b, (uint64_t)field << 3 | 2);
-	put_varint(b, n);
-	put(b, d, n);
-}
-
-static void put_str(buf *b, uint32_t field, const char *s) { put_bytes(b, field, s, strlen(s)); }
-static void put_vfield(buf *b, uint32_t field, uint64_t v) { put_varint(b, (uint64_t)field << 3), put_varint(b, v); }
-static void put_msg(buf *b, uint32_t field, const buf *inner) { put_bytes(b, field, inner->p, inner->n); }
-
 /* A megabyte of doc_string (ModelProto field 6) after `b`: the file is big enough
  * for the two-thread scan, and the bytes before it are as they were. */
-static void pad_to_a_megabyte(buf *b)
+static void pad_to_a_megabyte(wbuf *b)
 {
 	size_t n = (size_t)1 << 20;
 	char *text = malloc(n);
@@ -125,20 +89,6 @@ static outcome load_both_ways(const char *path, const uint8_t *p, size_t n)
 	return file;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "%s", path);
-	struct stat st;
-	cr_assert_eq(fstat(fileno(f), &st), 0);
-	*n = (size_t)st.st_size;
-	uint8_t *p = malloc(*n ? *n : 1);
-	cr_assert(p);
-	cr_assert_eq(fread(p, 1, *n, f), *n, "%s", path);
-	fclose(f);
-	return p;
-}
-
 /* The .onnx files under dir, recursively (paths malloc'd, appended to *list). */
 static void find_models(const char *dir, char ***list, size_t *n)
 {
@@ -186,7 +136,7 @@ Test(split_scan, fixtures_and_their_mutations_agree_with_one_thread, .timeout = 
 		size_t n;
 		uint8_t *orig = slurp(models[i], &n);
 		for (int k = 0; k < 9; k++) {
-			buf b = {0};
+			wbuf b = {0};
 			put(&b, orig, n);
 			for (int e = 0; k && n && e < 1 + k % 3; e++) {
 				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
@@ -213,66 +163,62 @@ Test(split_scan, fixtures_and_their_mutations_agree_with_one_thread, .timeout = 
 }
 
 /* One node: Relu from `in` to `out`. */
-static void relu(buf *graph, const char *in, const char *out, const char *op)
+static void relu(wbuf *graph, const char *in, const char *out, const char *op)
 {
-	buf nd = {0};
+	wbuf nd = {0};
 	put_str(&nd, 1, in);
 	put_str(&nd, 2, out);
 	put_str(&nd, 4, op);
 	put_msg(graph, 1, &nd);
-	free(nd.p);
 }
 
 /* A float initializer `name` of shape [4] (raw data). */
-static void initializer(buf *graph, const char *name)
+static void initializer(wbuf *graph, const char *name)
 {
-	buf t = {0};
+	wbuf t = {0};
 	put_vfield(&t, 1, 4); /* dims */
 	put_vfield(&t, 2, 1); /* FLOAT */
 	put_str(&t, 8, name);
 	put_bytes(&t, 9, "\0\0\x80?\0\0\x80?\0\0\x80?\0\0\x80?", 16);
 	put_msg(graph, 5, &t);
-	free(t.p);
 }
 
 /* The graph of a model of `nodes` Relu nodes in a chain and as many initializers,
  * with the graph's input and output declared; `last_node` and `last_init`, when
  * not NULL, replace the last node and the last initializer. */
-static buf long_model(int nodes, const buf *last_node, const buf *last_init)
+static wbuf long_model(int nodes, const wbuf *last_node, const wbuf *last_init)
 {
-	buf g = {0}, model = {0};
+	wbuf g = {0}, model = {0};
 	char in[32], out[32];
 	for (int i = 0; i < nodes; i++) {
 		snprintf(in, sizeof in, "t%d", i);
 		snprintf(out, sizeof out, "t%d", i + 1);
 		if (i == nodes - 1 && last_node)
-			put_msg(&g, 1, last_node);
+			put_bytes(&g, 1, last_node->p, last_node->n);
 		else
 			relu(&g, in, out, "Relu");
 	}
 	for (int i = 0; i < nodes; i++) {
 		snprintf(in, sizeof in, "w%d", i);
 		if (i == nodes - 1 && last_init)
-			put_msg(&g, 5, last_init);
+			put_bytes(&g, 5, last_init->p, last_init->n);
 		else
 			initializer(&g, in);
 	}
 	for (int k = 0; k < 2; k++) {
-		buf vi = {0}, tp = {0}, tensor = {0};
+		wbuf vi = {0}, tp = {0}, tensor = {0};
 		put_vfield(&tensor, 1, 1);
 		put_msg(&tp, 1, &tensor);
 		snprintf(in, sizeof in, "t%d", k ? nodes : 0);
 		put_str(&vi, 1, in);
 		put_msg(&vi, 2, &tp);
 		put_msg(&g, k ? 12 : 11, &vi);
-		free(vi.p), free(tp.p), free(tensor.p);
 	}
 	put_vfield(&model, 1, 8); /* ir_version */
-	buf opset = {0};
+	wbuf opset = {0};
 	put_vfield(&opset, 2, 17);
 	put_msg(&model, 8, &opset);
 	put_msg(&model, 7, &g);
-	free(opset.p), free(g.p);
 	return model;
 }
 
@@ -320,7 +266,7 @@ static void rput_str(rbuf *r, uint32_t field, const char *s)
  * from the inside out. protobuf-c unpacks such a node by recursion, a C frame per
  * message: only the pre-scan's verdict, given before the index reads the node, keeps
  * it from the decoder. */
-static buf nested_node(int depth)
+static wbuf nested_node(int depth)
 {
 	rbuf r = {.cap = (size_t)depth * 40 + 64};
 	r.p = malloc(r.cap);
@@ -336,16 +282,16 @@ static buf nested_node(int depth)
 		rwrap(&r, 5, r.cap);     /* the node's attribute */
 		rput_str(&r, 4, "Loop");
 	}
-	buf b = {0};
+	wbuf b = {0};
 	put(&b, r.p + r.pos, r.cap - r.pos);
 	free(r.p);
 	return b;
 }
 
-static void check_long(const char *tag, const buf *last_node, const buf *last_init, osh_status want,
+static void check_long(const char *tag, const wbuf *last_node, const wbuf *last_init, osh_status want,
 		       const char *want_text)
 {
-	buf model = long_model(30000, last_node, last_init);
+	wbuf model = long_model(30000, last_node, last_init);
 	if (model.n < ((size_t)1 << 20))
 		pad_to_a_megabyte(&model);
 	char *dir = make_tmpdir_for(tag);
@@ -369,7 +315,7 @@ Test(split_scan, a_long_graph_accepted, .timeout = 60)
 
 Test(split_scan, the_last_node_refused, .timeout = 60)
 {
-	buf nd = {0};
+	wbuf nd = {0};
 	put_str(&nd, 1, "t29999");
 	put_str(&nd, 2, "t30000");
 	put_bytes(&nd, 4, "Re\0lu", 5);
@@ -379,7 +325,7 @@ Test(split_scan, the_last_node_refused, .timeout = 60)
 
 Test(split_scan, the_last_initializer_refused, .timeout = 60)
 {
-	buf t = {0};
+	wbuf t = {0};
 	put_vfield(&t, 1, 4);
 	put_str(&t, 2, "FLOAT"); /* data_type is a varint */
 	check_long("split_init", NULL, &t, OSH_ERR_DECODE, "graph.initializer[29999]");
@@ -388,7 +334,7 @@ Test(split_scan, the_last_initializer_refused, .timeout = 60)
 
 Test(split_scan, a_node_nested_too_deep_never_reaches_the_decoder, .timeout = 60)
 {
-	buf nd = nested_node(100000);
+	wbuf nd = nested_node(100000);
 	check_long("split_deep", &nd, NULL, OSH_ERR_LIMIT, "nested more than 100 levels deep");
 	free(nd.p);
 }

@@ -1,0 +1,69 @@
+/* wbuf.h: a growable buffer of protobuf wire bytes written by hand, for the tests
+ * that build models no encoder would make, or too big for wb.h's fixed buffer
+ * (test_hostile.c, test_scan_split.c, test_load_split.c, test_pack_stream.c).
+ * Header-only, as the Criterion assertions need the test's own translation unit:
+ * include after <criterion/criterion.h>.
+ */
+#ifndef OSH_TEST_WBUF_H
+#define OSH_TEST_WBUF_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wbuf {
+	uint8_t *p;
+	size_t n, cap;
+} wbuf;
+
+static inline void put(wbuf *b, const void *d, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		cr_assert(b->p);
+	}
+	if (n)
+		memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+
+static inline void put_byte(wbuf *b, uint8_t c) { put(b, &c, 1); }
+
+static inline void put_varint(wbuf *b, uint64_t v)
+{
+	do {
+		put_byte(b, (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+		v >>= 7;
+	} while (v);
+}
+
+static inline void put_key(wbuf *b, uint64_t field, unsigned wt) { put_varint(b, field << 3 | wt); }
+
+static inline void put_vfield(wbuf *b, uint64_t field, uint64_t v)
+{
+	put_key(b, field, 0);
+	put_varint(b, v);
+}
+
+static inline void put_bytes(wbuf *b, uint64_t field, const void *d, size_t n)
+{
+	put_key(b, field, 2);
+	put_varint(b, n);
+	put(b, d, n);
+}
+
+static inline void put_str(wbuf *b, uint64_t field, const char *s) { put_bytes(b, field, s, strlen(s)); }
+
+/* Appends `inner` as a length-delimited field and frees it. Returns the offset in b
+ * where inner's bytes start. */
+static inline size_t put_msg(wbuf *b, uint64_t field, wbuf *inner)
+{
+	put_bytes(b, field, inner->p, inner->n);
+	size_t at = b->n - inner->n;
+	free(inner->p);
+	*inner = (wbuf){0};
+	return at;
+}
+
+#endif
