@@ -121,10 +121,15 @@ static bool add_consumer(osh_model *m, value *v, int32_t ni)
 	if (v->nconsumers && v->consumers[v->nconsumers - 1] == ni)
 		return true; /* a node counts once per distinct use site in order */
 	if (v->nconsumers == v->cap_consumers) {
+		/* Most values have one or two consumers: a plain allocation and a short
+		 * copy, not arena_grow's calls to memcpy and memset. The tail past
+		 * nconsumers is never read, so it is not zeroed. */
 		int32_t cap = v->cap_consumers ? v->cap_consumers * 2 : 2;
-		int32_t *c = arena_grow(m->arena, v->consumers, (size_t)v->nconsumers, (size_t)cap, sizeof *c);
+		int32_t *c = arena_alloc(m->arena, (size_t)cap * sizeof *c);
 		if (!c)
 			return false;
+		for (int32_t k = 0; k < v->nconsumers; k++)
+			c[k] = v->consumers[k];
 		v->consumers = c;
 		v->cap_consumers = cap;
 	}
