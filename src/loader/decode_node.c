@@ -39,15 +39,22 @@ enum {
 	ATTR_REF = 21, ATTR_SPARSE = 22, ATTR_SPARSES = 23,
 };
 
-static const char *intern(osh_model *m, const uint8_t *p, size_t len)
+/* The interned copy of [p, p + len) (m->interned), through s->recent. */
+static const char *intern(osh_model *m, decode_scratch *s, const uint8_t *p, size_t len)
 {
-	const char *k;
-	if (strmap_getn(&m->interned, (const char *)p, len, &k) >= 0)
-		return k;
-	char *c = arena_strndup(m->arena, (const char *)p, len);
-	if (!c || !strmap_set(&m->interned, c, 0))
-		return NULL;
-	return c;
+	size_t slot = len ? (len * 31 + p[0] * 7 + p[len - 1]) % DECODE_RECENT : 0;
+	const char *k = s->recent[slot].key;
+	if (k && s->recent[slot].len == len && !memcmp(k, p, len))
+		return k; /* k holds len bytes and a NUL: it was stored with this length */
+	if (strmap_getn(&m->interned, (const char *)p, len, &k) < 0) {
+		char *c = arena_strndup(m->arena, (const char *)p, len);
+		if (!c || !strmap_set(&m->interned, c, 0))
+			return NULL;
+		k = c;
+	}
+	s->recent[slot].key = k;
+	s->recent[slot].len = len;
+	return k;
 }
 
 static float read_f32(const uint8_t *p)
@@ -206,8 +213,8 @@ static const char *take_str(carve *k, const char *s, size_t n)
  * the payload pointers share a union, so a string met on an attribute of another
  * type (protobuf keeps every field) must not land in it. The arrays and strings come
  * from k, which the first pass sized. */
-static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_presence *c,
-			       attr_view *v, carve *k)
+static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p, size_t start, size_t end,
+			       const attr_presence *c, attr_view *v, carve *k)
 {
 	*v = (attr_view){.name = "", .graph_index = 0};
 	v->type = attr_type_of(c);
@@ -229,7 +236,7 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
 		case ATTR_NAME:
-			if (!(v->name = intern(m, p + f.payload, f.len)))
+			if (!(v->name = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case ATTR_REF:
@@ -386,15 +393,15 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 			d.name = take_str(&k, str, f.len);
 			break;
 		case NODE_OP_TYPE:
-			if (!(d.op_type = intern(m, p + f.payload, f.len)))
+			if (!(d.op_type = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case NODE_DOMAIN:
-			if (!(d.domain = intern(m, p + f.payload, f.len)))
+			if (!(d.domain = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case NODE_ATTRIBUTE: {
-			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &s->attrs[a], &d.attrs[a], &k);
+			decode_result r = fill_attr(m, s, p, f.payload, f.payload + f.len, &s->attrs[a], &d.attrs[a], &k);
 			if (r != DECODE_OK)
 				return r;
 			a++;
