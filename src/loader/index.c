@@ -337,6 +337,7 @@ static bool is_lazy(const osh_model *m, const graph *g)
 static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 {
 	node *n = &g->nodes[ni];
+	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
 	n->op_type = str(np->op_type);
@@ -408,7 +409,9 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		return true;
 	}
 	g->nnodes = (int32_t)count;
-	g->nodes = arena_array(m->arena, count, sizeof *g->nodes);
+	/* Not zeroed: decode_node and from_proto write each node whole (count is at
+	 * most INT32_MAX / 2: the size does not overflow). */
+	g->nodes = arena_alloc(m->arena, count * sizeof *g->nodes);
 	if (!g->nodes && count)
 		return false;
 	decode_scratch scratch = {0};
@@ -465,6 +468,9 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		n->opset = last_opset;
 		ok = define_outputs_of(m, g, ni, outs, first_hash);
 	}
+	/* Out of memory: the nodes not filled are left as the zeroed array had them. */
+	if (!ok && g->nodes)
+		memset(&g->nodes[ni], 0, (size_t)(g->nnodes - ni) * sizeof *g->nodes);
 	decode_scratch_free(&scratch);
 	return ok;
 }
