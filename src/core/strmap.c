@@ -89,11 +89,12 @@ int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **s
 	return -1;
 }
 
-int32_t *strmap_entry(strmap *m, const char *key, bool *found)
+int32_t *strmap_entry(strmap *m, const char *key, bool *found) { return strmap_entry_hashed(m, key, strmap_hash(key), found); }
+
+int32_t *strmap_entry_hashed(strmap *m, const char *key, uint32_t h, bool *found)
 {
 	if ((m->len + 1) > m->cap / 4 * 3 && !grow(m))
 		return NULL;
-	uint32_t h = strmap_hash(key);
 	strmap_slot *s = &m->slots[find(m, key, h)];
 	*found = s->key != NULL;
 	if (!*found) {
@@ -103,10 +104,12 @@ int32_t *strmap_entry(strmap *m, const char *key, bool *found)
 	return &s->val;
 }
 
-void strmap_prefetch(const strmap *m, const char *key, size_t len)
+uint32_t strmap_prefetch(const strmap *m, const char *key, size_t len)
 {
+	uint32_t h = strmap_hashn(key, len);
 	if (m->cap)
-		__builtin_prefetch(&m->slots[strmap_hashn(key, len) & (m->cap - 1)], 1);
+		__builtin_prefetch(&m->slots[h & (m->cap - 1)], 1);
+	return h;
 }
 
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)

@@ -39,13 +39,17 @@ int32_t strmap_put(strmap *m, const char *key, int32_t val);
  * sets it. One probe where a get and then a set take two. NULL when memory ran out.
  * The pointer is good until the next insertion. */
 int32_t *strmap_entry(strmap *m, const char *key, bool *found);
+/* The same when the caller has the key's hash already (strmap_hash(key), as
+ * strmap_prefetch returns it): a long name is not hashed twice. */
+int32_t *strmap_entry_hashed(strmap *m, const char *key, uint32_t h, bool *found);
 /* Overwrites or inserts. Returns false when memory ran out. */
 bool strmap_set(strmap *m, const char *key, int32_t val);
 
 /* Starts bringing into the cache the slot where the `len` bytes at key are probed
  * first, so that looking the key up or inserting it a little later does not wait
- * for memory (a big map's slots are far bigger than the cache). Changes nothing. */
-void strmap_prefetch(const strmap *m, const char *key, size_t len);
+ * for memory (a big map's slots are far bigger than the cache). Changes nothing.
+ * Returns the bytes' hash, for strmap_entry_hashed. */
+uint32_t strmap_prefetch(const strmap *m, const char *key, size_t len);
 
 /* Makes room for n keys in all, so that inserting them never rehashes (each rehash
  * leaves the old arrays in the arena). Returns false when memory ran out. */

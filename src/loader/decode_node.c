@@ -39,15 +39,22 @@ enum {
 	ATTR_REF = 21, ATTR_SPARSE = 22, ATTR_SPARSES = 23,
 };
 
-static const char *intern(osh_model *m, const uint8_t *p, size_t len)
+/* The interned copy of [p, p + len) (m->interned), through s->recent. */
+static const char *intern(osh_model *m, decode_scratch *s, const uint8_t *p, size_t len)
 {
-	const char *k;
-	if (strmap_getn(&m->interned, (const char *)p, len, &k) >= 0)
-		return k;
-	char *c = arena_strndup(m->arena, (const char *)p, len);
-	if (!c || !strmap_set(&m->interned, c, 0))
-		return NULL;
-	return c;
+	size_t slot = len ? (len * 31 + p[0] * 7 + p[len - 1]) % DECODE_RECENT : 0;
+	const char *k = s->recent[slot].key;
+	if (k && s->recent[slot].len == len && !memcmp(k, p, len))
+		return k; /* k holds len bytes and a NUL: it was stored with this length */
+	if (strmap_getn(&m->interned, (const char *)p, len, &k) < 0) {
+		char *c = arena_strndup(m->arena, (const char *)p, len);
+		if (!c || !strmap_set(&m->interned, c, 0))
+			return NULL;
+		k = c;
+	}
+	s->recent[slot].key = k;
+	s->recent[slot].len = len;
+	return k;
 }
 
 static float read_f32(const uint8_t *p)
@@ -66,8 +73,9 @@ static size_t count_varints(const uint8_t *p, size_t start, size_t end)
 	return n;
 }
 
-/* First pass over an attribute: counts, and whether this reader can take it. */
-static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence *c)
+/* First pass over an attribute: counts, and whether this reader can take it.
+ * *chars grows by the bytes its strings may need (each with its NUL). */
+static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence *c, size_t *chars)
 {
 	*c = (attr_presence){0};
 	for (size_t pos = start; pos < end;) {
@@ -76,9 +84,13 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 			return false;
 		switch (f.number) {
 		case ATTR_NAME:
+			if (f.type != 2)
+				return false;
+			break;
 		case ATTR_REF:
 			if (f.type != 2)
 				return false;
+			*chars += f.len + 1;
 			break;
 		case ATTR_F:
 			if (f.type != 5)
@@ -94,6 +106,7 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 			if (f.type != 2)
 				return false;
 			c->s = true;
+			*chars += f.len + 1;
 			break;
 		case ATTR_FLOATS:
 			if (f.type == 5)
@@ -115,6 +128,7 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 			if (f.type != 2)
 				return false;
 			c->strings++;
+			*chars += f.len + 1;
 			break;
 		case ATTR_TYPE:
 			if (f.type != 0)
@@ -135,10 +149,10 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 			break; /* doc_string, unknown fields */
 		}
 	}
-	/* A type the enum does not know is reported by the index's check of the message. */
-	if (c->has_type &&
-	    !protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)c->type))
-		return false;
+	/* A type the enum does not know is reported by the index's check of the message:
+	 * attr_type_of passes it through and the switch below refuses it, as it
+	 * refuses every type but the ones listed (a lookup in protobuf-c's enum
+	 * descriptor first cost a call per attribute and decided nothing more). */
 	/* A type whose payload is a message (tensor, graph, type) but without that
 	 * message: view_attrs gives it what the passes expect (a TYPE_PROTO's tp is
 	 * never NULL), which this reader cannot build. */
@@ -156,23 +170,64 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 	}
 }
 
+/* The one block a node's arrays and strings are carved from (see decode_node):
+ * `wide` for 8-byte aligned arrays, `chars` for strings. */
+typedef struct carve {
+	unsigned char *wide;
+	char *chars;
+} carve;
+
+/* The bytes of the array an attribute of these counts gets (see fill_attr), a
+ * multiple of 8 so the next array stays aligned. */
+static size_t attr_array_bytes(const attr_presence *c)
+{
+	switch (attr_type_of(c)) {
+	case AT_INTS:
+		return (c->ints ? c->ints : 1) * sizeof(int64_t);
+	case AT_FLOATS:
+		return ((c->floats ? c->floats : 1) * sizeof(float) + 7) & ~(size_t)7;
+	case AT_STRINGS:
+		return (c->strings ? c->strings : 1) * sizeof(const char *);
+	default:
+		return 0;
+	}
+}
+
+static void *take_wide(carve *k, size_t bytes)
+{
+	void *p = k->wide;
+	k->wide += bytes;
+	return p;
+}
+
+static const char *take_str(carve *k, const char *s, size_t n)
+{
+	char *p = k->chars;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	k->chars += n + 1;
+	return p;
+}
+
 /* Second pass: fills v. Only the type's own payload is read, as view_attrs does:
  * the payload pointers share a union, so a string met on an attribute of another
- * type (protobuf keeps every field) must not land in it. */
-static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, size_t end, const attr_presence *c,
-			       attr_view *v)
+ * type (protobuf keeps every field) must not land in it. The arrays and strings come
+ * from k, which the first pass sized. */
+static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p, size_t start, size_t end,
+			       const attr_presence *c, attr_view *v, carve *k)
 {
 	*v = (attr_view){.name = "", .graph_index = 0};
 	v->type = attr_type_of(c);
 	int64_t *ints = NULL;
 	float *floats = NULL;
 	const char **strings = NULL;
-	if (v->type == AT_INTS && !(ints = arena_array(m->arena, c->ints ? c->ints : 1, sizeof *ints)))
-		return DECODE_NOMEM;
-	if (v->type == AT_FLOATS && !(floats = arena_array(m->arena, c->floats ? c->floats : 1, sizeof *floats)))
-		return DECODE_NOMEM;
-	if (v->type == AT_STRINGS && !(strings = arena_array(m->arena, c->strings ? c->strings : 1, sizeof *strings)))
-		return DECODE_NOMEM;
+	size_t bytes = attr_array_bytes(c);
+	if (v->type == AT_INTS)
+		ints = take_wide(k, bytes);
+	else if (v->type == AT_FLOATS)
+		floats = take_wide(k, bytes);
+	else if (v->type == AT_STRINGS)
+		strings = take_wide(k, bytes);
 	size_t ni = 0, nf = 0, ns = 0;
 	for (size_t pos = start; pos < end;) {
 		wire_field f;
@@ -181,12 +236,11 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
 		case ATTR_NAME:
-			if (!(v->name = intern(m, p + f.payload, f.len)))
+			if (!(v->name = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case ATTR_REF:
-			if (!(v->ref = arena_strndup(m->arena, str, f.len)))
-				return DECODE_NOMEM;
+			v->ref = take_str(k, str, f.len);
 			break;
 		case ATTR_F:
 			v->f = read_f32(p + f.payload);
@@ -195,8 +249,9 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 			v->i = (int64_t)f.value;
 			break;
 		case ATTR_S:
-			if (v->type == AT_STRING && !(v->s = arena_strndup(m->arena, str, f.len)))
-				return DECODE_NOMEM;
+			/* Sized for every s field met; only the string type keeps one. */
+			if (v->type == AT_STRING)
+				v->s = take_str(k, str, f.len);
 			break;
 		case ATTR_FLOATS:
 			if (!floats)
@@ -204,8 +259,8 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 			if (f.type == 5)
 				floats[nf++] = read_f32(p + f.payload);
 			else
-				for (size_t k = 0; k < f.len; k += 4)
-					floats[nf++] = read_f32(p + f.payload + k);
+				for (size_t q = 0; q < f.len; q += 4)
+					floats[nf++] = read_f32(p + f.payload + q);
 			break;
 		case ATTR_INTS:
 			if (!ints)
@@ -222,8 +277,8 @@ static decode_result fill_attr(osh_model *m, const uint8_t *p, size_t start, siz
 			}
 			break;
 		case ATTR_STRINGS:
-			if (strings && !(strings[ns++] = arena_strndup(m->arena, str, f.len)))
-				return DECODE_NOMEM;
+			if (strings)
+				strings[ns++] = take_str(k, str, f.len);
 			break;
 		default:
 			break;
@@ -255,33 +310,48 @@ static void *reserve(void *p, size_t *cap, size_t n, size_t size)
 
 decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, decode_scratch *s)
 {
-	/* First pass: counts, and whether every field is one this reader takes. */
-	size_t nin = 0, nout = 0, nattr = 0;
+	/* First pass: counts, the bytes the arrays and strings need, and whether every
+	 * field is one this reader takes. */
+	size_t nin = 0, nout = 0, nattr = 0, wide = 0, chars = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
 		if (!wire_next(p, len, &pos, &f))
 			return DECODE_UNPACK;
 		switch (f.number) {
 		case NODE_INPUT:
-		case NODE_OUTPUT:
-		case NODE_NAME:
-		case NODE_OP_TYPE:
-		case NODE_DOMAIN:
-		case NODE_ATTRIBUTE:
 			if (f.type != 2)
 				return DECODE_UNPACK;
-			nin += f.number == NODE_INPUT;
-			nout += f.number == NODE_OUTPUT;
-			if (f.number == NODE_ATTRIBUTE) {
-				attr_presence *a = reserve(s->attrs, &s->attrs_cap, nattr + 1, sizeof *a);
-				if (!a)
-					return DECODE_NOMEM;
-				s->attrs = a;
-				if (!scan_attr(p, f.payload, f.payload + f.len, &s->attrs[nattr]))
-					return DECODE_UNPACK;
-				nattr++;
-			}
+			nin++;
 			break;
+		case NODE_OUTPUT:
+			if (f.type != 2)
+				return DECODE_UNPACK;
+			nout++;
+			chars += f.len ? f.len + 1 : 0; /* "" is not copied */
+			break;
+		case NODE_NAME:
+			if (f.type != 2)
+				return DECODE_UNPACK;
+			chars += f.len + 1;
+			break;
+		case NODE_OP_TYPE:
+		case NODE_DOMAIN:
+			if (f.type != 2)
+				return DECODE_UNPACK;
+			break;
+		case NODE_ATTRIBUTE: {
+			if (f.type != 2)
+				return DECODE_UNPACK;
+			attr_presence *a = reserve(s->attrs, &s->attrs_cap, nattr + 1, sizeof *a);
+			if (!a)
+				return DECODE_NOMEM;
+			s->attrs = a;
+			if (!scan_attr(p, f.payload, f.payload + f.len, &s->attrs[nattr], &chars))
+				return DECODE_UNPACK;
+			wide += attr_array_bytes(&s->attrs[nattr]);
+			nattr++;
+			break;
+		}
 		default:
 			break;
 		}
@@ -292,14 +362,23 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	if (!outs && nout)
 		return DECODE_NOMEM;
 	s->outs = outs;
+	/* One block per node, not one allocation per array and string: a node's
+	 * attributes, their arrays, its input and output ids, then its strings. Nothing
+	 * in it is zeroed: every byte handed out is written before it is read (the ids
+	 * by the index). Every count and length is within the node's bytes (at most
+	 * 4 GB), so none of these sums overflows. */
+	size_t ids = ((nin + nout) * sizeof(int32_t) + 7) & ~(size_t)7;
+	size_t head = nattr * sizeof(attr_view) + wide;
+	unsigned char *block = arena_alloc(m->arena, head + ids + chars);
+	if (!block)
+		return DECODE_NOMEM;
+	carve k = {.wide = block + nattr * sizeof(attr_view), .chars = (char *)block + head + ids};
 	node d = {.name = "", .op_type = "", .domain = "", .ninputs = (int32_t)nin, .noutputs = (int32_t)nout,
 		  .nattrs = (int32_t)nattr};
-	d.inputs = arena_array(m->arena, nin, sizeof *d.inputs);
-	d.outputs = arena_array(m->arena, nout, sizeof *d.outputs);
+	d.inputs = (int32_t *)(block + head);
+	d.outputs = d.inputs + nin;
 	/* Most nodes of large models have no attribute: they get no array at all. */
-	d.attrs = nattr ? arena_array(m->arena, nattr, sizeof *d.attrs) : NULL;
-	if ((nin && !d.inputs) || (nout && !d.outputs) || (nattr && !d.attrs))
-		return DECODE_NOMEM;
+	d.attrs = nattr ? (attr_view *)block : NULL;
 	size_t o = 0, a = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
@@ -308,23 +387,21 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
 		case NODE_OUTPUT:
-			if (!(s->outs[o++] = f.len ? arena_strndup(m->arena, str, f.len) : ""))
-				return DECODE_NOMEM;
+			s->outs[o++] = f.len ? take_str(&k, str, f.len) : "";
 			break;
 		case NODE_NAME:
-			if (!(d.name = arena_strndup(m->arena, str, f.len)))
-				return DECODE_NOMEM;
+			d.name = take_str(&k, str, f.len);
 			break;
 		case NODE_OP_TYPE:
-			if (!(d.op_type = intern(m, p + f.payload, f.len)))
+			if (!(d.op_type = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case NODE_DOMAIN:
-			if (!(d.domain = intern(m, p + f.payload, f.len)))
+			if (!(d.domain = intern(m, s, p + f.payload, f.len)))
 				return DECODE_NOMEM;
 			break;
 		case NODE_ATTRIBUTE: {
-			decode_result r = fill_attr(m, p, f.payload, f.payload + f.len, &s->attrs[a], &d.attrs[a]);
+			decode_result r = fill_attr(m, s, p, f.payload, f.payload + f.len, &s->attrs[a], &d.attrs[a], &k);
 			if (r != DECODE_OK)
 				return r;
 			a++;

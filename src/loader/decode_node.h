@@ -16,12 +16,21 @@ typedef enum decode_result {
 	DECODE_NOMEM,
 } decode_result;
 
+#define DECODE_RECENT 64
+
 /* Scratch the caller keeps across nodes and frees with decode_scratch_free. */
 typedef struct decode_scratch {
 	const char **outs; /* the last node's output names */
 	size_t cap;
 	attr_presence *attrs; /* the last node's attributes, as the first pass found them */
 	size_t attrs_cap;
+	/* Strings interned lately (op types, domains, attribute names), by a hash of
+	 * their length and end bytes: a graph has few of them, and a hit here costs a
+	 * fraction of a probe of m->interned. An empty entry has key NULL. */
+	struct {
+		const char *key;
+		size_t len;
+	} recent[DECODE_RECENT];
 } decode_scratch;
 
 /* Reads the node in [p, p + len): name, op_type, domain ("ai.onnx" as ""),

@@ -85,6 +85,14 @@ static int32_t define(osh_model *m, graph *g, const char *name, value_origin ori
 	return entry ? define_at(m, g, entry, name, origin) : -1;
 }
 
+/* define, for a name whose hash a prefetch computed (h is strmap_hash(name)). */
+static int32_t define_hashed(osh_model *m, graph *g, const char *name, uint32_t h, value_origin origin)
+{
+	bool found;
+	int32_t *entry = strmap_entry_hashed(&g->names, name, h, &found);
+	return entry ? define_at(m, g, entry, name, origin) : -1;
+}
+
 int32_t graph_lookup(graph *g, const char *name)
 {
 	int32_t id = strmap_get(&g->names, name);
@@ -121,10 +129,15 @@ static bool add_consumer(osh_model *m, value *v, int32_t ni)
 	if (v->nconsumers && v->consumers[v->nconsumers - 1] == ni)
 		return true; /* a node counts once per distinct use site in order */
 	if (v->nconsumers == v->cap_consumers) {
+		/* Most values have one or two consumers: a plain allocation and a short
+		 * copy, not arena_grow's calls to memcpy and memset. The tail past
+		 * nconsumers is never read, so it is not zeroed. */
 		int32_t cap = v->cap_consumers ? v->cap_consumers * 2 : 2;
-		int32_t *c = arena_grow(m->arena, v->consumers, (size_t)v->nconsumers, (size_t)cap, sizeof *c);
+		int32_t *c = arena_alloc(m->arena, (size_t)cap * sizeof *c);
 		if (!c)
 			return false;
+		for (int32_t k = 0; k < v->nconsumers; k++)
+			c[k] = v->consumers[k];
 		v->consumers = c;
 		v->cap_consumers = cap;
 	}
@@ -324,6 +337,7 @@ static bool is_lazy(const osh_model *m, const graph *g)
 static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 {
 	node *n = &g->nodes[ni];
+	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
 	n->op_type = str(np->op_type);
@@ -337,8 +351,9 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
 }
 
-/* Defines node ni's outputs, named names[0 .. n->noutputs). */
-static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names)
+/* Defines node ni's outputs, named names[0 .. n->noutputs). first_hash, when not
+ * NULL, is the hash of names[0]. */
+static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names, const uint32_t *first_hash)
 {
 	node *n = &g->nodes[ni];
 	for (int32_t k = 0; k < n->noutputs; k++) {
@@ -347,7 +362,8 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 			n->outputs[k] = -1;
 			continue;
 		}
-		int32_t id = define(m, g, name, VAL_NODE);
+		int32_t id = k == 0 && first_hash ? define_hashed(m, g, name, *first_hash, VAL_NODE)
+						  : define(m, g, name, VAL_NODE);
 		if (id == -1)
 			return false;
 		if (id < -1) {
@@ -366,18 +382,21 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 
 /* The value map's slot for the first output (field 2) of the node in [p, p + len),
  * fetched while the node before it is decoded and defined: the map is far bigger
- * than the cache on big graphs. */
-static void prefetch_first_output(const graph *g, const uint8_t *p, size_t len)
+ * than the cache on big graphs. True when there is one, with its hash in *h: the
+ * name decode_node copies from those bytes has that hash too (strings hold no NUL:
+ * the pre-scan refused them). */
+static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, uint32_t *h)
 {
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
 		if (!wire_next(p, len, &pos, &f))
-			return;
+			return false;
 		if (f.number == 2 && f.type == 2) {
-			strmap_prefetch(&g->names, (const char *)p + f.payload, f.len);
-			return;
+			*h = strmap_prefetch(&g->names, (const char *)p + f.payload, f.len);
+			return true;
 		}
 	}
+	return false;
 }
 
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
@@ -392,7 +411,9 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	if (lazy && !loader_wait_room(m, (uint64_t)count * sizeof *g->nodes))
 		return false; /* refused: the loader says why */
 	g->nnodes = (int32_t)count;
-	g->nodes = arena_array(m->arena, count, sizeof *g->nodes);
+	/* Not zeroed: decode_node and from_proto write each node whole (count is at
+	 * most INT32_MAX / 2: the size does not overflow). */
+	g->nodes = arena_alloc(m->arena, count * sizeof *g->nodes);
 	if (!g->nodes && count)
 		return false;
 	decode_scratch scratch = {0};
@@ -401,9 +422,14 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	 * strings, and a graph's nodes are nearly all of one domain. */
 	const char *last_domain = NULL;
 	int64_t last_opset = -1;
-	for (int32_t ni = 0; ni < g->nnodes && ok; ni++) {
+	/* The hash of this node's first output, from the prefetch the node before made. */
+	uint32_t hash = 0, next_hash = 0;
+	bool hashed = false, next_hashed = false;
+	int32_t ni = 0;
+	for (; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
 		char *const *outs;
+		const uint32_t *first_hash = NULL;
 		if (lazy) {
 			if (!loader_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
 				ok = false;
@@ -411,8 +437,10 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			}
 			const uint8_t *p = m->lazy.bytes + m->lazy.off[ni];
 			size_t len = m->lazy.len[ni];
-			if (ni + 1 < g->nnodes)
-				prefetch_first_output(g, m->lazy.bytes + m->lazy.off[ni + 1], m->lazy.len[ni + 1]);
+			hash = next_hash, hashed = next_hashed;
+			next_hashed = ni + 1 < g->nnodes &&
+				      prefetch_first_output(g, m->lazy.bytes + m->lazy.off[ni + 1], m->lazy.len[ni + 1],
+							    &next_hash);
 			decode_result r = decode_node(m, n, p, len, &scratch);
 			if (r == DECODE_NOMEM) {
 				ok = false;
@@ -420,6 +448,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			}
 			if (r == DECODE_OK) {
 				outs = (char *const *)scratch.outs;
+				first_hash = hashed ? &hash : NULL;
 			} else {
 				/* Attributes with tensors or graphs: protobuf-c's message, checked
 				 * and viewed like any other. */
@@ -443,8 +472,11 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			last_opset = node_opset(m, g, n->domain);
 		}
 		n->opset = last_opset;
-		ok = define_outputs_of(m, g, ni, outs);
+		ok = define_outputs_of(m, g, ni, outs, first_hash);
 	}
+	/* Out of memory: the nodes not filled are left as the zeroed array had them. */
+	if (!ok && g->nodes)
+		memset(&g->nodes[ni], 0, (size_t)(g->nnodes - ni) * sizeof *g->nodes);
 	decode_scratch_free(&scratch);
 	return ok;
 }
@@ -770,8 +802,10 @@ static bool set_initializer(osh_model *m, value *v, Onnx__TensorProto *t, const 
 	return true;
 }
 
-/* Defines initializer #i: t (NULL while it is still in the input) viewed as tv. */
-static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv)
+/* Defines initializer #i: t (NULL while it is still in the input) viewed as tv.
+ * hash, when not NULL, is the hash of its name. */
+static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv,
+			       const uint32_t *hash)
 {
 	const char *name = tv->name;
 	if (!name[0]) {
@@ -780,7 +814,8 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	}
 	/* One probe for both questions: a graph input's default, or a new value? */
 	bool found;
-	int32_t *entry = strmap_entry(&g->names, name, &found);
+	int32_t *entry = hash ? strmap_entry_hashed(&g->names, name, *hash, &found)
+			      : strmap_entry(&g->names, name, &found);
 	if (!entry)
 		return false;
 	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT && !g->values[*entry].init_view)
@@ -805,16 +840,23 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 	tensor_scratch scratch = {0};
 	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
 	bool ok = !w->n || tw;
+	uint32_t hash = 0, next_hash = 0;
+	bool hashed = false, next_hashed = false;
 	for (size_t i = 0; i < w->n && ok; i++) {
 		if (!loader_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
 			break;
 		}
 		/* The next initializer's name (field 8) is inserted into the value map soon:
-		 * its slot is fetched while this one is unpacked and checked. */
+		 * its slot is fetched while this one is unpacked and checked. Its hash is
+		 * kept: the name decode_tensor reads from that one field has it too
+		 * (strings hold no NUL: the pre-scan refused them). */
 		wire_field next;
-		if (i + 1 < w->n && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next))
-			strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload, next.len);
+		hash = next_hash, hashed = next_hashed;
+		next_hashed = i + 1 < w->n && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
+		if (next_hashed)
+			next_hash = strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload,
+						    next.len);
 		/* Most tensors are read by decode_tensor; the rest go through protobuf-c. */
 		bool decoded = decode_tensor(w->bytes + w->off[i], w->len[i], tw), aliased = true;
 		Onnx__TensorProto *t = decoded ? &tw->t
@@ -826,7 +868,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 		validate_tensor(m, g, -1, t, NULL);
 		tensor_stats_add(&m->lazy_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
-		ok = tv && define_initializer(m, g, i, NULL, tv);
+		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL);
 		if (!decoded)
 			free_tensor(t, aliased);
 		loader_release_input(m, w->off[i] + w->len[i]);
@@ -845,7 +887,7 @@ static bool define_initializers(osh_model *m, graph *g)
 		Onnx__TensorProto *t = gp->initializer[i];
 		validate_tensor(m, g, -1, t, NULL);
 		const tensor_view *tv = view_tensor(m, t);
-		if (!tv || !define_initializer(m, g, i, t, tv))
+		if (!tv || !define_initializer(m, g, i, t, tv, NULL))
 			return false;
 	}
 	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {

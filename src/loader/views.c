@@ -11,11 +11,10 @@
 
 #include <string.h>
 
-const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
+/* Fills v, all of it, from t: the view points into t. */
+static void view_fill(tensor_view *v, const Onnx__TensorProto *t)
 {
-	tensor_view *v = arena_zalloc(m->arena, sizeof *v);
-	if (!v)
-		return NULL;
+	*v = (tensor_view){0};
 	v->name = t->name ? t->name : "";
 	v->dtype = t->has_data_type ? t->data_type : 0;
 	v->rank = (int32_t)(t->n_dims < INT32_MAX ? t->n_dims : INT32_MAX);
@@ -32,7 +31,7 @@ const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 		v->raw_len = t->raw_data.len;
 		uint64_t need;
 		v->valid = ok && dtype_raw_bytes(v->dtype, count, &need) && need == t->raw_data.len;
-		return v;
+		return;
 	}
 	switch (v->dtype) {
 	case DT_FLOAT:
@@ -63,6 +62,13 @@ const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 		v->ntyped = t->n_int32_data;
 		break;
 	}
+}
+
+const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
+{
+	tensor_view *v = arena_alloc(m->arena, sizeof *v);
+	if (v)
+		view_fill(v, t);
 	return v;
 }
 
@@ -79,21 +85,36 @@ static const void *keep(osh_model *m, const void *p, size_t n)
 
 const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bool raw_aliased)
 {
-	const tensor_view *v = view_tensor(m, t);
-	if (!v)
+	/* The view, its dims and its name in one block: one of each per initializer of
+	 * the main graph, hundreds of thousands on a big CNN. */
+	const char *name = t->name ? t->name : "";
+	size_t name_len = strlen(name);
+	size_t dims_bytes = t->n_dims * sizeof *t->dims; /* dims are in memory: no overflow */
+	if (name_len > SIZE_MAX - sizeof(tensor_view) - dims_bytes - 1)
 		return NULL;
-	tensor_view *c = (tensor_view *)v; /* ours: view_tensor allocated it */
-	c->name = arena_strdup(m->arena, v->name);
-	c->dims = keep(m, v->dims, (size_t)t->n_dims * sizeof *v->dims);
-	if (v->raw && !raw_aliased)
-		c->raw = keep(m, v->raw, v->raw_len);
-	/* The entry width of whichever field view_tensor chose for the dtype. */
-	bool wide = v->typed && (v->typed == t->double_data || v->typed == t->int64_data || v->typed == t->uint64_data);
+	unsigned char *block = arena_alloc(m->arena, sizeof(tensor_view) + dims_bytes + name_len + 1);
+	if (!block)
+		return NULL;
+	tensor_view *c = (tensor_view *)block;
+	view_fill(c, t);
+	int64_t *dims = (int64_t *)(block + sizeof *c);
+	char *copy = (char *)(block + sizeof *c + dims_bytes);
+	memcpy(copy, name, name_len + 1);
+	c->name = copy;
+	if (t->n_dims) {
+		memcpy(dims, t->dims, dims_bytes);
+		c->dims = dims;
+	}
+	const uint8_t *raw = c->raw;
+	const void *typed = c->typed;
+	if (raw && !raw_aliased)
+		c->raw = keep(m, raw, c->raw_len);
+	/* The entry width of whichever field view_fill chose for the dtype. */
+	bool wide = typed && (typed == t->double_data || typed == t->int64_data || typed == t->uint64_data);
 	size_t w = wide ? 8 : 4;
-	if (v->typed && v->ntyped)
-		c->typed = keep(m, v->typed, v->ntyped * w);
-	bool lost = !c->name || (t->n_dims && !c->dims) || (v->raw && v->raw_len && !c->raw) ||
-		    (v->typed && v->ntyped && !c->typed);
+	if (typed && c->ntyped)
+		c->typed = keep(m, typed, c->ntyped * w);
+	bool lost = (raw && c->raw_len && !c->raw) || (typed && c->ntyped && !c->typed);
 	return lost ? NULL : c;
 }
 
