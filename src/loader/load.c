@@ -133,7 +133,9 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
  * Any verdict against the file, or a failure of the loader's own, is settled by
  * prescan_message on the same bytes, so a refused file gets the message (the first
  * problem in file order) and the status it gets from the one-thread scan. */
+#ifndef SPLIT_SCAN_MIN /* -DSPLIT_SCAN_MIN=SIZE_MAX: one thread, to compare */
 #define SPLIT_SCAN_MIN ((size_t)1 << 20)
+#endif
 #define AHEAD_PER_BYTE 2
 #define AHEAD_FLOOR ((uint64_t)16 << 20)
 
