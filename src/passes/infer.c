@@ -177,6 +177,48 @@ static const dim *publish(infer_ctx *c, const dim *d, int32_t n)
 	return share(c, buf, n);
 }
 
+/* Whether a symbol of d[0..n) now resolves to something else (a size, another name). */
+static bool resolves(infer_ctx *c, const dim *d, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		if (d[k].kind != DIM_SYMBOL)
+			continue;
+		dim r = dim_resolve(c->syms, d[k]);
+		if (r.kind != DIM_SYMBOL || r.v != d[k].v)
+			return true;
+	}
+	return false;
+}
+
+static bool same_dims(const dim *a, const dim *b, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (a[k].kind != b[k].kind || a[k].v != b[k].v)
+			return false;
+	return true;
+}
+
+/* publish for an output's shape. Most outputs have the shape of an input (Relu, x +
+ * bias, a same-padded Conv): the input's array, when it is one the cache handed out
+ * (dims_share_owns), is the answer, found by a compare instead of a hash. */
+static const dim *publish_shape(infer_ctx *c, const dim *d, int32_t n)
+{
+	if (n > SHARE_BUF)
+		return publish(c, d, n);
+	if (dims_share_owns(c->shared, d, n) && !resolves(c, d, n))
+		return d; /* an input's array, passed on as it is */
+	dim buf[SHARE_BUF];
+	for (int32_t k = 0; k < n; k++)
+		buf[k] = dim_resolve(c->syms, d[k]);
+	for (int32_t i = 0; i < c->n->ninputs; i++) {
+		const tinfo *t = in(c, i);
+		if (t && t->kind == TK_TENSOR && t->rank == n && dims_share_owns(c->shared, t->dims, n) &&
+		    same_dims(t->dims, buf, n))
+			return t->dims;
+	}
+	return share(c, buf, n);
+}
+
 /* The same for integers: sizes (`dims`: a negative one is unknown) or content. */
 static dim known_int(int64_t v, bool dims) { return v >= 0 || !dims ? dim_known(v) : dim_unknown(); }
 
@@ -203,7 +245,7 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 	t.kind = TK_TENSOR;
 	t.elem = dtype_valid(elem) ? elem : 0;
 	if (rank >= 0) {
-		const dim *d = publish(c, dims, rank);
+		const dim *d = publish_shape(c, dims, rank);
 		if (!d)
 			return;
 		t.rank = rank;
