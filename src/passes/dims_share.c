@@ -4,18 +4,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* 4096 slots, 64 KB per model. On the 1M-node benchmark models (bench/gen_models.py)
- * 20 of 1.54M lookups missed for the transformer and 3 of 2.71M for the CNN. */
-#define SLOTS 4096
 /* Longer arrays (content of a big integer tensor) are rarely repeated. */
 #define MAX_SHARED 16
 
-struct dims_share {
-	struct {
-		const dim *d;
-		int32_t n;
-	} slot[SLOTS];
-};
+/* Notes p as handed out (and returns it). */
+static const dim *own(dims_share *s, const dim *p, int32_t n)
+{
+	s->owned[dims_share_owned_slot(p)] = (dims_share_entry){p, n};
+	return p;
+}
 
 dims_share *dims_share_new(arena *a) { return arena_zalloc(a, sizeof(dims_share)); }
 
@@ -55,6 +52,7 @@ static const dim *copy_in(dims_share *s, size_t i, bool cached, arena *a, const 
 	if (cached) {
 		s->slot[i].d = copy;
 		s->slot[i].n = n;
+		own(s, copy, n);
 	}
 	return copy;
 }
@@ -64,9 +62,9 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
 	size_t i = 0;
 	bool cached = s && n <= MAX_SHARED;
 	if (cached) {
-		i = hash(d, n) % SLOTS;
+		i = hash(d, n) % DIMS_SHARE_SLOTS;
 		if (s->slot[i].d && s->slot[i].n == n && same(s->slot[i].d, d, n))
-			return s->slot[i].d;
+			return own(s, s->slot[i].d, n);
 	}
 	return copy_in(s, i, cached, a, d, n);
 }

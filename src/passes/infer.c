@@ -177,6 +177,48 @@ static const dim *publish(infer_ctx *c, const dim *d, int32_t n)
 	return share(c, buf, n);
 }
 
+/* Whether a symbol of d[0..n) now resolves to something else (a size, another name). */
+static bool resolves(infer_ctx *c, const dim *d, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		if (d[k].kind != DIM_SYMBOL)
+			continue;
+		dim r = dim_resolve(c->syms, d[k]);
+		if (r.kind != DIM_SYMBOL || r.v != d[k].v)
+			return true;
+	}
+	return false;
+}
+
+static bool same_dims(const dim *a, const dim *b, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (a[k].kind != b[k].kind || a[k].v != b[k].v)
+			return false;
+	return true;
+}
+
+/* publish for an output's shape. Most outputs have the shape of an input (Relu, x +
+ * bias, a same-padded Conv): the input's array, when it is one the cache handed out
+ * (dims_share_owns), is the answer, found by a compare instead of a hash. */
+static const dim *publish_shape(infer_ctx *c, const dim *d, int32_t n)
+{
+	if (n > SHARE_BUF)
+		return publish(c, d, n);
+	if (dims_share_owns(c->shared, d, n) && !resolves(c, d, n))
+		return d; /* an input's array, passed on as it is */
+	dim buf[SHARE_BUF];
+	for (int32_t k = 0; k < n; k++)
+		buf[k] = dim_resolve(c->syms, d[k]);
+	for (int32_t i = 0; i < c->n->ninputs; i++) {
+		const tinfo *t = in(c, i);
+		if (t && t->kind == TK_TENSOR && t->rank == n && dims_share_owns(c->shared, t->dims, n) &&
+		    same_dims(t->dims, buf, n))
+			return t->dims;
+	}
+	return share(c, buf, n);
+}
+
 /* The same for integers: sizes (`dims`: a negative one is unknown) or content. */
 static dim known_int(int64_t v, bool dims) { return v >= 0 || !dims ? dim_known(v) : dim_unknown(); }
 
@@ -203,7 +245,7 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 	t.kind = TK_TENSOR;
 	t.elem = dtype_valid(elem) ? elem : 0;
 	if (rank >= 0) {
-		const dim *d = publish(c, dims, rank);
+		const dim *d = publish_shape(c, dims, rank);
 		if (!d)
 			return;
 		t.rank = rank;
@@ -637,6 +679,8 @@ static void seed_values(infer_ctx *c, graph *g)
 		case VAL_OUTER:
 			v->ti = value_outer(v)->values[value_outer_id(v)].ti;
 			break;
+		case VAL_NODE:
+			break; /* infer_nodes, when it reaches the producer (the line is hot then) */
 		default:
 			v->ti = tinfo_unknown();
 			break;
@@ -644,7 +688,7 @@ static void seed_values(infer_ctx *c, graph *g)
 	}
 }
 
-static void infer_nodes(infer_ctx *base, graph *g, bool use_declared);
+static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state *ps);
 
 /* A call to a model-local function: the body is inferred with the call's input types
  * and attributes, and its outputs become the call's. The body's values keep the types
@@ -680,11 +724,12 @@ static void infer_call(infer_ctx *c, graph *body)
 typedef struct op_handler {
 	infer_fn fn;
 	graph *body;
+	bool lint; /* lint_may_broadcast */
 } op_handler;
 
 static op_handler resolve_op(const infer_ctx *c, const node *n)
 {
-	op_handler h = {NULL, NULL};
+	op_handler h = {NULL, NULL, lint_may_broadcast(n->domain, n->op_type, n->opset)};
 	int64_t since = 0;
 	if (n->opset >= 0)
 		h.fn = rule_lookup(c->rules, n->domain, n->op_type, n->opset, &since);
@@ -718,7 +763,27 @@ static op_handler handler_of(const infer_ctx *c, const node *n)
 	return c->ops->h[i];
 }
 
-static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)
+/* Notes node ni for lint (pass.h); out of memory, lint walks every node instead. */
+static void list_for_lint(infer_ctx *c, pass_state *ps, int32_t ni)
+{
+	if (!ps->lint_listed)
+		return;
+	if (ps->nlint_nodes == ps->cap_lint_nodes) {
+		int32_t cap = ps->cap_lint_nodes ? ps->cap_lint_nodes * 2 : 1024;
+		int32_t *grown = arena_grow(c->a, ps->lint_nodes, (size_t)ps->nlint_nodes, (size_t)cap, sizeof *grown);
+		if (!grown) {
+			ps->lint_listed = false;
+			return;
+		}
+		ps->lint_nodes = grown;
+		ps->cap_lint_nodes = cap;
+	}
+	ps->lint_nodes[ps->nlint_nodes++] = ni;
+}
+
+/* Infers g's nodes in order. ps: where to list the nodes for lint (the main graph's
+ * run), else NULL. */
+static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state *ps)
 {
 	for (int32_t k = 0; k < g->nnodes; k++) {
 		int32_t ni = g->order[k];
@@ -728,7 +793,15 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared)
 		c.ni = ni;
 		c.n = n;
 		c.opset = n->opset;
+		/* seed_values leaves node outputs to be set here, next to their use. */
+		for (int32_t o = 0; o < n->noutputs; o++) {
+			int32_t id = n->outputs[o];
+			if (id >= 0 && g->values[id].producer == ni)
+				g->values[id].ti = tinfo_unknown();
+		}
 		op_handler h = handler_of(&c, n);
+		if (ps && h.lint)
+			list_for_lint(&c, ps, ni);
 		infer_fn fn = h.fn;
 		graph *body = h.body;
 		if (fn)
@@ -792,7 +865,7 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 		}
 		v->ti = t;
 	}
-	infer_nodes(&sub, sg, true);
+	infer_nodes(&sub, sg, true, NULL);
 }
 
 bool pass_infer(osh_model *m, const pass_options *opts)
@@ -809,7 +882,10 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 	if (!m->main)
 		return true;
 	seed_values(&base, m->main);
-	infer_nodes(&base, m->main, use_declared);
+	pass_state *ps = opts->state;
+	if (ps)
+		*ps = (pass_state){.lint_listed = true};
+	infer_nodes(&base, m->main, use_declared, ps);
 	m->inferred = true;
 	return !m->nomem;
 }

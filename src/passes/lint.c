@@ -163,6 +163,18 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 	return false;
 }
 
+bool lint_may_broadcast(const char *domain, const char *op_type, int64_t opset)
+{
+	if (opset < 0)
+		return false;
+	if (domain[0])
+		return paddle_is_elementwise(op_type);
+	for (size_t i = 0; i < sizeof bcast_ops / sizeof bcast_ops[0]; i++)
+		if (!strcmp(bcast_ops[i].op, op_type))
+			return true;
+	return false;
+}
+
 /* ---- small helpers ------------------------------------------------------------------ */
 
 typedef struct lint {
@@ -924,8 +936,14 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 			return false;
 		}
 		mark_flagged(&L, g);
-		for (int32_t k = 0; k < g->nnodes; k++) {
-			int32_t ni = g->order[k];
+		/* The main graph's nodes that may broadcast, as inference listed them
+		 * (pass.h), else every node of the graph, in the same order. */
+		const pass_state *ps = opts->state;
+		bool listed = g == m->main && ps && ps->lint_listed;
+		const int32_t *nodes = listed ? ps->lint_nodes : g->order;
+		int32_t count = listed ? ps->nlint_nodes : g->nnodes;
+		for (int32_t k = 0; k < count; k++) {
+			int32_t ni = nodes[k];
 			bnode b;
 			if (!broadcast_of(&L.rows, &g->nodes[ni], &b))
 				continue;

@@ -69,7 +69,9 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	osh_status s = apply_options(m, opts, err);
 	if (s != OSH_OK)
 		return s;
+	pass_state state = {0};
 	pass_options po = {
+		.state = &state,
 		.ignore_declared = opts->ignore_declared,
 		.require_static = opts->require_static,
 		.require_explicit = opts->require_explicit,

@@ -1,9 +1,11 @@
 /* test_infer.c: the inference pass as a whole (not one operator): declared shapes
  * against inferred ones, --input-shape and --assume, symbols learned by broadcasting,
- * and osh_annotate writing results back (fresh names that never clash). */
+ * and osh_annotate writing results back (fresh names that never clash); the shared
+ * dims cache (passes/dims_share.c), whose arrays set_out passes on by address. */
 #include <criterion/criterion.h>
 
 #include "core/model.h"
+#include "passes/dims_share.h"
 #include "mb.h"
 
 #include <stdlib.h>
@@ -246,4 +248,29 @@ Test(infer, input_value_for_no_such_input_is_refused)
 	cr_expect(strstr(err.message, "no graph input named 'nope'") != NULL, "%s", err.message);
 	free(bytes);
 	osh_model_free(m);
+}
+
+/* Equal arrays come back as one, which the cache then owns; a copy of the caller's, a
+ * scalar's NULL dims and an empty cache own nothing (a NULL owned once made set_out
+ * drop every scalar output). */
+Test(dims_share, owns_what_it_hands_out)
+{
+	arena *a = arena_new(0);
+	cr_assert(a);
+	dims_share *s = dims_share_new(a);
+	cr_assert(s);
+	cr_expect(!dims_share_owns(s, NULL, 0));
+	cr_expect(!dims_share_owns(NULL, NULL, 0));
+	dim d[3] = {dim_known(2), dim_symbol(0), dim_unknown()};
+	cr_expect(!dims_share_owns(s, d, 3));
+	const dim *p = dims_share_get(s, a, d, 3), *q = dims_share_get(s, a, d, 3);
+	cr_assert(p && p != d);
+	cr_expect_eq(p, q);
+	cr_expect(dims_share_owns(s, p, 3));
+	cr_expect(!dims_share_owns(s, p, 2), "owned as 3 dims, not as a prefix");
+	cr_expect(!dims_share_owns(s, d, 3));
+	const dim *e = dims_share_get(s, a, NULL, 0);
+	cr_assert(e);
+	cr_expect(dims_share_owns(s, e, 0));
+	arena_free(a);
 }
