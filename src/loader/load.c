@@ -402,6 +402,16 @@ void loader_release_input(osh_model *m, size_t upto)
 static osh_status build(osh_model *m, input *in, osh_error *err)
 {
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
+	/* Cutting the nodes and initializers out takes memory per element: a file with
+	 * a million tiny ones is refused first if it is to be. */
+	if (m->scan_job &&
+	    !loader_wait_room(m, m->scan_job->outline.deferred * (uint64_t)UNPACK_SPLIT_BYTES_PER_ELEMENT)) {
+		osh_status js = job_finish(m, false, err);
+		if (in->mapped)
+			munmap(in->data, in->size);
+		in->data = NULL;
+		return js != OSH_OK ? js : error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+	}
 	split_result r = unpack_split(in->data, in->size, alloc, &m->proto, &m->lazy, &m->lazy_inits);
 	bool whole = r == SPLIT_NOT_USED || r == SPLIT_NOMEM;
 	bool keep = in->mapped && r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n);

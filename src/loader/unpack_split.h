@@ -5,6 +5,7 @@
 #define OSH_LOADER_UNPACK_SPLIT_H
 
 #include "core/model.h"
+#include "loader/wire.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdbool.h>
@@ -17,6 +18,11 @@ typedef enum split_result {
 	SPLIT_NOMEM,    /* out of memory for scratch */
 	SPLIT_FAILED,   /* protobuf-c refused the rest, or the arena ran out: see the arena */
 } split_result;
+
+/* The most memory unpack_split takes per node or initializer: its scratch list of
+ * spans (a wire_field each, the list up to twice as long as needed while it grows)
+ * and what the model keeps of each (an offset and a length). */
+#define UNPACK_SPLIT_BYTES_PER_ELEMENT (2 * sizeof(wire_field) + 2 * sizeof(uint32_t))
 
 /* Unpacks the `size` pre-scanned bytes at `data` into `alloc`, but for the main
  * graph's nodes and initializers: on SPLIT_OK the graph has none (n_node and
