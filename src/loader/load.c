@@ -124,11 +124,11 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
  * plan_budget decides after a whole scan, replaces it.
  *
  * A file refused for what it would take in memory (a million empty nodes) must not
- * take it meanwhile: while the second thread runs, the index also waits whenever its
- * arena holds more than AHEAD_PER_BYTE bytes per byte accepted so far (plus
+ * take it meanwhile: while the second thread runs, the loader waits for its verdict
+ * before its memory would pass AHEAD_PER_BYTE bytes per byte of file (plus
  * AHEAD_FLOOR). Real models stay below: weights cost the arena next to nothing, and
- * a 1M-node transformer without them took 3.5 bytes per byte of file; a graph of
- * tiny nodes is only slower, its index waiting for the scan's end.
+ * 1M-node models without them took 3.3 and 3.8 bytes per byte of file; a graph of
+ * tiny nodes is only slower, the loader waiting for the scan's end.
  *
  * Any verdict against the file, or a failure of the loader's own, is settled by
  * prescan_message on the same bytes, so a refused file gets the message (the first
@@ -136,7 +136,7 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
 #ifndef SPLIT_SCAN_MIN /* -DSPLIT_SCAN_MIN=SIZE_MAX: one thread, to compare */
 #define SPLIT_SCAN_MIN ((size_t)1 << 20)
 #endif
-#define AHEAD_PER_BYTE 2
+#define AHEAD_PER_BYTE 4
 #define AHEAD_FLOOR ((uint64_t)16 << 20)
 
 enum { JOB_RUNNING, JOB_PASSED, JOB_STOPPED };
@@ -152,17 +152,14 @@ typedef struct scan_job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	_Atomic uint64_t done[2]; /* initializers and nodes accepted so far */
-	_Atomic uint64_t accepted; /* bytes accepted so far: the outline's, then elements' */
 	_Atomic int state;
 	atomic_bool stop;
 } scan_job;
 
-static bool job_progress(void *ctx, int kind, uint64_t done, uint64_t bytes)
+static bool job_progress(void *ctx, int kind, uint64_t done)
 {
 	scan_job *j = ctx;
 	pthread_mutex_lock(&j->mu);
-	atomic_store_explicit(&j->accepted, j->size - (j->outline.graph_end - j->outline.graph_start) + bytes,
-			      memory_order_relaxed);
 	atomic_store_explicit(&j->done[kind], done, memory_order_release);
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
@@ -191,16 +188,14 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-/* Whether the arena may grow by `more` bytes: the file is accepted, or still being
- * scanned and the arena within what the bytes accepted so far allow (see
- * AHEAD_PER_BYTE). */
+/* Whether the loader may take `more` bytes: the file is accepted, or still being
+ * scanned and the arena stays within AHEAD_PER_BYTE bytes per byte of file. */
 static bool may_grow(const scan_job *j, const osh_model *m, uint64_t more)
 {
 	int state = atomic_load(&j->state);
 	if (state != JOB_RUNNING)
 		return state == JOB_PASSED;
-	return arena_used(m->arena) + more <=
-	       AHEAD_PER_BYTE * atomic_load_explicit(&j->accepted, memory_order_relaxed) + AHEAD_FLOOR;
+	return arena_used(m->arena) + more <= AHEAD_PER_BYTE * (uint64_t)j->size + AHEAD_FLOOR;
 }
 
 /* Whether the index may read element i of `kind`: accepted, and may_grow. */

@@ -792,7 +792,6 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 		const ProtobufCMessageDescriptor *desc;
 	} kinds[2] = {{PRESCAN_INIT_FIELD, &onnx__tensor_proto__descriptor},
 		      {PRESCAN_NODE_FIELD, &onnx__node_proto__descriptor}};
-	uint64_t bytes = 0;
 	for (int k = 0; k < 2; k++) {
 		const ProtobufCMessageDescriptor *d = kinds[k].desc;
 		int t = table_for(&s, d);
@@ -821,11 +820,10 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 			osh_status st = run(&s, (size_t)(p - data), 2);
 			if (st != OSH_OK)
 				return st;
-			bytes += len;
-			if (++done % PRESCAN_PROGRESS_STEP == 0 && progress && !progress(ctx, k, done, bytes))
+			if (++done % PRESCAN_PROGRESS_STEP == 0 && progress && !progress(ctx, k, done))
 				return OSH_ERR_DECODE;
 		}
-		if (progress && !progress(ctx, k, done, bytes))
+		if (progress && !progress(ctx, k, done))
 			return OSH_ERR_DECODE;
 	}
 	*stats = s.st;

@@ -73,10 +73,10 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 			   osh_error *err);
 
 /* Told after every PRESCAN_PROGRESS_STEP elements of one kind (0: initializers, 1:
- * nodes), and at the end of each kind, how many of them passed and how many bytes
- * of elements (of both kinds) have passed in all; false stops the scan. */
+ * nodes), and at the end of each kind, how many of them passed; false stops the
+ * scan. */
 #define PRESCAN_PROGRESS_STEP 64
-typedef bool (*prescan_progress_fn)(void *ctx, int kind, uint64_t done, uint64_t bytes);
+typedef bool (*prescan_progress_fn)(void *ctx, int kind, uint64_t done);
 
 /* Scans what prescan_outline left: the initializers, then the nodes, each as at its
  * place in the model (same depth limit). On OSH_OK fills *stats with their counts.
