@@ -244,61 +244,34 @@ typedef struct tally {
 	int files, decoded;
 } tally;
 
-static uint8_t *read_file(const char *path, size_t *n)
+/* One file of the corpus: an input or output tensor (input_N.pb, output_N.pb). */
+static void check_corpus_file(const char *path, void *ctx)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(size > 0 ? (size_t)size : 1);
-	*n = b && size > 0 ? fread(b, 1, (size_t)size, f) : 0;
-	fclose(f);
-	return b;
-}
-
-static void walk(const char *dir, tally *t)
-{
-	DIR *d = opendir(dir);
-	if (!d)
+	tally *t = ctx;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t len = strlen(name);
+	if (len < 4 || strcmp(name + len - 3, ".pb") != 0 ||
+	    (strncmp(name, "input_", 6) != 0 && strncmp(name, "output_", 7) != 0))
 		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR) {
-			walk(path, t);
-			continue;
+	size_t n = 0;
+	uint8_t *b = slurp(path, &n);
+	Onnx__TensorProto *r = onnx__tensor_proto__unpack(NULL, n, b);
+	if (r) { /* sequences and optionals are other messages */
+		onnx__tensor_proto__free_unpacked(r, NULL);
+		t->files++;
+		if (decodes(b, n)) {
+			decodes_as_protobuf_c(b, n, path);
+			t->decoded++;
 		}
-		size_t len = strlen(e->d_name);
-		if (len < 4 || strcmp(e->d_name + len - 3, ".pb") != 0 ||
-		    (strncmp(e->d_name, "input_", 6) != 0 && strncmp(e->d_name, "output_", 7) != 0))
-			continue;
-		size_t n = 0;
-		uint8_t *b = read_file(path, &n);
-		cr_assert(b, "%s: unreadable", path);
-		Onnx__TensorProto *r = onnx__tensor_proto__unpack(NULL, n, b);
-		if (r) { /* sequences and optionals are other messages */
-			onnx__tensor_proto__free_unpacked(r, NULL);
-			t->files++;
-			if (decodes(b, n)) {
-				decodes_as_protobuf_c(b, n, path);
-				t->decoded++;
-			}
-		}
-		free(b);
 	}
-	closedir(d);
+	free(b);
 }
 
 Test(decode_tensor, corpus_tensors_match_protobuf_c)
 {
 	CORPUS_DIR_OR_SKIP(dir, "corpus/decode-tensor");
 	tally t = {0};
-	walk(dir, &t);
+	for_each_file(dir, true, check_corpus_file, &t);
 	cr_expect_gt(t.files, 1500, "only %d corpus tensors read", t.files);
 	cr_expect_gt(t.decoded, 1000, "only %d of %d corpus tensors decoded", t.decoded, t.files);
 	printf("corpus: %d tensors, %d decoded, %d left to protobuf-c\n", t.files, t.decoded, t.files - t.decoded);

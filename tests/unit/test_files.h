@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,31 @@ static inline char *make_tmpdir_for(const char *tag)
 	cr_assert(asprintf(&dir, "/tmp/osh_test_%s.XXXXXX", tag) > 0 && mkdtemp(dir), "mkdtemp: %s",
 		  strerror(errno));
 	return dir;
+}
+
+/* Calls fn(path, ctx) for every regular file under dir, in directory order, going
+ * into subdirectories when `recurse` (hidden names skipped). Returns how many. */
+static inline size_t for_each_file(const char *dir, bool recurse, void (*fn)(const char *path, void *ctx),
+				   void *ctx)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "%s: %s", dir, strerror(errno));
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = NULL;
+		cr_assert(asprintf(&p, "%s/%s", dir, e->d_name) > 0);
+		struct stat st;
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && recurse)
+			n += for_each_file(p, true, fn, ctx);
+		else if (S_ISREG(st.st_mode))
+			fn(p, ctx), n++;
+		free(p);
+	}
+	closedir(d);
+	return n;
 }
 
 /* The whole file at path (malloc'd, one byte spare), its size in *size. */

@@ -423,24 +423,13 @@ static void check_estimate(const char *path)
 	free(data);
 }
 
-static size_t check_estimates_in(const char *dir)
+static void check_estimate_of(const char *path, void *ctx)
 {
-	DIR *d = opendir(dir);
-	cr_assert(d, "%s: %s", dir, strerror(errno));
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *p = path_in(dir, e->d_name);
-		struct stat st;
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			check_estimate(p), n++;
-		free(p);
-	}
-	closedir(d);
-	return n;
+	(void)ctx;
+	check_estimate(path);
 }
+
+static size_t check_estimates_in(const char *dir) { return for_each_file(dir, false, check_estimate_of, NULL); }
 
 Test(prescan, estimate_bounds_protobuf_c)
 {

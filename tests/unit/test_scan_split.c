@@ -89,29 +89,21 @@ static outcome load_both_ways(const char *path, const uint8_t *p, size_t n)
 	return file;
 }
 
-/* The .onnx files under dir, recursively (paths malloc'd, appended to *list). */
-static void find_models(const char *dir, char ***list, size_t *n)
+typedef struct model_list {
+	char **paths;
+	size_t n;
+} model_list;
+
+/* Keeps path when it names a .onnx file. */
+static void add_model(const char *path, void *ctx)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	model_list *l = ctx;
+	size_t len = strlen(path);
+	if (len <= 5 || strcmp(path + len - 5, ".onnx"))
 		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *p = path_in(dir, e->d_name);
-		struct stat st;
-		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			find_models(p, list, n);
-			free(p);
-		} else if (strlen(p) > 5 && !strcmp(p + strlen(p) - 5, ".onnx")) {
-			*list = realloc(*list, (*n + 1) * sizeof **list);
-			(*list)[(*n)++] = p;
-		} else {
-			free(p);
-		}
-	}
-	closedir(d);
+	l->paths = realloc(l->paths, (l->n + 1) * sizeof *l->paths);
+	cr_assert(l->paths && (l->paths[l->n] = strdup(path)));
+	l->n++;
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -123,11 +115,12 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
  * initializer, in a node, or accepted, the two scans agree. */
 Test(split_scan, fixtures_and_their_mutations_agree_with_one_thread, .timeout = 240)
 {
-	char **models = NULL;
-	size_t count = 0;
-	find_models(OSH_MODELS_DIR, &models, &count);
+	model_list l = {0};
+	for_each_file(OSH_MODELS_DIR, true, add_model, &l);
+	char **models = l.paths;
+	size_t count = l.n;
 	cr_assert_gt(count, 100, "found %zu models", count);
-	qsort(models, count, sizeof *models, by_name);
+	qsort(models, count, sizeof *models, by_name); /* the same mutations every run */
 	char *dir = make_tmpdir_for("split_scan");
 	char *path = path_in(dir, "model.onnx");
 	uint64_t rng = 0x9e3779b97f4a7c15u;
