@@ -56,7 +56,7 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
 
 # ---- fuzzing ---------------------------------------------------------------------
-# make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="load infer roundtrip"]
+# make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="load infer roundtrip split"]
 # Builds the libFuzzer targets of tests/fuzz with clang, ASan and UBSan (FUZZ_BUILD),
 # then runs each for FUZZ_SECONDS, one after the other, from the committed seeds
 # (tests/fuzz/corpus) and what earlier runs kept (FUZZ_BUILD/corpus-TARGET), with the
@@ -65,7 +65,7 @@ clean:
 # tests/fuzz/crashes/ so `make test` replays it from then on.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= load infer roundtrip
+FUZZ_TARGETS ?= load infer roundtrip split
 FUZZ_FLAGS ?= -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 
 .PHONY: fuzz fuzz-build
