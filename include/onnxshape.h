@@ -8,7 +8,10 @@
  *    failures: they are diagnostics attached to the model, in graph order.
  *  - Every pointer handed out (strings, arrays, diagnostics) is owned by the model and
  *    stays valid until osh_model_free. The library never prints and never exits.
- *  - No global state: separate models may be used from separate threads.
+ *  - No global state: separate models may be used from separate threads. The library
+ *    starts threads of its own: osh_model_load pre-scans a file of 1 MB or more in a
+ *    second thread, joined before it returns, and a model keeps a thread that faults
+ *    its arena's memory in ahead of use until osh_model_free.
  */
 #ifndef ONNXSHAPE_H
 #define ONNXSHAPE_H
