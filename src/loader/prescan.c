@@ -476,6 +476,53 @@ static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, field_info *
 	return OSH_OK;
 }
 
+/* What accepted fields add to the counts, kept apart so that scan_fields can keep
+ * them in registers (prescan_stats takes them in add_counts). */
+typedef struct counts {
+	uint64_t charged, copied, strings, repeated;
+} counts;
+
+/* Counts one accepted occurrence of field fi of the message f: `count` elements (a
+ * packed run), a payload of len bytes; a singular message field is marked met. */
+static inline void count_field(frame *f, const field_info *fi, uint64_t count, uint64_t len, counts *c)
+{
+	if (fi->elt) {
+		if (!(f->repeated_seen >> fi->index & 1)) {
+			/* The array's rounding, once per repeated field present. */
+			f->repeated_seen |= (uint64_t)1 << fi->index;
+			c->charged += ROUND;
+		}
+		c->repeated += count;
+		c->charged += count * fi->elt;
+	}
+	switch (fi->kind) {
+	case K_STRING: /* round_up(len + 1), without its case for 0 */
+		c->charged += (len + ROUND) / ROUND * ROUND;
+		c->copied += len;
+		c->strings++;
+		break;
+	case K_BYTES:
+		if (len)
+			c->charged += round_up(len);
+		c->copied += len;
+		break;
+	case K_MESSAGE:
+		if (!fi->elt)
+			f->singular_seen |= (uint64_t)1 << fi->index;
+		break;
+	default:
+		break;
+	}
+}
+
+static void add_counts(scan *s, const counts *c)
+{
+	s->st.unpack_bytes += c->charged;
+	s->st.copied_bytes += c->copied;
+	s->st.strings += c->strings;
+	s->st.repeated += c->repeated;
+}
+
 /* Reads one field of the innermost message, at *pos (before the message's end). */
 static osh_status scan_field(scan *s, size_t *pos)
 {
@@ -555,58 +602,35 @@ static osh_status scan_field(scan *s, size_t *pos)
 			    type_name(fd->type), wire_name(wt));
 	const uint8_t *body = s->data + payload + prefix;
 	size_t len = payload_end - payload - prefix;
-	if (fi->elt) {
-		uint64_t count = 1;
-		if (packed) {
-			osh_status st = scan_packed(s, fd, body, body + len, &count);
-			if (st != OSH_OK)
-				return st;
-		}
-		if (!(f->repeated_seen >> fi->index & 1)) {
-			/* The array's rounding, once per repeated field present. */
-			f->repeated_seen |= (uint64_t)1 << fi->index;
-			charge(s, ROUND);
-		}
-		s->st.repeated += count;
-		charge(s, count * fi->elt);
+	uint64_t count = 1;
+	if (packed) {
+		osh_status st = scan_packed(s, fd, body, body + len, &count);
+		if (st != OSH_OK)
+			return st;
 	}
-	switch (fi->kind) {
-	case K_STRING: {
-		/* A C string ends at its first NUL: the rest would be lost on the way back. */
-		const uint8_t *nul = memchr(body, 0, len);
-		if (nul)
-			return refuse(s, OSH_ERR_DECODE, (size_t)(nul - s->data), fd,
-				    "string field '%s' holds a NUL byte", fd->name);
-		charge(s, round_up(len + 1));
-		s->st.copied_bytes += len;
-		s->st.strings++;
+	/* A C string ends at its first NUL: the rest would be lost on the way back. */
+	const uint8_t *nul = fi->kind == K_STRING ? memchr(body, 0, len) : NULL;
+	if (nul)
+		return refuse(s, OSH_ERR_DECODE, (size_t)(nul - s->data), fd, "string field '%s' holds a NUL byte",
+			    fd->name);
+	/* protobuf-c merges a repeated singular message into the earlier one, copying
+	 * what it holds each time: quadratic in the occurrences. */
+	if (fi->kind == K_MESSAGE && !fi->elt && (f->singular_seen >> fi->index & 1))
+		return refuse(s, OSH_ERR_DECODE, key_at, fd,
+			    "singular message field '%s' occurs more than once (protobuf would merge the "
+			    "occurrences; onnxshape refuses them)",
+			    fd->name);
+	counts c = {0};
+	count_field(f, fi, count, len, &c);
+	add_counts(s, &c);
+	if (fi->kind != K_MESSAGE)
+		return OSH_OK;
+	if (f->deferred >> fi->index & 1) { /* framed only: prescan_graph_elements reads it */
+		s->deferred++;
 		return OSH_OK;
 	}
-	case K_BYTES:
-		if (len)
-			charge(s, round_up(len));
-		s->st.copied_bytes += len;
-		return OSH_OK;
-	case K_MESSAGE:
-		if (!fi->elt) {
-			/* protobuf-c merges a repeated singular message into the earlier one,
-			 * copying what it holds each time: quadratic in the occurrences. */
-			if (f->singular_seen >> fi->index & 1)
-				return refuse(s, OSH_ERR_DECODE, key_at, fd,
-					    "singular message field '%s' occurs more than once (protobuf would merge the "
-					    "occurrences; onnxshape refuses them)",
-					    fd->name);
-			f->singular_seen |= (uint64_t)1 << fi->index;
-		}
-		if (f->deferred >> fi->index & 1) { /* framed only: prescan_graph_elements reads it */
-			s->deferred++;
-			return OSH_OK;
-		}
-		*pos = payload + prefix; /* read its fields next */
-		return push(s, fd, fi, key_at, payload + prefix, payload_end);
-	default:
-		return OSH_OK;
-	}
+	*pos = payload + prefix; /* read its fields next */
+	return push(s, fd, fi, key_at, payload + prefix, payload_end);
 }
 
 /* Reads the innermost message's fields from *pos on, until it ends or a nested
@@ -621,18 +645,18 @@ static osh_status scan_fields(scan *s, size_t *pos)
 	field_table *fast = f->fast;
 	const uint8_t *const data = s->data, *const end = data + f->end;
 	const uint8_t *p = data + *pos;
-	uint64_t charged = 0, copied = 0, strings = 0, repeated = 0;
+	counts c = {0};
 	uint64_t members = f->members;
 	osh_status st = OSH_OK;
 	while (p < end) {
-		unsigned c = *p, number = fast && c < 0x80 ? fast->quick[c] : 0;
+		unsigned key = *p, number = fast && key < 0x80 ? fast->quick[key] : 0;
 		if (!number || members >= MAX_MEMBERS)
 			goto slow;
-		const field_info *fi = &fast->fields[number];
-		const uint8_t *q = p + 1, *body = NULL;
+		field_info *fi = &fast->fields[number];
+		const uint8_t *q = p + 1, *body = q;
 		uint64_t v;
 		int n;
-		switch (c & 7) {
+		switch (key & 7) {
 		case WT_VARINT:
 			if ((n = read_varint(q, end, 10, &v)) <= 0)
 				goto slow;
@@ -640,7 +664,7 @@ static osh_status scan_fields(scan *s, size_t *pos)
 			break;
 		case WT_64BIT:
 		case WT_32BIT: {
-			size_t w = (c & 7) == WT_64BIT ? 8 : 4;
+			size_t w = (key & 7) == WT_64BIT ? 8 : 4;
 			if ((size_t)(end - q) < w)
 				goto slow;
 			q += w;
@@ -659,40 +683,17 @@ static osh_status scan_fields(scan *s, size_t *pos)
 			goto slow;
 		/* The field is well formed: count it as scan_field would. */
 		members++;
-		if (fi->elt) {
-			if (!(f->repeated_seen >> fi->index & 1)) {
-				f->repeated_seen |= (uint64_t)1 << fi->index;
-				charged += ROUND;
-			}
-			repeated++;
-			charged += fi->elt;
-		}
-		switch (fi->kind) {
-		case K_STRING: /* round_up of len + 1, never 0 */
-			charged += ((uint64_t)(q - body) + ROUND) / ROUND * ROUND;
-			copied += (uint64_t)(q - body);
-			strings++;
-			break;
-		case K_BYTES:
-			if (q > body)
-				charged += round_up((uint64_t)(q - body));
-			copied += (uint64_t)(q - body);
-			break;
-		case K_MESSAGE:
-			if (!fi->elt)
-				f->singular_seen |= (uint64_t)1 << fi->index;
+		count_field(f, fi, 1, (uint64_t)(q - body), &c);
+		if (fi->kind == K_MESSAGE) {
 			if (f->deferred >> fi->index & 1) { /* framed only, as in scan_field */
 				s->deferred++;
-				break;
+			} else {
+				s->field_key_at = (size_t)(p - data);
+				*pos = (size_t)(body - data); /* read its fields next */
+				f->members = members;
+				st = push(s, &f->desc->fields[fi->index], fi, s->field_key_at, *pos, (size_t)(q - data));
+				goto done;
 			}
-			s->field_key_at = (size_t)(p - data);
-			*pos = (size_t)(body - data); /* read its fields next */
-			f->members = members;
-			st = push(s, &f->desc->fields[fi->index], &fast->fields[number], s->field_key_at, *pos,
-				  (size_t)(q - data));
-			goto done;
-		default:
-			break;
 		}
 		p = q;
 		continue;
@@ -705,10 +706,7 @@ static osh_status scan_fields(scan *s, size_t *pos)
 	f->members = members;
 	*pos = (size_t)(p - data);
 done:
-	s->st.unpack_bytes += charged;
-	s->st.copied_bytes += copied;
-	s->st.strings += strings;
-	s->st.repeated += repeated;
+	add_counts(s, &c);
 	return st;
 }
 
@@ -781,20 +779,17 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 osh_status prescan_graph_elements(const uint8_t *data, size_t size, const prescan_outline_result *o,
 				  prescan_stats *stats, prescan_progress_fn progress, void *ctx)
 {
-	/* The stack as the whole scan has it at a node: the model, its graph, the node.
-	 * No error is formatted here (the caller scans again with prescan_message for
-	 * that), so the two outer frames only set the depth. */
+	/* The stack as the whole scan has it at a node: the model, its graph, the node,
+	 * opened by push as there. No error is formatted here (the caller scans again
+	 * with prescan_message for that), so the outer frames only set the depth. */
+	const ProtobufCMessageDescriptor *g = &onnx__graph_proto__descriptor;
 	scan s = {.data = data, .size = size, .name = ""};
 	s.stack[0] = (frame){.desc = &onnx__model_proto__descriptor, .end = size};
-	s.stack[1] = (frame){.desc = &onnx__graph_proto__descriptor, .start = o->graph_start, .end = o->graph_end};
-	static const struct {
-		unsigned number;
-		const ProtobufCMessageDescriptor *desc;
-	} kinds[2] = {{PRESCAN_INIT_FIELD, &onnx__tensor_proto__descriptor},
-		      {PRESCAN_NODE_FIELD, &onnx__node_proto__descriptor}};
+	s.stack[1] = (frame){.desc = g, .start = o->graph_start, .end = o->graph_end};
+	static const unsigned kinds[2] = {PRESCAN_INIT_FIELD, PRESCAN_NODE_FIELD};
 	for (int k = 0; k < 2; k++) {
-		const ProtobufCMessageDescriptor *d = kinds[k].desc;
-		int t = table_for(&s, d);
+		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(g, kinds[k]);
+		field_info fi = info_of(g, fd); /* push remembers the element type's table here */
 		uint64_t done = 0;
 		/* The outline framed every field of the graph: they only need hopping over. */
 		for (size_t pos = o->graph_start; pos < o->graph_end;) {
@@ -808,16 +803,14 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 			}
 			n = read_varint(p, end, 5, &len);
 			p += n > 0 ? n : 1;
-			pos = (size_t)(p - data) + (size_t)len;
-			if (key >> 3 != kinds[k].number)
+			size_t key_at = pos, start = (size_t)(p - data);
+			pos = start + (size_t)len;
+			if (key >> 3 != kinds[k])
 				continue;
-			s.top = 2;
-			s.stack[2] = (frame){.desc = d, .fast = t >= 0 ? &s.tables[t] : NULL, .start = (size_t)(p - data),
-					     .end = pos};
-			s.st.messages++;
-			if (s.st.max_depth < 2)
-				s.st.max_depth = 2;
-			osh_status st = run(&s, (size_t)(p - data), 2);
+			s.top = 1;
+			osh_status st = push(&s, fd, &fi, key_at, start, pos);
+			if (st == OSH_OK)
+				st = run(&s, start, 2);
 			if (st != OSH_OK)
 				return st;
 			if (++done % PRESCAN_PROGRESS_STEP == 0 && progress && !progress(ctx, k, done))
