@@ -474,7 +474,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		n->opset = last_opset;
 		ok = define_outputs_of(m, g, ni, outs, first_hash);
 	}
-	/* Out of memory: the nodes not filled are left as the zeroed array had them. */
+	/* Stopped early (out of memory, or the pre-scan refused the file): the nodes not
+	 * filled are left as the zeroed array had them. */
 	if (!ok && g->nodes)
 		memset(&g->nodes[ni], 0, (size_t)(g->nnodes - ni) * sizeof *g->nodes);
 	decode_scratch_free(&scratch);

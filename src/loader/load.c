@@ -146,7 +146,7 @@ typedef struct scan_job {
 	size_t size;
 	uint64_t user_budget; /* the caller's memory_budget, 0 for none */
 	prescan_outline_result outline;
-	prescan_stats stats; /* the second thread's counts, once JOB_PASSED */
+	uint64_t budget; /* plan_budget's, once JOB_PASSED */
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t mu;
@@ -171,17 +171,16 @@ static void *job_run(void *arg)
 	scan_job *j = arg;
 	prescan_stats st;
 	osh_status s = prescan_graph_elements(j->data, j->size, &j->outline, &st, job_progress, j);
+	uint64_t budget = 0;
 	if (s == OSH_OK) {
 		/* The verdict on the whole, as plan_budget gives it (job_finish says why). */
 		prescan_stats all = j->outline.stats;
 		prescan_stats_add(&all, &st);
 		osh_load_options opts = {.memory_budget = j->user_budget};
-		uint64_t budget;
 		s = plan_budget("", &all, j->size, 0, &opts, &budget, NULL);
 	}
 	pthread_mutex_lock(&j->mu);
-	if (s == OSH_OK)
-		j->stats = st;
+	j->budget = budget;
 	atomic_store(&j->state, s == OSH_OK ? JOB_PASSED : JOB_STOPPED);
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
@@ -198,37 +197,30 @@ static bool may_grow(const scan_job *j, const osh_model *m, uint64_t more)
 	return arena_used(m->arena) + more <= AHEAD_PER_BYTE * (uint64_t)j->size + AHEAD_FLOOR;
 }
 
-/* Whether the index may read element i of `kind`: accepted, and may_grow. */
-static bool may_read(const scan_job *j, const osh_model *m, int kind, size_t i)
+/* Whether the loader may take `more` bytes and, when kind >= 0, read element i of
+ * that kind (0: initializers, 1: nodes): accepted so far. */
+static bool ready(const scan_job *j, const osh_model *m, int kind, size_t i, uint64_t more)
 {
-	return atomic_load_explicit(&j->done[kind], memory_order_acquire) > i && may_grow(j, m, 0);
+	return may_grow(j, m, more) && (kind < 0 || atomic_load_explicit(&j->done[kind], memory_order_acquire) > i);
 }
 
-bool loader_wait_scanned(osh_model *m, int kind, size_t i)
+/* Waits until ready. False when it never will be: the scan refused the file, or
+ * stopped. */
+static bool wait_for(osh_model *m, int kind, size_t i, uint64_t more)
 {
 	scan_job *j = m->scan_job;
-	if (!j || may_read(j, m, kind, i))
+	if (!j || ready(j, m, kind, i, more))
 		return true;
 	pthread_mutex_lock(&j->mu);
-	while (!may_read(j, m, kind, i) && atomic_load(&j->state) == JOB_RUNNING)
+	while (!ready(j, m, kind, i, more) && atomic_load(&j->state) == JOB_RUNNING)
 		pthread_cond_wait(&j->cv, &j->mu);
-	bool ok = may_read(j, m, kind, i);
+	bool ok = ready(j, m, kind, i, more);
 	pthread_mutex_unlock(&j->mu);
 	return ok;
 }
 
-bool loader_wait_room(osh_model *m, uint64_t bytes)
-{
-	scan_job *j = m->scan_job;
-	if (!j || may_grow(j, m, bytes))
-		return true;
-	pthread_mutex_lock(&j->mu);
-	while (!may_grow(j, m, bytes) && atomic_load(&j->state) == JOB_RUNNING)
-		pthread_cond_wait(&j->cv, &j->mu);
-	bool ok = may_grow(j, m, bytes);
-	pthread_mutex_unlock(&j->mu);
-	return ok;
-}
+bool loader_wait_scanned(osh_model *m, int kind, size_t i) { return wait_for(m, kind, i, 0); }
+bool loader_wait_room(osh_model *m, uint64_t bytes) { return wait_for(m, -1, 0, bytes); }
 
 /* A budget no model that passes the pre-scan reaches: budget_for with the worst the
  * unscanned nodes and initializers could add (a message and a string every two
@@ -274,6 +266,22 @@ static void job_start(scan_job *j)
 		job_run(j);
 }
 
+/* Waits for the second thread (asking it to stop first when `stop`), if one ran. */
+static void job_join(scan_job *j, bool stop)
+{
+	if (stop)
+		atomic_store(&j->stop, true);
+	if (j->started)
+		pthread_join(j->thread, NULL);
+}
+
+static void job_free(scan_job *j)
+{
+	pthread_mutex_destroy(&j->mu);
+	pthread_cond_destroy(&j->cv);
+	free(j);
+}
+
 /* Ends m's scan job, if any (stopping it first when `stop`: the loader failed and
  * needs no more), and settles the pre-scan as a whole: its verdict against the file,
  * or the exact budget in place of the bound. */
@@ -283,23 +291,18 @@ static osh_status job_finish(osh_model *m, bool stop, osh_error *err)
 	if (!j)
 		return OSH_OK;
 	m->scan_job = NULL;
-	if (stop)
-		atomic_store(&j->stop, true);
-	if (j->started)
-		pthread_join(j->thread, NULL);
-	osh_load_options opts = {.memory_budget = j->user_budget};
-	prescan_stats ps = j->outline.stats;
+	job_join(j, stop);
+	uint64_t budget = j->budget;
 	osh_status s = OSH_OK;
-	if (atomic_load(&j->state) == JOB_PASSED)
-		prescan_stats_add(&ps, &j->stats);
-	else /* refused or stopped: the whole scan says which and why */
+	if (atomic_load(&j->state) != JOB_PASSED) {
+		/* Refused or stopped: the whole scan says which and why. */
+		prescan_stats ps;
+		osh_load_options opts = {.memory_budget = j->user_budget};
 		s = prescan_message(&onnx__model_proto__descriptor, j->data, j->size, m->path, &ps, err);
-	uint64_t budget = 0;
-	if (s == OSH_OK)
-		s = plan_budget(m->path, &ps, j->size, 0, &opts, &budget, err);
-	pthread_mutex_destroy(&j->mu);
-	pthread_cond_destroy(&j->cv);
-	free(j);
+		if (s == OSH_OK)
+			s = plan_budget(m->path, &ps, j->size, 0, &opts, &budget, err);
+	}
+	job_free(j);
 	if (s != OSH_OK)
 		return s;
 	arena_set_budget(m->arena, budget);
@@ -349,7 +352,10 @@ void osh_model_free(osh_model *m)
 {
 	if (!m)
 		return;
-	job_finish(m, true, NULL); /* before the input it reads goes */
+	if (m->scan_job) { /* left by a failed load: before the input it reads goes */
+		job_join(m->scan_job, true);
+		job_free(m->scan_job);
+	}
 	if (m->src_fd >= 0)
 		close(m->src_fd);
 	if (m->input_map)
@@ -554,11 +560,8 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	if (s == OSH_OK && !(m = model_new(path, budget)))
 		s = no_model(err, path, opts);
 	if (s != OSH_OK) {
-		if (job) {
-			pthread_mutex_destroy(&job->mu);
-			pthread_cond_destroy(&job->cv);
-			free(job);
-		}
+		if (job)
+			job_free(job); /* not started */
 		if (data)
 			munmap(data, (size_t)size);
 		close(fd);
