@@ -26,15 +26,6 @@ static uint64_t hash(const dim *d, int32_t n)
 	return h ^ h >> 32;
 }
 
-/* Field by field: dim has padding after kind, which memcmp would read. */
-static bool same(const dim *a, const dim *b, int32_t n)
-{
-	for (int32_t k = 0; k < n; k++)
-		if (a[k].kind != b[k].kind || a[k].v != b[k].v)
-			return false;
-	return true;
-}
-
 /* A miss: a new copy of d, kept in slot i when `cached`. Out of line, so that the hit,
  * nearly every call, saves no registers. */
 #if defined(__GNUC__)
@@ -63,7 +54,7 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
 	bool cached = s && n <= MAX_SHARED;
 	if (cached) {
 		i = hash(d, n) % DIMS_SHARE_SLOTS;
-		if (s->slot[i].d && s->slot[i].n == n && same(s->slot[i].d, d, n))
+		if (s->slot[i].d && s->slot[i].n == n && dims_share_same(s->slot[i].d, d, n))
 			return own(s, s->slot[i].d, n);
 	}
 	return copy_in(s, i, cached, a, d, n);

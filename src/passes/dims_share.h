@@ -39,6 +39,16 @@ static inline size_t dims_share_owned_slot(const dim *d)
 	return (size_t)(((uint64_t)(uintptr_t)d * 0x9e3779b97f4a7c15u) >> 54) % DIMS_SHARE_OWNED;
 }
 
+/* Whether a[0..n) and b[0..n) are the same dims, field by field (dim has padding
+ * after kind, which memcmp would read). */
+static inline bool dims_share_same(const dim *a, const dim *b, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (a[k].kind != b[k].kind || a[k].v != b[k].v)
+			return false;
+	return true;
+}
+
 /* NULL when the arena is out of memory (sharing is then simply off). */
 dims_share *dims_share_new(arena *a);
 

@@ -190,14 +190,6 @@ static bool resolves(infer_ctx *c, const dim *d, int32_t n)
 	return false;
 }
 
-static bool same_dims(const dim *a, const dim *b, int32_t n)
-{
-	for (int32_t k = 0; k < n; k++)
-		if (a[k].kind != b[k].kind || a[k].v != b[k].v)
-			return false;
-	return true;
-}
-
 /* publish for an output's shape. Most outputs have the shape of an input (Relu, x +
  * bias, a same-padded Conv): the input's array, when it is one the cache handed out
  * (dims_share_owns), is the answer, found by a compare instead of a hash. */
@@ -213,7 +205,7 @@ static const dim *publish_shape(infer_ctx *c, const dim *d, int32_t n)
 	for (int32_t i = 0; i < c->n->ninputs; i++) {
 		const tinfo *t = in(c, i);
 		if (t && t->kind == TK_TENSOR && t->rank == n && dims_share_owns(c->shared, t->dims, n) &&
-		    same_dims(t->dims, buf, n))
+		    dims_share_same(t->dims, buf, n))
 			return t->dims;
 	}
 	return share(c, buf, n);
