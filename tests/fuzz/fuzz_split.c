@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #define PAD ((size_t)1 << 20)
+/* The padding's key and length: field 6, length-delimited; 2^20 as a varint. */
+static const uint8_t pad_head[] = {6 << 3 | 2, 0x80, 0x80, 0x40};
 
 /* The scratch file: made on the first input, removed at exit. */
 static char dir[64], path[96];
@@ -37,16 +39,6 @@ static void make_scratch(void)
 	atexit(remove_scratch);
 }
 
-static size_t put_varint(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-	do {
-		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
 static void write_file(const uint8_t *p, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -64,16 +56,13 @@ static void write_file(const uint8_t *p, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	make_scratch();
-	size_t n = size + 1 + 5 + PAD;
+	size_t n = size + sizeof pad_head + PAD;
 	uint8_t *b = malloc(n);
 	if (!b)
 		return 0;
 	memcpy(b, data, size);
-	n = size;
-	b[n++] = 6 << 3 | 2;
-	n += put_varint(b + n, PAD);
-	memset(b + n, 'd', PAD);
-	n += PAD;
+	memcpy(b + size, pad_head, sizeof pad_head);
+	memset(b + size + sizeof pad_head, 'd', PAD);
 	write_file(b, n);
 
 	osh_model *mf = NULL, *mm = NULL;

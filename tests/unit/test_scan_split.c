@@ -156,12 +156,12 @@ Test(split_scan, fixtures_and_their_mutations_agree_with_one_thread, .timeout = 
 }
 
 /* One node: Relu from `in` to `out`. */
-static void relu(wbuf *graph, const char *in, const char *out, const char *op)
+static void relu(wbuf *graph, const char *in, const char *out)
 {
 	wbuf nd = {0};
 	put_str(&nd, 1, in);
 	put_str(&nd, 2, out);
-	put_str(&nd, 4, op);
+	put_str(&nd, 4, "Relu");
 	put_msg(graph, 1, &nd);
 }
 
@@ -189,7 +189,7 @@ static wbuf long_model(int nodes, const wbuf *last_node, const wbuf *last_init)
 		if (i == nodes - 1 && last_node)
 			put_bytes(&g, 1, last_node->p, last_node->n);
 		else
-			relu(&g, in, out, "Relu");
+			relu(&g, in, out);
 	}
 	for (int i = 0; i < nodes; i++) {
 		snprintf(in, sizeof in, "w%d", i);
