@@ -340,13 +340,18 @@ OSH_API osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, os
 typedef struct osh_write_options {
 	/* Allow the output to be the input file itself (same inode). */
 	bool in_place;
+	/* fsync the file before it is renamed into place and its directory after: the
+	 * new file survives a power cut. Off, a crash of the machine right after the
+	 * write may leave the old file or, for a new one, an empty file. */
+	bool durable;
 	/* Serialize the messages even when nothing changed (normally an unchanged model is
 	 * copied byte for byte). Used by tests to prove the packer is lossless. */
 	bool force_pack;
 } osh_write_options;
 
 /* Writes the model to `path` atomically: a temporary file in the destination
- * directory, fsync, rename, directory fsync. On failure the destination is untouched
+ * directory renamed over path (with opts->durable, fsync before and the directory's
+ * fsync after); readers see the old file or the new one, never a part. On failure the destination is untouched
  * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
  * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
  * model. */

@@ -26,6 +26,8 @@ static const write_cmd infer_cmd = {
 	"options:\n"
 	"  -o, --output OUT          where to write the model (required unless --in-place)\n"
 	"      --in-place            write over MODEL itself (atomically)\n"
+	"      --fsync               have the output on disk before exiting (fsync the\n"
+	"                            file and its directory): it survives a power cut\n"
 	"      --input-shape NAME:D,D,...\n"
 	"                            override a graph input's shape; D is a size, a\n"
 	"                            symbol, or ? (repeatable)\n"
@@ -60,6 +62,8 @@ static const write_cmd rewrite_cmd = {
 	"options:\n"
 	"  -o, --output OUT   where to write the model (required unless --in-place/--dry-run)\n"
 	"      --in-place     write over MODEL itself (atomically)\n"
+	"      --fsync        have the output on disk before exiting (fsync the file and\n"
+	"                     its directory): it survives a power cut\n"
 	"      --dry-run      list what would change (stdout), write nothing\n"
 	"      --paddle-domain D\n"
 	"                     rewrite Paddle operators of domain D only\n"
@@ -271,13 +275,14 @@ static bool parse_assume(char *arg, infer_args *ia)
 
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_IN_PLACE = 256, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
+	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
 	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
 		{"in-place", no_argument, NULL, OPT_IN_PLACE},
+		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
 		{"assume", required_argument, NULL, OPT_ASSUME},
@@ -313,6 +318,9 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 			break;
 		case OPT_IN_PLACE:
 			wo.in_place = true;
+			break;
+		case OPT_FSYNC:
+			wo.durable = true;
 			break;
 		case OPT_COLOR:
 			color = optarg;

@@ -233,6 +233,7 @@ typedef struct graph_plan {
 	const wire_list *lazy_inits; /* the initializers as bytes, or NULL */
 	const uint8_t *map;           /* the input file's mapping, or NULL */
 	size_t map_size;
+	int fd;                       /* the input file (pack_source.fd) */
 	size_t dropped;               /* map's pages before this were given back */
 	uint8_t *rest;
 	size_t rest_len;
@@ -447,6 +448,18 @@ static size_t same_bytes_run(const wire_list *w, uint32_t field, size_t k, const
 	return j;
 }
 
+/* Writes n bytes of the input. Those in the input file's mapping are copied by the
+ * kernel from the file (out_copy), never read here, unless it cannot; returns true
+ * when they were read from the mapping, whose pages are then ours (drop_upto). */
+static bool put_input(packer *p, const graph_plan *gp, const uint8_t *data, size_t n)
+{
+	if (!gp->map || data < gp->map || data + n > gp->map + gp->map_size) {
+		out_write(p->out, data, n);
+		return false;
+	}
+	return out_copy(p->out, gp->fd, (uint64_t)(data - gp->map), data, n);
+}
+
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 {
 	graph_plan *gp = ctx;
@@ -468,16 +481,14 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 			size_t end = field == 5 ? same_bytes_run(w, field, k, &from) : k;
 			if (end > k) {
 				const uint8_t *to = w->bytes + w->off[end - 1] + w->len[end - 1];
-				out_write(p->out, from, (size_t)(to - from));
-				if (gp->map && from >= gp->map && to <= gp->map + gp->map_size)
+				if (put_input(p, gp, from, (size_t)(to - from)))
 					drop_upto(gp, (size_t)(to - gp->map), end == w->n);
 				k = end;
 				continue;
 			}
 			put_key(p, field);
 			put_varint(p, w->len[k]);
-			out_write(p->out, w->bytes + w->off[k], w->len[k]);
-			if (field == 5 && gp->map)
+			if (put_input(p, gp, w->bytes + w->off[k], w->len[k]) && field == 5)
 				drop_behind(gp, w->bytes + w->off[k], w->len[k], k + 1 == w->n);
 			k++;
 		}
@@ -519,7 +530,8 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 	if (!src)
 		src = &none;
 	*gp = (graph_plan){.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
-			   .map = src->map, .map_size = src->map_size, .nodes = src->nodes, .nnodes = src->nnodes};
+			   .map = src->map, .map_size = src->map_size, .fd = src->map ? src->fd : -1,
+			   .nodes = src->nodes, .nnodes = src->nnodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;

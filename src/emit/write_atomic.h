@@ -2,7 +2,7 @@
  * never a mix, and a failure leaves the old file and no debris.
  *
  * The system calls that can fail midway go through a table (sys_io) so tests can make
- * the Nth write, fsync, close or rename fail and check the promise for every N.
+ * the Nth write, copy, fsync, close or rename fail and check the promise for every N.
  */
 #ifndef OSH_EMIT_WRITE_ATOMIC_H
 #define OSH_EMIT_WRITE_ATOMIC_H
@@ -13,6 +13,9 @@
 
 typedef struct sys_io {
 	ssize_t (*write)(int fd, const void *buf, size_t n);
+	/* copy_file_range(in, &off, out, NULL, n, 0): n bytes of `in` from *off appended
+	 * at out's file position, both advanced. */
+	ssize_t (*copy)(int in, int64_t *off, int out, size_t n);
 	int (*fsync)(int fd);
 	int (*close)(int fd);
 	int (*rename)(const char *from, const char *to);
@@ -29,10 +32,21 @@ typedef struct out_file {
 	int err; /* errno of the first failure, 0 if none */
 	uint64_t written; /* bytes handed to the kernel so far */
 	uint64_t synced;  /* of which writeback has been started (out_flush) */
+	bool durable;     /* atomic_opts.durable: start writeback as we go */
+	bool no_copy;     /* the kernel cannot copy between these files: write instead */
 } out_file;
 
 void out_write(out_file *o, const void *data, size_t n);
 void out_flush(out_file *o);
+
+/* Appends n bytes that are the bytes of file `fd` at offset off (and, when data is
+ * not NULL, the n bytes at data too, say a mapping of that file). The kernel copies
+ * them from file to file, so they never pass through this process's memory and no
+ * page of a mapping at data is touched. Where it cannot (another file system, an
+ * old kernel), they are written from data, or read from fd when data is NULL.
+ * Returns true when data was read (its pages are now resident). A source file that
+ * ends early is the error ESTALE: it changed since the caller looked. */
+bool out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
 /* Writes the new content of `dest`. Returns 0 or an errno value. */
 typedef int (*produce_fn)(out_file *o, void *ctx);
@@ -42,11 +56,17 @@ typedef struct atomic_opts {
 	bool has_source;     /* src_dev/src_ino identify the source file */
 	dev_t src_dev;
 	ino_t src_ino;
+	bool durable;        /* fsync the file before the rename and the directory after */
 	const sys_io *io;    /* NULL: sys_io_default */
 } atomic_opts;
 
 /* Creates a temporary file beside dest (exclusively, with the default or dest's mode),
- * fills it with produce, fsyncs, renames over dest and fsyncs the directory.
+ * fills it with produce and renames it over dest. With opts->durable, the file is on
+ * the disk before the rename (fsync) and the rename after it (the directory's fsync):
+ * a power cut then leaves the old or the new file. Without, readers and a crash of
+ * this process still see one or the other, never a mix; after a power cut the file
+ * system decides (ext4 flushes a file renamed over another before the rename; a new
+ * file may come back empty), as for a compiler's output.
  *
  * While it runs, SIGINT and SIGTERM handlers (unless the signal is ignored) unlink
  * the temporary file and then hand the signal on: to the handler installed before,

@@ -52,7 +52,8 @@ static int produce_packed(out_file *o, void *ctx)
 				   .nnodes = m->main ? (size_t)m->main->nnodes : 0,
 				   .lazy_inits = &m->lazy_inits,
 				   .map = m->input_file_mapped ? m->input_map : NULL,
-				   .map_size = m->input_map_size};
+				   .map_size = m->input_map_size,
+				   .fd = m->src_fd};
 		e = pack_stream_model(o, m->proto, &src);
 		job->too_big = e == EFBIG;
 	}
@@ -70,24 +71,7 @@ static int produce_copy(out_file *o, void *ctx)
 	int changed = source_changed(m);
 	if (changed)
 		return changed;
-	static const size_t chunk = 1u << 20;
-	unsigned char *buf = malloc(chunk);
-	if (!buf)
-		return ENOMEM;
-	uint64_t off = 0;
-	while (off < m->src_size && !o->err) {
-		size_t want = m->src_size - off < chunk ? (size_t)(m->src_size - off) : chunk;
-		ssize_t r = pread(m->src_fd, buf, want, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(buf);
-			return r < 0 ? errno : EIO;
-		}
-		out_write(o, buf, (size_t)r);
-		off += (uint64_t)r;
-	}
-	free(buf);
+	out_copy(o, m->src_fd, 0, NULL, (size_t)m->src_size);
 	return o->err;
 }
 
@@ -155,6 +139,7 @@ osh_status osh_model_write(osh_model *m, const char *path, const osh_write_optio
 		return s;
 	atomic_opts ao = {
 		.in_place = opts && opts->in_place,
+		.durable = opts && opts->durable,
 		.has_source = m->has_src_stat,
 		.src_dev = (dev_t)m->src_dev,
 		.src_ino = (ino_t)m->src_ino,

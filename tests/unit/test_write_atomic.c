@@ -1,11 +1,13 @@
 /* test_write_atomic.c: the promise of emit/write_atomic.c under fault injection.
  *
- * A sys_io whose Nth call (write, fsync, close or rename, counted together) fails
- * with EIO or ENOSPC is run for EVERY N of a real multi-megabyte write: each time
+ * A sys_io whose Nth call (write, copy, fsync, close or rename, counted together)
+ * fails with EIO or ENOSPC is run for EVERY N of a real multi-megabyte write, part
+ * written from memory and part copied from a source file (out_copy): each time
  * write_atomic must return OSH_ERR_IO, the destination must hold exactly its old
  * bytes (or still not exist), and no temporary file may remain. Short writes (down to
- * one byte per call), EINTR and a write that returns 0 are covered too, as are the
- * success path (exact content, the old file's mode kept, nothing left over) and the
+ * one byte per call), EINTR and a write that returns 0 are covered too, as are a
+ * kernel that cannot copy (the bytes are then written from memory or read from the
+ * source), a source that shrank, fsync only when durable, the success path (exact content, the old file's mode kept, nothing left over) and the
  * same-inode refusal unless in_place.
  */
 #define _GNU_SOURCE
@@ -33,6 +35,9 @@ static struct {
 	int writes;       /* write() calls so far */
 	int eintr_every;  /* every k-th write() fails with EINTR first, 0 for never */
 	bool zero_write;  /* write() returns 0 (nothing written, no error) */
+	size_t max_copy;  /* most bytes one copy takes, 0 for no limit */
+	int copies, fsyncs; /* successful calls so far */
+	int copy_errno;   /* every copy fails with this (EXDEV...), 0 for none */
 } fx;
 
 static bool hit(void)
@@ -58,7 +63,25 @@ static ssize_t f_write(int fd, const void *buf, size_t n)
 	return write(fd, buf, fx.max_write && n > fx.max_write ? fx.max_write : n);
 }
 
-static int f_fsync(int fd) { return hit() ? -1 : fsync(fd); }
+static ssize_t f_copy(int in, int64_t *off, int out, size_t n)
+{
+	if (hit())
+		return -1;
+	if (fx.copy_errno) {
+		errno = fx.copy_errno;
+		return -1;
+	}
+	fx.copies++;
+	return sys_io_default.copy(in, off, out, fx.max_copy && n > fx.max_copy ? fx.max_copy : n);
+}
+
+static int f_fsync(int fd)
+{
+	if (hit())
+		return -1;
+	fx.fsyncs++;
+	return fsync(fd);
+}
 
 /* A failing close still closes, as on Linux: the descriptor must not leak. */
 static int f_close(int fd)
@@ -75,13 +98,13 @@ static int f_close(int fd)
 
 static int f_rename(const char *from, const char *to) { return hit() ? -1 : rename(from, to); }
 
-static const sys_io faulty = {f_write, f_fsync, f_close, f_rename};
+static const sys_io faulty = {f_write, f_copy, f_fsync, f_close, f_rename};
 
 static void arm(int fail_at, int err, size_t max_write)
 {
-	fx.calls = 0, fx.writes = 0;
+	fx.calls = 0, fx.writes = 0, fx.copies = 0, fx.fsyncs = 0;
 	fx.fail_at = fail_at, fx.fail_errno = err, fx.max_write = max_write;
-	fx.eintr_every = 0, fx.zero_write = false;
+	fx.eintr_every = 0, fx.zero_write = false, fx.max_copy = 0, fx.copy_errno = 0;
 }
 
 /* ---- the content --------------------------------------------------------------- */
@@ -94,11 +117,13 @@ typedef struct payload {
 	mode_t want_mode; /* the temporary file's mode while being written, 0: unchecked */
 	int fail_with;    /* produce itself fails with this errno after writing half */
 	int seen_tmp;     /* temporary files seen by produce */
+	int src_fd;       /* a file holding data: big pieces are copied from it; -1: none */
+	bool copy_blind;  /* copies pass no data pointer: a fallback reads the file */
 } payload;
 
 static payload make_payload(size_t size)
 {
-	payload p = {.data = malloc(size), .size = size};
+	payload p = {.data = malloc(size), .size = size, .src_fd = -1};
 	cr_assert(p.data);
 	uint32_t x = 2463534242u;
 	for (size_t i = 0; i < size; i++) { /* xorshift: no run of equal bytes to hide a slip */
@@ -142,7 +167,10 @@ static int produce(out_file *o, void *ctx)
 		size_t n = pieces[i % (sizeof pieces / sizeof pieces[0])];
 		if (n > p->size - off)
 			n = p->size - off;
-		out_write(o, p->data + off, n);
+		if (p->src_fd >= 0 && n >= 65536)
+			out_copy(o, p->src_fd, off, p->copy_blind ? NULL : p->data + off, n);
+		else
+			out_write(o, p->data + off, n);
 		off += n;
 		if (p->fail_with && off >= p->size / 2)
 			return p->fail_with;
@@ -200,10 +228,13 @@ static int count_calls(payload *p, size_t max_write)
 	char *dir = make_tmpdir_for("write_atomic");
 	char *dest = path_in(dir, "count.bin");
 	arm(0, 0, max_write);
-	atomic_opts ao = {.io = &faulty};
+	atomic_opts ao = {.io = &faulty, .durable = true};
 	osh_error err = {0};
 	cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s", err.message);
 	cr_assert(file_is(dest, p->data, p->size));
+	cr_assert_eq(fx.fsyncs, 1, "a durable write fsyncs the file once");
+	if (p->src_fd >= 0)
+		cr_assert_gt(fx.copies, 0, "nothing was copied from the source file");
 	int n = fx.calls;
 	free(dest);
 	remove_dir(dir);
@@ -219,7 +250,7 @@ static void fail_once(payload *p, int n, int e, size_t max_write, bool exists, c
 	if (exists)
 		put_file(dest, old_bytes, sizeof old_bytes - 1, 0640);
 	arm(n, e, max_write);
-	atomic_opts ao = {.io = &faulty};
+	atomic_opts ao = {.io = &faulty, .durable = true};
 	osh_error err = {0};
 	p->dir = dir, p->dest = dest, p->seen_tmp = 0, p->want_mode = exists ? 0640 : 0;
 	osh_status s = write_atomic(dest, &ao, produce, p, &err);
@@ -245,16 +276,41 @@ static void fail_once(payload *p, int n, int e, size_t max_write, bool exists, c
 	remove_dir(dir);
 }
 
-static void every_n(size_t size, size_t max_write, const char *ctx)
+/* Puts p's bytes in a file of their own and has produce copy its big pieces from
+ * there. Returns the directory, for remove_dir. */
+static char *attach_source(payload *p)
 {
-	payload p = make_payload(size);
-	int total = count_calls(&p, max_write);
+	char *dir = make_tmpdir_for("write_atomic_src");
+	char *src = path_in(dir, "source.bin");
+	put_file(src, p->data, p->size, 0600);
+	p->src_fd = open(src, O_RDONLY | O_CLOEXEC);
+	cr_assert(p->src_fd >= 0);
+	free(src);
+	return dir;
+}
+
+static void detach_source(payload *p, char *dir)
+{
+	close(p->src_fd);
+	p->src_fd = -1;
+	remove_dir(dir);
+}
+
+static void every_n_of(payload *p, size_t max_write, const char *ctx)
+{
+	int total = count_calls(p, max_write);
 	cr_assert_geq(total, 6, "%s: only %d io calls; the test needs several writes", ctx, total);
 	for (int n = 1; n <= total; n++) {
 		int e = n % 2 ? EIO : ENOSPC;
-		fail_once(&p, n, e, max_write, true, ctx);
-		fail_once(&p, n, e, max_write, false, ctx);
+		fail_once(p, n, e, max_write, true, ctx);
+		fail_once(p, n, e, max_write, false, ctx);
 	}
+}
+
+static void every_n(size_t size, size_t max_write, const char *ctx)
+{
+	payload p = make_payload(size);
+	every_n_of(&p, max_write, ctx);
 	free(p.data);
 }
 
@@ -263,6 +319,17 @@ static void every_n(size_t size, size_t max_write, const char *ctx)
 Test(write_atomic, fail_every_call)
 {
 	every_n((size_t)3 << 20, 0, "full writes");
+}
+
+/* The same with the pieces of 64 KiB and more copied from a file by the kernel:
+ * every copy can fail too, between writes from memory. */
+Test(write_atomic, fail_every_call_with_copies)
+{
+	payload p = make_payload((size_t)3 << 20);
+	char *src = attach_source(&p);
+	every_n_of(&p, 0, "copies");
+	detach_source(&p, src);
+	free(p.data);
 }
 
 /* The same with write() taking at most 256 KiB: short writes, and a failure after
@@ -349,6 +416,107 @@ Test(write_atomic, produce_failure)
 	free(p.data);
 }
 
+/* ---- copies --------------------------------------------------------------------- */
+
+/* Writes p to a fresh destination with the faulty io as armed; checks the content. */
+static void write_exact(payload *p, const char *ctx)
+{
+	char *dir = make_tmpdir_for("write_atomic");
+	char *dest = path_in(dir, "out.bin");
+	atomic_opts ao = {.io = &faulty};
+	osh_error err = {0};
+	cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s: %s", ctx, err.message);
+	cr_expect(file_is(dest, p->data, p->size), "%s: content not exact", ctx);
+	expect_listing_at(dir, "out.bin", ctx, 0);
+	free(dest);
+	remove_dir(dir);
+}
+
+Test(write_atomic, short_copies_are_continued)
+{
+	payload p = make_payload((size_t)3 << 20);
+	char *src = attach_source(&p);
+	arm(0, 0, 0);
+	fx.max_copy = 4099; /* odd, so the copies and the buffer never line up */
+	write_exact(&p, "short copies");
+	cr_expect_gt(fx.copies, 500, "%d copies", fx.copies);
+	detach_source(&p, src);
+	free(p.data);
+}
+
+/* A kernel or file system that cannot copy (EXDEV between file systems, ENOSYS,
+ * EINVAL...): the bytes are written from memory, or read from the source when the
+ * caller has them only there. The first refusal settles it: no more tries. */
+Test(write_atomic, copy_falls_back_to_writes)
+{
+	static const int refusals[] = {EXDEV, ENOSYS, EINVAL, EOPNOTSUPP};
+	payload p = make_payload((size_t)3 << 20);
+	char *src = attach_source(&p);
+	for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
+		for (int blind = 0; blind < 2; blind++) {
+			char ctx[64];
+			snprintf(ctx, sizeof ctx, "%s%s", strerror(refusals[i]), blind ? ", from the file" : "");
+			arm(0, 0, 0);
+			fx.copy_errno = refusals[i];
+			p.copy_blind = blind;
+			write_exact(&p, ctx);
+			cr_expect_eq(fx.copies, 0, "%s", ctx);
+			cr_expect_eq(fx.calls - fx.writes, 1 + 2, "%s: %d calls that were not writes (the refused "
+				     "copy, close, rename)", ctx, fx.calls - fx.writes);
+		}
+	detach_source(&p, src);
+	free(p.data);
+}
+
+/* The source is shorter than the caller said (it was truncated since): ESTALE, the
+ * destination keeps its old bytes and nothing is left over. */
+Test(write_atomic, source_that_shrank_is_an_error)
+{
+	payload p = make_payload((size_t)3 << 20);
+	char *src = attach_source(&p);
+	char *sdir_file = NULL;
+	cr_assert(asprintf(&sdir_file, "%s/source.bin", src) > 0);
+	for (int blind = 0; blind < 2; blind++) {
+		cr_assert_eq(truncate(sdir_file, (off_t)(1 << 20)), 0);
+		char *dir = make_tmpdir_for("write_atomic");
+		char *dest = path_in(dir, "out.bin");
+		put_file(dest, old_bytes, sizeof old_bytes - 1, 0644);
+		arm(0, 0, 0);
+		fx.copy_errno = blind ? EXDEV : 0;
+		p.copy_blind = blind;
+		atomic_opts ao = {.io = &faulty};
+		osh_error err = {0};
+		cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_IO);
+		cr_expect(strstr(err.message, strerror(ESTALE)), "%s", err.message);
+		cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1));
+		expect_listing_at(dir, "out.bin", "source shrank", blind);
+		free(dest);
+		remove_dir(dir);
+	}
+	free(sdir_file);
+	detach_source(&p, src);
+	free(p.data);
+}
+
+/* fsync costs a disk round trip per file: only a durable write pays it. */
+Test(write_atomic, fsync_only_when_durable)
+{
+	payload p = make_payload((size_t)2 << 20);
+	for (int durable = 0; durable < 2; durable++) {
+		char *dir = make_tmpdir_for("write_atomic");
+		char *dest = path_in(dir, "out.bin");
+		arm(0, 0, 0);
+		atomic_opts ao = {.io = &faulty, .durable = durable};
+		osh_error err = {0};
+		cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+		cr_expect_eq(fx.fsyncs, durable, "durable=%d: %d fsyncs", durable, fx.fsyncs);
+		cr_expect(file_is(dest, p.data, p.size));
+		free(dest);
+		remove_dir(dir);
+	}
+	free(p.data);
+}
+
 /* ---- success and refusals ------------------------------------------------------ */
 
 Test(write_atomic, success_replaces_content_and_keeps_mode)
@@ -377,7 +545,7 @@ Test(write_atomic, success_replaces_content_and_keeps_mode)
 	ao.io = &faulty;
 	cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
 	cr_expect(file_is(dest, p.data, 1000));
-	cr_expect_eq(fx.calls, 4, "write, fsync, close, rename: %d calls", fx.calls);
+	cr_expect_eq(fx.calls, 3, "write, close, rename: %d calls", fx.calls);
 	expect_listing_at(dir, "model.onnx", "success", 1);
 	free(dest);
 	remove_dir(dir);
@@ -395,17 +563,22 @@ static int produce_and_note_writeback(out_file *o, void *ctx)
 
 Test(write_atomic, writeback_starts_while_producing)
 {
-	/* A big output is sent to the disk while it is still being produced (so the
-	 * fsync before the rename waits for its tail only), and comes out exact. */
+	/* A big durable output is sent to the disk while it is still being produced (so
+	 * the fsync before the rename waits for its tail only), and comes out exact. */
 	payload p = make_payload((size_t)21 << 20);
 	char *dir = make_tmpdir_for("write_atomic");
 	char *dest = path_in(dir, "big.onnx");
-	atomic_opts ao = {0};
+	atomic_opts ao = {.durable = true};
 	osh_error err = {0};
 	synced_by_produce = 0;
 	cr_assert_eq(write_atomic(dest, &ao, produce_and_note_writeback, &p, &err), OSH_OK, "%s", err.message);
 	cr_expect_geq(synced_by_produce, (uint64_t)16 << 20, "writeback started for %llu bytes of 21 MiB",
 		      (unsigned long long)synced_by_produce);
+	/* Not durable: the kernel writes back when it likes. */
+	ao.durable = false;
+	synced_by_produce = 0;
+	cr_assert_eq(write_atomic(dest, &ao, produce_and_note_writeback, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect_eq(synced_by_produce, 0);
 	cr_expect(file_is(dest, p.data, p.size), "content not exact");
 	expect_listing_at(dir, "big.onnx", "writeback", 0);
 	free(dest);
