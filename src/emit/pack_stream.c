@@ -427,15 +427,18 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 
 /* The end of the run of elements from k on that lie in the input exactly as they
  * will in the output: each one's key and length encoded as put_key and put_varint
- * encode them, back to back. k itself when element k's encoding differs. The run's
- * bytes start at *from. */
-static size_t same_bytes_run(const wire_list *w, uint32_t field, size_t k, const uint8_t **from)
+ * encode them, back to back, and no node among them to be packed from its message.
+ * k itself when element k's encoding differs. The run's bytes start at *from. */
+static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t field, size_t k,
+			     const uint8_t **from)
 {
 	size_t j = k, total = 0;
 	const uint8_t *prev_end = NULL;
 	uint8_t hdr[20];
 	size_t key_len = encode_varint((uint64_t)field << 3 | 2, hdr);
 	for (; j < w->n && total < RUN_MAX; j++) {
+		if (field == 1 && node_message(gp, j))
+			break;
 		size_t h = key_len + encode_varint(w->len[j], hdr + key_len);
 		const uint8_t *content = w->bytes + w->off[j];
 		if (w->off[j] < h || memcmp(content - h, hdr, h) || (prev_end && content - h != prev_end))
@@ -475,13 +478,13 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 				k++;
 				continue;
 			}
-			/* Initializers (never re-encoded): whole runs of them, which from
-			 * 1 MB on go to the file without being copied into the buffer. */
+			/* Nodes the index did not unpack and initializers (never re-encoded):
+			 * whole runs of them, copied from the input file when it is mapped. */
 			const uint8_t *from = NULL;
-			size_t end = field == 5 ? same_bytes_run(w, field, k, &from) : k;
+			size_t end = same_bytes_run(gp, w, field, k, &from);
 			if (end > k) {
 				const uint8_t *to = w->bytes + w->off[end - 1] + w->len[end - 1];
-				if (put_input(p, gp, from, (size_t)(to - from)))
+				if (put_input(p, gp, from, (size_t)(to - from)) && field == 5)
 					drop_upto(gp, (size_t)(to - gp->map), end == w->n);
 				k = end;
 				continue;

@@ -577,6 +577,29 @@ Test(cli, rewrite_in_place)
 	remove_dir(dir);
 }
 
+/* --fsync changes when the bytes reach the disk, not what they are. */
+Test(cli, fsync_writes_the_same_bytes)
+{
+	char *dir;
+	char *model = scratch_model(&dir);
+	char *plain = path_in(dir, "plain.onnx"), *synced = path_in(dir, "synced.onnx");
+	result r = run("infer", model, "-o", plain, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	result_free(&r);
+	r = run("infer", "--fsync", model, "-o", synced, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	result_free(&r);
+	cr_expect(same_bytes(plain, synced), "--fsync wrote other bytes");
+	r = run("rewrite", "--fsync", "--in-place", model, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model));
+	result_free(&r);
+	expect_listing(dir, "model.onnx plain.onnx synced.onnx", "fsync");
+	free(plain), free(synced), free(model);
+	remove_dir(dir);
+}
+
 Test(cli, rewrite_needs_an_output)
 {
 	result r = run("rewrite", GOOD_DIR "/if_outer.onnx", NULL);
