@@ -202,6 +202,7 @@ struct osh_model {
 	size_t input_map_size;
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
 	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */
+	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
 	/* While loading, the second thread that pre-scans the main graph's initializers
 	 * and nodes as the index reads them (load.c); NULL when none runs. */
 	struct scan_job *scan_job;

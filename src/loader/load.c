@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "loader/loader.h"
+#include "loader/release.h"
 #include "core/error.h"
 #include "loader/prescan.h"
 #include "loader/unpack_split.h"
@@ -358,6 +359,7 @@ void osh_model_free(osh_model *m)
 	}
 	if (m->src_fd >= 0)
 		close(m->src_fd);
+	releaser_free(m->releaser); /* joined before the mapping it drops pages of goes */
 	if (m->input_map)
 		munmap(m->input_map, m->input_map_size);
 	arena_free(m->arena);
@@ -392,7 +394,8 @@ void loader_release_input(osh_model *m, size_t upto)
 	/* To the end: everything, pages read again behind the mark included (the
 	 * nodes' bytes, which come before the initializers, are read after them). */
 	size_t from = upto == end ? 0 : m->input_released;
-	if (upto > from)
+	/* The last call drops everything: nothing is read after it but by a write. */
+	if (upto > from && !(m->releaser && releaser_drop(m->releaser, from, upto, upto == end)))
 		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
 	m->input_released = upto;
 }
@@ -428,6 +431,8 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 			m->input_map = in->data;
 			m->input_map_size = in->size;
 			m->input_file_mapped = in->file_mapped;
+			if (in->file_mapped)
+				m->releaser = releaser_new(m->input_map, m->input_map_size);
 			/* The pre-scan and then finding the fields read a field header on
 			 * nearly every page, weights or not (a 4 KB weight leaves no page
 			 * without one): the whole file is resident in our mapping. The

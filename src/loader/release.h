@@ -1,0 +1,37 @@
+/* release.h: giving the input mapping's pages back on another thread.
+ *
+ * The loader reads the weights' headers once more after the pre-scan and drops the
+ * pages behind it (load.c, loader_release_input), so that a 1 GB model does not keep
+ * a gigabyte of its file mapped. Dropping a page costs the kernel as much as faulting
+ * it in (its table entry, its reverse map, its cgroup's count): done by the loader
+ * itself, that was 6 to 8% of `check` on the 100k-node models. A thread of its own
+ * does it meanwhile. Only an optimisation: where no thread starts, the caller drops
+ * the pages itself.
+ */
+#ifndef OSH_LOADER_RELEASE_H
+#define OSH_LOADER_RELEASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct releaser releaser;
+
+/* A thread that drops pages of [map, map + size), a private mapping of a file that is
+ * never written (a dropped page comes back from the page cache when read again, so
+ * dropping one still in use costs time, never data). NULL when none can start. */
+releaser *releaser_new(uint8_t *map, size_t size);
+
+/* Asks for [from, upto) (page-aligned offsets) to be dropped; never waits. Requests
+ * not yet served are merged into the range that covers them all. Returns false,
+ * asking nothing, when that range would hold more than RELEASE_LAG bytes and not
+ * `may_lag`: the caller drops the pages itself, so that memory stays bounded when the
+ * thread gets no core. */
+#define RELEASE_LAG ((size_t)8 << 20)
+bool releaser_drop(releaser *r, size_t from, size_t upto, bool may_lag);
+
+/* Stops the thread (abandoning what it has not done: the mapping is about to go
+ * anyway) and joins it. NULL is a no-op. */
+void releaser_free(releaser *r);
+
+#endif
