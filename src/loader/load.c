@@ -378,6 +378,9 @@ typedef struct input {
  * it filled before the first step was the peak of a small model (cnn-10k check:
  * 18.4 MB, 16.8 MB in steps of 1 MB; no change in time measured at 100k nodes). */
 #define RELEASE_STEP ((size_t)1 << 20)
+/* Files this big have their pages dropped by a thread (release.h); below, starting
+ * it costs more than it saves. */
+#define RELEASER_MIN ((size_t)16 << 20)
 
 void loader_release_input(osh_model *m, size_t upto)
 {
@@ -431,7 +434,7 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 			m->input_map = in->data;
 			m->input_map_size = in->size;
 			m->input_file_mapped = in->file_mapped;
-			if (in->file_mapped)
+			if (in->file_mapped && in->size >= RELEASER_MIN)
 				m->releaser = releaser_new(m->input_map, m->input_map_size);
 			/* The pre-scan and then finding the fields read a field header on
 			 * nearly every page, weights or not (a 4 KB weight leaves no page
