@@ -327,12 +327,34 @@ static size_t type_field_size(size_t len)
 	return varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + varint_len(len) + len;
 }
 
+/* A ValueInfoProto that is a name and a type and nothing else (what annotate adds,
+ * a value at a time): protobuf-c would write the name's field, then the type's
+ * (fields in number order), which is what put_value_info writes itself. A schema
+ * whose ValueInfoProto has fields beyond name, type and doc_string goes the general
+ * way. */
+static bool plain_value_info(const ProtobufCMessage *e)
+{
+	const Onnx__ValueInfoProto *vi = (const Onnx__ValueInfoProto *)e;
+	return e->descriptor->n_fields == 3 && !vi->doc_string && !e->n_unknown_fields;
+}
+
+/* The bytes of a plain ValueInfoProto's name field (none for no name). */
+static size_t name_field_size(const ProtobufCMessage *e)
+{
+	const char *name = ((const Onnx__ValueInfoProto *)e)->name;
+	size_t n = name ? strlen(name) : 0;
+	return name ? 1 + varint_len(n) + n : 0;
+}
+
 /* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
  * plus the memoized type's field. SIZE_MAX when memory ran out. */
 static size_t value_info_size(type_memo *m, ProtobufCMessage *e, const ProtobufCMessage *type)
 {
 	size_t slot = memo_type(m, type);
-	return slot == SIZE_MAX ? SIZE_MAX : pack_without_type(e, NULL) + type_field_size(m->slot[slot].len);
+	if (slot == SIZE_MAX)
+		return SIZE_MAX;
+	size_t rest = plain_value_info(e) ? name_field_size(e) : pack_without_type(e, NULL);
+	return rest + type_field_size(m->slot[slot].len);
 }
 
 typedef struct memo_ref {
@@ -401,6 +423,9 @@ static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 		drop_behind(gp, t->raw_data.data, t->raw_data.len, final);
 }
 
+/* A plain ValueInfoProto of up to this many bytes is put together on the stack. */
+#define PLAIN_MAX 480
+
 /* A ValueInfoProto with its type from the memo, `size` bytes in all (value_info_size):
  * its other fields packed by protobuf-c into scratch, and the type's bytes merged in
  * among them. */
@@ -408,6 +433,25 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 			   const ProtobufCMessage *type, size_t size)
 {
 	size_t slot = memo_type(m, type); /* found: sized by plan_graph */
+	if (slot != SIZE_MAX && plain_value_info(e) && size <= PLAIN_MAX) {
+		/* Assembled here and written at once: a model has one per value. */
+		const char *name = ((const Onnx__ValueInfoProto *)e)->name;
+		const memo_slot *t = &m->slot[slot];
+		uint8_t b[PLAIN_MAX + 20];
+		size_t n = encode_varint((uint64_t)field << 3 | 2, b);
+		n += encode_varint(size, b + n);
+		if (name) {
+			size_t len = strlen(name);
+			b[n++] = 1 << 3 | 2;
+			n += encode_varint(len, b + n);
+			memcpy(b + n, name, len), n += len;
+		}
+		b[n++] = VALUE_INFO_TYPE << 3 | 2;
+		n += encode_varint(t->len, b + n);
+		memcpy(b + n, m->bytes + t->off, t->len), n += t->len;
+		out_write(p->out, b, n);
+		return;
+	}
 	size_t rest = slot == SIZE_MAX ? 0 : size - type_field_size(m->slot[slot].len);
 	if (slot == SIZE_MAX || !reserve_scratch(p, rest)) {
 		p->err = 1;
@@ -435,19 +479,31 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 {
 	size_t j = k, total = 0;
 	const uint8_t *prev_end = NULL;
-	uint8_t hdr[20];
-	size_t key_len = encode_varint((uint64_t)field << 3 | 2, hdr);
+	uint8_t key[10];
+	size_t key_len = encode_varint((uint64_t)field << 3 | 2, key);
 	for (; j < w->n && total < max; j++) {
 		if (field == 1 && node_message(gp, j))
 			break;
-		size_t h = key_len + encode_varint(w->len[j], hdr + key_len);
-		const uint8_t *content = w->bytes + w->off[j];
-		if (w->off[j] < h || memcmp(content - h, hdr, h) || (prev_end && content - h != prev_end))
+		/* The element's key and length, just before its content (and right after
+		 * the previous one's), as put_key and put_varint write them: byte for
+		 * byte, without encoding them to compare (one element in ten thousand
+		 * differs; every one is looked at). */
+		size_t len = w->len[j], h = key_len + varint_len(len);
+		const uint8_t *q = w->bytes + w->off[j] - h;
+		if (w->off[j] < h || (prev_end && q != prev_end) || q[0] != key[0] ||
+		    (key_len > 1 && memcmp(q + 1, key + 1, key_len - 1) != 0))
+			break;
+		const uint8_t *v = q + key_len;
+		size_t rest = len, i = 0;
+		for (; rest >= 0x80; rest >>= 7, i++)
+			if (v[i] != (uint8_t)(rest | 0x80))
+				break;
+		if (rest >= 0x80 || v[i] != (uint8_t)rest)
 			break;
 		if (j == k)
-			*from = content - h;
-		prev_end = content + w->len[j];
-		total += h + w->len[j];
+			*from = q;
+		prev_end = q + h + len;
+		total += h + len;
 	}
 	return j;
 }
