@@ -293,7 +293,12 @@ def main():
                                          "" if py_runs >= runs else ", py x%d" % py_runs)
             print_row(name, nodes, m, w, r)
             rows.append((fam, "-ext" if w else "", size, nodes, r))
+    # What any process costs to start and end, measured as the tools are: the part of
+    # a small model's time per node that is not onnxshape's work.
+    start = measure([("start", ["/bin/true"])], 21)["start"]
     print("\nscaling: onnxshape time per node (us), wall then cpu, smallest to largest model")
+    print("  (a process that does nothing, /bin/true, takes %s wall, %s cpu here; 'above start' "
+          "subtracts it)" % (fmt_t(start["wall"]), fmt_t(start["cpu"])))
     for fam in families:
         for ext in ("", "-ext"):
             sel = [x for x in rows if x[0] == fam and x[1] == ext and x[2] in sizes]
@@ -304,6 +309,9 @@ def main():
                     per = [x[4][tool][what] / x[3] * 1e6 for x in sel]
                     print("  %s%s %s %s: %s  (max/min %.2f)" % (fam, ext, tool, what, " ".join("%.2f" % v for v in per),
                                                               max(per) / min(per)))
+                above = [(x[4][tool]["wall"] - start["wall"]) / x[3] * 1e6 for x in sel]
+                print("  %s%s %s wall above start: %s  (max/min %.2f)" % (
+                    fam, ext, tool, " ".join("%.2f" % v for v in above), max(above) / min(above)))
     print("\nload average at end: %.1f %.1f %.1f" % os.getloadavg())
     if os.environ.get("BENCH_CORPUS", "1") != "0":
         corpus(osh, build, 3 if quick else int(os.environ.get("BENCH_RUNS", "3")))
