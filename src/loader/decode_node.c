@@ -412,7 +412,8 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 			break;
 		}
 	}
-	if (!strcmp(d.domain, "ai.onnx"))
+	/* Most domains are "": one byte decides, not a strcmp call a node. */
+	if (d.domain[0] == 'a' && !strcmp(d.domain, "ai.onnx"))
 		d.domain = "";
 	*n = d;
 	return DECODE_OK;
