@@ -121,25 +121,12 @@ static void advise_huge(void *p, size_t size)
 #endif
 }
 
-void *arena_alloc(arena *a, size_t n)
+/* A new chunk (or a block of its own) for need bytes, already rounded: arena_alloc's
+ * slow path, kept out of line so that the common bump is a leaf that saves no
+ * registers (callgrind: about 50 instructions a call before, on every node and name). */
+static __attribute__((noinline)) void *alloc_fresh(arena *a, size_t need)
 {
-	size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-	if (need < n) { /* n was within ARENA_ALIGN of SIZE_MAX */
-		a->exhausted = true;
-		return NULL;
-	}
-	if (need == 0)
-		need = ARENA_ALIGN;
 	chunk *c = a->head;
-	if (c && c->size - c->off >= need) {
-		if (!charge(a, need))
-			return NULL;
-		void *p = c->data + c->off;
-		c->off += need;
-		/* A plain store on the machines we run on; read by the prefault thread. */
-		atomic_store_explicit(&a->front, (uintptr_t)(c->data + c->off), memory_order_relaxed);
-		return p;
-	}
 	if (!charge(a, need))
 		return NULL;
 	size_t size = need > a->next_size ? need : a->next_size;
@@ -179,6 +166,28 @@ void *arena_alloc(arena *a, size_t n)
 			     oversized);
 	}
 	return fresh->data;
+}
+
+void *arena_alloc(arena *a, size_t n)
+{
+	/* n == 0 takes ARENA_ALIGN bytes so that the pointer is unique; n within
+	 * ARENA_ALIGN of SIZE_MAX wraps to 0 and is refused. Over the budget, the slow
+	 * path's charge refuses and says so. */
+	size_t need = n ? (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1) : ARENA_ALIGN;
+	if (need < n) {
+		a->exhausted = true;
+		return NULL;
+	}
+	chunk *c = a->head;
+	if (c && c->size - c->off >= need && (!a->budget || (need <= a->budget && a->used <= a->budget - need))) {
+		a->used += need;
+		void *p = c->data + c->off;
+		c->off += need;
+		/* A plain store on the machines we run on; read by the prefault thread. */
+		atomic_store_explicit(&a->front, (uintptr_t)(c->data + c->off), memory_order_relaxed);
+		return p;
+	}
+	return alloc_fresh(a, need);
 }
 #endif
 

@@ -24,6 +24,7 @@
 #include "loader/decode_node.h"
 #include "loader/loader.h"
 #include "loader/wire.h"
+#include "loader/wire_short.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static bool scan_attr(const uint8_t *p, size_t start, size_t end, attr_presence 
 	*c = (attr_presence){0};
 	for (size_t pos = start; pos < end;) {
 		wire_field f;
-		if (!wire_next(p, end, &pos, &f))
+		if (!wire_next_short(p, end, &pos, &f))
 			return false;
 		switch (f.number) {
 		case ATTR_NAME:
@@ -231,7 +232,7 @@ static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p
 	size_t ni = 0, nf = 0, ns = 0;
 	for (size_t pos = start; pos < end;) {
 		wire_field f;
-		if (!wire_next(p, end, &pos, &f))
+		if (!wire_next_short(p, end, &pos, &f))
 			break; /* cannot happen: scan_attr read these bytes already */
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
@@ -315,7 +316,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	size_t nin = 0, nout = 0, nattr = 0, wide = 0, chars = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
-		if (!wire_next(p, len, &pos, &f))
+		if (!wire_next_str(p, len, &pos, &f))
 			return DECODE_UNPACK;
 		switch (f.number) {
 		case NODE_INPUT:
@@ -382,7 +383,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	size_t o = 0, a = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
-		if (!wire_next(p, len, &pos, &f))
+		if (!wire_next_str(p, len, &pos, &f))
 			break; /* cannot happen: the first pass read these bytes */
 		const char *str = (const char *)p + f.payload;
 		switch (f.number) {
@@ -411,7 +412,8 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 			break;
 		}
 	}
-	if (!strcmp(d.domain, "ai.onnx"))
+	/* Most domains are "": one byte decides, not a strcmp call a node. */
+	if (d.domain[0] == 'a' && !strcmp(d.domain, "ai.onnx"))
 		d.domain = "";
 	*n = d;
 	return DECODE_OK;
@@ -428,7 +430,7 @@ bool decode_next_input(const uint8_t *p, size_t len, size_t *pos, const char **n
 {
 	while (*pos < len) {
 		wire_field f;
-		if (!wire_next(p, len, pos, &f))
+		if (!wire_next_str(p, len, pos, &f))
 			return false;
 		if (f.number == NODE_INPUT) {
 			*name = (const char *)p + f.payload;

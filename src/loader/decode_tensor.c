@@ -24,6 +24,7 @@
  */
 #include "loader/decode_tensor.h"
 #include "loader/wire.h"
+#include "loader/wire_short.h"
 
 #include <string.h>
 
@@ -78,7 +79,7 @@ static bool read_entry(tensor_wire *w, const uint8_t *p, const wire_field *f)
 	size_t end = f->payload + f->len;
 	for (size_t pos = f->payload; pos < end;) {
 		wire_field g;
-		if (!wire_next(p, end, &pos, &g))
+		if (!wire_next_short(p, end, &pos, &g))
 			return false;
 		if (g.number != ENTRY_KEY && g.number != ENTRY_VALUE)
 			continue; /* unknown */
@@ -145,7 +146,7 @@ bool decode_tensor(const uint8_t *p, size_t len, tensor_wire *w)
 	w->text_used = 0;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
-		if (!wire_next(p, len, &pos, &f) || !read_field(w, p, &f))
+		if (!wire_next_short(p, len, &pos, &f) || !read_field(w, p, &f))
 			return false;
 	}
 	if (!w->t.n_dims)

@@ -17,6 +17,7 @@
 #include "loader/loader.h"
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"
+#include "loader/wire_short.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +390,7 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 {
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
-		if (!wire_next(p, len, &pos, &f))
+		if (!wire_next_str(p, len, &pos, &f))
 			return false;
 		if (f.number == 2 && f.type == 2) {
 			*h = strmap_prefetch(&g->names, (const char *)p + f.payload, f.len);
@@ -949,6 +950,14 @@ static size_t lazy_outputs(const wire_list *w)
 	for (size_t i = 0; i < w->n; i++) {
 		const uint8_t *p = w->bytes + w->off[i];
 		for (size_t pos = 0, len = w->len[i]; pos < len;) {
+			/* wire_next_str's fast path, written out: counting needs only the
+			 * key byte (this walk reads every node). */
+			if (len - pos >= 2 && (p[pos] & 0x87) == 2 && p[pos + 1] < 0x80 &&
+			    p[pos + 1] <= len - pos - 2) {
+				k += p[pos] == (2 << 3 | 2);
+				pos += 2 + (size_t)p[pos + 1];
+				continue;
+			}
 			wire_field f;
 			if (!wire_next(p, len, &pos, &f))
 				break;

@@ -257,23 +257,33 @@ Test(strmap, hundred_thousand_keys)
 	arena_free(a);
 }
 
-/* "costarring" and "liquid" are a known FNV-1a 32-bit collision: same full hash, so
- * only the string comparison tells them apart. */
+/* "w3266" and "wb202" collide in strmap_hash's 32 bits (found by search): same full
+ * hash, so only the string comparison tells them apart. */
 Test(strmap, full_hash_collision)
 {
-	cr_assert_eq(strmap_hash("costarring"), strmap_hash("liquid"), "not a collision: fix the test");
-	cr_assert_eq(strmap_hash(""), 2166136261u, "FNV-1a offset basis");
+	cr_assert_eq(strmap_hash("w3266"), strmap_hash("wb202"), "not a collision: fix the test");
+	cr_assert_eq(strmap_hash(""), strmap_hashn("xyz", 0));
+	/* Every length through each of the hash's paths (word loop, 4-8 byte and 1-3
+	 * byte tails): only the first len bytes count, and one byte more changes it. */
+	static const char text[] = "/layers.17/self_attn/q_proj/MatMul_output_0";
+	char prefix[sizeof text];
+	for (size_t n = 0; n + 1 < sizeof text; n++) {
+		memcpy(prefix, text, n);
+		prefix[n] = '\0';
+		cr_assert_eq(strmap_hash(prefix), strmap_hashn(text, n), "length %zu", n);
+		cr_expect_neq(strmap_hashn(text, n), strmap_hashn(text, n + 1), "length %zu", n);
+	}
 	arena *a = arena_new(0);
 	strmap m;
 	strmap_init(&m, a);
-	cr_expect_eq(strmap_put(&m, "costarring", 1), 1);
-	cr_expect_eq(strmap_get(&m, "liquid"), -1);
-	cr_expect_eq(strmap_put(&m, "liquid", 2), 2);
-	cr_expect_eq(strmap_get(&m, "costarring"), 1);
-	cr_expect_eq(strmap_get(&m, "liquid"), 2);
-	cr_expect(strmap_set(&m, "liquid", 3));
-	cr_expect_eq(strmap_get(&m, "costarring"), 1);
-	cr_expect_eq(strmap_get(&m, "liquid"), 3);
+	cr_expect_eq(strmap_put(&m, "w3266", 1), 1);
+	cr_expect_eq(strmap_get(&m, "wb202"), -1);
+	cr_expect_eq(strmap_put(&m, "wb202", 2), 2);
+	cr_expect_eq(strmap_get(&m, "w3266"), 1);
+	cr_expect_eq(strmap_get(&m, "wb202"), 2);
+	cr_expect(strmap_set(&m, "wb202", 3));
+	cr_expect_eq(strmap_get(&m, "w3266"), 1);
+	cr_expect_eq(strmap_get(&m, "wb202"), 3);
 	cr_expect_eq(m.len, 2);
 	arena_free(a);
 }
