@@ -496,6 +496,29 @@ void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fm
 		model_diag(c->m, sev, code, c->g, c->ni, NULL, "%s", buf);
 }
 
+bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims)
+{
+	bool numpy = rule == BCAST_NUMPY || rule == BCAST_BIDIRECTIONAL;
+	if (!numpy && rule != BCAST_UNIDIRECTIONAL)
+		return false;
+	if (a.rank < 0 || b.rank < 0 || (!numpy && b.rank > a.rank))
+		return false;
+	int32_t n = a.rank > b.rank ? a.rank : b.rank, oa = n - a.rank, ob = n - b.rank;
+	for (int32_t i = n - 1; i >= 0; i--) {
+		dim da = i >= oa ? dim_resolve(c->syms, a.dims[i - oa]) : dim_known(1);
+		dim db = i >= ob ? dim_resolve(c->syms, b.dims[i - ob]) : dim_known(1);
+		if (dim_eq(da, db) || dim_is(db, 1))
+			dims[i] = da;
+		else if (numpy && dim_is(da, 1))
+			dims[i] = db;
+		else if (!numpy && (da.kind == DIM_UNKNOWN || db.kind == DIM_UNKNOWN))
+			dims[i] = da;
+		else
+			return false;
+	}
+	return true;
+}
+
 bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
 		     dim *dims, int32_t cap)
 {
@@ -507,6 +530,10 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
 	if (need > cap) {
 		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	if (bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), dims)) {
+		*rank = need;
 		return true;
 	}
 	sym_fact facts[64];

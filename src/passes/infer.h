@@ -127,6 +127,14 @@ static inline bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
 bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis,
 		     int32_t *rank, dim *dims, int32_t cap);
 
+/* The broadcasts most nodes do, decided without broadcast.c's rule tables: numpy
+ * (and bidirectional, the same rule) where each pair of dims, resolved, is equal or
+ * one of them is a known 1; unidirectional where each of B's is A's, a known 1, or
+ * either is unknown. The tables decide these the same way, with no error and no fact
+ * about a symbol. Writes the result (rank: the larger one) into dims, which must not
+ * overlap a or b, and returns true; false leaves the pair to the full rule. */
+bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims);
+
 /* A finding about this node. code: "broadcast-mismatch", "shape-error", ... */
 void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
 #if defined(__GNUC__)

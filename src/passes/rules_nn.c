@@ -60,6 +60,10 @@ static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
 bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aop, nn_operand bop,
 		  int32_t *rank, dim *dims)
 {
+	if (bcast_plain(c, rule, a, b, dims)) {
+		*rank = a.rank > b.rank ? a.rank : b.rank;
+		return true;
+	}
 	dim small_a[SCRATCH_SMALL], small_b[SCRATCH_SMALL];
 	dim *ra = dims_room(c, small_a, a.rank), *rb = dims_room(c, small_b, b.rank);
 	if (!ra || !rb) {
