@@ -583,15 +583,39 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 
 /* ---- the pass ----------------------------------------------------------------- */
 
+/* The dims an initializer published last: the next one often has the same (a
+ * layer's bias, scale, mean and variance), and then gets the same array without
+ * building and hashing its dims again (dims_share_again). */
+typedef struct init_memo {
+	const int64_t *dims;
+	int32_t rank;
+	const dim *published; /* NULL: nothing yet */
+} init_memo;
+
+static const dim *initializer_dims(infer_ctx *c, const tensor_view *tv, init_memo *memo)
+{
+	int32_t n = tv->rank;
+	if (n > SHARE_BUF) /* not cached: a copy of its own */
+		return publish_ints(c, tv->dims, n, true);
+	bool same = memo->published && n == memo->rank;
+	for (int32_t k = 0; same && k < n; k++) /* a few entries: no call to memcmp */
+		same = tv->dims[k] == memo->dims[k];
+	if (same && dims_share_again(c->shared, memo->published, n))
+		return memo->published;
+	const dim *d = publish_ints(c, tv->dims, n, true);
+	*memo = (init_memo){tv->dims, n, d};
+	return d;
+}
+
 /* tinfo of an initializer: its dims, and its values when small. */
-static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_content)
+static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_content, init_memo *memo)
 {
 	tinfo t = tinfo_unknown();
 	if (!tv || !dtype_valid(tv->dtype))
 		return t;
 	t.kind = TK_TENSOR;
 	t.elem = tv->dtype;
-	if (!(t.dims = publish_ints(c, tv->dims, tv->rank, true)))
+	if (!(t.dims = initializer_dims(c, tv, memo)))
 		return t;
 	t.rank = tv->rank;
 	if (!with_content || !float_content(tv))
@@ -680,6 +704,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 
 static void seed_values(infer_ctx *c, graph *g)
 {
+	init_memo memo = {0};
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		switch (v->origin) {
@@ -688,12 +713,12 @@ static void seed_values(infer_ctx *c, graph *g)
 			 * shape only where nothing is declared. */
 			v->ti = value_declared(v);
 			if (value_given(v)) /* supplied for this run: its dims and values are facts */
-				v->ti = from_initializer(c, value_given(v), true);
+				v->ti = from_initializer(c, value_given(v), true, &memo);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
-				v->ti = from_initializer(c, v->init_view, false);
+				v->ti = from_initializer(c, v->init_view, false, &memo);
 			break;
 		case VAL_INITIALIZER:
-			v->ti = from_initializer(c, v->init_view, true);
+			v->ti = from_initializer(c, v->init_view, true, &memo);
 			break;
 		case VAL_OUTER:
 			v->ti = value_outer(v)->values[value_outer_id(v)].ti;
