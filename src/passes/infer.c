@@ -123,7 +123,7 @@ bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
 
 /* ---- outputs ------------------------------------------------------------------ */
 
-static value *out_value(infer_ctx *c, int32_t i)
+static inline value *out_value(infer_ctx *c, int32_t i)
 {
 	if (i < 0 || i >= c->n->noutputs || c->n->outputs[i] < 0)
 		return NULL;
@@ -519,23 +519,14 @@ bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims)
 	return true;
 }
 
-bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
-		     dim *dims, int32_t cap)
+/* infer_broadcast past bcast_plain: the rule tables, the facts, the report. Out of
+ * line, with its buffers, so that the usual case sets up no frame for them. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool broadcast_by_rule(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
+			      dim *dims, const tinfo *ta, const tinfo *tb, int32_t need)
 {
-	const tinfo *ta = in(c, ia), *tb = in(c, ib);
-	if (!ta || !tb || ta->kind != TK_TENSOR || tb->kind != TK_TENSOR) {
-		*rank = RANK_UNKNOWN;
-		return true;
-	}
-	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
-	if (need > cap) {
-		*rank = RANK_UNKNOWN;
-		return true;
-	}
-	if (bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), dims)) {
-		*rank = need;
-		return true;
-	}
 	sym_fact facts[64];
 	bcast_out out = {.dims = dims, .facts = facts, .facts_cap = 64};
 	bcast_error err = {0};
@@ -579,6 +570,26 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 	}
 	*rank = out.rank;
 	return true;
+}
+
+bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
+		     dim *dims, int32_t cap)
+{
+	const tinfo *ta = in(c, ia), *tb = in(c, ib);
+	if (!ta || !tb || ta->kind != TK_TENSOR || tb->kind != TK_TENSOR) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
+	if (need > cap) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	if (bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), dims)) {
+		*rank = need;
+		return true;
+	}
+	return broadcast_by_rule(c, rule, ia, ib, axis, rank, dims, ta, tb, need);
 }
 
 /* ---- the pass ----------------------------------------------------------------- */
