@@ -632,7 +632,8 @@ static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_con
 	if (!with_content || !float_content(tv))
 		return t;
 	int64_t ints[TINFO_MAX_VALUES];
-	if (tensor_ints(tv, ints) && (t.val = publish_ints(c, ints, (int32_t)tv->count, false)))
+	/* tensor_ints refuses floats: most small initializers (biases, norms) need not ask. */
+	if (tv->dtype != DT_FLOAT && tensor_ints(tv, ints) && (t.val = publish_ints(c, ints, (int32_t)tv->count, false)))
 		t.nval = (int32_t)tv->count;
 	if (tv->count <= EAGER_FLOATS) { /* larger ones: lazy_floats */
 		double floats[EAGER_FLOATS];
