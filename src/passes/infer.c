@@ -594,27 +594,37 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 
 /* ---- the pass ----------------------------------------------------------------- */
 
-/* The dims an initializer published last: the next one often has the same (a
- * layer's bias, scale, mean and variance), and then gets the same array without
+/* What the initializers published last for each rank: a layer's initializers have
+ * a few shapes (weight, bias, scale, mean, variance), the same in layer after layer,
+ * and an initializer with the dims of its rank's entry gets the same array without
  * building and hashing its dims again (dims_share_again). */
+#define INIT_MEMO_RANKS 8
+_Static_assert(INIT_MEMO_RANKS <= SHARE_BUF, "a memo rank's dims are published through the cache");
+
 typedef struct init_memo {
-	const int64_t *dims;
-	int32_t rank;
-	const dim *published; /* NULL: nothing yet */
+	struct {
+		const int64_t *dims;
+		const dim *published; /* NULL: nothing yet */
+		int32_t at;           /* its slot in the cache */
+	} rank[INIT_MEMO_RANKS];
 } init_memo;
 
 static const dim *initializer_dims(infer_ctx *c, const tensor_view *tv, init_memo *memo)
 {
 	int32_t n = tv->rank;
-	if (n > SHARE_BUF) /* not cached: a copy of its own */
+	if (n >= INIT_MEMO_RANKS || !c->shared)
 		return publish_ints(c, tv->dims, n, true);
-	bool same = memo->published && n == memo->rank;
+	bool same = memo->rank[n].published != NULL;
 	for (int32_t k = 0; same && k < n; k++) /* a few entries: no call to memcmp */
-		same = tv->dims[k] == memo->dims[k];
-	if (same && dims_share_again(c->shared, memo->published, n))
-		return memo->published;
+		same = tv->dims[k] == memo->rank[n].dims[k];
+	if (same && dims_share_again(c->shared, memo->rank[n].published, n, memo->rank[n].at))
+		return memo->rank[n].published;
 	const dim *d = publish_ints(c, tv->dims, n, true);
-	*memo = (init_memo){tv->dims, n, d};
+	if (d) {
+		memo->rank[n].dims = tv->dims;
+		memo->rank[n].published = d;
+		memo->rank[n].at = c->shared->last; /* n <= SHARE_BUF: d came from the cache */
+	}
 	return d;
 }
 
@@ -716,7 +726,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 
 static void seed_values(infer_ctx *c, graph *g)
 {
-	init_memo memo = {0};
+	init_memo memo = {{{0}}};
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		switch (v->origin) {
