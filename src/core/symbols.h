@@ -29,6 +29,9 @@ typedef struct symtab {
 	sym_entry *v;
 	int64_t n, cap;
 	int64_t fresh_counter;
+	/* Whether any symbol has been bound to a size or unified with another. Until
+	 * then every symbol is its own root with no value, and resolves to itself. */
+	bool bound;
 } symtab;
 
 void symtab_init(symtab *t, arena *a);
@@ -50,10 +53,11 @@ bool sym_bind(symtab *t, int64_t a, int64_t k);
 dim sym_resolve(symtab *t, int64_t id);
 /* A dim with its symbol replaced by its class's value, or its class's root. Inline:
  * passes resolve every dim they read, and most are known sizes or symbols that are
- * their own root (published dims are resolved), which need no call. */
+ * their own root (published dims are resolved, and most models never bind one),
+ * which need no call. */
 static inline dim dim_resolve(symtab *t, dim d)
 {
-	if (d.kind != DIM_SYMBOL)
+	if (d.kind != DIM_SYMBOL || !t->bound)
 		return d;
 	const sym_entry *e = &t->v[d.v];
 	if (e->parent != d.v)

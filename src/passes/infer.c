@@ -180,6 +180,8 @@ static const dim *publish(infer_ctx *c, const dim *d, int32_t n)
 /* Whether a symbol of d[0..n) now resolves to something else (a size, another name). */
 static bool resolves(infer_ctx *c, const dim *d, int32_t n)
 {
+	if (!c->syms->bound)
+		return false;
 	for (int32_t k = 0; k < n; k++) {
 		if (d[k].kind != DIM_SYMBOL)
 			continue;
@@ -200,15 +202,19 @@ static const dim *publish_shape(infer_ctx *c, const dim *d, int32_t n)
 	if (dims_share_owns(c->shared, d, n) && !resolves(c, d, n))
 		return d; /* an input's array, passed on as it is */
 	dim buf[SHARE_BUF];
-	for (int32_t k = 0; k < n; k++)
-		buf[k] = dim_resolve(c->syms, d[k]);
+	const dim *r = d; /* d resolved: d itself while no symbol is bound (symbols.h) */
+	if (c->syms->bound) {
+		for (int32_t k = 0; k < n; k++)
+			buf[k] = dim_resolve(c->syms, d[k]);
+		r = buf;
+	}
 	for (int32_t i = 0; i < c->n->ninputs; i++) {
 		const tinfo *t = in(c, i);
 		if (t && t->kind == TK_TENSOR && t->rank == n && dims_share_owns(c->shared, t->dims, n) &&
-		    dims_share_same(t->dims, buf, n))
+		    dims_share_same(t->dims, r, n))
 			return t->dims;
 	}
-	return share(c, buf, n);
+	return share(c, r, n);
 }
 
 /* The same for integers: sizes (`dims`: a negative one is unknown) or content. */
