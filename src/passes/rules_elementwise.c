@@ -494,6 +494,15 @@ static int32_t max_rank(infer_ctx *c, int32_t first, int32_t n)
 static bool bcast2(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, dim *small, int32_t *rank,
 		   dim **dims)
 {
+	/* The usual pair, both ranks known and small: what infer_broadcast would find
+	 * first (bcast_plain), without sizing the room by max_rank. */
+	const tinfo *ta = in(c, ia), *tb = in(c, ib);
+	if (is_tensor(ta) && is_tensor(tb) && ta->rank >= 0 && tb->rank >= 0 && ta->rank <= SCRATCH_SMALL &&
+	    tb->rank <= SCRATCH_SMALL && bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), small)) {
+		*dims = small;
+		*rank = ta->rank > tb->rank ? ta->rank : tb->rank;
+		return true;
+	}
 	int32_t ra = max_rank(c, ia, 1), rb = max_rank(c, ib, 1), cap = ra > rb ? ra : rb;
 	*dims = dims_room(c, small, cap);
 	*rank = RANK_UNKNOWN;
