@@ -112,9 +112,13 @@ static const tinfo *lazy_floats(infer_ctx *c, int32_t i)
 bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
 {
 	const tinfo *t = in(c, i);
-	if (t && t->nfval < 0)
+	if (!t)
+		return false;
+	/* Only an initializer (or a value given for this run) has content to decode; a
+	 * node's output has what its rule set, most often none. */
+	if (t->nfval < 0 && c->g->values[c->n->inputs[i]].origin != VAL_NODE)
 		t = lazy_floats(c, i);
-	if (!t || t->nfval < 0)
+	if (t->nfval < 0)
 		return false;
 	*vals = t->fval;
 	*n = t->nfval;
