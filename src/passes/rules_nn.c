@@ -15,29 +15,11 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-const tinfo *nn_ranked(infer_ctx *c, int32_t i)
+int32_t nn_rank_refused(infer_ctx *c, int32_t i)
 {
-	const tinfo *t = in(c, i);
-	return t && tinfo_has_rank(t) ? t : NULL;
-}
-
-int32_t nn_elem(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = in(c, i);
-	return t && t->kind == TK_TENSOR ? t->elem : 0;
-}
-
-int32_t nn_rank(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = nn_ranked(c, i);
-	if (!t)
-		return -1;
-	if (t->rank > NN_MAX_RANK) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' has rank %d, above the supported %d", in_name(c, i),
-			   t->rank, NN_MAX_RANK);
-		return -1;
-	}
-	return t->rank;
+	infer_diag(c, OSH_ERROR, "shape-error", "input '%s' has rank %d, above the supported %d", in_name(c, i),
+		   in(c, i)->rank, NN_MAX_RANK);
+	return -1;
 }
 
 static const char *shape_text(infer_ctx *c, shape s)
