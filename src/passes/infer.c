@@ -39,16 +39,6 @@ const char *in_name(infer_ctx *c, int32_t i)
 	return c->g->values[c->n->inputs[i]].name;
 }
 
-bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n)
-{
-	const tinfo *t = in(c, i);
-	if (!t || t->nval < 0)
-		return false;
-	*vals = t->val;
-	*n = t->nval;
-	return true;
-}
-
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n)
 {
 	const dim *v;

@@ -50,7 +50,15 @@ static inline const tinfo *in(infer_ctx *c, int32_t i)
 const char *in_name(infer_ctx *c, int32_t i);
 /* Known integer content of input i (from an initializer, a Constant or propagation):
  * sets *vals and *n and returns true; false when not known. Entries may be symbols. */
-bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n);
+static inline bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t || t->nval < 0)
+		return false;
+	*vals = t->val;
+	*n = t->nval;
+	return true;
+}
 /* The same, but only when every entry is a known integer (copied to out, capacity cap). */
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
 /* Known floating content of input i (Resize scales...). */
