@@ -99,15 +99,9 @@ static const tinfo *lazy_floats(infer_ctx *c, int32_t i)
 	return &v->ti;
 }
 
-bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
+bool in_floats_lazy(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
 {
-	const tinfo *t = in(c, i);
-	if (!t)
-		return false;
-	/* Only an initializer (or a value given for this run) has content to decode; a
-	 * node's output has what its rule set, most often none. */
-	if (t->nfval < 0 && c->g->values[c->n->inputs[i]].origin != VAL_NODE)
-		t = lazy_floats(c, i);
+	const tinfo *t = lazy_floats(c, i);
 	if (t->nfval < 0)
 		return false;
 	*vals = t->fval;

@@ -61,8 +61,26 @@ static inline bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n
 }
 /* The same, but only when every entry is a known integer (copied to out, capacity cap). */
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
-/* Known floating content of input i (Resize scales...). */
-bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
+/* in_floats for an input whose content is not decoded yet (infer.c: lazy_floats). */
+bool in_floats_lazy(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
+/* Known floating content of input i (Resize scales...). Inline: binary operators ask
+ * for every node, and most inputs are node outputs, settled at once. */
+static inline bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t)
+		return false;
+	if (t->nfval < 0) {
+		/* Only an initializer (or a value given for this run) has content still to
+		 * decode (in_floats_lazy); a node's output has what its rule set. */
+		if (c->g->values[c->n->inputs[i]].origin == VAL_NODE)
+			return false;
+		return in_floats_lazy(c, i, vals, n);
+	}
+	*vals = t->fval;
+	*n = t->nfval;
+	return true;
+}
 
 /* ---- outputs ---- */
 static inline int32_t out_count(const infer_ctx *c) { return c->n->noutputs; }
