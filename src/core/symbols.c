@@ -79,6 +79,7 @@ bool sym_bind(symtab *t, int64_t a, int64_t k)
 		return r->value == k;
 	r->has_value = true;
 	r->value = k;
+	t->bound = true;
 	return true;
 }
 
@@ -98,6 +99,7 @@ bool sym_unify(symtab *t, int64_t a, int64_t b)
 		ra = rb, rb = r;
 	}
 	y->parent = ra;
+	t->bound = true;
 	if (x->rank == y->rank)
 		x->rank++;
 	if (y->has_value && !x->has_value)

@@ -29,6 +29,9 @@ typedef struct symtab {
 	sym_entry *v;
 	int64_t n, cap;
 	int64_t fresh_counter;
+	/* Whether any symbol has been bound to a size or unified with another. Until
+	 * then every symbol is its own root with no value, and resolves to itself. */
+	bool bound;
 } symtab;
 
 void symtab_init(symtab *t, arena *a);
@@ -49,8 +52,18 @@ bool sym_bind(symtab *t, int64_t a, int64_t k);
 /* Symbol id's class as a dim: its value when known, else its root. */
 dim sym_resolve(symtab *t, int64_t id);
 /* A dim with its symbol replaced by its class's value, or its class's root. Inline:
- * passes resolve every dim they read, and most are known sizes, which need no call. */
-static inline dim dim_resolve(symtab *t, dim d) { return d.kind == DIM_SYMBOL ? sym_resolve(t, d.v) : d; }
+ * passes resolve every dim they read, and most are known sizes or symbols that are
+ * their own root (published dims are resolved, and most models never bind one),
+ * which need no call. */
+static inline dim dim_resolve(symtab *t, dim d)
+{
+	if (d.kind != DIM_SYMBOL || !t->bound)
+		return d;
+	const sym_entry *e = &t->v[d.v];
+	if (e->parent != d.v)
+		return sym_resolve(t, d.v);
+	return e->has_value ? dim_known(e->value) : d;
+}
 
 /* Adapters for the broadcast library's callbacks (ctx is the symtab). */
 bool sym_eq_cb(void *ctx, int64_t a, int64_t b);

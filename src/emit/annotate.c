@@ -38,10 +38,11 @@ typedef struct type_cache {
 static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo *t, bool *skip)
 {
 	bool shareable = c && t->kind == TK_TENSOR && t->rank >= 0 && t->dims;
-	for (int32_t k = 0; shareable && k < t->rank; k++)
-		shareable = dim_resolve(&m->syms, t->dims[k]).kind != DIM_UNKNOWN;
 	size_t i = 0;
 	if (shareable) {
+		/* Looked up before the dims are checked for unknown sizes: only shareable
+		 * dims are ever stored, and no symbol is resolved differently while the
+		 * model is annotated, so a hit is shareable still. */
 		i = (((uintptr_t)t->dims >> 3) ^ (uint32_t)t->elem * 31u ^ (uint32_t)t->rank) % TYPE_SLOTS;
 		if (c->slot[i].tp && c->slot[i].dims == t->dims && c->slot[i].elem == t->elem &&
 		    c->slot[i].rank == t->rank) {
@@ -49,6 +50,8 @@ static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo 
 			return c->slot[i].tp;
 		}
 	}
+	for (int32_t k = 0; shareable && k < t->rank; k++)
+		shareable = dim_resolve(&m->syms, t->dims[k]).kind != DIM_UNKNOWN;
 	Onnx__TypeProto *tp = emit_type_proto(m, t, true, skip);
 	if (shareable && tp) {
 		c->slot[i].dims = t->dims;
@@ -67,13 +70,20 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 	for (size_t i = 0; i < gp->n_value_info; i++)
 		if (gp->value_info[i]->name && strmap_put(&existing, gp->value_info[i]->name, (int32_t)i) == -2)
 			return false;
+	/* Most graphs come without value_info (inference is what adds it): then no name
+	 * needs looking up. */
+	bool listed = gp->n_value_info > 0;
 	size_t fresh = 0;
 	for (int32_t i = 0; i < g->nvalues; i++)
 		fresh += g->values[i].origin == VAL_NODE && !g->values[i].is_output &&
-			 strmap_get(&existing, g->values[i].name) < 0;
+			 (!listed || strmap_get(&existing, g->values[i].name) < 0);
 	Onnx__ValueInfoProto **vis = arena_array(m->arena, gp->n_value_info + fresh + 1, sizeof *vis);
-	if (!vis)
+	/* The new entries, in one block: one allocation instead of one per value. */
+	Onnx__ValueInfoProto *pool = fresh <= SIZE_MAX / sizeof *pool ? arena_alloc(m->arena, fresh * sizeof *pool) : NULL;
+	if (!vis || !pool)
 		return false;
+	static const Onnx__ValueInfoProto vi_init = ONNX__VALUE_INFO_PROTO__INIT;
+	size_t used = 0;
 	if (gp->n_value_info)
 		memcpy(vis, gp->value_info, gp->n_value_info * sizeof *vis);
 	size_t n = gp->n_value_info;
@@ -95,17 +105,15 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 					gp->output[k]->type = tp;
 			continue;
 		}
-		int32_t at = strmap_get(&existing, v->name);
+		int32_t at = listed ? strmap_get(&existing, v->name) : -1;
 		if (at >= 0) {
 			vis[at]->type = tp;
 			continue;
 		}
-		if (!tp)
+		if (!tp || used == fresh)
 			continue;
-		Onnx__ValueInfoProto *vi = arena_alloc(m->arena, sizeof *vi);
-		if (!vi)
-			return false;
-		onnx__value_info_proto__init(vi);
+		Onnx__ValueInfoProto *vi = &pool[used++];
+		*vi = vi_init;
 		vi->name = (char *)v->name;
 		vi->type = tp;
 		vis[n++] = vi;

@@ -43,6 +43,7 @@ static const dim *copy_in(dims_share *s, size_t i, bool cached, arena *a, const 
 	if (cached) {
 		s->slot[i].d = copy;
 		s->slot[i].n = n;
+		s->last = (int32_t)i;
 		own(s, copy, n);
 	}
 	return copy;
@@ -54,8 +55,10 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
 	bool cached = s && n <= MAX_SHARED;
 	if (cached) {
 		i = hash(d, n) % DIMS_SHARE_SLOTS;
-		if (s->slot[i].d && s->slot[i].n == n && dims_share_same(s->slot[i].d, d, n))
+		if (s->slot[i].d && s->slot[i].n == n && dims_share_same(s->slot[i].d, d, n)) {
+			s->last = (int32_t)i;
 			return own(s, s->slot[i].d, n);
+		}
 	}
 	return copy_in(s, i, cached, a, d, n);
 }

@@ -32,6 +32,7 @@ typedef struct dims_share_entry {
 typedef struct dims_share {
 	dims_share_entry slot[DIMS_SHARE_SLOTS];
 	dims_share_entry owned[DIMS_SHARE_OWNED];
+	int32_t last; /* the slot of the last answer from the cache (dims_share_again) */
 } dims_share;
 
 static inline size_t dims_share_owned_slot(const dim *d)
@@ -55,6 +56,19 @@ dims_share *dims_share_new(arena *a);
 /* An array in the arena equal to d[0..n), shared when one was published before;
  * NULL when out of memory. s may be NULL: then it is a plain copy. */
 const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n);
+
+/* Whether p (n entries), an answer of dims_share_get from slot `at` (the call's
+ * `last`), is still what the cache holds there, and so what a call with dims equal
+ * to p's would answer now. Then it is noted as handed out again, as that call would:
+ * a caller that keeps what it published for some dims (the initializers of a layer
+ * have a few shapes, over and over) saves building and hashing them. s may be NULL. */
+static inline bool dims_share_again(dims_share *s, const dim *p, int32_t n, int32_t at)
+{
+	if (!s || !p || at < 0 || at >= DIMS_SHARE_SLOTS || s->slot[at].d != p || s->slot[at].n != n)
+		return false;
+	s->owned[dims_share_owned_slot(p)] = (dims_share_entry){p, n};
+	return true;
+}
 
 /* Whether d (n entries) is an array dims_share_get handed out, as far as the cache
  * remembers (lossy: false is always safe). Such an array is already shared: a rule

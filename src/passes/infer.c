@@ -39,16 +39,6 @@ const char *in_name(infer_ctx *c, int32_t i)
 	return c->g->values[c->n->inputs[i]].name;
 }
 
-bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n)
-{
-	const tinfo *t = in(c, i);
-	if (!t || t->nval < 0)
-		return false;
-	*vals = t->val;
-	*n = t->nval;
-	return true;
-}
-
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n)
 {
 	const dim *v;
@@ -109,12 +99,10 @@ static const tinfo *lazy_floats(infer_ctx *c, int32_t i)
 	return &v->ti;
 }
 
-bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
+bool in_floats_lazy(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
 {
-	const tinfo *t = in(c, i);
-	if (t && t->nfval < 0)
-		t = lazy_floats(c, i);
-	if (!t || t->nfval < 0)
+	const tinfo *t = lazy_floats(c, i);
+	if (t->nfval < 0)
 		return false;
 	*vals = t->fval;
 	*n = t->nfval;
@@ -123,7 +111,7 @@ bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
 
 /* ---- outputs ------------------------------------------------------------------ */
 
-static value *out_value(infer_ctx *c, int32_t i)
+static inline value *out_value(infer_ctx *c, int32_t i)
 {
 	if (i < 0 || i >= c->n->noutputs || c->n->outputs[i] < 0)
 		return NULL;
@@ -180,6 +168,8 @@ static const dim *publish(infer_ctx *c, const dim *d, int32_t n)
 /* Whether a symbol of d[0..n) now resolves to something else (a size, another name). */
 static bool resolves(infer_ctx *c, const dim *d, int32_t n)
 {
+	if (!c->syms->bound)
+		return false;
 	for (int32_t k = 0; k < n; k++) {
 		if (d[k].kind != DIM_SYMBOL)
 			continue;
@@ -200,15 +190,19 @@ static const dim *publish_shape(infer_ctx *c, const dim *d, int32_t n)
 	if (dims_share_owns(c->shared, d, n) && !resolves(c, d, n))
 		return d; /* an input's array, passed on as it is */
 	dim buf[SHARE_BUF];
-	for (int32_t k = 0; k < n; k++)
-		buf[k] = dim_resolve(c->syms, d[k]);
+	const dim *r = d; /* d resolved: d itself while no symbol is bound (symbols.h) */
+	if (c->syms->bound) {
+		for (int32_t k = 0; k < n; k++)
+			buf[k] = dim_resolve(c->syms, d[k]);
+		r = buf;
+	}
 	for (int32_t i = 0; i < c->n->ninputs; i++) {
 		const tinfo *t = in(c, i);
 		if (t && t->kind == TK_TENSOR && t->rank == n && dims_share_owns(c->shared, t->dims, n) &&
-		    dims_share_same(t->dims, buf, n))
+		    dims_share_same(t->dims, r, n))
 			return t->dims;
 	}
-	return share(c, buf, n);
+	return share(c, r, n);
 }
 
 /* The same for integers: sizes (`dims`: a negative one is unknown) or content. */
@@ -496,19 +490,37 @@ void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fm
 		model_diag(c->m, sev, code, c->g, c->ni, NULL, "%s", buf);
 }
 
-bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
-		     dim *dims, int32_t cap)
+bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims)
 {
-	const tinfo *ta = in(c, ia), *tb = in(c, ib);
-	if (!ta || !tb || ta->kind != TK_TENSOR || tb->kind != TK_TENSOR) {
-		*rank = RANK_UNKNOWN;
-		return true;
+	bool numpy = rule == BCAST_NUMPY || rule == BCAST_BIDIRECTIONAL;
+	if (!numpy && rule != BCAST_UNIDIRECTIONAL)
+		return false;
+	if (a.rank < 0 || b.rank < 0 || (!numpy && b.rank > a.rank))
+		return false;
+	int32_t n = a.rank > b.rank ? a.rank : b.rank, oa = n - a.rank, ob = n - b.rank;
+	for (int32_t i = n - 1; i >= 0; i--) {
+		dim da = i >= oa ? dim_resolve(c->syms, a.dims[i - oa]) : dim_known(1);
+		dim db = i >= ob ? dim_resolve(c->syms, b.dims[i - ob]) : dim_known(1);
+		if (dim_eq(da, db) || dim_is(db, 1))
+			dims[i] = da;
+		else if (numpy && dim_is(da, 1))
+			dims[i] = db;
+		else if (!numpy && (da.kind == DIM_UNKNOWN || db.kind == DIM_UNKNOWN))
+			dims[i] = da;
+		else
+			return false;
 	}
-	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
-	if (need > cap) {
-		*rank = RANK_UNKNOWN;
-		return true;
-	}
+	return true;
+}
+
+/* infer_broadcast past bcast_plain: the rule tables, the facts, the report. Out of
+ * line, with its buffers, so that the usual case sets up no frame for them. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool broadcast_by_rule(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
+			      dim *dims, const tinfo *ta, const tinfo *tb, int32_t need)
+{
 	sym_fact facts[64];
 	bcast_out out = {.dims = dims, .facts = facts, .facts_cap = 64};
 	bcast_error err = {0};
@@ -554,23 +566,78 @@ bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int6
 	return true;
 }
 
+bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, int32_t *rank,
+		     dim *dims, int32_t cap)
+{
+	const tinfo *ta = in(c, ia), *tb = in(c, ib);
+	if (!ta || !tb || ta->kind != TK_TENSOR || tb->kind != TK_TENSOR) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	int32_t need = ta->rank > tb->rank ? ta->rank : tb->rank;
+	if (need > cap) {
+		*rank = RANK_UNKNOWN;
+		return true;
+	}
+	if (bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), dims)) {
+		*rank = need;
+		return true;
+	}
+	return broadcast_by_rule(c, rule, ia, ib, axis, rank, dims, ta, tb, need);
+}
+
 /* ---- the pass ----------------------------------------------------------------- */
 
+/* What the initializers published last for each rank: a layer's initializers have
+ * a few shapes (weight, bias, scale, mean, variance), the same in layer after layer,
+ * and an initializer with the dims of its rank's entry gets the same array without
+ * building and hashing its dims again (dims_share_again). */
+#define INIT_MEMO_RANKS 8
+_Static_assert(INIT_MEMO_RANKS <= SHARE_BUF, "a memo rank's dims are published through the cache");
+
+typedef struct init_memo {
+	struct {
+		const int64_t *dims;
+		const dim *published; /* NULL: nothing yet */
+		int32_t at;           /* its slot in the cache */
+	} rank[INIT_MEMO_RANKS];
+} init_memo;
+
+static const dim *initializer_dims(infer_ctx *c, const tensor_view *tv, init_memo *memo)
+{
+	int32_t n = tv->rank;
+	if (n >= INIT_MEMO_RANKS || !c->shared)
+		return publish_ints(c, tv->dims, n, true);
+	bool same = memo->rank[n].published != NULL;
+	for (int32_t k = 0; same && k < n; k++) /* a few entries: no call to memcmp */
+		same = tv->dims[k] == memo->rank[n].dims[k];
+	if (same && dims_share_again(c->shared, memo->rank[n].published, n, memo->rank[n].at))
+		return memo->rank[n].published;
+	const dim *d = publish_ints(c, tv->dims, n, true);
+	if (d) {
+		memo->rank[n].dims = tv->dims;
+		memo->rank[n].published = d;
+		memo->rank[n].at = c->shared->last; /* n <= SHARE_BUF: d came from the cache */
+	}
+	return d;
+}
+
 /* tinfo of an initializer: its dims, and its values when small. */
-static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_content)
+static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_content, init_memo *memo)
 {
 	tinfo t = tinfo_unknown();
 	if (!tv || !dtype_valid(tv->dtype))
 		return t;
 	t.kind = TK_TENSOR;
 	t.elem = tv->dtype;
-	if (!(t.dims = publish_ints(c, tv->dims, tv->rank, true)))
+	if (!(t.dims = initializer_dims(c, tv, memo)))
 		return t;
 	t.rank = tv->rank;
 	if (!with_content || !float_content(tv))
 		return t;
 	int64_t ints[TINFO_MAX_VALUES];
-	if (tensor_ints(tv, ints) && (t.val = publish_ints(c, ints, (int32_t)tv->count, false)))
+	/* tensor_ints refuses floats: most small initializers (biases, norms) need not ask. */
+	if (tv->dtype != DT_FLOAT && tensor_ints(tv, ints) && (t.val = publish_ints(c, ints, (int32_t)tv->count, false)))
 		t.nval = (int32_t)tv->count;
 	if (tv->count <= EAGER_FLOATS) { /* larger ones: lazy_floats */
 		double floats[EAGER_FLOATS];
@@ -653,6 +720,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 
 static void seed_values(infer_ctx *c, graph *g)
 {
+	init_memo memo = {{{0}}};
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		switch (v->origin) {
@@ -661,12 +729,12 @@ static void seed_values(infer_ctx *c, graph *g)
 			 * shape only where nothing is declared. */
 			v->ti = value_declared(v);
 			if (value_given(v)) /* supplied for this run: its dims and values are facts */
-				v->ti = from_initializer(c, value_given(v), true);
+				v->ti = from_initializer(c, value_given(v), true, &memo);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
-				v->ti = from_initializer(c, v->init_view, false);
+				v->ti = from_initializer(c, v->init_view, false, &memo);
 			break;
 		case VAL_INITIALIZER:
-			v->ti = from_initializer(c, v->init_view, true);
+			v->ti = from_initializer(c, v->init_view, true, &memo);
 			break;
 		case VAL_OUTER:
 			v->ti = value_outer(v)->values[value_outer_id(v)].ti;

@@ -50,11 +50,37 @@ static inline const tinfo *in(infer_ctx *c, int32_t i)
 const char *in_name(infer_ctx *c, int32_t i);
 /* Known integer content of input i (from an initializer, a Constant or propagation):
  * sets *vals and *n and returns true; false when not known. Entries may be symbols. */
-bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n);
+static inline bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t || t->nval < 0)
+		return false;
+	*vals = t->val;
+	*n = t->nval;
+	return true;
+}
 /* The same, but only when every entry is a known integer (copied to out, capacity cap). */
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
-/* Known floating content of input i (Resize scales...). */
-bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
+/* in_floats for an input whose content is not decoded yet (infer.c: lazy_floats). */
+bool in_floats_lazy(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
+/* Known floating content of input i (Resize scales...). Inline: binary operators ask
+ * for every node, and most inputs are node outputs, settled at once. */
+static inline bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32_t *n)
+{
+	const tinfo *t = in(c, i);
+	if (!t)
+		return false;
+	if (t->nfval < 0) {
+		/* Only an initializer (or a value given for this run) has content still to
+		 * decode (in_floats_lazy); a node's output has what its rule set. */
+		if (c->g->values[c->n->inputs[i]].origin == VAL_NODE)
+			return false;
+		return in_floats_lazy(c, i, vals, n);
+	}
+	*vals = t->fval;
+	*n = t->nfval;
+	return true;
+}
 
 /* ---- outputs ---- */
 static inline int32_t out_count(const infer_ctx *c) { return c->n->noutputs; }
@@ -126,6 +152,14 @@ static inline bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
  * learned about symbols. axis is for pdpd/paddle. */
 bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis,
 		     int32_t *rank, dim *dims, int32_t cap);
+
+/* The broadcasts most nodes do, decided without broadcast.c's rule tables: numpy
+ * (and bidirectional, the same rule) where each pair of dims, resolved, is equal or
+ * one of them is a known 1; unidirectional where each of B's is A's, a known 1, or
+ * either is unknown. The tables decide these the same way, with no error and no fact
+ * about a symbol. Writes the result (rank: the larger one) into dims, which must not
+ * overlap a or b, and returns true; false leaves the pair to the full rule. */
+bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims);
 
 /* A finding about this node. code: "broadcast-mismatch", "shape-error", ... */
 void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)

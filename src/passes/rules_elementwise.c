@@ -83,10 +83,12 @@ static const char *fmt_dim(infer_ctx *c, dim d)
 	return s ? s : "?";
 }
 
-/* Checks the node's input and output counts against the schema: between in_lo and
- * in_hi inputs (in_hi < 0: variadic), the first in_lo of them given, at most out_hi
- * outputs. Reports and returns false otherwise. */
-static bool arity(infer_ctx *c, int32_t in_lo, int32_t in_hi, int32_t out_hi)
+/* arity's checks in their order, reporting the first that fails; true when none does.
+ * Out of line: arity calls it only for a node that fails one. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool arity_error(infer_ctx *c, int32_t in_lo, int32_t in_hi, int32_t out_hi)
 {
 	int32_t n = in_count(c);
 	if (n < in_lo || (in_hi >= 0 && n > in_hi)) {
@@ -113,6 +115,21 @@ static bool arity(infer_ctx *c, int32_t in_lo, int32_t in_hi, int32_t out_hi)
 			   out_hi, out_hi == 1 ? "" : "s", out_count(c));
 		return false;
 	}
+	return true;
+}
+
+/* Checks the node's input and output counts against the schema: between in_lo and
+ * in_hi inputs (in_hi < 0: variadic), the first in_lo of them given, at most out_hi
+ * outputs. Reports and returns false otherwise. Inline: every node of these
+ * operators asks, and nearly all pass. */
+static inline bool arity(infer_ctx *c, int32_t in_lo, int32_t in_hi, int32_t out_hi)
+{
+	int32_t n = in_count(c);
+	if (n < in_lo || (in_hi >= 0 && n > in_hi) || out_count(c) > out_hi)
+		return arity_error(c, in_lo, in_hi, out_hi);
+	for (int32_t i = 0; i < in_lo; i++)
+		if (!in(c, i))
+			return arity_error(c, in_lo, in_hi, out_hi);
 	return true;
 }
 
@@ -494,6 +511,15 @@ static int32_t max_rank(infer_ctx *c, int32_t first, int32_t n)
 static bool bcast2(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis, dim *small, int32_t *rank,
 		   dim **dims)
 {
+	/* The usual pair, both ranks known and small: what infer_broadcast would find
+	 * first (bcast_plain), without sizing the room by max_rank. */
+	const tinfo *ta = in(c, ia), *tb = in(c, ib);
+	if (is_tensor(ta) && is_tensor(tb) && ta->rank >= 0 && tb->rank >= 0 && ta->rank <= SCRATCH_SMALL &&
+	    tb->rank <= SCRATCH_SMALL && bcast_plain(c, rule, tinfo_shape(ta), tinfo_shape(tb), small)) {
+		*dims = small;
+		*rank = ta->rank > tb->rank ? ta->rank : tb->rank;
+		return true;
+	}
 	int32_t ra = max_rank(c, ia, 1), rb = max_rank(c, ib, 1), cap = ra > rb ? ra : rb;
 	*dims = dims_room(c, small, cap);
 	*rank = RANK_UNKNOWN;
@@ -1091,22 +1117,30 @@ void infer_softmax13(infer_ctx *c) { softmax(c, -1, false); }
 
 /* Checks that input i is 1-D and that its size agrees with *size (known beats unknown;
  * a symbol is bound), merging into *size. `what` names the expected size. */
-static bool check_vector(infer_ctx *c, int32_t i, dim *size, const char *what)
+/* check_vector's report, out of line: the check runs for every parameter of every
+ * normalisation, the report almost never. `before` is the size expected. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool vector_error(infer_ctx *c, int32_t i, const tinfo *t, dim before, const char *what)
+{
+	if (t->rank != 1)
+		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' must be 1-D of size %s (%s), it has shape %s",
+			   c->n->op_type, in_name(c, i), what, fmt_dim(c, before), fmt_shape(c, t));
+	else
+		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' has %s elements, it must have %s (%s)",
+			   c->n->op_type, in_name(c, i), fmt_dim(c, t->dims[0]), what, fmt_dim(c, before));
+	return false;
+}
+
+static inline bool check_vector(infer_ctx *c, int32_t i, dim *size, const char *what)
 {
 	const tinfo *t = in(c, i);
 	if (!is_tensor(t) || t->rank < 0)
 		return true;
-	if (t->rank != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' must be 1-D of size %s (%s), it has shape %s",
-			   c->n->op_type, in_name(c, i), what, fmt_dim(c, *size), fmt_shape(c, t));
-		return false;
-	}
 	dim before = *size;
-	if (!dim_merge(c, *size, t->dims[0], size)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' has %s elements, it must have %s (%s)",
-			   c->n->op_type, in_name(c, i), fmt_dim(c, t->dims[0]), what, fmt_dim(c, before));
-		return false;
-	}
+	if (t->rank != 1 || !dim_merge(c, *size, t->dims[0], size))
+		return vector_error(c, i, t, before, what);
 	return true;
 }
 

@@ -15,29 +15,11 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-const tinfo *nn_ranked(infer_ctx *c, int32_t i)
+int32_t nn_rank_refused(infer_ctx *c, int32_t i)
 {
-	const tinfo *t = in(c, i);
-	return t && tinfo_has_rank(t) ? t : NULL;
-}
-
-int32_t nn_elem(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = in(c, i);
-	return t && t->kind == TK_TENSOR ? t->elem : 0;
-}
-
-int32_t nn_rank(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = nn_ranked(c, i);
-	if (!t)
-		return -1;
-	if (t->rank > NN_MAX_RANK) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' has rank %d, above the supported %d", in_name(c, i),
-			   t->rank, NN_MAX_RANK);
-		return -1;
-	}
-	return t->rank;
+	infer_diag(c, OSH_ERROR, "shape-error", "input '%s' has rank %d, above the supported %d", in_name(c, i),
+		   in(c, i)->rank, NN_MAX_RANK);
+	return -1;
 }
 
 static const char *shape_text(infer_ctx *c, shape s)
@@ -60,6 +42,10 @@ static void operand_name(infer_ctx *c, nn_operand o, char *buf, size_t cap)
 bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aop, nn_operand bop,
 		  int32_t *rank, dim *dims)
 {
+	if (bcast_plain(c, rule, a, b, dims)) {
+		*rank = a.rank > b.rank ? a.rank : b.rank;
+		return true;
+	}
 	dim small_a[SCRATCH_SMALL], small_b[SCRATCH_SMALL];
 	dim *ra = dims_room(c, small_a, a.rank), *rb = dims_room(c, small_b, b.rank);
 	if (!ra || !rb) {

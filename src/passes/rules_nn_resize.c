@@ -147,7 +147,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 			dim *out = dims_alloc(c, (int32_t)n);
 			if (!out)
 				return;
-			const dim *v;
+			const dim *v = NULL;
 			int32_t nv;
 			bool content = has_sizes && in_ints(c, isizes, &v, &nv) && nv == n;
 			if (content && !nn_sizes_ok(c, isizes, v, nv))

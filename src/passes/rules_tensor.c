@@ -33,28 +33,10 @@ void tr_error(infer_ctx *c, const char *fmt, ...)
 	infer_diag(c, OSH_ERROR, "shape-error", "%s: %s", c->n->op_type, buf);
 }
 
-const tinfo *tr_tensor(infer_ctx *c, int32_t i)
+int32_t tr_rank_refused(infer_ctx *c, int32_t i)
 {
-	const tinfo *t = in(c, i);
-	return t && t->kind == TK_TENSOR ? t : NULL;
-}
-
-int32_t tr_elem(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = tr_tensor(c, i);
-	return t ? t->elem : 0;
-}
-
-int32_t tr_rank(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = tr_tensor(c, i);
-	if (!t || t->rank < 0)
-		return -1;
-	if (t->rank > TR_MAX_RANK) {
-		tr_error(c, "input '%s' has rank %d, above the supported %d", in_name(c, i), t->rank, TR_MAX_RANK);
-		return -1;
-	}
-	return t->rank;
+	tr_error(c, "input '%s' has rank %d, above the supported %d", in_name(c, i), in(c, i)->rank, TR_MAX_RANK);
+	return -1;
 }
 
 int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims)

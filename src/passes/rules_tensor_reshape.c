@@ -693,7 +693,7 @@ void infer_tile6(infer_ctx *c)
 {
 	const tinfo *x = tr_tensor(c, 0);
 	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
-	const dim *v;
+	const dim *v = NULL;
 	int32_t n = -1;
 	bool known = in_ints(c, 1, &v, &n);
 	if (!known) {
@@ -870,7 +870,7 @@ static void pad_input(infer_ctx *c, bool with_axes)
 		set_out_elem(c, 0, tr_elem(c, 0));
 		return;
 	}
-	const dim *v;
+	const dim *v = NULL;
 	int32_t n = -1;
 	bool known = in_ints(c, 1, &v, &n);
 	if (!known) {
