@@ -198,10 +198,8 @@ osh_status osh_model_write(osh_model *m, const char *path, const osh_write_optio
  * to their length. */
 
 /* Copies ahead from this many bytes of initializers: below, the thread costs more
- * than the copy. (-DAHEAD_MIN=UINT64_MAX builds without, to compare.) */
-#ifndef AHEAD_MIN
+ * than the copy. */
 #define AHEAD_MIN ((uint64_t)4 << 20)
-#endif
 /* The copy checks for cancellation between steps this long. */
 #define AHEAD_STEP ((size_t)16 << 20)
 /* How much inference is assumed to grow the graph per value: a value_info entry of a
