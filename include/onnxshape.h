@@ -358,20 +358,6 @@ typedef struct osh_write_options {
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);
 
-/* osh_model_write in two steps, for a model about to be inferred and written: the
- * weights are written meanwhile. osh_write_start makes the refusals osh_model_write
- * makes of the destination (and of the model as it is), creates the temporary file
- * and, when the model has 4 MB or more of inline initializers in one run, starts a
- * thread copying them to where they will be in the output. osh_write_finish writes
- * the model as it is then (the result is the same as osh_model_write's) and frees
- * job; osh_write_cancel removes the temporary file and frees job. One of the two
- * must be called before the model is freed. */
-typedef struct osh_write_job osh_write_job;
-OSH_API osh_status osh_write_start(osh_model *m, const char *path, const osh_write_options *opts,
-				   osh_write_job **job, osh_error *err);
-OSH_API osh_status osh_write_finish(osh_write_job *job, osh_error *err);
-OSH_API void osh_write_cancel(osh_write_job *job);
-
 /* Serializes the model into a buffer from malloc (the caller frees it). */
 OSH_API osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err);
 

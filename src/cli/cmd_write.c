@@ -429,11 +429,6 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		osh_model_free(m);
 		return EXIT_TROUBLE;
 	}
-	/* The weights are written while the shapes are inferred. Should the start fail,
-	 * osh_model_write reports why at the end, where it would without it. */
-	osh_write_job *job = NULL;
-	if (status == EXIT_CLEAN && cmd->infer && osh_write_start(m, out, &wo, &job, &err) != OSH_OK)
-		job = NULL;
 	if (status == EXIT_CLEAN && cmd->infer) {
 		size_t before = osh_model_diag_count(m);
 		osh_infer_options io = {
@@ -443,7 +438,6 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		};
 		if (osh_infer(m, &io, &err) != OSH_OK) {
 			print_error(stderr, &st, &err);
-			osh_write_cancel(job);
 			osh_model_free(m);
 			return EXIT_TROUBLE;
 		}
@@ -452,18 +446,16 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
 		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK) {
 			print_error(stderr, &st, &err);
-			osh_write_cancel(job);
 			osh_model_free(m);
 			return EXIT_TROUBLE;
 		}
 	}
 	if (status != EXIT_CLEAN) {
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
-		osh_write_cancel(job);
 		osh_model_free(m);
 		return status;
 	}
-	if ((job ? osh_write_finish(job, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
+	if (osh_model_write(m, out, &wo, &err) != OSH_OK) {
 		print_error(stderr, &st, &err);
 		osh_model_free(m);
 		return EXIT_TROUBLE;

@@ -234,7 +234,6 @@ typedef struct graph_plan {
 	const uint8_t *map;           /* the input file's mapping, or NULL */
 	size_t map_size;
 	int fd;                       /* the input file (pack_source.fd) */
-	uint64_t inits_at;            /* where the first initializer kept as bytes went */
 	size_t dropped;               /* map's pages before this were given back */
 	uint8_t *rest;
 	size_t rest_len;
@@ -475,13 +474,13 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
  * encode them, back to back, and no node among them to be packed from its message.
  * k itself when element k's encoding differs. The run's bytes start at *from. */
 static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t field, size_t k,
-			     const uint8_t **from, size_t max)
+			     const uint8_t **from)
 {
 	size_t j = k, total = 0;
 	const uint8_t *prev_end = NULL;
 	uint8_t key[10];
 	size_t key_len = encode_varint((uint64_t)field << 3 | 2, key);
-	for (; j < w->n && total < max; j++) {
+	for (; j < w->n && total < RUN_MAX; j++) {
 		if (field == 1 && node_message(gp, j))
 			break;
 		/* The element's key and length, just before its content (and right after
@@ -538,9 +537,7 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 			/* Nodes the index did not unpack and initializers (never re-encoded):
 			 * whole runs of them, copied from the input file when it is mapped. */
 			const uint8_t *from = NULL;
-			if (field == 5 && k == 0)
-				gp->inits_at = p->out->written + p->out->len;
-			size_t end = same_bytes_run(gp, w, field, k, &from, RUN_MAX);
+			size_t end = same_bytes_run(gp, w, field, k, &from);
 			if (end > k) {
 				const uint8_t *to = w->bytes + w->off[end - 1] + w->len[end - 1];
 				if (put_input(p, gp, from, (size_t)(to - from)) && field == 5)
@@ -593,7 +590,6 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		src = &none;
 	*gp = (graph_plan){.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
 			   .map = src->map, .map_size = src->map_size, .fd = src->map ? src->fd : -1,
-			   .inits_at = UINT64_MAX,
 			   .nodes = src->nodes, .nnodes = src->nnodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
@@ -632,32 +628,8 @@ static void free_plan(graph_plan *gp)
 		free(gp->sizes[i]);
 }
 
-uint64_t pack_layout_inits_at(const pack_layout *l, uint64_t growth)
+int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src)
 {
-	/* The initializers follow the graph's nodes, which follow its length. */
-	return l->inits_at - varint_len(l->graph_size) + varint_len(l->graph_size + growth);
-}
-
-bool pack_stream_inits_range(const pack_source *src, uint64_t *off, uint64_t *len)
-{
-	const wire_list *w = src->lazy_inits;
-	if (!src->map || !w || !w->n)
-		return false;
-	const uint8_t *from = NULL;
-	if (same_bytes_run(NULL, w, 5, 0, &from, SIZE_MAX) != w->n)
-		return false;
-	const uint8_t *to = w->bytes + w->off[w->n - 1] + w->len[w->n - 1];
-	if (from < src->map || to > src->map + src->map_size)
-		return false;
-	*off = (uint64_t)(from - src->map);
-	*len = (uint64_t)(to - from);
-	return true;
-}
-
-int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src, pack_layout *layout)
-{
-	if (layout)
-		*layout = (pack_layout){.inits_at = UINT64_MAX};
 	packer p = {.out = out};
 	if (!model->graph) {
 		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
@@ -691,8 +663,6 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		static const uint32_t model_fields[] = {GRAPH_FIELD};
 		merge(&p, model->base.descriptor, rest, rest_len, model_fields, 1, emit_model_field, &gp);
 	}
-	if (ok && layout)
-		*layout = (pack_layout){.graph_size = gp.total, .inits_at = gp.inits_at};
 	free(rest);
 	free_plan(&gp);
 	free(p.scratch);

@@ -26,12 +26,6 @@ typedef struct pack_source {
 	int fd; /* the file mapped at map: its bytes are copied from it (out_copy) */
 } pack_source;
 
-typedef struct pack_layout {
-	uint64_t graph_size; /* the main graph's packed size */
-	uint64_t inits_at;   /* where its first initializer kept as bytes was written (its
-			      * key), UINT64_MAX when there was none */
-} pack_layout;
-
 /* Writes model, packed exactly as protobuf_c_message_pack would, to out; but when
  * src->lazy holds nodes and the main graph's node list is empty, the graph's nodes
  * are those bytes, written as they are; the same for initializers (lazy_inits). Bytes
@@ -40,18 +34,7 @@ typedef struct pack_layout {
  * cache keeps them). src may be NULL. Returns 0,
  * EFBIG (over PACK_MAX: nothing was written), or ENOMEM (out->err carries write
  * errors). The model is modified meanwhile (fields emptied and put back) and is as
- * it was on return. layout, when not NULL, tells where parts of it went. */
-int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src, pack_layout *layout);
-
-/* Where the initializers of l go once the main graph has grown by `growth` bytes
- * after them (value_info, outputs' types; nodes unchanged). l->inits_at must be
- * known. */
-uint64_t pack_layout_inits_at(const pack_layout *l, uint64_t growth);
-
-/* The range of src->map (offset and length) that holds the main graph's
- * initializers kept as bytes as one run (each one's key and length canonical, back to
- * back): what pack_stream_model writes of them, byte for byte. False when there is
- * no such run. */
-bool pack_stream_inits_range(const pack_source *src, uint64_t *off, uint64_t *len);
+ * it was on return. */
+int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src);
 
 #endif
