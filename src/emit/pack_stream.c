@@ -507,16 +507,19 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 	return j;
 }
 
-/* Writes n bytes of the input. Those in the input file's mapping are copied by the
- * kernel from the file (out_copy), never read here, unless it cannot; returns true
- * when they were read from the mapping, whose pages are then ours (drop_upto). */
-static bool put_input(packer *p, const graph_plan *gp, const uint8_t *data, size_t n)
+static bool in_map(const graph_plan *gp, const uint8_t *from, const uint8_t *to)
 {
-	if (!gp->map || data < gp->map || data + n > gp->map + gp->map_size) {
+	return gp->map && from >= gp->map && to <= gp->map + gp->map_size;
+}
+
+/* Writes n bytes of the input. Those in the input file's mapping are copied by the
+ * kernel from the file (out_copy), never read here, unless it cannot. */
+static void put_input(packer *p, const graph_plan *gp, const uint8_t *data, size_t n)
+{
+	if (in_map(gp, data, data + n))
+		out_copy(p->out, gp->fd, (uint64_t)(data - gp->map), data, n);
+	else
 		out_write(p->out, data, n);
-		return false;
-	}
-	return out_copy(p->out, gp->fd, (uint64_t)(data - gp->map), data, n);
 }
 
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
@@ -540,15 +543,18 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 			size_t end = same_bytes_run(gp, w, field, k, &from);
 			if (end > k) {
 				const uint8_t *to = w->bytes + w->off[end - 1] + w->len[end - 1];
-				if (put_input(p, gp, from, (size_t)(to - from)) && field == 5)
+				/* Copied by the kernel or not, the run's headers were read
+				 * (same_bytes_run): their pages go back as well. */
+				put_input(p, gp, from, (size_t)(to - from));
+				if (in_map(gp, from, to))
 					drop_upto(gp, (size_t)(to - gp->map), end == w->n);
 				k = end;
 				continue;
 			}
 			put_key(p, field);
 			put_varint(p, w->len[k]);
-			if (put_input(p, gp, w->bytes + w->off[k], w->len[k]) && field == 5)
-				drop_behind(gp, w->bytes + w->off[k], w->len[k], k + 1 == w->n);
+			put_input(p, gp, w->bytes + w->off[k], w->len[k]);
+			drop_behind(gp, w->bytes + w->off[k], w->len[k], k + 1 == w->n);
 			k++;
 		}
 		return;
