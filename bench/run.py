@@ -297,8 +297,8 @@ def main():
     # a small model's time per node that is not onnxshape's work.
     start = measure([("start", ["/bin/true"])], 21)["start"]
     print("\nscaling: onnxshape time per node (us), wall then cpu, smallest to largest model")
-    print("  (a process that does nothing, /bin/true, takes %s wall, %s cpu here; 'above start' "
-          "subtracts it)" % (fmt_t(start["wall"]), fmt_t(start["cpu"])))
+    print("  (a process that does nothing, /bin/true, takes %.2f ms wall, %.2f ms cpu here; 'above start' "
+          "subtracts it)" % (start["wall"] * 1e3, start["cpu"] * 1e3))
     for fam in families:
         for ext in ("", "-ext"):
             sel = [x for x in rows if x[0] == fam and x[1] == ext and x[2] in sizes]
