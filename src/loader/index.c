@@ -950,10 +950,9 @@ static size_t lazy_outputs(const wire_list *w)
 	for (size_t i = 0; i < w->n; i++) {
 		const uint8_t *p = w->bytes + w->off[i];
 		for (size_t pos = 0, len = w->len[i]; pos < len;) {
-			/* wire_next_str's fast path, written out: counting needs only the
-			 * key byte (this walk reads every node). */
-			if (len - pos >= 2 && (p[pos] & 0x87) == 2 && p[pos + 1] < 0x80 &&
-			    p[pos + 1] <= len - pos - 2) {
+			/* wire_next_str's fast path without filling a wire_field:
+			 * counting needs only the key byte (this walk reads every node). */
+			if (is_short_str(p, len, pos)) {
 				k += p[pos] == (2 << 3 | 2);
 				pos += 2 + (size_t)p[pos + 1];
 				continue;

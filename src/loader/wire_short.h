@@ -28,13 +28,20 @@ static inline __attribute__((always_inline)) void short_str(const uint8_t *p, si
 	f->end = *pos = at + 2 + f->len;
 }
 
+/* Whether the field at `at` (< end) is a short string: key with bit 7 clear (one
+ * byte) and wire type 2, length one byte, within end. It is then 2 + p[at + 1]
+ * bytes long. */
+static inline __attribute__((always_inline)) bool is_short_str(const uint8_t *p, size_t end, size_t at)
+{
+	return end - at >= 2 && (p[at] & 0x87) == 2 && p[at + 1] < 0x80 && p[at + 1] <= end - at - 2;
+}
+
 /* wire_next, for *pos < end, fast for a short string field. */
 static inline __attribute__((always_inline)) bool wire_next_str(const uint8_t *p, size_t end, size_t *pos,
 							       wire_field *f)
 {
 	size_t at = *pos;
-	/* Key: bit 7 clear (one byte), wire type 2; length: one byte, within end. */
-	if (end - at >= 2 && (p[at] & 0x87) == 2 && p[at + 1] < 0x80 && p[at + 1] <= end - at - 2) {
+	if (is_short_str(p, end, at)) {
 		short_str(p, at, pos, f);
 		return true;
 	}
