@@ -242,6 +242,7 @@ typedef struct graph_plan {
 	type_memo types;
 } graph_plan;
 
+#define VALUE_INFO_NAME 1 /* ValueInfoProto.name */
 #define VALUE_INFO_TYPE 2 /* ValueInfoProto.type */
 
 /* The slot holding t, or the free one where it goes. */
@@ -342,7 +343,7 @@ static size_t name_field_size(const ProtobufCMessage *e)
 {
 	const char *name = ((const Onnx__ValueInfoProto *)e)->name;
 	size_t n = name ? strlen(name) : 0;
-	return name ? 1 + varint_len(n) + n : 0;
+	return name ? varint_len(VALUE_INFO_NAME << 3 | 2) + varint_len(n) + n : 0;
 }
 
 /* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
@@ -370,8 +371,10 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
 	out_write(p->out, r->m->bytes + t->off, t->len);
 }
 
-/* Weights written from the input's mapping have been read, which made their pages
- * ours: they are given back (a page of a private file mapping we never wrote comes
+/* The input's bytes written make their pages ours when they are read from the
+ * mapping (weights the kernel could not copy, or packed by protobuf-c), and so do the
+ * elements' headers a run is found by (same_bytes_run) when the kernel copies the
+ * rest: they are given back (a page of a private file mapping we never wrote comes
  * back from the page cache if read again), or writing a model would cost the whole
  * file in memory again. Everything before the weights of t goes, in steps of
  * DROP_STEP: dropping each tensor's own pages is undone by the kernel mapping a few
@@ -441,7 +444,7 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 		n += encode_varint(size, b + n);
 		if (name) {
 			size_t len = strlen(name);
-			b[n++] = 1 << 3 | 2;
+			b[n++] = VALUE_INFO_NAME << 3 | 2;
 			n += encode_varint(len, b + n);
 			memcpy(b + n, name, len), n += len;
 		}
@@ -464,9 +467,9 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
 }
 
-/* A run of elements kept as bytes ends once it holds this many bytes: from there
- * out_write sends it to the file without a copy (OUT_BUF), and the input's pages
- * read for it are given back soon after (drop_upto). */
+/* A run of elements kept as bytes ends once it holds this many bytes: a copy by
+ * the kernel (out_copy) or a write that skips the buffer, and the input's pages read
+ * for it are given back soon after (drop_upto). */
 #define RUN_MAX ((size_t)1 << 20)
 
 /* The end of the run of elements from k on that lie in the input exactly as they

@@ -29,9 +29,9 @@ typedef struct pack_source {
 /* Writes model, packed exactly as protobuf_c_message_pack would, to out; but when
  * src->lazy holds nodes and the main graph's node list is empty, the graph's nodes
  * are those bytes, written as they are; the same for initializers (lazy_inits). Bytes
- * that lie in src->map are copied from src->fd by the kernel; where they had to be
- * read from the mapping instead, they are dropped from it once written (the page
- * cache keeps them). src may be NULL. Returns 0,
+ * that lie in src->map are copied from src->fd by the kernel, and the mapping's pages
+ * read meanwhile (headers, bytes the kernel could not copy) are dropped from it once
+ * written (the page cache keeps them). src may be NULL. Returns 0,
  * EFBIG (over PACK_MAX: nothing was written), or ENOMEM (out->err carries write
  * errors). The model is modified meanwhile (fields emptied and put back) and is as
  * it was on return. */

@@ -120,17 +120,16 @@ static void out_pread(out_file *o, int fd, uint64_t off, size_t n)
 	}
 }
 
-bool out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
+void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 {
 	if (o->err || n == 0)
-		return false;
+		return;
 	if (fd < 0 || o->no_copy || (n < COPY_MIN && data)) {
-		if (!data) {
+		if (data)
+			out_write(o, data, n);
+		else
 			out_pread(o, fd, off, n);
-			return false;
-		}
-		out_write(o, data, n);
-		return true;
+		return;
 	}
 	out_flush(o);
 	size_t done = 0;
@@ -141,7 +140,8 @@ bool out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 			continue;
 		if (c < 0 && cannot_copy(errno)) {
 			o->no_copy = true;
-			return out_copy(o, fd, off + done, data ? (const uint8_t *)data + done : NULL, n - done);
+			out_copy(o, fd, off + done, data ? (const uint8_t *)data + done : NULL, n - done);
+			return;
 		}
 		if (c <= 0)
 			o->err = c < 0 ? errno : ESTALE;
@@ -150,7 +150,6 @@ bool out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 	}
 	if (!o->err)
 		start_writeback(o);
-	return false;
 }
 
 /* Splits dest into its directory (malloc'd) and base name. */

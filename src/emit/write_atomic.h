@@ -43,10 +43,10 @@ void out_flush(out_file *o);
  * not NULL, the n bytes at data too, say a mapping of that file). The kernel copies
  * them from file to file, so they never pass through this process's memory and no
  * page of a mapping at data is touched. Where it cannot (another file system, an
- * old kernel), they are written from data, or read from fd when data is NULL.
- * Returns true when data was read (its pages are now resident). A source file that
- * ends early is the error ESTALE: it changed since the caller looked. */
-bool out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
+ * old kernel), they are written from data, or read from fd when data is NULL. A
+ * source file that ends early is the error ESTALE: it changed since the caller
+ * looked. */
+void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
 /* Writes the new content of `dest`. Returns 0 or an errno value. */
 typedef int (*produce_fn)(out_file *o, void *ctx);
