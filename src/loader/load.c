@@ -398,9 +398,10 @@ void loader_release_input(osh_model *m, size_t upto)
 	 * nodes' bytes, which come before the initializers, are read after them). */
 	size_t from = upto == end ? 0 : m->input_released;
 	/* The last call, which drops everything left (the nodes' pages, read after the
-	 * weights), is the loader's own: left to the thread while inference fills the
-	 * arena, it raised the peak (transformer-1m check: 1.73 GB, 1.63 before). */
-	if (upto > from && !(m->releaser && upto != end && releaser_drop(m->releaser, from, upto, false)))
+	 * weights), is the loader's own: left to the thread, it was still dropping while
+	 * inference filled the arena (transformer-1m check, one run each: 1.73 GB, 1.63
+	 * GB without the thread; peaks also move between runs of the same code). */
+	if (upto > from && !(m->releaser && upto != end && releaser_drop(m->releaser, from, upto)))
 		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
 	m->input_released = upto;
 }

@@ -60,7 +60,7 @@ releaser *releaser_new(uint8_t *map, size_t size)
 	return r;
 }
 
-bool releaser_drop(releaser *r, size_t from, size_t upto, bool may_lag)
+bool releaser_drop(releaser *r, size_t from, size_t upto)
 {
 	if (upto > r->size)
 		upto = r->size;
@@ -69,7 +69,7 @@ bool releaser_drop(releaser *r, size_t from, size_t upto, bool may_lag)
 	pthread_mutex_lock(&r->lock);
 	size_t lo = r->lo < r->hi && r->lo < from ? r->lo : from;
 	size_t hi = r->lo < r->hi && r->hi > upto ? r->hi : upto;
-	bool taken = may_lag || hi - lo <= RELEASE_LAG;
+	bool taken = hi - lo <= RELEASE_LAG;
 	if (taken) {
 		r->lo = lo, r->hi = hi;
 		pthread_cond_signal(&r->wake);

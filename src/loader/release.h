@@ -24,11 +24,11 @@ releaser *releaser_new(uint8_t *map, size_t size);
 
 /* Asks for [from, upto) (page-aligned offsets) to be dropped; never waits. Requests
  * not yet served are merged into the range that covers them all. Returns false,
- * asking nothing, when that range would hold more than RELEASE_LAG bytes and not
- * `may_lag`: the caller drops the pages itself, so that memory stays bounded when the
- * thread gets no core. */
+ * asking nothing, when that range would hold more than RELEASE_LAG bytes: the caller
+ * drops the pages itself, so that memory stays bounded when the thread gets no
+ * core. */
 #define RELEASE_LAG ((size_t)8 << 20)
-bool releaser_drop(releaser *r, size_t from, size_t upto, bool may_lag);
+bool releaser_drop(releaser *r, size_t from, size_t upto);
 
 /* Stops the thread (abandoning what it has not done: the mapping is about to go
  * anyway) and joins it. NULL is a no-op. */
