@@ -212,8 +212,9 @@ def cnn(c):
 
 
 def block_template(f):
-    g = helper.make_graph(f.nodes, "block", [], [])
-    return g.SerializeToString()  # field 1 (node) entries only
+    # The block's nodes as GraphProto field-1 entries and nothing else (a GraphProto
+    # serialized whole would bring its name along, once per block).
+    return b"".join(fld_bytes(G_NODE, n.SerializeToString()) for n in f.nodes)
 
 
 def fill(tmpl, i):
@@ -271,7 +272,6 @@ def write_model(path, f, blocks, seed, ext_dir=None):
     with open(path, "wb") as out:
         out.write(fld_varint(M_IR, 8))
         out.write(fld_bytes(M_PRODUCER, b"onnxshape-bench"))
-        out.write(fld_bytes(M_OPSET, fld_bytes(1, b"") + fld_varint(2, OPSET)))
         out.write(ld_header(M_GRAPH, graph_len))
         start = out.tell()
         # The graph's fields in field-number order, as onnx.save writes them: every
@@ -308,6 +308,9 @@ def write_model(path, f, blocks, seed, ext_dir=None):
         out.write(ins)
         out.write(outs)
         assert out.tell() - start == graph_len, (out.tell() - start, graph_len)
+        # The model's fields in field-number order, as onnx.save writes them: the
+        # opset imports (8) after the graph (7).
+        out.write(fld_bytes(M_OPSET, fld_bytes(1, b"") + fld_varint(2, OPSET)))
     if wfile:
         wfile.close()
     return blocks * len(f.nodes)
@@ -341,7 +344,7 @@ def main():
         f = {"transformer": lambda: transformer(d), "cnn": lambda: cnn(c)}[fam]()
         blocks = max(1, round(parse_nodes(size) / len(f.nodes)))
         base = os.path.join(a.outdir, "%s-%s%s" % (fam, size.lower(), "-" + width if width else ""))
-        params = "seed=%d d=%d c=%d blocks=%d v3\n" % (a.seed, d, c, blocks)
+        params = "seed=%d d=%d c=%d blocks=%d v5\n" % (a.seed, d, c, blocks)
         variants = [(base + ".onnx", None)]
         if not a.inline_only:
             variants.append((os.path.join(base + "-ext", "model.onnx"), base + "-ext"))
