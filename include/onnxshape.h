@@ -74,9 +74,28 @@ typedef struct osh_diag {
 
 typedef struct osh_model osh_model;
 
+/* Where the parts of a model file lie, as the loader finds them early in a load
+ * (osh_load_options.on_layout). Offsets are in bytes from the start of the file. */
+typedef struct osh_input_layout {
+	int fd;              /* the file, open for reading while on_layout runs */
+	uint64_t size;       /* its size */
+	uint64_t graph_key;  /* the main graph's field: its key, */
+	uint64_t graph_start, graph_end; /* and its content */
+	/* The main graph's initializers, from the first one's key to the end of the last
+	 * (nothing else between them), before the loader reads them. */
+	uint64_t inits_start, inits_end;
+	uint64_t elements;   /* the main graph's nodes and initializers */
+} osh_input_layout;
+
 typedef struct osh_load_options {
 	/* Most bytes the model's arena may use; 0 chooses a budget from the file size. */
 	uint64_t memory_budget;
+	/* Called once, on the loading thread, when a file of 1 MB or more holds its main
+	 * graph's initializers in one stretch: as soon as the loader knows where, before
+	 * it reads them. NULL: not called. osh_write_ahead_layout is one (see
+	 * osh_write_begin). */
+	void (*on_layout)(void *ctx, const osh_input_layout *layout);
+	void *layout_ctx;
 } osh_load_options;
 
 /* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
@@ -357,6 +376,29 @@ typedef struct osh_write_options {
  * model. */
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);
+
+/* osh_model_write begun before the model is loaded, for a model about to be loaded,
+ * inferred and written to `path`: most of such a file is its weights, written back
+ * as they are, so they are copied into the output while the rest happens. The steps:
+ *
+ *   osh_write_begin(out, &wo, &job, &err);
+ *   osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
+ *   osh_model_load(&m, in, &lo, &err);  ...osh_infer, osh_annotate...
+ *   osh_write_finish(job, m, &err);     (or osh_write_cancel(job))
+ *
+ * When the loader reports the layout (4 MB of initializers or more), the job creates
+ * the temporary file beside path and a thread copies the initializers to where
+ * they will most likely be in the output (the kernel copies, file to file).
+ * osh_write_finish writes m exactly as osh_model_write(m, path, opts) would, with its
+ * refusals and result, skipping the bytes already in place, and frees job; a wrong
+ * guess is only written over. osh_write_cancel removes the temporary file and frees
+ * job. One of the two must be called, and before the model is freed. */
+typedef struct osh_write_job osh_write_job;
+OSH_API osh_status osh_write_begin(const char *path, const osh_write_options *opts, osh_write_job **job,
+				   osh_error *err);
+OSH_API void osh_write_ahead_layout(void *job, const osh_input_layout *layout);
+OSH_API osh_status osh_write_finish(osh_write_job *job, osh_model *m, osh_error *err);
+OSH_API void osh_write_cancel(osh_write_job *job);
 
 /* Serializes the model into a buffer from malloc (the caller frees it). */
 OSH_API osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err);

@@ -32,10 +32,10 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
 size_t print_diags(FILE *f, const style *st, const osh_model *m);
 void print_error(FILE *f, const style *st, const osh_error *err);
 
-/* Loads a model, printing every diagnostic to stderr. Returns NULL (after printing
- * why) when the file cannot be read or the model is malformed; *status gets the exit
- * status to use then. */
-osh_model *load_or_report(const char *path, const style *st, int *status);
+/* Loads a model (opts may be NULL), printing every diagnostic to stderr. Returns NULL
+ * (after printing why) when the file cannot be read or the model is malformed;
+ * *status gets the exit status to use then. */
+osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status);
 
 /* "(1, 3, N, ?)" into buf. */
 void format_type_shape(char *buf, size_t cap, const osh_type *t);

@@ -103,7 +103,7 @@ int cmd_print(int argc, char **argv)
 	int worst = EXIT_CLEAN;
 	for (int i = optind; i < argc; i++) {
 		int status;
-		osh_model *m = load_or_report(argv[i], &st, &status);
+		osh_model *m = load_or_report(argv[i], NULL, &st, &status);
 		if (status > worst)
 			worst = status;
 		if (!m)

@@ -411,10 +411,20 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	if (!out)
 		out = in;
 	int status;
-	osh_model *m = load_or_report(in, &st, &status);
-	if (!m)
-		return status;
 	osh_error err = {0};
+	/* infer writes the weights back as they are: they are copied into the output
+	 * while the model is loaded and inferred (emit/write_ahead.c). */
+	osh_write_job *job = NULL;
+	if (cmd->infer && osh_write_begin(out, &wo, &job, &err) != OSH_OK) {
+		print_error(stderr, &st, &err);
+		return EXIT_TROUBLE;
+	}
+	osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
+	osh_model *m = load_or_report(in, job ? &lo : NULL, &st, &status);
+	if (!m) {
+		osh_write_cancel(job);
+		return status;
+	}
 	if (status == EXIT_CLEAN && !cmd->infer) {
 		bool write;
 		status = rewrite_model(m, in, &st, &ra, osh_model_diag_count(m), &write);
@@ -426,6 +436,7 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &iv, &st)) {
+		osh_write_cancel(job);
 		osh_model_free(m);
 		return EXIT_TROUBLE;
 	}
@@ -438,6 +449,7 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		};
 		if (osh_infer(m, &io, &err) != OSH_OK) {
 			print_error(stderr, &st, &err);
+			osh_write_cancel(job);
 			osh_model_free(m);
 			return EXIT_TROUBLE;
 		}
@@ -446,16 +458,18 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
 		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK) {
 			print_error(stderr, &st, &err);
+			osh_write_cancel(job);
 			osh_model_free(m);
 			return EXIT_TROUBLE;
 		}
 	}
 	if (status != EXIT_CLEAN) {
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
+		osh_write_cancel(job);
 		osh_model_free(m);
 		return status;
 	}
-	if (osh_model_write(m, out, &wo, &err) != OSH_OK) {
+	if ((job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
 		print_error(stderr, &st, &err);
 		osh_model_free(m);
 		return EXIT_TROUBLE;

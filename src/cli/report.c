@@ -110,11 +110,11 @@ void text_summary(FILE *f, const check_totals *t)
 		t->files, t->files == 1 ? "" : "s", t->nodes);
 }
 
-osh_model *load_or_report(const char *path, const style *st, int *status)
+osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	if (osh_model_load(&m, path, NULL, &err) != OSH_OK) {
+	if (osh_model_load(&m, path, opts, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
 		*status = EXIT_TROUBLE;
 		return NULL;

@@ -161,6 +161,13 @@ static uint32_t next_field(const uint8_t *buf, size_t *pos)
 
 typedef void (*emit_fn)(packer *p, uint32_t field, void *ctx);
 
+/* Whether protobuf-c packs field `streamed` of a message of type desc before its
+ * field f: known fields go in field-number order, unknown ones after them all. */
+static bool packed_before(const ProtobufCMessageDescriptor *desc, uint32_t streamed, uint32_t f)
+{
+	return streamed < f || !protobuf_c_message_descriptor_get_field(desc, f);
+}
+
 /* Writes rest's fields with the streamed ones (numbers in fields[], ascending) put
  * back in protobuf-c's order; emit writes one streamed field's entries. */
 static void merge(packer *p, const ProtobufCMessageDescriptor *desc, const uint8_t *rest, size_t len,
@@ -170,8 +177,7 @@ static void merge(packer *p, const ProtobufCMessageDescriptor *desc, const uint8
 	while (pos < len) {
 		size_t start = pos;
 		uint32_t f = next_field(rest, &pos);
-		bool known = protobuf_c_message_descriptor_get_field(desc, f) != NULL;
-		while (next < nfields && (!known || fields[next] < f))
+		while (next < nfields && packed_before(desc, fields[next], f))
 			emit(p, fields[next++], ctx);
 		out_write(p->out, rest + start, pos - start);
 	}
@@ -676,4 +682,23 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 	free_plan(&gp);
 	free(p.scratch);
 	return ok && !p.err ? 0 : ENOMEM;
+}
+
+size_t pack_stream_graph_at(const Onnx__ModelProto *model)
+{
+	Onnx__ModelProto m = *model;
+	m.graph = NULL;
+	size_t len = protobuf_c_message_get_packed_size(&m.base), pos = 0;
+	uint8_t *rest = malloc(len ? len : 1);
+	if (!rest)
+		return SIZE_MAX;
+	protobuf_c_message_pack(&m.base, rest);
+	/* As merge puts the graph back. */
+	for (size_t start = 0; pos < len; start = pos)
+		if (packed_before(m.base.descriptor, GRAPH_FIELD, next_field(rest, &pos))) {
+			pos = start;
+			break;
+		}
+	free(rest);
+	return pos;
 }

@@ -37,4 +37,9 @@ typedef struct pack_source {
  * it was on return. */
 int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src);
 
+/* Where pack_stream_model writes the model's graph field: the bytes of everything
+ * protobuf-c packs before it (model's own graph is not looked at). SIZE_MAX when
+ * memory ran out. */
+size_t pack_stream_graph_at(const Onnx__ModelProto *model);
+
 #endif

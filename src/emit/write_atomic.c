@@ -24,15 +24,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static ssize_t copy_range(int in, int64_t *off, int out, size_t n)
+static ssize_t copy_range(int in, int64_t *off, int out, int64_t *out_off, size_t n)
 {
-	off64_t o = (off64_t)*off;
-	ssize_t c = copy_file_range(in, &o, out, NULL, n, 0);
+	off64_t o = (off64_t)*off, d = out_off ? (off64_t)*out_off : 0;
+	ssize_t c = copy_file_range(in, &o, out, out_off ? &d : NULL, n, 0);
 	*off = (int64_t)o;
+	if (out_off)
+		*out_off = (int64_t)d;
 	return c;
 }
 
 const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
+
 
 #define OUT_BUF (1u << 20)
 /* Writeback is started every this many bytes written (see start_writeback). */
@@ -120,9 +123,28 @@ static void out_pread(out_file *o, int fd, uint64_t off, size_t n)
 	}
 }
 
+/* True when the n bytes of fd at off are in place at o's position already (o->pre):
+ * the position moves past them. */
+static bool skip_pre(out_file *o, int fd, uint64_t off, size_t n)
+{
+	const out_pre *p = &o->pre;
+	uint64_t at = o->written + o->len;
+	if (!p->len || fd != p->fd || off < p->src_off || off + n > p->src_off + p->len ||
+	    at != p->dst_off + (off - p->src_off))
+		return false;
+	out_flush(o);
+	if (o->err)
+		return true;
+	if (lseek(o->fd, (off_t)n, SEEK_CUR) < 0)
+		o->err = errno;
+	else
+		o->written += n, o->skipped += n;
+	return true;
+}
+
 void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 {
-	if (o->err || n == 0)
+	if (o->err || n == 0 || skip_pre(o, fd, off, n))
 		return;
 	if (fd < 0 || o->no_copy || (n < COPY_MIN && data)) {
 		if (data)
@@ -135,7 +157,7 @@ void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 	size_t done = 0;
 	while (done < n && !o->err) {
 		int64_t at = (int64_t)(off + done);
-		ssize_t c = o->io->copy(fd, &at, o->fd, n - done);
+		ssize_t c = o->io->copy(fd, &at, o->fd, NULL, n - done);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c < 0 && cannot_copy(errno)) {
@@ -326,34 +348,18 @@ static int create_armed_temp(const char *dir, const char *base, char **path, int
 	return fd;
 }
 
-static osh_status write_temp(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
-			     osh_error *err, int slot);
-
-osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
-			osh_error *err)
+/* Resolves dest, refuses what it must, and creates the temporary file (armed in
+ * `slot`) into f. */
+static osh_status open_temp(const char *dest, const atomic_opts *opts, atomic_file *f, osh_error *err, int slot)
 {
-	install_handlers();
-	int slot = claim_slot();
-	osh_status s = write_temp(dest, opts, produce, ctx, err, slot);
-	release_slot(slot);
-	restore_handlers();
-	return s;
-}
-
-/* write_atomic, with the signal handlers in place and `slot` (or -1) to arm. */
-static osh_status write_temp(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
-			     osh_error *err, int slot)
-{
-	const sys_io *io = opts->io ? opts->io : &sys_io_default;
 	/* Writing to a symlink updates what it points to (as cp does), rather than
 	 * replacing the link with a file and leaving its target stale. */
 	struct stat lst;
-	char *resolved = NULL;
 	if (lstat(dest, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		resolved = realpath(dest, NULL);
+		char *resolved = realpath(dest, NULL);
 		if (!resolved)
 			return error_set(err, OSH_ERR_IO, "%s: is a symbolic link to a missing file", dest);
-		osh_status s = write_temp(resolved, opts, produce, ctx, err, slot);
+		osh_status s = open_temp(resolved, opts, f, err, slot);
 		free(resolved);
 		return s;
 	}
@@ -381,11 +387,67 @@ static osh_status write_temp(const char *dest, const atomic_opts *opts, produce_
 		free(dir);
 		return OSH_ERR_IO;
 	}
-	int e = 0;
-	const char *what = "write";
-	if (exists && fchmod(fd, st.st_mode & 07777) != 0)
-		e = errno, what = "set the mode of";
-	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF), .cap = OUT_BUF, .durable = opts->durable};
+	f->dest = strdup(dest);
+	f->dir = dir, f->tmp = tmp, f->fd = fd;
+	f->mode_err = exists && fchmod(fd, st.st_mode & 07777) != 0 ? errno : 0;
+	if (!f->dest) {
+		close(fd);
+		unlink(tmp);
+		free(tmp), free(dir);
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+	}
+	return OSH_OK;
+}
+
+osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **out, osh_error *err)
+{
+	*out = NULL;
+	atomic_file *f = calloc(1, sizeof *f);
+	if (!f)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+	f->io = opts->io ? opts->io : &sys_io_default;
+	f->durable = opts->durable;
+	f->fd = -1;
+	install_handlers();
+	f->slot = claim_slot();
+	osh_status s = open_temp(dest, opts, f, err, f->slot);
+	if (s != OSH_OK) {
+		release_slot(f->slot);
+		restore_handlers();
+		free(f);
+		return s;
+	}
+	*out = f;
+	return OSH_OK;
+}
+
+static void atomic_free(atomic_file *f)
+{
+	release_slot(f->slot);
+	restore_handlers();
+	free(f->tmp), free(f->dir), free(f->dest);
+	free(f);
+}
+
+void atomic_abort(atomic_file *f)
+{
+	if (!f)
+		return;
+	f->io->close(f->fd);
+	unlink(f->tmp);
+	atomic_free(f);
+}
+
+osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const out_pre *pre, uint64_t *skipped,
+			 osh_error *err)
+{
+	const sys_io *io = f->io;
+	int fd = f->fd;
+	int e = f->mode_err;
+	const char *what = e ? "set the mode of" : "write";
+	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF), .cap = OUT_BUF, .durable = f->durable};
+	if (pre)
+		o.pre = *pre;
 	if (!e && !o.buf)
 		e = ENOMEM;
 	if (!e) {
@@ -396,28 +458,40 @@ static osh_status write_temp(const char *dest, const atomic_opts *opts, produce_
 		}
 	}
 	free(o.buf);
-	if (!e && opts->durable && io->fsync(fd) != 0)
+	if (skipped)
+		*skipped = o.skipped;
+	/* What was copied ahead may reach past the end of what was produced. */
+	if (!e && f->prefilled && ftruncate(fd, (off_t)o.written) != 0)
+		e = errno, what = "truncate";
+	if (!e && f->durable && io->fsync(fd) != 0)
 		e = errno, what = "fsync";
 	int ce = io->close(fd) != 0 ? errno : 0;
 	if (!e && ce)
 		e = ce, what = "close";
-	if (!e && io->rename(tmp, dest) != 0)
+	if (!e && io->rename(f->tmp, f->dest) != 0)
 		e = errno, what = "rename the temporary file over";
 	if (e) {
-		unlink(tmp);
-		free(tmp);
-		free(dir);
-		return error_set(err, OSH_ERR_IO, "%s: cannot %s the output: %s (the destination is unchanged)",
-			    dest, what, strerror(e));
+		unlink(f->tmp);
+		error_set(err, OSH_ERR_IO, "%s: cannot %s the output: %s (the destination is unchanged)", f->dest,
+			  what, strerror(e));
+		atomic_free(f);
+		return OSH_ERR_IO;
 	}
 	/* The rename is durable only once the directory entry is. A failure here cannot be
 	 * undone and the new file is complete, so it is not an error. */
-	int dfd = opts->durable ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	int dfd = f->durable ? open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
-	free(tmp);
-	free(dir);
+	atomic_free(f);
 	return OSH_OK;
+}
+
+osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
+			osh_error *err)
+{
+	atomic_file *f;
+	osh_status s = atomic_open(dest, opts, &f, err);
+	return s != OSH_OK ? s : atomic_commit(f, produce, ctx, NULL, NULL, err);
 }

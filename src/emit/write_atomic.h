@@ -13,15 +13,24 @@
 
 typedef struct sys_io {
 	ssize_t (*write)(int fd, const void *buf, size_t n);
-	/* copy_file_range(in, &off, out, NULL, n, 0): n bytes of `in` from *off appended
-	 * at out's file position, both advanced. */
-	ssize_t (*copy)(int in, int64_t *off, int out, size_t n);
+	/* copy_file_range(in, off, out, out_off, n, 0): n bytes of `in` from *off put at
+	 * *out_off of out (out's file position when out_off is NULL), both advanced. */
+	ssize_t (*copy)(int in, int64_t *off, int out, int64_t *out_off, size_t n);
 	int (*fsync)(int fd);
 	int (*close)(int fd);
 	int (*rename)(const char *from, const char *to);
 } sys_io;
 
 extern const sys_io sys_io_default;
+
+/* Bytes already in the output file: the `len` bytes of file `fd` from src_off, copied
+ * to dst_off before the content was produced (emit/write_ahead.c copies the weights
+ * while the model is loaded and inferred). Producing the same bytes there again is
+ * skipped. */
+typedef struct out_pre {
+	int fd;
+	uint64_t src_off, dst_off, len;
+} out_pre;
 
 /* Buffered output onto a file descriptor through a sys_io. The first error sticks. */
 typedef struct out_file {
@@ -34,6 +43,8 @@ typedef struct out_file {
 	uint64_t synced;  /* of which writeback has been started (out_flush) */
 	bool durable;     /* atomic_opts.durable: start writeback as we go */
 	bool no_copy;     /* the kernel cannot copy between these files: write instead */
+	out_pre pre;      /* len 0: none */
+	uint64_t skipped; /* bytes of pre not written again */
 } out_file;
 
 void out_write(out_file *o, const void *data, size_t n);
@@ -45,7 +56,7 @@ void out_flush(out_file *o);
  * page of a mapping at data is touched. Where it cannot (another file system, an
  * old kernel), they are written from data, or read from fd when data is NULL. A
  * source file that ends early is the error ESTALE: it changed since the caller
- * looked. */
+ * looked. Bytes that o->pre says are in place already are skipped. */
 void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
 /* Writes the new content of `dest`. Returns 0 or an errno value. */
@@ -59,6 +70,29 @@ typedef struct atomic_opts {
 	bool durable;        /* fsync the file before the rename and the directory after */
 	const sys_io *io;    /* NULL: sys_io_default */
 } atomic_opts;
+
+/* A write in progress: the temporary file exists (and is armed for the signal
+ * handlers) from atomic_open until atomic_commit or atomic_abort. */
+typedef struct atomic_file {
+	char *dest, *dir, *tmp; /* dest with a symbolic link resolved */
+	int fd;                 /* the temporary file's */
+	int slot;               /* its signal-handler slot, -1 for none */
+	int mode_err;           /* errno of giving it dest's mode, 0 */
+	bool prefilled;         /* bytes were put in through fd before atomic_commit */
+	bool durable;
+	const sys_io *io;
+} atomic_file;
+
+/* write_atomic in two steps, so that bytes can go into the temporary file (at
+ * offsets of the caller's choosing, through fd) before the content is produced:
+ * atomic_open refuses what write_atomic refuses and creates the file; commit
+ * produces into it (pre: what is in place already, or NULL; *skipped, when not NULL:
+ * how much of it was not written again) and renames it over dest; abort removes it.
+ * Both free f. */
+osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **f, osh_error *err);
+osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const out_pre *pre, uint64_t *skipped,
+			 osh_error *err);
+void atomic_abort(atomic_file *f);
 
 /* Creates a temporary file beside dest (exclusively, with the default or dest's mode),
  * fills it with produce and renames it over dest. With opts->durable, the file is on

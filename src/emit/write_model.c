@@ -12,6 +12,7 @@
 #include "loader/materialize.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
+#include "emit/write_model.h"
 #include "onnx-ml.pb-c.h"
 
 #include <errno.h>
@@ -39,6 +40,17 @@ typedef struct pack_job {
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
 } pack_job;
 
+static pack_source source_of(const osh_model *m)
+{
+	return (pack_source){.lazy = &m->lazy,
+			     .nodes = m->main ? m->main->nodes : NULL,
+			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
+			     .lazy_inits = &m->lazy_inits,
+			     .map = m->input_file_mapped ? m->input_map : NULL,
+			     .map_size = m->input_map_size,
+			     .fd = m->src_fd};
+}
+
 static int produce_packed(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -47,13 +59,7 @@ static int produce_packed(out_file *o, void *ctx)
 	 * that were loaded (loader/load.c). */
 	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
-		pack_source src = {.lazy = &m->lazy,
-				   .nodes = m->main ? m->main->nodes : NULL,
-				   .nnodes = m->main ? (size_t)m->main->nnodes : 0,
-				   .lazy_inits = &m->lazy_inits,
-				   .map = m->input_file_mapped ? m->input_map : NULL,
-				   .map_size = m->input_map_size,
-				   .fd = m->src_fd};
+		pack_source src = source_of(m);
 		e = pack_stream_model(o, m->proto, &src);
 		job->too_big = e == EFBIG;
 	}
@@ -129,23 +135,30 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 		    path, m->dir);
 }
 
-osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+atomic_opts write_atomic_opts(const osh_model *m, const osh_write_options *opts)
 {
-	bool pack = m->modified || (opts && opts->force_pack);
-	osh_status s = check_writable(m, path, err);
-	if (s == OSH_OK)
-		s = check_external_dir(m, path, err);
-	if (s != OSH_OK)
-		return s;
-	atomic_opts ao = {
+	return (atomic_opts){
 		.in_place = opts && opts->in_place,
 		.durable = opts && opts->durable,
 		.has_source = m->has_src_stat,
 		.src_dev = (dev_t)m->src_dev,
 		.src_ino = (ino_t)m->src_ino,
 	};
+}
+
+osh_status write_check_model(osh_model *m, const char *path, osh_error *err)
+{
+	osh_status s = check_writable(m, path, err);
+	return s == OSH_OK ? check_external_dir(m, path, err) : s;
+}
+
+osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
+			 const out_pre *pre, uint64_t *skipped, osh_error *err)
+{
+	bool pack = m->modified || (opts && opts->force_pack);
 	pack_job job = {.m = m};
-	s = pack ? write_atomic(path, &ao, produce_packed, &job, err) : write_atomic(path, &ao, produce_copy, m, err);
+	osh_status s = pack ? atomic_commit(f, produce_packed, &job, pre, skipped, err)
+			    : atomic_commit(f, produce_copy, m, pre, skipped, err);
 	if (job.too_big)
 		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
 	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
@@ -153,6 +166,17 @@ osh_status osh_model_write(osh_model *m, const char *path, const osh_write_optio
 			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
 			 path);
 	return s;
+}
+
+osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+{
+	osh_status s = write_check_model(m, path, err);
+	if (s != OSH_OK)
+		return s;
+	atomic_opts ao = write_atomic_opts(m, opts);
+	atomic_file *f;
+	s = atomic_open(path, &ao, &f, err);
+	return s != OSH_OK ? s : write_commit(m, path, f, opts, NULL, NULL, err);
 }
 
 osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)

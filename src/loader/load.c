@@ -530,6 +530,17 @@ static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out,
 	return OSH_OK;
 }
 
+/* Tells opts->on_layout where the initializers are, if they lie in one stretch. */
+static void report_layout(int fd, uint64_t size, const prescan_outline_result *o, const osh_load_options *opts)
+{
+	if (!opts || !opts->on_layout || o->inits_end <= o->inits_start)
+		return;
+	osh_input_layout l = {.fd = fd, .size = size, .graph_key = o->graph_key, .graph_start = o->graph_start,
+			      .graph_end = o->graph_end, .inits_start = o->inits_start, .inits_end = o->inits_end,
+			      .elements = o->deferred};
+	opts->on_layout(opts->layout_ctx, &l);
+}
+
 osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
 {
 	*out = NULL;
@@ -581,6 +592,7 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	if (job) {
 		m->scan_job = job;
 		job_start(job);
+		report_layout(fd, size, &job->outline, opts);
 	}
 	m->src_fd = fd;
 	m->src_size = size;

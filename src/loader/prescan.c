@@ -107,8 +107,11 @@ typedef struct scan {
 	 * framed but not read (their fields' indices in `defer`). */
 	const ProtobufCFieldDescriptor *graph_field;
 	uint64_t defer;
-	size_t graph_start, graph_end;
+	size_t graph_key, graph_start, graph_end;
 	uint64_t deferred;
+	unsigned init_index;           /* GraphProto.initializer's field index */
+	size_t inits_start, inits_end; /* the initializers' stretch; inits_end 0: none yet */
+	bool inits_split;              /* something lies between two initializers */
 } scan;
 
 static uint64_t round_up(uint64_t n) { return n ? (n + ROUND - 1) / ROUND * ROUND : ROUND; }
@@ -468,7 +471,7 @@ static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, field_info *
 		     .end = end};
 	if (fd == s->graph_field && s->top == 1) {
 		f->deferred = s->defer;
-		s->graph_start = start, s->graph_end = end;
+		s->graph_key = key_at, s->graph_start = start, s->graph_end = end;
 	}
 	s->st.messages++;
 	if ((uint32_t)s->top > s->st.max_depth)
@@ -521,6 +524,22 @@ static void add_counts(scan *s, const counts *c)
 	s->st.copied_bytes += c->copied;
 	s->st.strings += c->strings;
 	s->st.repeated += c->repeated;
+}
+
+
+/* A node or initializer of the main graph, framed only (prescan_outline): counted,
+ * and where the initializers lie followed, for a writer that copies them ahead
+ * (osh_input_layout). */
+static void defer_element(scan *s, unsigned index, size_t key_at, size_t end)
+{
+	s->deferred++;
+	if (index != s->init_index)
+		return;
+	if (!s->inits_end)
+		s->inits_start = key_at;
+	else if (key_at != s->inits_end)
+		s->inits_split = true;
+	s->inits_end = end;
 }
 
 /* Reads one field of the innermost message, at *pos (before the message's end). */
@@ -626,7 +645,7 @@ static osh_status scan_field(scan *s, size_t *pos)
 	if (fi->kind != K_MESSAGE)
 		return OSH_OK;
 	if (f->deferred >> fi->index & 1) { /* framed only: prescan_graph_elements reads it */
-		s->deferred++;
+		defer_element(s, fi->index, key_at, payload_end);
 		return OSH_OK;
 	}
 	*pos = payload + prefix; /* read its fields next */
@@ -686,7 +705,7 @@ static osh_status scan_fields(scan *s, size_t *pos)
 		count_field(f, fi, 1, (uint64_t)(q - body), &c);
 		if (fi->kind == K_MESSAGE) {
 			if (f->deferred >> fi->index & 1) { /* framed only, as in scan_field */
-				s->deferred++;
+				defer_element(s, fi->index, (size_t)(p - data), (size_t)(q - data));
 			} else {
 				s->field_key_at = (size_t)(p - data);
 				*pos = (size_t)(body - data); /* read its fields next */
@@ -768,11 +787,14 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 		return st;
 	s.graph_field = protobuf_c_message_descriptor_get_field(&onnx__model_proto__descriptor, 7);
 	const ProtobufCMessageDescriptor *g = &onnx__graph_proto__descriptor;
-	s.defer = (uint64_t)1 << field_index(g, PRESCAN_NODE_FIELD) | (uint64_t)1 << field_index(g, PRESCAN_INIT_FIELD);
+	s.init_index = field_index(g, PRESCAN_INIT_FIELD);
+	s.defer = (uint64_t)1 << field_index(g, PRESCAN_NODE_FIELD) | (uint64_t)1 << s.init_index;
 	if ((st = run(&s, 0, 0)) != OSH_OK)
 		return st;
-	*out = (prescan_outline_result){.stats = s.st, .graph_start = s.graph_start, .graph_end = s.graph_end,
-					.deferred = s.deferred};
+	*out = (prescan_outline_result){.stats = s.st, .graph_key = s.graph_key, .graph_start = s.graph_start,
+					.graph_end = s.graph_end, .deferred = s.deferred};
+	if (!s.inits_split)
+		out->inits_start = s.inits_start, out->inits_end = s.inits_end;
 	return OSH_OK;
 }
 

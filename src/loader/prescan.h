@@ -62,8 +62,12 @@ osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t
 
 typedef struct prescan_outline_result {
 	prescan_stats stats;
+	size_t graph_key;              /* where the main graph's field starts (its key) */
 	size_t graph_start, graph_end; /* the main graph's content; both 0 without one */
 	uint64_t deferred;             /* nodes and initializers framed, not read */
+	/* The main graph's initializers, from the first one's key to the end of the last,
+	 * when nothing else lies between them; both 0 otherwise, or without any. */
+	size_t inits_start, inits_end;
 } prescan_outline_result;
 
 /* Scans `size` bytes as a ModelProto, but for the content of its graph's node and

@@ -72,6 +72,15 @@ static inline uint8_t *slurp(const char *path, size_t *size)
 	return buf;
 }
 
+/* Writes the n bytes at data as the file at path, replacing it. */
+static inline void spit(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, n, f), n, "%s: short write", path);
+	cr_assert_eq(fclose(f), 0, "%s: %s", path, strerror(errno));
+}
+
 /* "dir/name", malloc'd. */
 static inline char *path_in(const char *dir, const char *name)
 {

@@ -63,7 +63,7 @@ static ssize_t f_write(int fd, const void *buf, size_t n)
 	return write(fd, buf, fx.max_write && n > fx.max_write ? fx.max_write : n);
 }
 
-static ssize_t f_copy(int in, int64_t *off, int out, size_t n)
+static ssize_t f_copy(int in, int64_t *off, int out, int64_t *out_off, size_t n)
 {
 	if (hit())
 		return -1;
@@ -72,7 +72,7 @@ static ssize_t f_copy(int in, int64_t *off, int out, size_t n)
 		return -1;
 	}
 	fx.copies++;
-	return sys_io_default.copy(in, off, out, fx.max_copy && n > fx.max_copy ? fx.max_copy : n);
+	return sys_io_default.copy(in, off, out, out_off, fx.max_copy && n > fx.max_copy ? fx.max_copy : n);
 }
 
 static int f_fsync(int fd)
@@ -418,19 +418,34 @@ Test(write_atomic, produce_failure)
 
 /* ---- copies --------------------------------------------------------------------- */
 
-/* Writes p to a fresh destination with the faulty io as armed; checks the content. */
-static void write_exact(payload *p, const char *ctx)
+/* Writes p to a fresh destination and checks the content: with the faulty io as
+ * armed, or, given pre, with the real system calls and pre's bytes put in the
+ * temporary file first (what a copy ahead would have put there), checking how much
+ * of them was skipped. */
+static void write_exact_pre(payload *p, const out_pre *pre, uint64_t want_skipped, const char *ctx)
 {
 	char *dir = make_tmpdir_for("write_atomic");
 	char *dest = path_in(dir, "out.bin");
-	atomic_opts ao = {.io = &faulty};
+	atomic_opts ao = {.io = pre ? NULL : &faulty};
 	osh_error err = {0};
-	cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s: %s", ctx, err.message);
+	if (pre) {
+		atomic_file *f;
+		cr_assert_eq(atomic_open(dest, &ao, &f, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(pwrite(f->fd, p->data + pre->src_off, pre->len, (off_t)pre->dst_off), (ssize_t)pre->len);
+		f->prefilled = true;
+		uint64_t skipped = 1;
+		cr_assert_eq(atomic_commit(f, produce, p, pre, &skipped, &err), OSH_OK, "%s", err.message);
+		cr_expect_eq(skipped, want_skipped, "%s: %llu bytes skipped", ctx, (unsigned long long)skipped);
+	} else {
+		cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s: %s", ctx, err.message);
+	}
 	cr_expect(file_is(dest, p->data, p->size), "%s: content not exact", ctx);
 	expect_listing_at(dir, "out.bin", ctx, 0);
 	free(dest);
 	remove_dir(dir);
 }
+
+static void write_exact(payload *p, const char *ctx) { write_exact_pre(p, NULL, 0, ctx); }
 
 Test(write_atomic, short_copies_are_continued)
 {
@@ -494,6 +509,32 @@ Test(write_atomic, source_that_shrank_is_an_error)
 		remove_dir(dir);
 	}
 	free(sdir_file);
+	detach_source(&p, src);
+	free(p.data);
+}
+
+/* Bytes put in the temporary file before the content is produced (out_pre): a copy
+ * of the same source bytes at the same place is skipped; anything else overwrites
+ * them, and what lies beyond the content is cut off. */
+Test(write_atomic, bytes_in_place_are_skipped)
+{
+	/* produce's pieces: 1, 7, 300000, 1600000, 3, 700001, 65536, ... The 1.6 MB
+	 * piece (from 300008) and the 300 KB one before it are copied from the source. */
+	payload p = make_payload((size_t)3 << 20);
+	char *src = attach_source(&p);
+	out_pre right = {.fd = p.src_fd, .src_off = 300008, .dst_off = 300008, .len = 1600000};
+	write_exact_pre(&p, &right, 1600000, "in place");
+	out_pre wide = {.fd = p.src_fd, .src_off = 8, .dst_off = 8, .len = 1900000};
+	write_exact_pre(&p, &wide, 300000 + 1600000, "two pieces in place");
+	out_pre moved = right;
+	moved.dst_off++; /* a guess one byte off */
+	write_exact_pre(&p, &moved, 0, "one byte off");
+	out_pre other = right;
+	other.fd = -1; /* the same offsets of another file */
+	write_exact_pre(&p, &other, 0, "another file");
+	/* Copied ahead to beyond the end of what is produced: cut off. */
+	out_pre beyond = {.fd = p.src_fd, .src_off = 0, .dst_off = p.size + 4096, .len = 100000};
+	write_exact_pre(&p, &beyond, 0, "beyond the end");
 	detach_source(&p, src);
 	free(p.data);
 }

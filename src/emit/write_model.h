@@ -1,0 +1,20 @@
+/* write_model.h: the parts of osh_model_write that write_ahead.c shares. */
+#ifndef OSH_EMIT_WRITE_MODEL_H
+#define OSH_EMIT_WRITE_MODEL_H
+
+#include "core/model.h"
+#include "emit/write_atomic.h"
+
+/* How osh_model_write opens its temporary file for m. */
+atomic_opts write_atomic_opts(const osh_model *m, const osh_write_options *opts);
+
+/* The refusals of osh_model_write that depend on the model, not the file system. */
+osh_status write_check_model(osh_model *m, const char *path, osh_error *err);
+
+/* Fills the temporary file f with the model as it is now (pre: bytes in place already,
+ * or NULL; *skipped, when not NULL: how many of them were not written again) and
+ * renames it over path. Frees f. */
+osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
+			const out_pre *pre, uint64_t *skipped, osh_error *err);
+
+#endif
