@@ -243,11 +243,13 @@ static osh_status plan_split(const char *name, const uint8_t *data, size_t size,
 {
 	*out = NULL;
 	prescan_outline_result o;
-	if (prescan_outline(data, size, name, &o, NULL) != OSH_OK || !o.deferred)
-		return plan(name, data, size, 0, opts, budget, err); /* its verdict, or nothing to split */
-	scan_job *j = calloc(1, sizeof *j);
-	if (!j)
-		return plan(name, data, size, 0, opts, budget, err);
+	if (prescan_outline(data, size, name, &o, NULL) != OSH_OK)
+		return plan(name, data, size, 0, opts, budget, err); /* its verdict */
+	scan_job *j = o.deferred ? calloc(1, sizeof *j) : NULL;
+	if (!j) {
+		prescan_outline_free(&o);
+		return plan(name, data, size, 0, opts, budget, err); /* nothing to split, or no memory */
+	}
 	j->data = data;
 	j->size = size;
 	j->user_budget = opts ? opts->memory_budget : 0;
@@ -278,6 +280,7 @@ static void job_join(scan_job *j, bool stop)
 
 static void job_free(scan_job *j)
 {
+	prescan_outline_free(&j->outline);
 	pthread_mutex_destroy(&j->mu);
 	pthread_cond_destroy(&j->cv);
 	free(j);
@@ -422,7 +425,8 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		in->data = NULL;
 		return js != OSH_OK ? js : error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	}
-	split_result r = unpack_split(in->data, in->size, alloc, &m->proto, &m->lazy, &m->lazy_inits);
+	split_result r = unpack_split(in->data, in->size, m->scan_job ? &m->scan_job->outline : NULL, alloc,
+				      &m->proto, &m->lazy, &m->lazy_inits);
 	bool whole = r == SPLIT_NOT_USED || r == SPLIT_NOMEM;
 	bool keep = in->mapped && r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n);
 	osh_status js = OSH_OK;

@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ROUND 16 /* the arena's alignment (core/arena.c) */
@@ -110,6 +111,8 @@ typedef struct scan {
 	size_t graph_key, graph_start, graph_end;
 	uint64_t deferred;
 	unsigned init_index;           /* GraphProto.initializer's field index */
+	prescan_spans *spans[2];       /* nodes, initializers: NULL once not recorded */
+	size_t spans_max;              /* elements recorded at most */
 	size_t inits_start, inits_end; /* the initializers' stretch; inits_end 0: none yet */
 	bool inits_split;              /* something lies between two initializers */
 } scan;
@@ -527,13 +530,20 @@ static void add_counts(scan *s, const counts *c)
 }
 
 
+/* Elements of fewer bytes than this on average are not recorded (their spans
+ * would take more than 12/32 of the file): unpack_split walks them itself. */
+#define SPANS_MIN_ELEMENT 32
+
 /* A node or initializer of the main graph, framed only (prescan_outline): counted,
- * and where the initializers lie followed, for a writer that copies them ahead
- * (osh_input_layout). */
-static void defer_element(scan *s, unsigned index, size_t key_at, size_t end)
+ * recorded for unpack_split, and where the initializers lie followed, for a writer
+ * that copies them ahead (osh_input_layout). */
+static void defer_element(scan *s, unsigned index, size_t key_at, size_t body, size_t end)
 {
 	s->deferred++;
-	if (index != s->init_index)
+	int kind = index == s->init_index;
+	if (s->spans[kind] && (s->deferred > s->spans_max || !prescan_spans_add(s->spans[kind], key_at, body, end)))
+		s->spans[0] = s->spans[1] = NULL; /* unpack_split walks the graph itself */
+	if (!kind)
 		return;
 	if (!s->inits_end)
 		s->inits_start = key_at;
@@ -645,7 +655,7 @@ static osh_status scan_field(scan *s, size_t *pos)
 	if (fi->kind != K_MESSAGE)
 		return OSH_OK;
 	if (f->deferred >> fi->index & 1) { /* framed only: prescan_graph_elements reads it */
-		defer_element(s, fi->index, key_at, payload_end);
+		defer_element(s, fi->index, key_at, payload + prefix, payload_end);
 		return OSH_OK;
 	}
 	*pos = payload + prefix; /* read its fields next */
@@ -705,7 +715,7 @@ static osh_status scan_fields(scan *s, size_t *pos)
 		count_field(f, fi, 1, (uint64_t)(q - body), &c);
 		if (fi->kind == K_MESSAGE) {
 			if (f->deferred >> fi->index & 1) { /* framed only, as in scan_field */
-				defer_element(s, fi->index, (size_t)(p - data), (size_t)(q - data));
+				defer_element(s, fi->index, (size_t)(p - data), (size_t)(body - data), (size_t)(q - data));
 			} else {
 				s->field_key_at = (size_t)(p - data);
 				*pos = (size_t)(body - data); /* read its fields next */
@@ -789,12 +799,22 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 	const ProtobufCMessageDescriptor *g = &onnx__graph_proto__descriptor;
 	s.init_index = field_index(g, PRESCAN_INIT_FIELD);
 	s.defer = (uint64_t)1 << field_index(g, PRESCAN_NODE_FIELD) | (uint64_t)1 << s.init_index;
-	if ((st = run(&s, 0, 0)) != OSH_OK)
+	prescan_spans nodes = {0}, inits = {0};
+	s.spans[0] = &nodes, s.spans[1] = &inits;
+	s.spans_max = size / SPANS_MIN_ELEMENT;
+	if ((st = run(&s, 0, 0)) != OSH_OK) {
+		prescan_spans_free(&nodes), prescan_spans_free(&inits);
 		return st;
+	}
 	*out = (prescan_outline_result){.stats = s.st, .graph_key = s.graph_key, .graph_start = s.graph_start,
 					.graph_end = s.graph_end, .deferred = s.deferred};
 	if (!s.inits_split)
 		out->inits_start = s.inits_start, out->inits_end = s.inits_end;
+	if (s.spans[0]) {
+		out->nodes = nodes, out->inits = inits, out->spans = true;
+	} else {
+		prescan_spans_free(&nodes), prescan_spans_free(&inits);
+	}
 	return OSH_OK;
 }
 
@@ -843,6 +863,39 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 	}
 	*stats = s.st;
 	return OSH_OK;
+}
+
+bool prescan_spans_add(prescan_spans *l, size_t start, size_t off, size_t end)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		uint32_t *a[3] = {l->start, l->off, l->len};
+		for (int i = 0; i < 3; i++) {
+			uint32_t *grown = realloc(a[i], cap * sizeof *grown);
+			if (!grown) {
+				l->start = a[0], l->off = a[1], l->len = a[2];
+				return false;
+			}
+			a[i] = grown;
+		}
+		l->start = a[0], l->off = a[1], l->len = a[2], l->cap = cap;
+	}
+	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
+	l->n++;
+	return true;
+}
+
+void prescan_spans_free(prescan_spans *l)
+{
+	free(l->start), free(l->off), free(l->len);
+	*l = (prescan_spans){0};
+}
+
+void prescan_outline_free(prescan_outline_result *o)
+{
+	prescan_spans_free(&o->nodes);
+	prescan_spans_free(&o->inits);
+	o->spans = false;
 }
 
 void prescan_stats_add(prescan_stats *to, const prescan_stats *from)

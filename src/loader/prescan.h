@@ -1,5 +1,6 @@
-/* prescan.h: a linear, allocation-free walk over protobuf wire bytes that decides
- * whether protobuf-c may unpack them, and how much memory unpacking will take.
+/* prescan.h: a linear walk over protobuf wire bytes that decides whether protobuf-c
+ * may unpack them, and how much memory unpacking will take. It allocates nothing,
+ * but for the outline's record of where the main graph's elements are.
  *
  * protobuf-c trusts its input more than a tool that reads models from the internet
  * can: it recurses once per nested message (a deep enough file overflows the stack),
@@ -60,6 +61,17 @@ osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t
 #define PRESCAN_NODE_FIELD 1 /* GraphProto.node */
 #define PRESCAN_INIT_FIELD 5 /* GraphProto.initializer */
 
+/* Where the main graph's nodes or initializers lie, in file order, as the outline
+ * framed them: each one's key, and its content (offset and length). */
+typedef struct prescan_spans {
+	uint32_t *start, *off, *len; /* malloc'd; a file is under 2 GiB */
+	size_t n, cap;
+} prescan_spans;
+
+/* Appends an element to l (growing it: false when memory ran out). */
+bool prescan_spans_add(prescan_spans *l, size_t start, size_t off, size_t end);
+void prescan_spans_free(prescan_spans *l);
+
 typedef struct prescan_outline_result {
 	prescan_stats stats;
 	size_t graph_key;              /* where the main graph's field starts (its key) */
@@ -68,11 +80,20 @@ typedef struct prescan_outline_result {
 	/* The main graph's initializers, from the first one's key to the end of the last,
 	 * when nothing else lies between them; both 0 otherwise, or without any. */
 	size_t inits_start, inits_end;
+	/* The nodes and the initializers; `spans` false when they were not all recorded
+	 * (out of memory, or elements of under 32 bytes on average, whose spans would
+	 * take a good part of the file's size: unpack_split walks those itself, under
+	 * the memory budget). */
+	prescan_spans nodes, inits;
+	bool spans;
 } prescan_outline_result;
+
+/* Frees what *o holds (its spans). */
+void prescan_outline_free(prescan_outline_result *o);
 
 /* Scans `size` bytes as a ModelProto, but for the content of its graph's node and
  * initializer fields, whose framing (key, length) only is checked. Errors as
- * prescan_message. */
+ * prescan_message. On OSH_OK, *out must be freed (prescan_outline_free). */
 osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, prescan_outline_result *out,
 			   osh_error *err);
 

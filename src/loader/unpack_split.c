@@ -43,28 +43,9 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
-/* A growable list of spans (malloc: scratch for one call). */
-typedef struct span_list {
-	span *v;
-	size_t n, cap;
-} span_list;
-
-static bool push(span_list *l, const span *s)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		span *grown = realloc(l->v, cap * sizeof *grown);
-		if (!grown)
-			return false;
-		l->v = grown, l->cap = cap;
-	}
-	l->v[l->n++] = *s;
-	return true;
-}
-
-/* The graph's node (1) and initializer (5) entries. SPLIT_OK, SPLIT_NOT_USED for an
- * unexpected wire type, SPLIT_NOMEM. */
-static split_result collect(const uint8_t *data, const span *gfield, span_list *nodes, span_list *inits)
+/* The graph's node (1) and initializer (5) entries, when the outline did not record
+ * them. SPLIT_OK, SPLIT_NOT_USED for an unexpected wire type, SPLIT_NOMEM. */
+static split_result collect(const uint8_t *data, const span *gfield, prescan_spans *nodes, prescan_spans *inits)
 {
 	size_t gend = gfield->payload + gfield->len;
 	for (size_t pos = gfield->payload; pos < gend;) {
@@ -75,7 +56,7 @@ static split_result collect(const uint8_t *data, const span *gfield, span_list *
 			continue;
 		if (s.type != 2)
 			return SPLIT_NOT_USED;
-		if (!push(s.number == 1 ? nodes : inits, &s))
+		if (!prescan_spans_add(s.number == 1 ? nodes : inits, s.start, s.payload, s.end))
 			return SPLIT_NOMEM;
 	}
 	return SPLIT_OK;
@@ -83,50 +64,53 @@ static split_result collect(const uint8_t *data, const span *gfield, span_list *
 
 /* Each entry's payload extent, in the arena; `copy`: the bytes too, one after
  * another (else `bytes` is the input, which outlives the list). */
-static bool keep(const uint8_t *data, const span_list *l, bool copy, ProtobufCAllocator *alloc, wire_list *out)
+static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, ProtobufCAllocator *alloc,
+		 wire_list *out)
 {
 	size_t total = 0;
 	for (size_t k = 0; copy && k < l->n; k++)
-		total += l->v[k].len;
+		total += l->len[k];
 	uint8_t *bytes = copy ? alloc->alloc(alloc->allocator_data, total ? total : 1) : NULL;
-	uint32_t *off = alloc->alloc(alloc->allocator_data, (l->n ? l->n : 1) * sizeof *off);
-	uint32_t *len = alloc->alloc(alloc->allocator_data, (l->n ? l->n : 1) * sizeof *len);
+	size_t size = (l->n ? l->n : 1) * sizeof(uint32_t);
+	uint32_t *off = alloc->alloc(alloc->allocator_data, size);
+	uint32_t *len = alloc->alloc(alloc->allocator_data, size);
 	if ((copy && !bytes) || !off || !len)
 		return false;
-	size_t w = 0;
-	for (size_t k = 0; k < l->n; k++) {
-		/* A model is under 2 GiB: offsets fit. */
-		if (copy) {
-			memcpy(bytes + w, data + l->v[k].payload, l->v[k].len);
-			off[k] = (uint32_t)w;
-			w += l->v[k].len;
-		} else {
-			off[k] = (uint32_t)l->v[k].payload;
+	memcpy(len, l->len, l->n * sizeof *len);
+	if (!copy) {
+		memcpy(off, l->off, l->n * sizeof *off);
+	} else {
+		size_t w = 0;
+		for (size_t k = 0; k < l->n; k++) {
+			memcpy(bytes + w, data + l->off[k], l->len[k]);
+			off[k] = (uint32_t)w; /* a model is under 2 GiB: offsets fit */
+			w += l->len[k];
 		}
-		len[k] = (uint32_t)l->v[k].len;
 	}
 	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n};
 	return true;
 }
+
+static size_t end_of(const prescan_spans *l, size_t k) { return (size_t)l->off[k] + l->len[k]; }
 
 /* Whether an initializer sits between the first node and the last. The index reads
  * the nodes' bytes three times (to count outputs, to decode, to resolve inputs):
  * in place, nodes spread among the weights would page the whole file in each time,
  * so those are copied together; nodes in one stretch, as onnx.save writes them, are
  * read where they are. */
-static bool interleaved(const span_list *nodes, const span_list *inits)
+static bool interleaved(const prescan_spans *nodes, const prescan_spans *inits)
 {
 	if (!nodes->n)
 		return false;
-	size_t first = nodes->v[0].start, last = nodes->v[nodes->n - 1].end;
+	size_t first = nodes->start[0], last = end_of(nodes, nodes->n - 1);
 	for (size_t k = 0; k < inits->n; k++)
-		if (inits->v[k].start > first && inits->v[k].start < last)
+		if (inits->start[k] > first && inits->start[k] < last)
 			return true;
 	return false;
 }
 
-split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *alloc, Onnx__ModelProto **out,
-			  wire_list *nodes_out, wire_list *inits_out)
+split_result unpack_split(const uint8_t *data, size_t size, const prescan_outline_result *outline,
+			  ProtobufCAllocator *alloc, Onnx__ModelProto **out, wire_list *nodes_out, wire_list *inits_out)
 {
 	*out = NULL;
 	*nodes_out = (wire_list){0};
@@ -134,19 +118,24 @@ split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *
 	span g = {0};
 	if (!wire_find_one(data, 0, size, 7, &g)) /* the model's graph, once */
 		return SPLIT_NOT_USED;
-	span_list nodes = {0}, inits = {0};
-	split_result r = collect(data, &g, &nodes, &inits);
-	if (r != SPLIT_OK || (!nodes.n && !inits.n)) {
-		free(nodes.v), free(inits.v);
+	prescan_spans own[2] = {{0}};
+	const prescan_spans *nodes = &own[0], *inits = &own[1];
+	split_result r = SPLIT_OK;
+	if (outline && outline->spans)
+		nodes = &outline->nodes, inits = &outline->inits;
+	else
+		r = collect(data, &g, &own[0], &own[1]);
+	if (r != SPLIT_OK || (!nodes->n && !inits->n)) {
+		prescan_spans_free(&own[0]), prescan_spans_free(&own[1]);
 		return r != SPLIT_OK ? r : SPLIT_NOT_USED;
 	}
 	/* The model without them: the graph's length prefix is rewritten, nothing else.
 	 * The two lists are merged back into file order to copy the gaps between. */
 	size_t cut = 0;
-	for (size_t k = 0; k < nodes.n; k++)
-		cut += nodes.v[k].end - nodes.v[k].start;
-	for (size_t k = 0; k < inits.n; k++)
-		cut += inits.v[k].end - inits.v[k].start;
+	for (size_t k = 0; k < nodes->n; k++)
+		cut += end_of(nodes, k) - nodes->start[k];
+	for (size_t k = 0; k < inits->n; k++)
+		cut += end_of(inits, k) - inits->start[k];
 	size_t gend = g.payload + g.len;
 	size_t glen = g.len - cut;
 	uint8_t lenbuf[10];
@@ -162,27 +151,28 @@ split_result unpack_split(const uint8_t *data, size_t size, ProtobufCAllocator *
 	size_t total = g.start + keylen + lenw + glen + rest;
 	uint8_t *b = malloc(total ? total : 1);
 	if (!b) {
-		free(nodes.v), free(inits.v);
+		prescan_spans_free(&own[0]), prescan_spans_free(&own[1]);
 		return SPLIT_NOMEM;
 	}
 	size_t w = 0;
 	memcpy(b, data, g.start + keylen), w = g.start + keylen;
 	memcpy(b + w, lenbuf, lenw), w += lenw;
 	size_t from = g.payload;
-	for (size_t i = 0, j = 0; i < nodes.n || j < inits.n;) {
-		bool node_first = j == inits.n || (i < nodes.n && nodes.v[i].start < inits.v[j].start);
-		const span *s = node_first ? &nodes.v[i++] : &inits.v[j++];
-		memcpy(b + w, data + from, s->start - from), w += s->start - from;
-		from = s->end;
+	for (size_t i = 0, j = 0; i < nodes->n || j < inits->n;) {
+		bool node_first = j == inits->n || (i < nodes->n && nodes->start[i] < inits->start[j]);
+		size_t start = node_first ? nodes->start[i] : inits->start[j];
+		size_t end = node_first ? end_of(nodes, i++) : end_of(inits, j++);
+		memcpy(b + w, data + from, start - from), w += start - from;
+		from = end;
 	}
 	memcpy(b + w, data + from, gend - from), w += gend - from;
 	memcpy(b + w, data + g.end, rest), w += rest;
 	Onnx__ModelProto *m = onnx__model_proto__unpack(alloc, w, b);
 	free(b);
 	bool ok = m && m->graph && !m->graph->n_initializer && !m->graph->n_node &&
-		  keep(data, &nodes, interleaved(&nodes, &inits), alloc, nodes_out) &&
-		  keep(data, &inits, false, alloc, inits_out);
-	free(nodes.v), free(inits.v);
+		  keep(data, nodes, interleaved(nodes, inits), alloc, nodes_out) &&
+		  keep(data, inits, false, alloc, inits_out);
+	prescan_spans_free(&own[0]), prescan_spans_free(&own[1]);
 	if (!ok)
 		return SPLIT_FAILED;
 	*out = m;
