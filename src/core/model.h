@@ -201,6 +201,7 @@ struct osh_model {
 	uint8_t *input_map;
 	size_t input_map_size;
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
+	bool external_views;    /* a view of a tensor in external data was made */
 	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */
 	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
 	/* While loading, the second thread that pre-scans the main graph's initializers

@@ -99,6 +99,8 @@ static osh_status too_big(osh_model *m, const char *path, osh_error *err)
 
 static bool has_external_data(const osh_model *m)
 {
+	if (!m->external_views) /* none was ever viewed: no walk over every value */
+		return false;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];
 		for (int32_t v = 0; v < g->nvalues; v++)

@@ -67,8 +67,10 @@ static void view_fill(tensor_view *v, const Onnx__TensorProto *t)
 const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 {
 	tensor_view *v = arena_alloc(m->arena, sizeof *v);
-	if (v)
+	if (v) {
 		view_fill(v, t);
+		m->external_views |= v->external;
+	}
 	return v;
 }
 
@@ -97,6 +99,7 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 		return NULL;
 	tensor_view *c = (tensor_view *)block;
 	view_fill(c, t);
+	m->external_views |= c->external;
 	int64_t *dims = (int64_t *)(block + sizeof *c);
 	char *copy = (char *)(block + sizeof *c + dims_bytes);
 	memcpy(copy, name, name_len + 1);
