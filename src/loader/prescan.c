@@ -833,22 +833,31 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(g, kinds[k]);
 		field_info fi = info_of(g, fd); /* push remembers the element type's table here */
 		uint64_t done = 0;
-		/* The outline framed every field of the graph: they only need hopping over. */
-		for (size_t pos = o->graph_start; pos < o->graph_end;) {
-			uint64_t key = 0, len = 0;
-			const uint8_t *p = data + pos, *end = data + o->graph_end;
-			int n = read_varint(p, end, 5, &key);
-			p += n > 0 ? n : 1;
-			if ((key & 7) != WT_LEN) {
-				pos = (size_t)(skip_payload(p, end, (unsigned)(key & 7)) - data);
-				continue;
+		/* The outline framed every field of the graph: they only need hopping over,
+		 * or not even that when it recorded where this kind's are (hopping over the
+		 * others reads a header on every page of the weights, pages the loader may
+		 * have given back already). */
+		const prescan_spans *l = !o->spans ? NULL : kinds[k] == PRESCAN_NODE_FIELD ? &o->nodes : &o->inits;
+		for (size_t pos = o->graph_start, i = 0; l ? i < l->n : pos < o->graph_end; i++) {
+			size_t key_at, start;
+			if (l) {
+				key_at = l->start[i], start = l->off[i], pos = start + l->len[i];
+			} else {
+				uint64_t key = 0, len = 0;
+				const uint8_t *p = data + pos, *end = data + o->graph_end;
+				int n = read_varint(p, end, 5, &key);
+				p += n > 0 ? n : 1;
+				if ((key & 7) != WT_LEN) {
+					pos = (size_t)(skip_payload(p, end, (unsigned)(key & 7)) - data);
+					continue;
+				}
+				n = read_varint(p, end, 5, &len);
+				p += n > 0 ? n : 1;
+				key_at = pos, start = (size_t)(p - data);
+				pos = start + (size_t)len;
+				if (key >> 3 != kinds[k])
+					continue;
 			}
-			n = read_varint(p, end, 5, &len);
-			p += n > 0 ? n : 1;
-			size_t key_at = pos, start = (size_t)(p - data);
-			pos = start + (size_t)len;
-			if (key >> 3 != kinds[k])
-				continue;
 			s.top = 1;
 			osh_status st = push(&s, fd, &fi, key_at, start, pos);
 			if (st == OSH_OK)

@@ -104,7 +104,8 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 typedef bool (*prescan_progress_fn)(void *ctx, int kind, uint64_t done);
 
 /* Scans what prescan_outline left: the initializers, then the nodes, each as at its
- * place in the model (same depth limit). On OSH_OK fills *stats with their counts.
+ * place in the model (same depth limit), found from the spans the outline recorded
+ * or else by hopping over the graph's fields. On OSH_OK fills *stats with their counts.
  * OSH_ERR_DECODE or OSH_ERR_LIMIT when an element is refused (no message: see
  * above), OSH_ERR_DECODE also when `progress` stopped it. */
 osh_status prescan_graph_elements(const uint8_t *data, size_t size, const prescan_outline_result *o,
