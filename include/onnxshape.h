@@ -386,9 +386,10 @@ OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_wri
  *   osh_model_load(&m, in, &lo, &err);  ...osh_infer, osh_annotate...
  *   osh_write_finish(job, m, &err);     (or osh_write_cancel(job))
  *
- * When the loader reports the layout (4 MB of initializers or more), the job creates
- * the temporary file beside path and a thread copies the initializers to where
- * they will most likely be in the output (the kernel copies, file to file).
+ * When the loader reports the layout (4 MB or more of nodes and initializers), the
+ * job creates the temporary file beside path and a thread copies the graph's nodes
+ * and initializers to where they will most likely be in the output (the kernel
+ * copies, file to file).
  * osh_write_finish writes m exactly as osh_model_write(m, path, opts) would, with its
  * refusals and result, skipping the bytes already in place, and frees job; a wrong
  * guess is only written over. osh_write_cancel removes the temporary file and frees

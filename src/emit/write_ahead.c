@@ -44,8 +44,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Copies ahead from this many bytes of initializers: below, the thread costs more
- * than the copy saves. */
+/* Copies ahead from this many bytes (the graph's nodes and initializers): below,
+ * the thread costs more than the copy saves. */
 #define AHEAD_MIN ((uint64_t)4 << 20)
 /* The copy checks for cancellation between steps this long. */
 #define AHEAD_STEP ((size_t)16 << 20)
@@ -156,7 +156,7 @@ static void *copy_ahead(void *arg)
 void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 {
 	osh_write_job *job = ctx;
-	if (!job || job->file || l->inits_end - l->inits_start < AHEAD_MIN)
+	if (!job || job->file || l->inits_end - l->graph_start < AHEAD_MIN)
 		return;
 	uint64_t at = graph_at(l);
 	struct stat st;

@@ -221,7 +221,7 @@ Test(write_ahead, fields_before_the_graph_are_placed_as_packed)
 
 Test(write_ahead, small_weights_are_not_copied_ahead)
 {
-	/* 200 weights: 3.3 MB, under the 4 MB the thread is started for. */
+	/* 200 weights: 3.3 MB with the nodes, under the 4 MB the thread is started for. */
 	uint64_t guess;
 	uint64_t skipped = ahead_vs_plain(false, 200, &guess);
 	cr_expect_eq(guess, UINT64_MAX);
