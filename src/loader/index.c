@@ -483,9 +483,11 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	return ok;
 }
 
+/* Whether stored is the len (> 0) bytes at name. The first bytes are compared here:
+ * most guesses that miss (input_id) differ there, without a call. */
 static bool name_is(const char *stored, const char *name, size_t len)
 {
-	return stored && !strncmp(stored, name, len) && stored[len] == '\0';
+	return stored && stored[0] == name[0] && !strncmp(stored, name, len) && stored[len] == '\0';
 }
 
 /* The value id of input name (len bytes, not terminated) of node ni, or -1 for "";

@@ -874,24 +874,21 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 	return OSH_OK;
 }
 
-bool prescan_spans_add(prescan_spans *l, size_t start, size_t off, size_t end)
+bool prescan_spans_grow(prescan_spans *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		uint32_t *a[3] = {l->start, l->off, l->len};
-		for (int i = 0; i < 3; i++) {
-			uint32_t *grown = realloc(a[i], cap * sizeof *grown);
-			if (!grown) {
-				l->start = a[0], l->off = a[1], l->len = a[2];
-				return false;
-			}
+	size_t cap = l->cap ? l->cap * 2 : 1024;
+	uint32_t *a[3] = {l->start, l->off, l->len};
+	bool ok = true;
+	for (int i = 0; i < 3 && ok; i++) {
+		uint32_t *grown = realloc(a[i], cap * sizeof *grown);
+		if (grown)
 			a[i] = grown;
-		}
-		l->start = a[0], l->off = a[1], l->len = a[2], l->cap = cap;
+		ok = grown != NULL;
 	}
-	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
-	l->n++;
-	return true;
+	l->start = a[0], l->off = a[1], l->len = a[2];
+	if (ok)
+		l->cap = cap;
+	return ok;
 }
 
 void prescan_spans_free(prescan_spans *l)

@@ -68,8 +68,19 @@ typedef struct prescan_spans {
 	size_t n, cap;
 } prescan_spans;
 
-/* Appends an element to l (growing it: false when memory ran out). */
-bool prescan_spans_add(prescan_spans *l, size_t start, size_t off, size_t end);
+/* Makes room in l for one more element: false when memory ran out. */
+bool prescan_spans_grow(prescan_spans *l);
+
+/* Appends an element to l: false when memory ran out. Inline: the outline appends
+ * one per node and initializer of the main graph. */
+static inline bool prescan_spans_add(prescan_spans *l, size_t start, size_t off, size_t end)
+{
+	if (l->n == l->cap && !prescan_spans_grow(l))
+		return false;
+	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
+	l->n++;
+	return true;
+}
 void prescan_spans_free(prescan_spans *l);
 
 typedef struct prescan_outline_result {

@@ -76,16 +76,14 @@ static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, Protobu
 	uint32_t *len = alloc->alloc(alloc->allocator_data, size);
 	if ((copy && !bytes) || !off || !len)
 		return false;
-	memcpy(len, l->len, l->n * sizeof *len);
-	if (!copy) {
+	if (l->n) /* an empty list may have no arrays, and memcpy takes no NULL */
+		memcpy(len, l->len, l->n * sizeof *len);
+	if (l->n && !copy)
 		memcpy(off, l->off, l->n * sizeof *off);
-	} else {
-		size_t w = 0;
-		for (size_t k = 0; k < l->n; k++) {
-			memcpy(bytes + w, data + l->off[k], l->len[k]);
-			off[k] = (uint32_t)w; /* a model is under 2 GiB: offsets fit */
-			w += l->len[k];
-		}
+	for (size_t k = 0, w = 0; copy && k < l->n; k++) {
+		memcpy(bytes + w, data + l->off[k], l->len[k]);
+		off[k] = (uint32_t)w; /* a model is under 2 GiB: offsets fit */
+		w += l->len[k];
 	}
 	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n};
 	return true;
