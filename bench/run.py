@@ -90,7 +90,7 @@ def op_seconds(out):
 
 def measure(tools, runs, py_runs=None, outputs=()):
     """tools: list of (name, argv). Round-robin, `runs` times (the "py" tools only the
-    first `py_runs` rounds); medians per tool. `outputs` are deleted before each
+    first `py_runs` rounds), each round starting with the next tool; medians per tool. `outputs` are deleted before each
     process, outside the timing: every tool writes a new file instead of first freeing
     the blocks of the one the last run left (a second's noise at 1M nodes)."""
     py_runs = runs if py_runs is None else py_runs
@@ -103,7 +103,11 @@ def measure(tools, runs, py_runs=None, outputs=()):
     samples = {name: [] for name, _ in tools}
     rss = {}
     for i in range(runs):
-        for name, argv in tools:
+        # Each round starts one tool further on: the tool that runs first after the
+        # previous round's last (onnx's, which frees hundreds of MB) finds memory the
+        # host has taken back since (bench/README.md), and that turn goes round.
+        k = i % len(tools)
+        for name, argv in tools[k:] + tools[:k]:
             if name.startswith("py") and i >= py_runs:
                 continue
             # A tool that runs once (onnx's at 1M nodes: up to a minute) is timed
