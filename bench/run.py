@@ -103,9 +103,9 @@ def measure(tools, runs, py_runs=None, outputs=()):
     samples = {name: [] for name, _ in tools}
     rss = {}
     for i in range(runs):
-        # Each round starts one tool further on: the tool that runs first after the
-        # previous round's last (onnx's, which frees hundreds of MB) finds memory the
-        # host has taken back since (bench/README.md), and that turn goes round.
+        # Each round starts one tool further on, so the turn right after onnx's tools
+        # (which free hundreds of MB) goes round: a tool that always had it measured
+        # slower than the others (bench/README.md).
         k = i % len(tools)
         for name, argv in tools[k:] + tools[:k]:
             if name.startswith("py") and i >= py_runs:
