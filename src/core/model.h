@@ -170,6 +170,10 @@ typedef struct wire_list {
 	const uint8_t *bytes;
 	const uint32_t *off, *len;
 	size_t n;
+	/* The messages are fields of one number, each right before the next with its key
+	 * and length in the shortest encoding: one stretch of bytes, as a writer of those
+	 * fields writes them (emit/pack_stream.c copies it without looking). */
+	bool tight;
 } wire_list;
 
 /* Initializer counts and bytes for the summary (loader/views.c: tensor_stats_add). */

@@ -241,6 +241,7 @@ typedef struct graph_plan {
 	size_t map_size;
 	int fd;                       /* the input file (pack_source.fd) */
 	size_t dropped;               /* map's pages before this were given back */
+	size_t node_messages;         /* lazy nodes with a message (node_message) */
 	uint8_t *rest;
 	size_t rest_len;
 	size_t *sizes[NGRAPH_FIELDS]; /* packed size of each element */
@@ -531,6 +532,31 @@ static void put_input(packer *p, const graph_plan *gp, const uint8_t *data, size
 		out_write(p->out, data, n);
 }
 
+/* Writes the elements of w, a tight list (wire_list.tight) in the input's mapping
+ * with no node to be packed from its message, as the stretch of the input they are:
+ * what same_bytes_run would find, element by element, without reading a byte of it
+ * (on a 100k-node model, the walk read a header on every page of the weights). In
+ * steps of RUN_MAX, each given back behind it, should the kernel not copy. False
+ * when w is not such a list. */
+static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t field)
+{
+	if (!w->tight || !w->n || (field == 1 && gp->node_messages))
+		return false;
+	size_t head = varint_len((uint64_t)field << 3 | 2) + varint_len(w->len[0]);
+	if (w->off[0] < head)
+		return false;
+	const uint8_t *from = w->bytes + w->off[0] - head, *to = w->bytes + w->off[w->n - 1] + w->len[w->n - 1];
+	if (!in_map(gp, from, to))
+		return false;
+	while (from < to && !p->err) {
+		size_t n = (size_t)(to - from) < RUN_MAX ? (size_t)(to - from) : RUN_MAX;
+		put_input(p, gp, from, n);
+		from += n;
+		drop_upto(gp, (size_t)(from - gp->map), from == to);
+	}
+	return true;
+}
+
 static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 {
 	graph_plan *gp = ctx;
@@ -538,6 +564,8 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 	while (graph_fields[i] != field)
 		i++;
 	const wire_list *w = wire_of(gp, field);
+	if (w && put_tight(p, gp, w, field))
+		return;
 	if (w) {
 		for (size_t k = 0; k < w->n && !p->err;) {
 			ProtobufCMessage *msg = field == 1 ? node_message(gp, k) : NULL;
@@ -621,6 +649,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			return false;
 		for (size_t k = 0; k < n; k++) {
 			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
+			gp->node_messages += msg != NULL;
 			const ProtobufCMessage *type = wire ? NULL : value_type(graph_fields[i], arr[k]);
 			size_t s = msg	  ? protobuf_c_message_get_packed_size(msg)
 				   : wire ? wire->len[k]

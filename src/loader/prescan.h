@@ -66,6 +66,9 @@ osh_status prescan_message(const ProtobufCMessageDescriptor *desc, const uint8_t
 typedef struct prescan_spans {
 	uint32_t *start, *off, *len; /* malloc'd; a file is under 2 GiB */
 	size_t n, cap;
+	/* Some element's key and length are not the shortest encoding, or bytes lie
+	 * between two elements: they are not one stretch as a writer writes them. */
+	bool loose;
 } prescan_spans;
 
 /* Makes room in l for one more element: false when memory ran out. */
@@ -77,6 +80,12 @@ static inline bool prescan_spans_add(prescan_spans *l, size_t start, size_t off,
 {
 	if (l->n == l->cap && !prescan_spans_grow(l))
 		return false;
+	/* A one-byte key (fields 1 and 5) and the shortest varint of the length. */
+	size_t head = 2;
+	for (uint64_t v = end - off; v >= 0x80; v >>= 7)
+		head++;
+	if (off - start != head || (l->n && start != (size_t)l->off[l->n - 1] + l->len[l->n - 1]))
+		l->loose = true;
 	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
 	l->n++;
 	return true;

@@ -85,7 +85,7 @@ static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, Protobu
 		off[k] = (uint32_t)w; /* a model is under 2 GiB: offsets fit */
 		w += l->len[k];
 	}
-	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n};
+	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n, .tight = !copy && !l->loose};
 	return true;
 }
 

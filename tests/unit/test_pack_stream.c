@@ -176,6 +176,29 @@ Test(pack_stream, annotated_branches_are_written)
 	cr_assert(same_pack_built(b, "if"));
 }
 
+/* The same in a file of 1.4 MB, whose nodes stay bytes read where they are (one
+ * stretch: the writer could copy them whole, but for the If). */
+Test(pack_stream, annotated_branches_are_written_from_a_big_file)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "cond", DT_BOOL, "");
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_init(b, "w", DT_FLOAT, "3,120000");
+	mb_node(b, "Relu", "x", "r");
+	mb_node(b, "If", "cond", "y");
+	mb *t = mb_new(13);
+	mb_node(t, "Neg", "r", "t1");
+	mb_output(t, "t1", 0, NULL);
+	mb *e = mb_new(13);
+	mb_node(e, "Sigmoid", "r", "e1");
+	mb_output(e, "e1", 0, NULL);
+	mb_attr_graph(b, "then_branch", t);
+	mb_attr_graph(b, "else_branch", e);
+	mb_node(b, "MatMul", "y,w", "z");
+	mb_output(b, "z", 0, NULL);
+	cr_assert(same_pack_built(b, "ifbig"));
+}
+
 /* ValueInfoProto entries whose type is packed once and merged in after their other
  * fields: entries with a doc_string and an unknown field beside the type (both after
  * it in protobuf-c's order), an empty type (no bytes: a fuzzer's finding under
@@ -223,9 +246,11 @@ Test(pack_stream, model_without_graph)
  * output's: a node between two weights, a length written with a padded varint. */
 
 
-/* A model of 600 weights of 4 KB (2.4 MB, several runs) with a node between two of
- * them and one weight's length written as a padded varint (when `odd`). */
-static wbuf runs_model(bool odd)
+/* A model of 600 weights of 4 KB (2.4 MB, several runs), with one weight's length
+ * written as a padded varint (when `padded`) and a node between two of them (when
+ * `node_between`); with neither, the weights are one stretch as protobuf-c writes
+ * them, which the writer copies without reading (pack_stream.c, put_tight). */
+static wbuf runs_model_of(bool padded, bool node_between)
 {
 	enum { WEIGHTS = 600, FLOATS = 1024 };
 	static float raw[FLOATS];
@@ -244,7 +269,7 @@ static wbuf runs_model(bool odd)
 		wbuf tensor = {0};
 		put(&tensor, t.b, t.n);
 		put_bytes(&tensor, 9, raw, sizeof raw);
-		if (odd && i == 450) {
+		if (padded && i == 450) {
 			/* The weight's length as a padded varint: three bytes, not two. */
 			put_varint(&g, 5 << 3 | 2);
 			uint8_t len[3] = {(uint8_t)(tensor.n & 0x7f) | 0x80, (uint8_t)((tensor.n >> 7) & 0x7f) | 0x80, 0};
@@ -255,14 +280,14 @@ static wbuf runs_model(bool odd)
 			put_bytes(&g, 5, tensor.p, tensor.n);
 		}
 		free(tensor.p);
-		if (odd && i == 300) { /* a node between two weights */
+		if (node_between && i == 300) { /* a node between two weights */
 			wb mid = {0};
 			str(&mid, 1, "y"), str(&mid, 2, "z"), str(&mid, 4, "Relu");
 			put_bytes(&g, 1, mid.b, mid.n);
 		}
 	}
 	wb in = {0}, out = {0};
-	str(&in, 1, "x"), str(&out, 1, odd ? "z" : "y");
+	str(&in, 1, "x"), str(&out, 1, node_between ? "z" : "y");
 	put_bytes(&g, 11, in.b, in.n), put_bytes(&g, 12, out.b, out.n);
 	wbuf model = {0};
 	wb head = {0}, opset = {0};
@@ -275,11 +300,19 @@ static wbuf runs_model(bool odd)
 	return model;
 }
 
+
 Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 {
-	wbuf model = runs_model(true);
-	same_pack_bytes(model.p, model.n, "runs");
-	free(model.p);
+	struct {
+		bool padded, node_between;
+	} cases[] = {{true, true}, {true, false}, {false, true}, {false, false}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		wbuf model = runs_model_of(cases[i].padded, cases[i].node_between);
+		char tag[16];
+		snprintf(tag, sizeof tag, "runs%zu", i);
+		same_pack_bytes(model.p, model.n, tag);
+		free(model.p);
+	}
 }
 
 /* Kilobytes of the file at path resident in this process's mappings of it;
@@ -310,7 +343,7 @@ static size_t resident_kb(const char *path, bool *mapped)
  * the whole file in memory again. */
 Test(pack_stream, written_runs_give_the_input_back)
 {
-	wbuf model = runs_model(false);
+	wbuf model = runs_model_of(false, false);
 	char path[64], out[64];
 	snprintf(path, sizeof path, "/tmp/osh_pack_back_%d.onnx", (int)getpid());
 	snprintf(out, sizeof out, "/tmp/osh_pack_back_%d.out.onnx", (int)getpid());
