@@ -18,7 +18,8 @@ environment:
 
 Models are generated (bench/gen_models.py, seeded) into BUILD_DIR/bench/models and
 kept there for the next run. For each model, inline weights and external data, the
-tools run in turn, round-robin, BENCH_RUNS times: the figures are medians. The output
+tools run in rounds, BENCH_RUNS times, each round in a seeded shuffled order: the
+figures are medians. The output
 files are deleted before each run, outside the timing. Each tool is its own process;
 wall time is measured around it, CPU time is its user + system time (os.wait4), and
 peak RSS comes from one more run under /usr/bin/time (see run_once). The Python side
@@ -32,6 +33,7 @@ Python / onnxshape, onnxshape's time per node and RSS / file size; then the scal
 """
 import atexit
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -90,7 +92,7 @@ def op_seconds(out):
 
 def measure(tools, runs, py_runs=None, outputs=()):
     """tools: list of (name, argv). Round-robin, `runs` times (the "py" tools only the
-    first `py_runs` rounds), each round starting with the next tool; medians per tool. `outputs` are deleted before each
+    first `py_runs` rounds), each round in a shuffled order; medians per tool. `outputs` are deleted before each
     process, outside the timing: every tool writes a new file instead of first freeing
     the blocks of the one the last run left (a second's noise at 1M nodes)."""
     py_runs = runs if py_runs is None else py_runs
@@ -103,11 +105,12 @@ def measure(tools, runs, py_runs=None, outputs=()):
     samples = {name: [] for name, _ in tools}
     rss = {}
     for i in range(runs):
-        # Each round starts one tool further on, so the turn right after onnx's tools
-        # (which free hundreds of MB) goes round: a tool that always had it measured
-        # slower than the others (bench/README.md).
-        k = i % len(tools)
-        for name, argv in tools[k:] + tools[:k]:
+        # Each round in its own order (seeded): the tool that runs right after onnx's
+        # (which write and free hundreds of MB) measured slower than run alone, and
+        # rotating a fixed order left the same tool there every round.
+        order = list(tools)
+        random.Random(i).shuffle(order)
+        for name, argv in order:
             if name.startswith("py") and i >= py_runs:
                 continue
             # A tool that runs once (onnx's at 1M nodes: up to a minute) is timed
@@ -277,7 +280,7 @@ def main():
     t0 = time.perf_counter()
     subprocess.run([PY, os.path.join(HERE, "gen_models.py"), modeldir] + specs, check=True)
     print("models ready in %.1f s\n" % (time.perf_counter() - t0))
-    print("onnxshape vs onnx %s (Python %s); wall = median of N runs, round-robin; cpu = user + sys;"
+    print("onnxshape vs onnx %s (Python %s); wall = median of N runs in shuffled rounds; cpu = user + sys;"
           % (onnx_version(), sys.version.split()[0]))
     print("rss = peak RSS; py 'op' = time inside onnx calls (no interpreter start, no import)")
     print("load average at start: %.1f %.1f %.1f on %d cores\n" % (os.getloadavg() + (os.cpu_count(),)))
