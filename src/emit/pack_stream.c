@@ -30,6 +30,7 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "emit/pack_stream.h"
+#include "loader/wire.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -62,14 +63,6 @@ typedef struct sink {
 static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	out_write(((sink *)b)->out, data, len);
-}
-
-static size_t varint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80)
-		v >>= 7, n++;
-	return n;
 }
 
 /* Encodes v into b (10 bytes at most); returns its length. */
@@ -331,7 +324,7 @@ static size_t pack_without_type(ProtobufCMessage *e, uint8_t *out)
 /* The bytes of the type field holding `len` bytes of TypeProto. */
 static size_t type_field_size(size_t len)
 {
-	return varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + varint_len(len) + len;
+	return wire_varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + wire_varint_len(len) + len;
 }
 
 /* A ValueInfoProto that is a name and a type and nothing else (what annotate adds,
@@ -350,7 +343,7 @@ static size_t name_field_size(const ProtobufCMessage *e)
 {
 	const char *name = ((const Onnx__ValueInfoProto *)e)->name;
 	size_t n = name ? strlen(name) : 0;
-	return name ? varint_len(VALUE_INFO_NAME << 3 | 2) + varint_len(n) + n : 0;
+	return name ? wire_varint_len(VALUE_INFO_NAME << 3 | 2) + wire_varint_len(n) + n : 0;
 }
 
 /* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
@@ -497,7 +490,7 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 		 * the previous one's), as put_key and put_varint write them: byte for
 		 * byte, without encoding them to compare (one element in ten thousand
 		 * differs; every one is looked at). */
-		size_t len = w->len[j], h = key_len + varint_len(len);
+		size_t len = w->len[j], h = key_len + wire_varint_len(len);
 		const uint8_t *q = w->bytes + w->off[j] - h;
 		if (w->off[j] < h || (prev_end && q != prev_end) || q[0] != key[0] ||
 		    (key_len > 1 && memcmp(q + 1, key + 1, key_len - 1) != 0))
@@ -542,7 +535,7 @@ static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t fi
 {
 	if (!w->tight || !w->n || (field == 1 && gp->node_messages))
 		return false;
-	size_t head = varint_len((uint64_t)field << 3 | 2) + varint_len(w->len[0]);
+	size_t head = wire_varint_len((uint64_t)field << 3 | 2) + wire_varint_len(w->len[0]);
 	if (w->off[0] < head)
 		return false;
 	const uint8_t *from = w->bytes + w->off[0] - head, *to = w->bytes + w->off[w->n - 1] + w->len[w->n - 1];
@@ -658,7 +651,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			if (s == SIZE_MAX)
 				return false;
 			gp->sizes[i][k] = s;
-			gp->total += varint_len((uint64_t)graph_fields[i] << 3 | 2) + varint_len(s) + s;
+			gp->total += wire_varint_len((uint64_t)graph_fields[i] << 3 | 2) + wire_varint_len(s) + s;
 		}
 	}
 	return true;
@@ -698,7 +691,7 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		model->graph = g;
 		ok = rest != NULL;
 	}
-	if (ok && rest_len + varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + varint_len(gp.total) + gp.total > PACK_MAX) {
+	if (ok && rest_len + wire_varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + wire_varint_len(gp.total) + gp.total > PACK_MAX) {
 		free(rest);
 		free_plan(&gp);
 		return EFBIG;
@@ -713,21 +706,21 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 	return ok && !p.err ? 0 : ENOMEM;
 }
 
-size_t pack_stream_graph_at(const Onnx__ModelProto *model)
+uint64_t pack_stream_graph_content_at(const Onnx__ModelProto *model, uint64_t graph_len)
 {
 	Onnx__ModelProto m = *model;
 	m.graph = NULL;
 	size_t len = protobuf_c_message_get_packed_size(&m.base), pos = 0;
 	uint8_t *rest = malloc(len ? len : 1);
 	if (!rest)
-		return SIZE_MAX;
+		return UINT64_MAX;
 	protobuf_c_message_pack(&m.base, rest);
-	/* As merge puts the graph back. */
+	/* As merge puts the graph back, and emit_model_field writes its key and length. */
 	for (size_t start = 0; pos < len; start = pos)
 		if (packed_before(m.base.descriptor, GRAPH_FIELD, next_field(rest, &pos))) {
 			pos = start;
 			break;
 		}
 	free(rest);
-	return pos;
+	return pos + wire_varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + wire_varint_len(graph_len);
 }

@@ -37,9 +37,10 @@ typedef struct pack_source {
  * it was on return. */
 int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src);
 
-/* Where pack_stream_model writes the model's graph field: the bytes of everything
- * protobuf-c packs before it (model's own graph is not looked at). SIZE_MAX when
+/* Where pack_stream_model writes the content of the model's graph, when the graph
+ * packs to graph_len bytes: after everything protobuf-c packs before it and the
+ * graph field's key and length (model's own graph is not looked at). UINT64_MAX when
  * memory ran out. */
-size_t pack_stream_graph_at(const Onnx__ModelProto *model);
+uint64_t pack_stream_graph_content_at(const Onnx__ModelProto *model, uint64_t graph_len);
 
 #endif

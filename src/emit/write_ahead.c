@@ -11,7 +11,7 @@
  *
  *   - the model's fields before the graph, as protobuf-c packs them: read and packed
  *     here (they are small), and placed as pack_stream places the graph
- *     (pack_stream_graph_at);
+ *     (pack_stream_graph_content_at);
  *   - the graph's length, whose varint grows by a byte only where the graph crosses a
  *     power of 128 (guessed from the elements: GROWTH_PER_ELEMENT).
  *
@@ -57,8 +57,6 @@
  * this of them (large functions or metadata), and nothing is copied ahead. */
 #define HEADER_MAX ((uint64_t)1 << 20)
 
-#define GRAPH_KEY_LEN 1 /* ModelProto.graph's key, (7 << 3 | 2), is one byte */
-
 struct osh_write_job {
 	char *path;
 	osh_write_options opts;
@@ -88,14 +86,6 @@ osh_status osh_write_begin(const char *path, const osh_write_options *opts, osh_
 	return OSH_OK;
 }
 
-static size_t varint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80)
-		v >>= 7, n++;
-	return n;
-}
-
 static bool read_at(int fd, uint8_t *buf, size_t n, uint64_t off)
 {
 	while (n) {
@@ -109,10 +99,11 @@ static bool read_at(int fd, uint8_t *buf, size_t n, uint64_t off)
 	return true;
 }
 
-/* Where the output's graph field will start: the model's other fields (before and
- * after the graph in the file) unpacked and placed as pack_stream places the graph.
- * UINT64_MAX when they cannot be read or are too big to bother. */
-static uint64_t graph_at(const osh_input_layout *l)
+/* Where the output's graph content will start when the graph packs to graph_len
+ * bytes: the model's other fields (before and after the graph in the file)
+ * unpacked and placed as pack_stream places the graph. UINT64_MAX when they cannot
+ * be read or are too big to bother. */
+static uint64_t graph_content_at(const osh_input_layout *l, uint64_t graph_len)
 {
 	uint64_t before = l->graph_key, after = l->size - l->graph_end;
 	if (before + after > HEADER_MAX)
@@ -123,11 +114,10 @@ static uint64_t graph_at(const osh_input_layout *l)
 	uint64_t at = UINT64_MAX;
 	if (read_at(l->fd, b, (size_t)before, 0) && read_at(l->fd, b + before, (size_t)after, l->graph_end)) {
 		Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, (size_t)(before + after), b);
-		size_t n = m ? pack_stream_graph_at(m) : SIZE_MAX;
-		if (n != SIZE_MAX)
-			at = n;
-		if (m)
+		if (m) {
+			at = pack_stream_graph_content_at(m, graph_len);
 			onnx__model_proto__free_unpacked(m, NULL);
+		}
 	}
 	free(b);
 	return at;
@@ -158,12 +148,11 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 	osh_write_job *job = ctx;
 	if (!job || job->file || l->inits_end - l->graph_start < AHEAD_MIN)
 		return;
-	uint64_t at = graph_at(l);
+	uint64_t graph_len = l->graph_end - l->graph_start + l->elements * GROWTH_PER_ELEMENT;
+	uint64_t dst = graph_content_at(l, graph_len);
 	struct stat st;
-	if (at == UINT64_MAX || fstat(l->fd, &st) != 0)
+	if (dst == UINT64_MAX || fstat(l->fd, &st) != 0)
 		return;
-	uint64_t graph_len = l->graph_end - l->graph_start;
-	uint64_t dst = at + GRAPH_KEY_LEN + varint_len(graph_len + l->elements * GROWTH_PER_ELEMENT);
 	/* Opened as osh_model_write opens it for this source (refusing to write over it
 	 * unless in place): a refusal here is made again, and reported, by the finish. */
 	atomic_opts ao = {.in_place = job->opts.in_place, .durable = job->opts.durable, .has_source = true,

@@ -20,6 +20,7 @@
 #ifndef OSH_LOADER_PRESCAN_H
 #define OSH_LOADER_PRESCAN_H
 
+#include "loader/wire.h"
 #include "onnxshape.h"
 
 #include <protobuf-c/protobuf-c.h>
@@ -81,10 +82,8 @@ static inline bool prescan_spans_add(prescan_spans *l, size_t start, size_t off,
 	if (l->n == l->cap && !prescan_spans_grow(l))
 		return false;
 	/* A one-byte key (fields 1 and 5) and the shortest varint of the length. */
-	size_t head = 2;
-	for (uint64_t v = end - off; v >= 0x80; v >>= 7)
-		head++;
-	if (off - start != head || (l->n && start != (size_t)l->off[l->n - 1] + l->len[l->n - 1]))
+	if (off - start != 1 + wire_varint_len(end - off) ||
+	    (l->n && start != (size_t)l->off[l->n - 1] + l->len[l->n - 1]))
 		l->loose = true;
 	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
 	l->n++;

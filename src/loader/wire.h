@@ -24,6 +24,15 @@ typedef struct wire_field {
 	uint64_t value;
 } wire_field;
 
+/* The bytes of v as the shortest varint (what protobuf writers write). */
+static inline size_t wire_varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80)
+		v >>= 7, n++;
+	return n;
+}
+
 static inline bool wire_varint(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
 {
 	/* Keys, lengths of names and small values: most varints are one byte. */
