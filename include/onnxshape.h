@@ -91,9 +91,9 @@ typedef struct osh_load_options {
 	/* Most bytes the model's arena may use; 0 chooses a budget from the file size. */
 	uint64_t memory_budget;
 	/* Called once, on the loading thread, when a file of 1 MB or more holds its main
-	 * graph's initializers in one stretch: as soon as the loader knows where, before
-	 * it reads them. NULL: not called. osh_write_ahead_layout is one (see
-	 * osh_write_begin). */
+	 * graph's initializers in one stretch, each key and length in its shortest
+	 * encoding: as soon as the loader knows where, before it reads them. NULL: not
+	 * called. osh_write_ahead_layout is one (see osh_write_begin). */
 	void (*on_layout)(void *ctx, const osh_input_layout *layout);
 	void *layout_ctx;
 } osh_load_options;

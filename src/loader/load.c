@@ -534,14 +534,16 @@ static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out,
 	return OSH_OK;
 }
 
-/* Tells opts->on_layout where the initializers are, if they lie in one stretch. */
+/* Tells opts->on_layout where the initializers are, if the outline recorded them
+ * as one stretch laid out as a writer lays it out. */
 static void report_layout(int fd, uint64_t size, const prescan_outline_result *o, const osh_load_options *opts)
 {
-	if (!opts || !opts->on_layout || o->inits_end <= o->inits_start)
+	const prescan_spans *in = &o->inits;
+	if (!opts || !opts->on_layout || !o->spans || !in->n || in->loose)
 		return;
 	osh_input_layout l = {.fd = fd, .size = size, .graph_key = o->graph_key, .graph_start = o->graph_start,
-			      .graph_end = o->graph_end, .inits_start = o->inits_start, .inits_end = o->inits_end,
-			      .elements = o->deferred};
+			      .graph_end = o->graph_end, .inits_start = in->start[0],
+			      .inits_end = (uint64_t)in->off[in->n - 1] + in->len[in->n - 1], .elements = o->deferred};
 	opts->on_layout(opts->layout_ctx, &l);
 }
 

@@ -113,8 +113,6 @@ typedef struct scan {
 	unsigned init_index;           /* GraphProto.initializer's field index */
 	prescan_spans *spans[2];       /* nodes, initializers: NULL once not recorded */
 	size_t spans_max;              /* elements recorded at most */
-	size_t inits_start, inits_end; /* the initializers' stretch; inits_end 0: none yet */
-	bool inits_split;              /* something lies between two initializers */
 } scan;
 
 static uint64_t round_up(uint64_t n) { return n ? (n + ROUND - 1) / ROUND * ROUND : ROUND; }
@@ -529,27 +527,19 @@ static void add_counts(scan *s, const counts *c)
 	s->st.repeated += c->repeated;
 }
 
-
 /* Elements of fewer bytes than this on average are not recorded (their spans
  * would take more than 12/32 of the file): unpack_split walks them itself. */
 #define SPANS_MIN_ELEMENT 32
 
 /* A node or initializer of the main graph, framed only (prescan_outline): counted,
- * recorded for unpack_split, and where the initializers lie followed, for a writer
- * that copies them ahead (osh_input_layout). */
+ * and recorded for unpack_split, the pre-scan thread and a writer that copies them
+ * ahead (osh_input_layout). */
 static void defer_element(scan *s, unsigned index, size_t key_at, size_t body, size_t end)
 {
 	s->deferred++;
 	int kind = index == s->init_index;
 	if (s->spans[kind] && (s->deferred > s->spans_max || !prescan_spans_add(s->spans[kind], key_at, body, end)))
 		s->spans[0] = s->spans[1] = NULL; /* unpack_split walks the graph itself */
-	if (!kind)
-		return;
-	if (!s->inits_end)
-		s->inits_start = key_at;
-	else if (key_at != s->inits_end)
-		s->inits_split = true;
-	s->inits_end = end;
 }
 
 /* Reads one field of the innermost message, at *pos (before the message's end). */
@@ -808,8 +798,6 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 	}
 	*out = (prescan_outline_result){.stats = s.st, .graph_key = s.graph_key, .graph_start = s.graph_start,
 					.graph_end = s.graph_end, .deferred = s.deferred};
-	if (!s.inits_split)
-		out->inits_start = s.inits_start, out->inits_end = s.inits_end;
 	if (s.spans[0]) {
 		out->nodes = nodes, out->inits = inits, out->spans = true;
 	} else {

@@ -96,9 +96,6 @@ typedef struct prescan_outline_result {
 	size_t graph_key;              /* where the main graph's field starts (its key) */
 	size_t graph_start, graph_end; /* the main graph's content; both 0 without one */
 	uint64_t deferred;             /* nodes and initializers framed, not read */
-	/* The main graph's initializers, from the first one's key to the end of the last,
-	 * when nothing else lies between them; both 0 otherwise, or without any. */
-	size_t inits_start, inits_end;
 	/* The nodes and the initializers; `spans` false when they were not all recorded
 	 * (out of memory, or elements of under 32 bytes on average, whose spans would
 	 * take a good part of the file's size: unpack_split walks those itself, under
