@@ -190,13 +190,14 @@ static void job_free(osh_write_job *job)
 	free(job);
 }
 
-/* Whether fd is the file m was loaded from, as it was loaded. */
+/* Whether fd is the file m was loaded from (the job may have been told the layout of
+ * another load). Whether it changed since is the commit's to check: it refuses a
+ * changed source before writing a byte (write_model.c, source_changed). */
 static bool same_source(int fd, const osh_model *m)
 {
 	struct stat st;
 	return m->src_fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->src_dev &&
-	       (uint64_t)st.st_ino == m->src_ino && (uint64_t)st.st_size == m->src_size &&
-	       (int64_t)st.st_mtim.tv_sec == m->src_mtime_sec && (int64_t)st.st_mtim.tv_nsec == m->src_mtime_nsec;
+	       (uint64_t)st.st_ino == m->src_ino;
 }
 
 osh_status osh_write_finish(osh_write_job *job, osh_model *m, osh_error *err)
@@ -215,9 +216,7 @@ osh_status write_ahead_finish(osh_write_job *job, osh_model *m, uint64_t *skippe
 	} else if ((s = write_check_model(m, job->path, err)) != OSH_OK) {
 		atomic_abort(job->file);
 	} else {
-		/* The bytes copied ahead are the file's as it is now; the packer copies from
-		 * the model's own descriptor of it (pre.fd), and refuses a source that
-		 * changed since it was loaded before reading a byte of it. */
+		/* The packer copies from the model's own descriptor of the file (pre.fd). */
 		out_pre pre = job->pre;
 		pre.fd = m->src_fd;
 		bool use = job->copied && same_source(job->src_fd, m);

@@ -36,7 +36,6 @@ static ssize_t copy_range(int in, int64_t *off, int out, int64_t *out_off, size_
 
 const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
 
-
 #define OUT_BUF (1u << 20)
 /* Writeback is started every this many bytes written (see start_writeback). */
 #define WRITEBACK_STEP ((uint64_t)8 << 20)
