@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-/* Where the job guessed the initializers go in the output, UINT64_MAX when it copies
- * nothing ahead (no layout came, or it was not worth a copy). */
+/* Where the job guessed the graph's content goes in the output, UINT64_MAX when it
+ * copies nothing ahead (no layout came, or it was not worth a copy). */
 uint64_t write_ahead_guess(const osh_write_job *job);
 
 /* osh_write_finish; *skipped (not NULL): bytes the copy ahead put in place that were

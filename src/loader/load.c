@@ -543,7 +543,7 @@ static void report_layout(int fd, uint64_t size, const prescan_outline_result *o
 		return;
 	osh_input_layout l = {.fd = fd, .size = size, .graph_key = o->graph_key, .graph_start = o->graph_start,
 			      .graph_end = o->graph_end, .inits_start = in->start[0],
-			      .inits_end = (uint64_t)in->off[in->n - 1] + in->len[in->n - 1], .elements = o->deferred};
+			      .inits_end = prescan_spans_end(in, in->n - 1), .elements = o->deferred};
 	opts->on_layout(opts->layout_ctx, &l);
 }
 

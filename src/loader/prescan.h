@@ -72,6 +72,9 @@ typedef struct prescan_spans {
 	bool loose;
 } prescan_spans;
 
+/* Where element k of l ends (its content's end). */
+static inline size_t prescan_spans_end(const prescan_spans *l, size_t k) { return (size_t)l->off[k] + l->len[k]; }
+
 /* Makes room in l for one more element: false when memory ran out. */
 bool prescan_spans_grow(prescan_spans *l);
 
@@ -83,7 +86,7 @@ static inline bool prescan_spans_add(prescan_spans *l, size_t start, size_t off,
 		return false;
 	/* A one-byte key (fields 1 and 5) and the shortest varint of the length. */
 	if (off - start != 1 + wire_varint_len(end - off) ||
-	    (l->n && start != (size_t)l->off[l->n - 1] + l->len[l->n - 1]))
+	    (l->n && start != prescan_spans_end(l, l->n - 1)))
 		l->loose = true;
 	l->start[l->n] = (uint32_t)start, l->off[l->n] = (uint32_t)off, l->len[l->n] = (uint32_t)(end - off);
 	l->n++;

@@ -89,8 +89,6 @@ static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, Protobu
 	return true;
 }
 
-static size_t end_of(const prescan_spans *l, size_t k) { return (size_t)l->off[k] + l->len[k]; }
-
 /* Whether an initializer sits between the first node and the last. The index reads
  * the nodes' bytes three times (to count outputs, to decode, to resolve inputs):
  * in place, nodes spread among the weights would page the whole file in each time,
@@ -100,7 +98,7 @@ static bool interleaved(const prescan_spans *nodes, const prescan_spans *inits)
 {
 	if (!nodes->n)
 		return false;
-	size_t first = nodes->start[0], last = end_of(nodes, nodes->n - 1);
+	size_t first = nodes->start[0], last = prescan_spans_end(nodes, nodes->n - 1);
 	for (size_t k = 0; k < inits->n; k++)
 		if (inits->start[k] > first && inits->start[k] < last)
 			return true;
@@ -131,9 +129,9 @@ split_result unpack_split(const uint8_t *data, size_t size, const prescan_outlin
 	 * The two lists are merged back into file order to copy the gaps between. */
 	size_t cut = 0;
 	for (size_t k = 0; k < nodes->n; k++)
-		cut += end_of(nodes, k) - nodes->start[k];
+		cut += prescan_spans_end(nodes, k) - nodes->start[k];
 	for (size_t k = 0; k < inits->n; k++)
-		cut += end_of(inits, k) - inits->start[k];
+		cut += prescan_spans_end(inits, k) - inits->start[k];
 	size_t gend = g.payload + g.len;
 	size_t glen = g.len - cut;
 	uint8_t lenbuf[10];
@@ -159,7 +157,7 @@ split_result unpack_split(const uint8_t *data, size_t size, const prescan_outlin
 	for (size_t i = 0, j = 0; i < nodes->n || j < inits->n;) {
 		bool node_first = j == inits->n || (i < nodes->n && nodes->start[i] < inits->start[j]);
 		size_t start = node_first ? nodes->start[i] : inits->start[j];
-		size_t end = node_first ? end_of(nodes, i++) : end_of(inits, j++);
+		size_t end = node_first ? prescan_spans_end(nodes, i++) : prescan_spans_end(inits, j++);
 		memcpy(b + w, data + from, start - from), w += start - from;
 		from = end;
 	}
