@@ -20,7 +20,8 @@ Models are generated (bench/gen_models.py, seeded) into BUILD_DIR/bench/models a
 kept there for the next run. For each model, inline weights and external data, the
 tools run in rounds, BENCH_RUNS times, each round in a seeded shuffled order: the
 figures are medians. The output
-files are deleted before each run, outside the timing. Each tool is its own process;
+files are deleted before each run and the input (with its external data) is made
+resident in the page cache (warm), both outside the timing. Each tool is its own process;
 wall time is measured around it, CPU time is its user + system time (os.wait4), and
 peak RSS comes from one more run under /usr/bin/time (see run_once). The Python side
 is `onnx.load + infer_shapes + onnx.save` and
@@ -32,6 +33,7 @@ Python / onnxshape, onnxshape's time per node and RSS / file size; then the scal
 (time per node across sizes) and the corpus.
 """
 import atexit
+import mmap
 import os
 import random
 import statistics
@@ -83,6 +85,34 @@ def run_once(argv, with_rss, cwd=None):
     return wall, rss, p.returncode, out.decode(), ru.ru_utime + ru.ru_stime
 
 
+# madvise(MADV_POPULATE_READ), Linux 5.14; Python's mmap module does not name it.
+MADV_POPULATE_READ = 22
+
+
+def warm(paths):
+    """Makes every page of each file resident in the page cache, outside the timing.
+
+    This machine runs DAMON with a pageout scheme (kdamond: file pages not accessed for
+    6 s are reclaimed, up to 128 MB a second), and a model left alone while another
+    tool runs is partly read back from disk by the next one: transformer-100k lost
+    3 MB of its 133 MB within 20 s, cnn-1m had 464 MB of its 1.4 GB resident, and the
+    first infer of transformer-1m after a pause spent 1.26 s in its first pass over
+    the file instead of 0.17 s. Each run, onnxshape's and onnx's alike, starts with
+    its input (and external data) in memory. Mapping and populating touches no data,
+    so the CPU caches are left as another process would find them."""
+    for path in paths:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                continue
+            with mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) as m:
+                try:
+                    m.madvise(MADV_POPULATE_READ)
+                except OSError:  # an older kernel: read a byte of every page instead
+                    for off in range(0, size, mmap.PAGESIZE):
+                        m[off]
+
+
 def op_seconds(out):
     for line in out.splitlines():
         if line.startswith("op_seconds"):
@@ -90,11 +120,12 @@ def op_seconds(out):
     return None
 
 
-def measure(tools, runs, py_runs=None, outputs=()):
+def measure(tools, runs, py_runs=None, outputs=(), inputs=()):
     """tools: list of (name, argv). Round-robin, `runs` times (the "py" tools only the
     first `py_runs` rounds), each round in a shuffled order; medians per tool. `outputs` are deleted before each
     process, outside the timing: every tool writes a new file instead of first freeing
-    the blocks of the one the last run left (a second's noise at 1M nodes)."""
+    the blocks of the one the last run left (a second's noise at 1M nodes). `inputs`
+    are made resident before each process (warm)."""
     py_runs = runs if py_runs is None else py_runs
 
     def clear_outputs():
@@ -117,6 +148,7 @@ def measure(tools, runs, py_runs=None, outputs=()):
             # under /usr/bin/time too: 2 ms of it are nothing there.
             once = name.startswith("py") and py_runs == 1
             clear_outputs()
+            warm(inputs)
             samples[name].append(run_once(argv, once))
             if once:
                 rss[name] = samples[name][-1][1]
@@ -124,6 +156,7 @@ def measure(tools, runs, py_runs=None, outputs=()):
     for name, argv in tools:
         if name not in rss:
             clear_outputs()
+            warm(inputs)
             x = run_once(argv, True)
             rss[name], status[name] = x[1], x[2]
     res = {}
@@ -185,7 +218,9 @@ def bench_model(osh, path, nodes, runs, py_runs, with_py):
             ("py check", [PY, os.path.join(HERE, "py_tools.py"), "check", path]),
             ("py infer", [PY, os.path.join(HERE, "py_tools.py"), "infer", path, py_out]),
         ]
-    r = measure(tools, runs, py_runs, (osh_out, py_out))
+    weights = os.path.join(d, "weights.bin")
+    inputs = [path] + ([weights] if os.path.exists(weights) else [])
+    r = measure(tools, runs, py_runs, (osh_out, py_out), inputs)
     for f in (osh_out, py_out):
         if os.path.exists(f):
             os.unlink(f)
