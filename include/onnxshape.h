@@ -386,7 +386,7 @@ OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_wri
  *   osh_model_load(&m, in, &lo, &err);  ...osh_infer, osh_annotate...
  *   osh_write_finish(job, m, &err);     (or osh_write_cancel(job))
  *
- * When the loader reports the layout (4 MB or more of nodes and initializers), the
+ * When the loader reports the layout (1 MB or more of nodes and initializers), the
  * job creates the temporary file beside path and a thread copies the graph's nodes
  * and initializers to where they will most likely be in the output (the kernel
  * copies, file to file).

@@ -219,11 +219,21 @@ Test(write_ahead, fields_before_the_graph_are_placed_as_packed)
 	remove_dir(dir);
 }
 
+Test(write_ahead, a_megabyte_is_copied_ahead)
+{
+	/* 70 weights: 1.15 MB with the nodes, over the 1 MB the thread is started for. */
+	uint64_t guess;
+	uint64_t skipped = ahead_vs_plain(false, 70, &guess);
+	cr_expect_neq(guess, UINT64_MAX, "1.15 MB of nodes and weights, yet nothing was copied ahead");
+	cr_expect_geq(skipped, (uint64_t)70 * FLOATS * 4, "only %llu bytes came from the copy ahead",
+		      (unsigned long long)skipped);
+}
+
 Test(write_ahead, small_weights_are_not_copied_ahead)
 {
-	/* 200 weights: 3.3 MB with the nodes, under the 4 MB the thread is started for. */
+	/* 50 weights: 820 KB with the nodes, under the 1 MB the thread is started for. */
 	uint64_t guess;
-	uint64_t skipped = ahead_vs_plain(false, 200, &guess);
+	uint64_t skipped = ahead_vs_plain(false, 50, &guess);
 	cr_expect_eq(guess, UINT64_MAX);
 	cr_expect_eq(skipped, 0);
 }
