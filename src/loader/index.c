@@ -838,6 +838,9 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
+/* How many initializers ahead their headers are fetched (any of 4 to 32 measured the
+ * same). */
+#define HEADER_AHEAD 16
 static bool define_lazy_initializers(osh_model *m, graph *g)
 {
 	const wire_list *w = &m->lazy_inits;
@@ -850,6 +853,16 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 		if (!loader_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
 			break;
+		}
+		/* The initializers' headers lie a weight apart in a file far larger than the
+		 * caches: each was a miss to memory, and reading the next one's name below
+		 * took two thirds of build_graph's samples (perf, transformer-100k check).
+		 * Fetched ahead, the misses overlap: check, medians of 15, transformer-100k
+		 * 101.6 -> 89.3 ms, cnn-100k 151.1 -> 123.6 ms, cnn-10k 20.8 -> 18.9 ms. */
+		if (i + HEADER_AHEAD < w->n) {
+			const uint8_t *h = w->bytes + w->off[i + HEADER_AHEAD];
+			__builtin_prefetch(h);
+			__builtin_prefetch(h + 64);
 		}
 		/* The next initializer's name (field 8) is inserted into the value map soon:
 		 * its slot is fetched while this one is unpacked and checked. Its hash is
