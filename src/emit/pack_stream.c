@@ -66,20 +66,10 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 }
 
 /* Encodes v into b (10 bytes at most); returns its length. */
-static size_t encode_varint(uint64_t v, uint8_t *b)
-{
-	size_t n = 0;
-	do {
-		b[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
 static void put_varint(packer *p, uint64_t v)
 {
 	uint8_t b[10];
-	size_t n = encode_varint(v, b);
+	size_t n = wire_put_varint(b, v);
 	out_write(p->out, b, n);
 }
 
@@ -440,16 +430,16 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 		const char *name = ((const Onnx__ValueInfoProto *)e)->name;
 		const memo_slot *t = &m->slot[slot];
 		uint8_t b[PLAIN_MAX + 20];
-		size_t n = encode_varint((uint64_t)field << 3 | 2, b);
-		n += encode_varint(size, b + n);
+		size_t n = wire_put_varint(b, (uint64_t)field << 3 | 2);
+		n += wire_put_varint(b + n, size);
 		if (name) {
 			size_t len = strlen(name);
 			b[n++] = VALUE_INFO_NAME << 3 | 2;
-			n += encode_varint(len, b + n);
+			n += wire_put_varint(b + n, len);
 			memcpy(b + n, name, len), n += len;
 		}
 		b[n++] = VALUE_INFO_TYPE << 3 | 2;
-		n += encode_varint(t->len, b + n);
+		n += wire_put_varint(b + n, t->len);
 		memcpy(b + n, m->bytes + t->off, t->len), n += t->len;
 		out_write(p->out, b, n);
 		return;
@@ -482,7 +472,7 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 	size_t j = k, total = 0;
 	const uint8_t *prev_end = NULL;
 	uint8_t key[10];
-	size_t key_len = encode_varint((uint64_t)field << 3 | 2, key);
+	size_t key_len = wire_put_varint(key, (uint64_t)field << 3 | 2);
 	for (; j < w->n && total < RUN_MAX; j++) {
 		if (field == 1 && node_message(gp, j))
 			break;

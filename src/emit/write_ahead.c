@@ -157,8 +157,7 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 		return;
 	/* Opened as osh_model_write opens it for this source (refusing to write over it
 	 * unless in place): a refusal here is made again, and reported, by the finish. */
-	atomic_opts ao = {.in_place = job->opts.in_place, .durable = job->opts.durable, .has_source = true,
-			  .src_dev = st.st_dev, .src_ino = st.st_ino};
+	atomic_opts ao = write_atomic_opts(&job->opts, true, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	osh_error ignored;
 	if (atomic_open(job->path, &ao, &job->file, &ignored) != OSH_OK) {
 		job->file = NULL;

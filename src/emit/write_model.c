@@ -137,14 +137,14 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 		    path, m->dir);
 }
 
-atomic_opts write_atomic_opts(const osh_model *m, const osh_write_options *opts)
+atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino)
 {
 	return (atomic_opts){
 		.in_place = opts && opts->in_place,
 		.durable = opts && opts->durable,
-		.has_source = m->has_src_stat,
-		.src_dev = (dev_t)m->src_dev,
-		.src_ino = (ino_t)m->src_ino,
+		.has_source = has_source,
+		.src_dev = (dev_t)src_dev,
+		.src_ino = (ino_t)src_ino,
 	};
 }
 
@@ -175,7 +175,7 @@ osh_status osh_model_write(osh_model *m, const char *path, const osh_write_optio
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
 		return s;
-	atomic_opts ao = write_atomic_opts(m, opts);
+	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino);
 	atomic_file *f;
 	s = atomic_open(path, &ao, &f, err);
 	return s != OSH_OK ? s : write_commit(m, path, f, opts, NULL, NULL, err);

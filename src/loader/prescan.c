@@ -806,6 +806,48 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 	return OSH_OK;
 }
 
+/* Where prescan_graph_elements is in one kind of the graph's elements: at the i-th of
+ * the outline's record of them, or, without one, at byte pos of the graph. */
+typedef struct element_walk {
+	const uint8_t *data;
+	size_t graph_end;
+	const prescan_spans *rec;
+	unsigned number; /* the kind's field number */
+	size_t i, pos;
+} element_walk;
+
+/* The next element: its key, where its payload starts and ends. From the record, or
+ * found by hopping over the graph's fields, which the outline framed already. */
+static bool walk_next(element_walk *w, size_t *key_at, size_t *start, size_t *end)
+{
+	if (w->rec) {
+		if (w->i >= w->rec->n)
+			return false;
+		*key_at = w->rec->start[w->i], *start = w->rec->off[w->i];
+		*end = *start + w->rec->len[w->i];
+		w->i++;
+		return true;
+	}
+	const uint8_t *data = w->data, *gend = data + w->graph_end;
+	while (w->pos < w->graph_end) {
+		uint64_t key = 0, len = 0;
+		const uint8_t *p = data + w->pos;
+		int n = read_varint(p, gend, 5, &key);
+		p += n > 0 ? n : 1;
+		if ((key & 7) != WT_LEN) {
+			w->pos = (size_t)(skip_payload(p, gend, (unsigned)(key & 7)) - data);
+			continue;
+		}
+		n = read_varint(p, gend, 5, &len);
+		p += n > 0 ? n : 1;
+		*key_at = w->pos, *start = (size_t)(p - data), *end = *start + (size_t)len;
+		w->pos = *end;
+		if (key >> 3 == w->number)
+			return true;
+	}
+	return false;
+}
+
 osh_status prescan_graph_elements(const uint8_t *data, size_t size, const prescan_outline_result *o,
 				  prescan_stats *stats, prescan_progress_fn progress, void *ctx)
 {
@@ -821,33 +863,15 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(g, kinds[k]);
 		field_info fi = info_of(g, fd); /* push remembers the element type's table here */
 		uint64_t done = 0;
-		/* The outline framed every field of the graph: they only need hopping over,
-		 * or not even that when it recorded where this kind's are (hopping over the
-		 * others reads a header on every page of the weights, pages the loader may
-		 * have given back already). */
-		const prescan_spans *l = !o->spans ? NULL : kinds[k] == PRESCAN_NODE_FIELD ? &o->nodes : &o->inits;
-		for (size_t pos = o->graph_start, i = 0; l ? i < l->n : pos < o->graph_end; i++) {
-			size_t key_at, start;
-			if (l) {
-				key_at = l->start[i], start = l->off[i], pos = start + l->len[i];
-			} else {
-				uint64_t key = 0, len = 0;
-				const uint8_t *p = data + pos, *end = data + o->graph_end;
-				int n = read_varint(p, end, 5, &key);
-				p += n > 0 ? n : 1;
-				if ((key & 7) != WT_LEN) {
-					pos = (size_t)(skip_payload(p, end, (unsigned)(key & 7)) - data);
-					continue;
-				}
-				n = read_varint(p, end, 5, &len);
-				p += n > 0 ? n : 1;
-				key_at = pos, start = (size_t)(p - data);
-				pos = start + (size_t)len;
-				if (key >> 3 != kinds[k])
-					continue;
-			}
+		/* Without a record of this kind's elements, hopping over the others reads a
+		 * header on every page of the weights, pages the loader may have given back
+		 * already. */
+		element_walk w = {.data = data, .graph_end = o->graph_end, .number = kinds[k], .pos = o->graph_start,
+				  .rec = !o->spans ? NULL : kinds[k] == PRESCAN_NODE_FIELD ? &o->nodes : &o->inits};
+		size_t key_at, start, end;
+		while (walk_next(&w, &key_at, &start, &end)) {
 			s.top = 1;
-			osh_status st = push(&s, fd, &fi, key_at, start, pos);
+			osh_status st = push(&s, fd, &fi, key_at, start, end);
 			if (st == OSH_OK)
 				st = run(&s, start, 2);
 			if (st != OSH_OK)

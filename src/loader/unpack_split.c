@@ -33,16 +33,6 @@
 
 typedef wire_field span;
 
-static size_t put_varint(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-	do {
-		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
 /* The graph's node (1) and initializer (5) entries, when the outline did not record
  * them. SPLIT_OK, SPLIT_NOT_USED for an unexpected wire type, SPLIT_NOMEM. */
 static split_result collect(const uint8_t *data, const span *gfield, prescan_spans *nodes, prescan_spans *inits)
@@ -135,7 +125,7 @@ split_result unpack_split(const uint8_t *data, size_t size, const prescan_outlin
 	size_t gend = g.payload + g.len;
 	size_t glen = g.len - cut;
 	uint8_t lenbuf[10];
-	size_t lenw = put_varint(lenbuf, glen);
+	size_t lenw = wire_put_varint(lenbuf, glen);
 	size_t rest = size - g.end;
 	size_t keylen = 0;
 	{

@@ -33,6 +33,17 @@ static inline size_t wire_varint_len(uint64_t v)
 	return n;
 }
 
+/* Writes v at out as the shortest varint; returns its length (wire_varint_len). */
+static inline size_t wire_put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		out[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
 static inline bool wire_varint(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
 {
 	/* Keys, lengths of names and small values: most varints are one byte. */
