@@ -99,11 +99,15 @@ int32_t strmap_get(const strmap *m, const char *key)
 
 int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **stored)
 {
+	return strmap_getn_hashed(m, key, len, strmap_hashn(key, len), stored);
+}
+
+int32_t strmap_getn_hashed(const strmap *m, const char *key, size_t len, uint32_t h, const char **stored)
+{
 	if (stored)
 		*stored = NULL;
 	if (!m->cap)
 		return -1;
-	uint32_t h = strmap_hashn(key, len);
 	size_t mask = m->cap - 1;
 	for (size_t i = h & mask; m->slots[i].key; i = (i + 1) & mask) {
 		const strmap_slot *s = &m->slots[i];

@@ -31,6 +31,8 @@ int32_t strmap_get(const strmap *m, const char *key);
 /* The same for the `len` bytes at key (not NUL-terminated: a name still in wire
  * bytes); *stored, when not NULL, gets the key as stored (NULL when absent). */
 int32_t strmap_getn(const strmap *m, const char *key, size_t len, const char **stored);
+/* The same with the bytes' hash known (strmap_prefetch returned it). */
+int32_t strmap_getn_hashed(const strmap *m, const char *key, size_t len, uint32_t h, const char **stored);
 /* Stores key → val unless key is present. Returns the id now stored for key (the old
  * one if it was present), or -2 when memory ran out. */
 int32_t strmap_put(strmap *m, const char *key, int32_t val);
