@@ -40,6 +40,25 @@ osh_model *load_or_report(const char *path, const osh_load_options *opts, const 
 /* "(1, 3, N, ?)" into buf. */
 void format_type_shape(char *buf, size_t cap, const osh_type *t);
 
+/* Makes room for one more element in the array *pp (n used, *cap allocated),
+ * doubling it; false when memory ran out (*pp is unchanged then). (grow.c) */
+bool grow_array(void *pp, size_t n, size_t *cap, size_t size);
+
+/* --input-shape NAME:D,D,... and --assume SYMBOL=SIZE (infer_args.c). The add
+ * functions cut arg (which must outlive the arrays) in place and return false for a
+ * malformed value or when memory runs out. */
+typedef struct infer_args {
+	osh_input_shape *shapes;
+	size_t nshapes, cap_shapes;
+	osh_assumption *assume;
+	size_t nassume, cap_assume;
+} infer_args;
+bool infer_args_add_shape(infer_args *a, char *arg);
+bool infer_args_add_assume(infer_args *a, char *arg);
+/* Points o's input shapes and assumptions at a's. */
+void infer_args_apply(const infer_args *a, osh_infer_options *o);
+void infer_args_free(infer_args *a);
+
 /* --input-data DIR / --input-value NAME=FILE.pb (input_values.c). */
 typedef struct input_values {
 	const char *data_dir;

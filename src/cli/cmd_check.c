@@ -67,14 +67,8 @@ typedef struct path_list {
 
 static bool push(path_list *l, char *p)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		char **v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v))
+		return false;
 	l->v[l->n++] = p;
 	return true;
 }
@@ -144,89 +138,12 @@ typedef struct check_opts {
 	style st;
 	bool werror;
 	osh_infer_options infer;
-	/* Backing storage for infer's arrays (grown with realloc). */
-	osh_input_shape *shapes;
-	osh_assumption *assume;
+	infer_args args; /* backing storage for infer's shapes and assumptions */
 	osh_severity_override *overrides;
-	size_t n_overrides;
-	size_t cap_shapes, cap_assume, cap_overrides;
+	size_t n_overrides, cap_overrides;
 	input_values values;
 	bool has_values;
 } check_opts;
-
-/* Makes room for one more element in *pp (n used, *cap allocated). */
-static bool grow(void *pp, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return true;
-	size_t c = *cap ? *cap * 2 : 8;
-	void *q = realloc(*(void **)pp, c * size);
-	if (!q)
-		return false;
-	*(void **)pp = q;
-	*cap = c;
-	return true;
-}
-
-/* NAME:1,3,N,? → one osh_input_shape. The last ':' separates, so names may hold ':'. */
-static bool add_input_shape(check_opts *o, char *arg)
-{
-	char *colon = strrchr(arg, ':');
-	if (!colon || colon == arg || !grow(&o->shapes, o->infer.n_input_shapes, &o->cap_shapes, sizeof *o->shapes))
-		return false;
-	*colon = '\0';
-	size_t cap = 1;
-	for (const char *p = colon + 1; *p; p++)
-		cap += *p == ',';
-	osh_dim *d = calloc(cap, sizeof *d);
-	if (!d)
-		return false;
-	osh_input_shape s = {.name = arg, .dims = d, .rank = 0};
-	for (char *p = colon + 1; *p;) {
-		char *e = strchr(p, ',');
-		if (e)
-			*e = '\0';
-		char *end;
-		errno = 0;
-		long long v = strtoll(p, &end, 10);
-		if (!*p) {
-			free(d);
-			return false;
-		}
-		if (!*end && v >= 0 && !errno)
-			d[s.rank++] = (osh_dim){OSH_DIM_VALUE, v, NULL};
-		else if (!strcmp(p, "?"))
-			d[s.rank++] = (osh_dim){OSH_DIM_UNKNOWN, 0, NULL};
-		else if (*p != '-' && !(*p >= '0' && *p <= '9'))
-			d[s.rank++] = (osh_dim){OSH_DIM_SYMBOL, 0, p};
-		else {
-			free(d);
-			return false;
-		}
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	o->shapes[o->infer.n_input_shapes++] = s;
-	o->infer.input_shapes = o->shapes;
-	return true;
-}
-
-static bool add_assume(check_opts *o, char *arg)
-{
-	char *eq = strrchr(arg, '=');
-	if (!eq || eq == arg || !grow(&o->assume, o->infer.n_assumptions, &o->cap_assume, sizeof *o->assume))
-		return false;
-	*eq = '\0';
-	char *end;
-	errno = 0;
-	long long v = strtoll(eq + 1, &end, 10);
-	if (!eq[1] || *end || v < 0 || errno)
-		return false;
-	o->assume[o->infer.n_assumptions++] = (osh_assumption){arg, v};
-	o->infer.assumptions = o->assume;
-	return true;
-}
 
 /* --error/--warn/--ignore CODE. Prints why and returns false for a bad code. */
 static bool add_override(check_opts *o, const char *code, bool ignore, osh_severity sev)
@@ -244,7 +161,7 @@ static bool add_override(check_opts *o, const char *code, bool ignore, osh_sever
 		fprintf(stderr, "onnxshape: error: malformed-model cannot be changed: a malformed model cannot be checked\n");
 		return false;
 	}
-	if (!grow(&o->overrides, o->n_overrides, &o->cap_overrides, sizeof *o->overrides)) {
+	if (!grow_array(&o->overrides, o->n_overrides, &o->cap_overrides, sizeof *o->overrides)) {
 		fprintf(stderr, "onnxshape: error: out of memory\n");
 		return false;
 	}
@@ -254,10 +171,7 @@ static bool add_override(check_opts *o, const char *code, bool ignore, osh_sever
 
 static void opts_free(check_opts *o)
 {
-	for (size_t i = 0; i < o->infer.n_input_shapes; i++)
-		free((void *)o->shapes[i].dims);
-	free(o->shapes);
-	free(o->assume);
+	infer_args_free(&o->args);
 	free(o->overrides);
 }
 
@@ -471,13 +385,13 @@ int cmd_check(int argc, char **argv)
 		case OPT_STATIC: o.infer.require_static = true; break;
 		case OPT_REQUIRE_EXPLICIT: o.infer.require_explicit = true; break;
 		case OPT_INPUT_SHAPE:
-			if (!add_input_shape(&o, optarg)) {
+			if (!infer_args_add_shape(&o.args, optarg)) {
 				fprintf(stderr, "onnxshape: error: --input-shape wants NAME:D,D,... (D a size, a symbol or ?)\n");
 				usage = true;
 			}
 			break;
 		case OPT_ASSUME:
-			if (!add_assume(&o, optarg)) {
+			if (!infer_args_add_assume(&o.args, optarg)) {
 				fprintf(stderr, "onnxshape: error: --assume wants SYMBOL=SIZE with SIZE >= 0\n");
 				usage = true;
 			}
@@ -497,6 +411,7 @@ int cmd_check(int argc, char **argv)
 		default: usage = true; break;
 		}
 	}
+	infer_args_apply(&o.args, &o.infer);
 	if (!usage && !parse_color(color, 1, &o.st)) {
 		fprintf(stderr, "onnxshape: error: --color must be auto, always or never\n");
 		usage = true;
@@ -543,7 +458,7 @@ int cmd_check(int argc, char **argv)
 			}
 		}
 		for (size_t k = before; !nomem && k < files.n; k++) {
-			if (!grow(&dir_errno, k, &cap_errno, sizeof *dir_errno)) {
+			if (!grow_array(&dir_errno, k, &cap_errno, sizeof *dir_errno)) {
 				nomem = true;
 				break;
 			}

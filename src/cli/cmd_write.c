@@ -89,8 +89,6 @@ static const write_cmd rewrite_cmd = {
 	false,
 };
 
-#define MAX_OPTS 256
-
 /* ---- rewrite ------------------------------------------------------------------------ */
 
 typedef struct rewrite_args {
@@ -213,67 +211,7 @@ static bool parse_opset(const char *arg, int64_t *out)
 	return true;
 }
 
-typedef struct infer_args {
-	osh_input_shape shapes[MAX_OPTS];
-	osh_dim dims[MAX_OPTS][64];
-	size_t nshapes;
-	osh_assumption assume[MAX_OPTS];
-	size_t nassume;
-} infer_args;
-
-/* NAME:1,3,N,? → one osh_input_shape. The last ':' separates, so names may hold ':'. */
-static bool parse_input_shape(char *arg, infer_args *ia)
-{
-	char *colon = strrchr(arg, ':');
-	if (!colon || colon == arg || ia->nshapes == MAX_OPTS)
-		return false;
-	*colon = '\0';
-	osh_input_shape *s = &ia->shapes[ia->nshapes];
-	osh_dim *d = ia->dims[ia->nshapes];
-	s->name = arg;
-	s->dims = d;
-	s->rank = 0;
-	for (char *p = colon + 1; *p;) {
-		if (s->rank == 64)
-			return false;
-		char *e = strchr(p, ',');
-		if (e)
-			*e = '\0';
-		char *end;
-		long long v = strtoll(p, &end, 10);
-		if (!*p)
-			return false;
-		if (!*end && v >= 0)
-			d[s->rank++] = (osh_dim){OSH_DIM_VALUE, v, NULL};
-		else if (!strcmp(p, "?"))
-			d[s->rank++] = (osh_dim){OSH_DIM_UNKNOWN, 0, NULL};
-		else if (*p != '-' && !(*p >= '0' && *p <= '9'))
-			d[s->rank++] = (osh_dim){OSH_DIM_SYMBOL, 0, p};
-		else
-			return false;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	ia->nshapes++;
-	return true;
-}
-
-static bool parse_assume(char *arg, infer_args *ia)
-{
-	char *eq = strrchr(arg, '=');
-	if (!eq || eq == arg || ia->nassume == MAX_OPTS)
-		return false;
-	*eq = '\0';
-	char *end;
-	long long v = strtoll(eq + 1, &end, 10);
-	if (!eq[1] || *end || v < 0)
-		return false;
-	ia->assume[ia->nassume++] = (osh_assumption){arg, v};
-	return true;
-}
-
-static int run(const write_cmd *cmd, int argc, char **argv)
+static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 {
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
@@ -301,10 +239,7 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	};
 	const char *out = NULL, *color = NULL;
 	osh_write_options wo = {0};
-	static infer_args ia;
-	memset(&ia, 0, sizeof ia);
-	static input_values iv;
-	memset(&iv, 0, sizeof iv);
+	input_values iv = {0};
 	bool ignore_declared = false;
 	rewrite_args ra = {0};
 	int c;
@@ -351,7 +286,7 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 			}
 			if (c == OPT_IGNORE_DECLARED) {
 				ignore_declared = true;
-			} else if (c == OPT_ASSUME ? !parse_assume(optarg, &ia) : !parse_input_shape(optarg, &ia)) {
+			} else if (c == OPT_ASSUME ? !infer_args_add_assume(ia, optarg) : !infer_args_add_shape(ia, optarg)) {
 				fprintf(stderr, "onnxshape %s: error: bad %s value '%s' (expected %s)\n", cmd->name,
 					c == OPT_ASSUME ? "--assume" : "--input-shape", optarg,
 					c == OPT_ASSUME ? "SYMBOL=SIZE" : "NAME:D,D,... with sizes, symbols or ?");
@@ -442,11 +377,8 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	}
 	if (status == EXIT_CLEAN && cmd->infer) {
 		size_t before = osh_model_diag_count(m);
-		osh_infer_options io = {
-			.n_input_shapes = ia.nshapes, .input_shapes = ia.shapes,
-			.n_assumptions = ia.nassume, .assumptions = ia.assume,
-			.ignore_declared = ignore_declared,
-		};
+		osh_infer_options io = {.ignore_declared = ignore_declared};
+		infer_args_apply(ia, &io);
 		if (osh_infer(m, &io, &err) != OSH_OK) {
 			print_error(stderr, &st, &err);
 			osh_write_cancel(job);
@@ -476,6 +408,15 @@ static int run(const write_cmd *cmd, int argc, char **argv)
 	}
 	osh_model_free(m);
 	return EXIT_CLEAN;
+}
+
+/* run_with, with the arrays of the inference options freed whatever it returns. */
+static int run(const write_cmd *cmd, int argc, char **argv)
+{
+	infer_args ia = {0};
+	int status = run_with(cmd, argc, argv, &ia);
+	infer_args_free(&ia);
+	return status;
 }
 
 int cmd_infer(int argc, char **argv) { return run(&infer_cmd, argc, argv); }
