@@ -577,6 +577,41 @@ Test(cli, rewrite_in_place)
 	remove_dir(dir);
 }
 
+/* infer's --input-shape and --assume: what they set is written, and a value that is
+ * not a size (or overflows one) is a usage error that writes nothing. */
+Test(cli, infer_input_shape_and_assume)
+{
+	char *dir = make_tmpdir_for("cli");
+	char *out = path_in(dir, "out.onnx");
+	const char *model = OSH_MODELS_DIR "/lint/dynamic_shape.onnx";
+	/* x is (N, 3): given 4 rows, or with N bound, y is (4, 3). */
+	const char *given[][2] = {{"--input-shape", "x:4,3"}, {"--assume", "N=4"}};
+	for (size_t i = 0; i < 2; i++) {
+		result r = run("infer", given[i][0], given[i][1], model, "-o", out, NULL);
+		cr_expect_eq(r.status, 0, "%s %s: %s", given[i][0], given[i][1], r.err);
+		result_free(&r);
+		r = run("print", out, NULL);
+		cr_expect(strstr(r.out, "y                        FLOAT (4, 3)"), "%s %s:\n%s", given[i][0], given[i][1],
+			  r.out);
+		result_free(&r);
+		remove(out);
+	}
+	static const char *const refused[][2] = {
+		{"--input-shape", "x:99999999999999999999,3"}, {"--input-shape", "x:-1,3"}, {"--input-shape", "x"},
+		{"--input-shape", "x:4,,3"}, {"--assume", "N=99999999999999999999"}, {"--assume", "N=-4"},
+		{"--assume", "N"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		result r = run("infer", refused[i][0], refused[i][1], model, "-o", out, NULL);
+		cr_expect_eq(r.status, 2, "%s %s: exit %d", refused[i][0], refused[i][1], r.status);
+		cr_expect(strstr(r.err, "bad "), "%s %s: %s", refused[i][0], refused[i][1], r.err);
+		result_free(&r);
+	}
+	expect_listing(dir, "", "nothing written by a usage error");
+	free(out);
+	remove_dir(dir);
+}
+
 /* --fsync changes when the bytes reach the disk, not what they are. */
 Test(cli, fsync_writes_the_same_bytes)
 {
