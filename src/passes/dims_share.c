@@ -14,7 +14,17 @@ static const dim *own(dims_share *s, const dim *p, int32_t n)
 	return p;
 }
 
-dims_share *dims_share_new(arena *a) { return arena_zalloc(a, sizeof(dims_share)); }
+dims_share *dims_share_new(arena *a, size_t values)
+{
+	/* A slot for every few values: far more than the distinct shapes of a graph. */
+	size_t n = DIMS_SHARE_MIN_SLOTS;
+	while (n < DIMS_SHARE_SLOTS && n < values / 4)
+		n *= 2;
+	dims_share *s = arena_zalloc(a, sizeof(dims_share) + n * sizeof(dims_share_entry));
+	if (s)
+		s->nslots = (int32_t)n;
+	return s;
+}
 
 /* One multiply per dim: the slot is picked from the low 12 bits, which the final fold
  * mixes with the high half, where the multiplies carry every input bit. */
@@ -54,7 +64,7 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n)
 	size_t i = 0;
 	bool cached = s && n <= MAX_SHARED;
 	if (cached) {
-		i = hash(d, n) % DIMS_SHARE_SLOTS;
+		i = hash(d, n) & (size_t)(s->nslots - 1);
 		if (s->slot[i].d && s->slot[i].n == n && dims_share_same(s->slot[i].d, d, n)) {
 			s->last = (int32_t)i;
 			return own(s, s->slot[i].d, n);

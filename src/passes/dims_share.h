@@ -15,9 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 4096 slots, 64 KB per model. On the 1M-node benchmark models (bench/gen_models.py)
- * 20 of 1.54M lookups missed for the transformer and 3 of 2.71M for the CNN. */
+/* At most 4096 slots, 64 KB per model. On the 1M-node benchmark models
+ * (bench/gen_models.py) 20 of 1.54M lookups missed for the transformer and 3 of 2.71M
+ * for the CNN. A smaller graph gets fewer (dims_share_new): the table is zeroed, and
+ * every page of it was one more page fault in a run of a few milliseconds. */
 #define DIMS_SHARE_SLOTS 4096
+#define DIMS_SHARE_MIN_SLOTS 256
 /* The arrays handed out lately, by address (dims_share_owns): enough for the shapes
  * the nodes of a few layers pass on. */
 #define DIMS_SHARE_OWNED 1024
@@ -30,9 +33,10 @@ typedef struct dims_share_entry {
 /* In the header only for dims_share_owns to be inline (asked once per node output);
  * the rest is dims_share.c's. */
 typedef struct dims_share {
-	dims_share_entry slot[DIMS_SHARE_SLOTS];
 	dims_share_entry owned[DIMS_SHARE_OWNED];
-	int32_t last; /* the slot of the last answer from the cache (dims_share_again) */
+	int32_t last;   /* the slot of the last answer from the cache (dims_share_again) */
+	int32_t nslots; /* a power of two */
+	dims_share_entry slot[];
 } dims_share;
 
 static inline size_t dims_share_owned_slot(const dim *d)
@@ -50,8 +54,9 @@ static inline bool dims_share_same(const dim *a, const dim *b, int32_t n)
 	return true;
 }
 
-/* NULL when the arena is out of memory (sharing is then simply off). */
-dims_share *dims_share_new(arena *a);
+/* A cache for a model of about `values` values; NULL when the arena is out of memory
+ * (sharing is then simply off). */
+dims_share *dims_share_new(arena *a, size_t values);
 
 /* An array in the arena equal to d[0..n), shared when one was published before;
  * NULL when out of memory. s may be NULL: then it is a plain copy. */
@@ -64,7 +69,7 @@ const dim *dims_share_get(dims_share *s, arena *a, const dim *d, int32_t n);
  * have a few shapes, over and over) saves building and hashing them. s may be NULL. */
 static inline bool dims_share_again(dims_share *s, const dim *p, int32_t n, int32_t at)
 {
-	if (!s || !p || at < 0 || at >= DIMS_SHARE_SLOTS || s->slot[at].d != p || s->slot[at].n != n)
+	if (!s || !p || at < 0 || at >= s->nslots || s->slot[at].d != p || s->slot[at].n != n)
 		return false;
 	s->owned[dims_share_owned_slot(p)] = (dims_share_entry){p, n};
 	return true;

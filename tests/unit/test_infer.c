@@ -257,7 +257,7 @@ Test(dims_share, owns_what_it_hands_out)
 {
 	arena *a = arena_new(0);
 	cr_assert(a);
-	dims_share *s = dims_share_new(a);
+	dims_share *s = dims_share_new(a, 0);
 	cr_assert(s);
 	cr_expect(!dims_share_owns(s, NULL, 0));
 	cr_expect(!dims_share_owns(NULL, NULL, 0));
@@ -272,5 +272,35 @@ Test(dims_share, owns_what_it_hands_out)
 	const dim *e = dims_share_get(s, a, NULL, 0);
 	cr_assert(e);
 	cr_expect(dims_share_owns(s, e, 0));
+	arena_free(a);
+}
+
+/* The cache has a slot for every few values of the model, 256 to 4096; however small,
+ * what it hands out equals what was asked (a lossy cache only shares less). */
+Test(dims_share, sized_by_the_model)
+{
+	arena *a = arena_new(0);
+	cr_assert(a);
+	static const struct {
+		size_t values;
+		int32_t slots;
+	} sizes[] = {{0, 256}, {1000, 256}, {2700, 1024}, {10000, 4096}, {3000000, 4096}};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		dims_share *s = dims_share_new(a, sizes[i].values);
+		cr_assert(s);
+		cr_expect_eq(s->nslots, sizes[i].slots, "%zu values: %d slots", sizes[i].values, s->nslots);
+	}
+	dims_share *s = dims_share_new(a, 0);
+	int shared = 0;
+	for (int round = 0; round < 2; round++) {
+		for (int64_t k = 0; k < 2000; k++) {
+			dim d[2] = {dim_known(k), dim_known(k % 7)};
+			const dim *p = dims_share_get(s, a, d, 2);
+			cr_assert(p);
+			cr_expect(dims_share_same(p, d, 2), "shape %lld came back as another", (long long)k);
+			shared += round == 1 && dims_share_owns(s, p, 2);
+		}
+	}
+	cr_expect_gt(shared, 0, "nothing shared");
 	arena_free(a);
 }
