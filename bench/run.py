@@ -8,8 +8,8 @@ environment:
   BENCH_FAMILIES=...   transformer,cnn (default both)
   BENCH_BIG=SPEC,...   extra models in gen_models.py's FAMILY:NODES:WIDTH form (default
                        transformer:1k:d1024, 1.3 GB of weights; none when quick; "" none)
-  BENCH_RUNS=N         runs per onnxshape tool and model (default 5; 3 from 100k nodes)
-  BENCH_PY_RUNS=N      runs per Python tool (default BENCH_RUNS; 1 at 1M nodes, where
+  BENCH_RUNS=N         runs per onnxshape tool and model (default 5)
+  BENCH_PY_RUNS=N      runs per Python tool (default BENCH_RUNS; 3 at 100k nodes, 1 at 1M nodes, where
                        each takes up to a minute)
   BENCH_PY_MAX=N       skip onnx's Python tools on models of more than N nodes
                        (default 1000000: all)
@@ -327,8 +327,13 @@ def main():
         for path in (os.path.join(modeldir, "%s-%s.onnx" % (fam, size)),
                      os.path.join(modeldir, "%s-%s-ext" % (fam, size), "model.onnx")):
             nodes = nodes_of(path, osh)
-            runs = int(os.environ.get("BENCH_RUNS", "3" if quick or nodes > 50000 else "5"))
-            py_runs = int(os.environ.get("BENCH_PY_RUNS", "1" if nodes > 500000 and not quick else str(runs)))
+            # onnxshape 5 times at every size: with 3, one run slowed by the machine
+            # (a 100k-node check measured 58 to 221 ms in six runs of the same binary)
+            # was the median when a second was. onnx's tools, a few seconds a run
+            # from 100k nodes, fewer times.
+            runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "5"))
+            py_default = "1" if nodes > 500000 else "3" if nodes > 50000 else str(runs)
+            py_runs = int(os.environ.get("BENCH_PY_RUNS", str(runs) if quick else py_default))
             r = bench_model(osh, path, nodes, runs, min(py_runs, runs), nodes <= py_max)
             m, w = file_bytes(path)
             name = "%s-%s%s (x%d%s)" % (fam, size, "-ext" if w else "", runs,
