@@ -544,11 +544,12 @@ static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, si
 typedef struct input_walk {
 	int32_t ni, k;
 	size_t pos;
+	bool failed; /* a name could not be read: the walk is over */
 } input_walk;
 
 static bool next_input(const osh_model *m, const graph *g, input_walk *w, const char **name, size_t *len)
 {
-	for (; w->ni < g->nnodes; w->ni++, w->k = 0, w->pos = 0) {
+	for (; !w->failed && w->ni < g->nnodes; w->ni++, w->k = 0, w->pos = 0) {
 		const node *n = &g->nodes[w->ni];
 		if (w->k == n->ninputs)
 			continue;
@@ -558,7 +559,9 @@ static bool next_input(const osh_model *m, const graph *g, input_walk *w, const 
 			*len = strlen(*name);
 			return true;
 		}
-		return decode_next_input(m->lazy.bytes + m->lazy.off[w->ni], m->lazy.len[w->ni], &w->pos, name, len);
+		w->failed = !decode_next_input(m->lazy.bytes + m->lazy.off[w->ni], m->lazy.len[w->ni], &w->pos, name,
+					       len);
+		return !w->failed;
 	}
 	return false;
 }
