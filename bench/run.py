@@ -328,7 +328,7 @@ def main():
                      os.path.join(modeldir, "%s-%s-ext" % (fam, size), "model.onnx")):
             nodes = nodes_of(path, osh)
             # onnxshape 5 times at every size: with 3, one run slowed by the machine
-            # (a 100k-node check measured 58 to 221 ms in six runs of the same binary)
+            # (a 100k-node check measured 54 to 112 ms in 18 runs of the same binary)
             # was the median when a second was. onnx's tools, a few seconds a run
             # from 100k nodes, fewer times.
             runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "5"))
