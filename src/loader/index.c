@@ -875,13 +875,14 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	return set_initializer(m, &g->values[id], t, tv);
 }
 
+/* How many initializers ahead their headers are fetched (any of 4 to 32 measured the
+ * same). */
+#define HEADER_AHEAD 16
+
 /* The main graph's initializers still in the input (unpack_split.c): each is
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
-/* How many initializers ahead their headers are fetched (any of 4 to 32 measured the
- * same). */
-#define HEADER_AHEAD 16
 static bool define_lazy_initializers(osh_model *m, graph *g)
 {
 	const wire_list *w = &m->lazy_inits;
