@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "emit/write_ahead.h"
 #include "core/error.h"
+#include "core/pread_all.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "emit/write_model.h"
@@ -88,19 +89,6 @@ osh_status osh_write_begin(const char *path, const osh_write_options *opts, osh_
 	return OSH_OK;
 }
 
-static bool read_at(int fd, uint8_t *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pread(fd, buf, n, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		buf += r, n -= (size_t)r, off += (uint64_t)r;
-	}
-	return true;
-}
-
 /* Where the output's graph content will start when the graph packs to graph_len
  * bytes: the model's other fields (before and after the graph in the file)
  * unpacked and placed as pack_stream places the graph. UINT64_MAX when they cannot
@@ -114,7 +102,7 @@ static uint64_t graph_content_at(const osh_input_layout *l, uint64_t graph_len)
 	if (!b)
 		return UINT64_MAX;
 	uint64_t at = UINT64_MAX;
-	if (read_at(l->fd, b, (size_t)before, 0) && read_at(l->fd, b + before, (size_t)after, l->graph_end)) {
+	if (!pread_all(l->fd, b, (size_t)before, 0) && !pread_all(l->fd, b + before, (size_t)after, l->graph_end)) {
 		Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, (size_t)(before + after), b);
 		if (m) {
 			at = pack_stream_graph_content_at(m, graph_len);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "emit/write_atomic.h"
 #include "core/error.h"
+#include "core/pread_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,14 +112,12 @@ static void out_pread(out_file *o, int fd, uint64_t off, size_t n)
 		if (o->len == o->cap)
 			out_flush(o);
 		size_t want = o->cap - o->len < n ? o->cap - o->len : n;
-		ssize_t r = pread(fd, o->buf + o->len, want, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			o->err = r < 0 ? errno : ESTALE;
+		int e = pread_all(fd, o->buf + o->len, want, off);
+		if (e) {
+			o->err = e < 0 ? ESTALE : e;
 			return;
 		}
-		o->len += (size_t)r, off += (uint64_t)r, n -= (size_t)r;
+		o->len += want, off += want, n -= want;
 	}
 }
 

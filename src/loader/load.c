@@ -29,6 +29,7 @@
 #include "loader/loader.h"
 #include "loader/release.h"
 #include "core/error.h"
+#include "core/pread_all.h"
 #include "loader/prescan.h"
 #include "loader/unpack_split.h"
 
@@ -516,19 +517,12 @@ static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out,
 	if (size >= ((size_t)4 << 20))
 		madvise(buf, size, MADV_HUGEPAGE);
 #endif
-	size_t got = 0;
-	while (got < size) {
-		ssize_t r = pread(fd, buf + got, size - got, (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = errno;
-			munmap(buf, size);
-			if (r == 0)
-				return error_set(err, OSH_ERR_IO, "%s: the file shrank while being read", path);
-			return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-		}
-		got += (size_t)r;
+	int e = pread_all(fd, buf, size, 0);
+	if (e) {
+		munmap(buf, size);
+		if (e < 0)
+			return error_set(err, OSH_ERR_IO, "%s: the file shrank while being read", path);
+		return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
 	}
 	*out = buf;
 	return OSH_OK;
