@@ -11,8 +11,9 @@
 
 #include <string.h>
 
-/* Fills v, all of it, from t: the view points into t. */
-static void view_fill(tensor_view *v, const Onnx__TensorProto *t)
+/* Fills v, all of it, from t: the view points into t. m learns whether any view is
+ * of external data (osh_model.external_views). */
+static void view_fill(osh_model *m, tensor_view *v, const Onnx__TensorProto *t)
 {
 	*v = (tensor_view){0};
 	v->name = t->name ? t->name : "";
@@ -20,6 +21,7 @@ static void view_fill(tensor_view *v, const Onnx__TensorProto *t)
 	v->rank = (int32_t)(t->n_dims < INT32_MAX ? t->n_dims : INT32_MAX);
 	v->dims = t->dims;
 	v->external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	m->external_views |= v->external;
 	int64_t count = 1;
 	bool ok = dtype_valid(v->dtype) && !t->segment;
 	for (size_t i = 0; i < t->n_dims && ok; i++)
@@ -67,10 +69,8 @@ static void view_fill(tensor_view *v, const Onnx__TensorProto *t)
 const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t)
 {
 	tensor_view *v = arena_alloc(m->arena, sizeof *v);
-	if (v) {
-		view_fill(v, t);
-		m->external_views |= v->external;
-	}
+	if (v)
+		view_fill(m, v, t);
 	return v;
 }
 
@@ -98,8 +98,7 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 	if (!block)
 		return NULL;
 	tensor_view *c = (tensor_view *)block;
-	view_fill(c, t);
-	m->external_views |= c->external;
+	view_fill(m, c, t);
 	int64_t *dims = (int64_t *)(block + sizeof *c);
 	char *copy = (char *)(block + sizeof *c + dims_bytes);
 	memcpy(copy, name, name_len + 1);

@@ -26,8 +26,9 @@ dims_share *dims_share_new(arena *a, size_t values)
 	return s;
 }
 
-/* One multiply per dim: the slot is picked from the low 12 bits, which the final fold
- * mixes with the high half, where the multiplies carry every input bit. */
+/* One multiply per dim: the slot is picked from the low bits (as many as the table
+ * has slots for), which the final fold mixes with the high half, where the
+ * multiplies carry every input bit. */
 static uint64_t hash(const dim *d, int32_t n)
 {
 	uint64_t h = (uint64_t)n;

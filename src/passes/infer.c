@@ -935,7 +935,8 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		m->nomem = true;
 		return false;
 	}
-	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, m->main ? (size_t)m->main->nvalues : 0),
+	size_t values = m->main ? (size_t)m->main->nvalues : 0;
+	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
 			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo))};
 	bool use_declared = !opts->ignore_declared;
 	m->ignore_declared = opts->ignore_declared;
