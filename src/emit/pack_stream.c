@@ -314,7 +314,7 @@ static size_t pack_without_type(ProtobufCMessage *e, uint8_t *out)
 /* The bytes of the type field holding `len` bytes of TypeProto. */
 static size_t type_field_size(size_t len)
 {
-	return wire_varint_len((uint64_t)VALUE_INFO_TYPE << 3 | 2) + wire_varint_len(len) + len;
+	return wire_head_len(VALUE_INFO_TYPE, len) + len;
 }
 
 /* A ValueInfoProto that is a name and a type and nothing else (what annotate adds,
@@ -333,7 +333,7 @@ static size_t name_field_size(const ProtobufCMessage *e)
 {
 	const char *name = ((const Onnx__ValueInfoProto *)e)->name;
 	size_t n = name ? strlen(name) : 0;
-	return name ? wire_varint_len(VALUE_INFO_NAME << 3 | 2) + wire_varint_len(n) + n : 0;
+	return name ? wire_head_len(VALUE_INFO_NAME, n) + n : 0;
 }
 
 /* The packed size of a ValueInfoProto with a type: protobuf-c's for the rest of it,
@@ -525,7 +525,7 @@ static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t fi
 {
 	if (!w->tight || !w->n || (field == 1 && gp->node_messages))
 		return false;
-	size_t head = wire_varint_len((uint64_t)field << 3 | 2) + wire_varint_len(w->len[0]);
+	size_t head = wire_head_len(field, w->len[0]);
 	if (w->off[0] < head)
 		return false;
 	const uint8_t *from = w->bytes + w->off[0] - head, *to = w->bytes + w->off[w->n - 1] + w->len[w->n - 1];
@@ -641,7 +641,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			if (s == SIZE_MAX)
 				return false;
 			gp->sizes[i][k] = s;
-			gp->total += wire_varint_len((uint64_t)graph_fields[i] << 3 | 2) + wire_varint_len(s) + s;
+			gp->total += wire_head_len(graph_fields[i], s) + s;
 		}
 	}
 	return true;
@@ -681,7 +681,7 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		model->graph = g;
 		ok = rest != NULL;
 	}
-	if (ok && rest_len + wire_varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + wire_varint_len(gp.total) + gp.total > PACK_MAX) {
+	if (ok && rest_len + wire_head_len(GRAPH_FIELD, gp.total) + gp.total > PACK_MAX) {
 		free(rest);
 		free_plan(&gp);
 		return EFBIG;
@@ -712,5 +712,5 @@ uint64_t pack_stream_graph_content_at(const Onnx__ModelProto *model, uint64_t gr
 			break;
 		}
 	free(rest);
-	return pos + wire_varint_len((uint64_t)GRAPH_FIELD << 3 | 2) + wire_varint_len(graph_len);
+	return pos + wire_head_len(GRAPH_FIELD, graph_len);
 }

@@ -33,6 +33,13 @@ static inline size_t wire_varint_len(uint64_t v)
 	return n;
 }
 
+/* The bytes of a length-delimited field's key and length (shortest encodings): what
+ * comes before its `len` bytes of content. */
+static inline size_t wire_head_len(uint32_t number, uint64_t len)
+{
+	return wire_varint_len((uint64_t)number << 3 | 2) + wire_varint_len(len);
+}
+
 /* Writes v at out as the shortest varint; returns its length (wire_varint_len). */
 static inline size_t wire_put_varint(uint8_t *out, uint64_t v)
 {
