@@ -172,11 +172,16 @@ def measure(tools, runs, py_runs=None, outputs=(), inputs=()):
     return res
 
 
+def weights_of(path):
+    """The external data file beside the model (gen_models.py), or None."""
+    w = os.path.join(os.path.dirname(path), "weights.bin")
+    return w if os.path.exists(w) else None
+
+
 def file_bytes(path):
     """The model and, beside it, its external data file."""
-    n = os.path.getsize(path)
-    w = os.path.join(os.path.dirname(path), "weights.bin")
-    return n, (os.path.getsize(w) if os.path.exists(w) else 0)
+    w = weights_of(path)
+    return os.path.getsize(path), (os.path.getsize(w) if w else 0)
 
 
 def fmt_t(s):
@@ -218,8 +223,8 @@ def bench_model(osh, path, nodes, runs, py_runs, with_py):
             ("py check", [PY, os.path.join(HERE, "py_tools.py"), "check", path]),
             ("py infer", [PY, os.path.join(HERE, "py_tools.py"), "infer", path, py_out]),
         ]
-    weights = os.path.join(d, "weights.bin")
-    inputs = [path] + ([weights] if os.path.exists(weights) else [])
+    weights = weights_of(path)
+    inputs = [path] + ([weights] if weights else [])
     r = measure(tools, runs, py_runs, (osh_out, py_out), inputs)
     for f in (osh_out, py_out):
         if os.path.exists(f):
