@@ -42,6 +42,14 @@ char *arena_printf(arena *a, const char *fmt, ...)
  * holding the first old_n of *p (the old block is simply abandoned). */
 void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size);
 
+/* Advice: about `bytes` more are coming (the loader's estimate from the file's
+ * outline). From 4 MB up, and within the budget, the next chunk is made that big at
+ * once and made resident by the prefault thread a little ahead of the bump pointer
+ * (from 32 MB up, with huge pages), instead of the arena growing to it by doubling
+ * from 64 KB with every page faulted in by the caller. An estimate too high costs
+ * address space, not memory; too low, the chunks after it grow as before. */
+void arena_expect(arena *a, size_t bytes);
+
 bool arena_exhausted(const arena *a);
 uint64_t arena_used(const arena *a);
 void arena_set_budget(arena *a, uint64_t budget);

@@ -25,8 +25,10 @@ typedef struct prefault prefault;
 prefault *prefault_new(const _Atomic uintptr_t *front);
 /* Queues [start, start + len); never blocks, and a full queue drops the request.
  * `whole`: all of it (a block about to be written through); else a chunk the owner
- * fills from its start, made resident a few megabytes ahead of `front` for as long
- * as `front` is inside it (so a chunk left half empty costs little). The range must
+ * fills from its start (`start` is where it writes next), made resident up to a
+ * 32nd of its length (256 KB to 4 MB) ahead of `front` for as long as `front` is
+ * inside it, so a chunk left half empty costs little; a stretch `front` jumps over
+ * at once (a table filled row by row later) is left to the owner. The range must
  * stay mapped until prefault_free. */
 void prefault_add(prefault *p, void *start, size_t len, bool whole);
 /* Stops the thread (abandoning what it has not done) and joins it. */

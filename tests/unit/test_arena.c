@@ -380,6 +380,51 @@ Test(prefault, followed_chunk_stays_a_few_megabytes_ahead)
 	munmap(m, len);
 }
 
+/* Waits (up to 2 s) for all of [p, p + len) to be resident. */
+static bool becomes_resident(unsigned char *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct timespec pause = {0, 2 * 1000 * 1000};
+	for (int tries = 0; tries < 1000; tries++) {
+		if (resident(p, len) == (len + page - 1) / page)
+			return true;
+		nanosleep(&pause, NULL);
+	}
+	return false;
+}
+
+Test(prefault, followed_chunk_kept_ahead_as_the_front_moves_on)
+{
+	/* The thread keeps up with an owner that fills the chunk: once ahead of the
+	 * front it goes on following (it used to take "ahead" for "moved on" and give
+	 * the chunk up at its second look), from a start that is not page-aligned
+	 * (the first allocation's end), and a stretch the front jumps over at once is
+	 * left to the owner. */
+	size_t len = (size_t)64 << 20, page = (size_t)sysconf(_SC_PAGESIZE), mb = (size_t)1 << 20;
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(m != MAP_FAILED);
+	madvise(m, len, MADV_NOHUGEPAGE);
+	m[0] = 1; /* the owner's first allocation, on the page the chunk starts on */
+	_Atomic uintptr_t front = (uintptr_t)(m + 40);
+	prefault *p = prefault_new(&front);
+	cr_assert(p);
+	prefault_add(p, m + 40, len - 40, false);
+	cr_expect(becomes_resident(m, mb), "the first megabyte past the front is not resident");
+	/* The owner fills on, a megabyte at a time, each step after the thread is ahead. */
+	for (size_t at = 1; at <= 6; at++) {
+		atomic_store(&front, (uintptr_t)(m + at * mb));
+		cr_expect(becomes_resident(m + at * mb, mb), "the megabyte past a front at %zu MB is not resident",
+			  at);
+	}
+	/* A jump: the stretch jumped over is not the thread's to fault in. */
+	atomic_store(&front, (uintptr_t)(m + 40 * mb));
+	cr_expect(becomes_resident(m + 40 * mb, mb), "the megabyte past a front at 40 MB is not resident");
+	cr_expect_lt(resident(m + 12 * mb, 26 * mb), 26 * mb / page / 4,
+		     "%zu pages of the 26 MB jumped over were faulted in", resident(m + 12 * mb, 26 * mb));
+	prefault_free(p);
+	munmap(m, len);
+}
+
 Test(prefault, freed_at_once_with_work_queued)
 {
 	/* Stopping must not wait for queued work, nor touch a range after the join. */
@@ -415,3 +460,66 @@ Test(arena, big_chunks_prefaulted_and_freed)
 			cr_assert_eq(blocks[i][k], 'a' + i, "block %d byte %zu", i, k);
 	arena_free(a);
 }
+
+#ifndef OSH_ARENA_MALLOC /* each allocation a malloc of its own: there are no chunks */
+Test(arena, expected_bytes_come_from_one_chunk)
+{
+	/* After arena_expect, what was expected is carved from one block in a row
+	 * (without it, the arena grows from 64 KB chunks); past it, chunks go on. */
+	arena *a = arena_new(0);
+	cr_assert(a);
+	arena_expect(a, (size_t)8 << 20);
+	unsigned char *first = arena_alloc(a, 1000), *prev = first;
+	cr_assert(first);
+	memset(first, 0xAB, 1000);
+	for (int i = 1; i < 8000; i++) { /* 8 MB */
+		unsigned char *b = arena_alloc(a, 1000);
+		cr_assert(b);
+		cr_assert_eq(b, prev + 1000, "block %d is not right after the one before", i);
+		memset(b, i & 0xFF, 1000);
+		prev = b;
+	}
+	/* Past the estimate: more chunks, nothing lost. */
+	unsigned char *more[2000];
+	for (int i = 0; i < 2000; i++) {
+		more[i] = arena_alloc(a, 1000);
+		cr_assert(more[i]);
+		memset(more[i], (i * 7) & 0xFF, 1000);
+	}
+	cr_assert_eq(first[999], 0xAB);
+	for (int i = 0; i < 2000; i++)
+		cr_assert_eq(more[i][500], (i * 7) & 0xFF, "block %d past the estimate", i);
+	cr_assert_not(arena_exhausted(a));
+	arena_free(a);
+}
+
+Test(arena, expect_is_advice_only)
+{
+	/* Below 4 MB, or beyond the budget, nothing happens: the allocations keep
+	 * their limits, and a refused estimate does not mark the arena exhausted. */
+	arena *a = arena_new((uint64_t)6 << 20);
+	cr_assert(a);
+	arena_expect(a, (size_t)8 << 20); /* more than the budget */
+	cr_assert_not(arena_exhausted(a));
+	arena_expect(a, (size_t)1 << 20); /* too small to be worth a thread */
+	arena_expect(a, SIZE_MAX);
+	cr_assert_not(arena_exhausted(a));
+	size_t got = 0;
+	while (arena_alloc(a, 4096))
+		got += 4096;
+	cr_assert(arena_exhausted(a));
+	cr_assert_leq(got, (size_t)6 << 20);
+	cr_assert_geq(got, ((size_t)6 << 20) - 4096);
+	arena_free(a);
+	/* An estimate that fits the budget is taken, and the budget still holds. */
+	a = arena_new((uint64_t)16 << 20);
+	cr_assert(a);
+	arena_expect(a, (size_t)8 << 20);
+	got = 0;
+	while (arena_alloc(a, 100000))
+		got += 100000;
+	cr_assert_leq(got, (size_t)16 << 20);
+	cr_assert_geq(got, ((size_t)16 << 20) - 200000);
+	arena_free(a);
+}
+#endif
