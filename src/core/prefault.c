@@ -94,6 +94,10 @@ static bool follow_step(prefault *p, range *r)
 	 * input's pages were still in memory. */
 	if (f > r->lo + ahead)
 		r->lo = f & ~(uintptr_t)(p->page - 1);
+	/* Half the distance still ahead: nothing yet, so that the thread works in big
+	 * steps (it made a call for every few pages the owner filled). */
+	if (r->lo > f && r->lo - f >= ahead / 2)
+		return true;
 	uintptr_t want = r->hi - f > ahead ? (f + ahead) & ~(uintptr_t)(p->page - 1) : r->hi;
 	if (want > r->lo) {
 		uintptr_t to = want - r->lo > STEP ? r->lo + STEP : want;
