@@ -112,10 +112,10 @@ void arena_expect(arena *a, size_t bytes) { (void)a, (void)bytes; }
 #define PREFAULT_CHUNK ((size_t)16 << 20)
 /* An expected chunk smaller than this keeps 4 KB pages: the index fills several
  * tables of it at once, and each one's huge page was resident in full at its first
- * row, while the input's own pages still were (a 10k-node CNN's peak: 1.48 times its
- * file, 1.22 with 4 KB pages). From here up the rounding is a few percent, and huge
- * pages are what lets the thread keep ahead (transformer-100k-ext check, medians of
- * 25: 57 ms with them, 72 without). */
+ * row, while the input's own pages still were (a 10k-node CNN's peak: 1.49 times its
+ * file with huge pages, 1.33 without, the same distance ahead). From here up the
+ * rounding is a few percent, and huge pages are what lets the thread keep ahead
+ * (transformer-100k-ext check, medians of 25: 57 ms with them, 72 without). */
 #define EXPECT_HUGE ((size_t)32 << 20)
 
 static void advise_huge(void *p, size_t size)
