@@ -29,6 +29,10 @@ typedef struct chunk {
 	struct chunk *next;
 	size_t size; /* usable bytes after the header */
 	size_t off;
+	/* Mapped by the arena itself (munmap'd, not freed): the bytes past `off` are the
+	 * kernel's fresh zero pages, never handed out, so arena_zalloc need not clear
+	 * them. */
+	bool mapped;
 	/* The header is padded to ARENA_ALIGN so data starts aligned. */
 	_Alignas(ARENA_ALIGN) unsigned char data[];
 } chunk;
@@ -68,7 +72,10 @@ void arena_free(arena *a)
 	prefault_free(a->pf); /* joined before the chunks it may still be touching go */
 	for (chunk *c = a->head, *next; c; c = next) {
 		next = c->next;
-		free(c);
+		if (c->mapped)
+			munmap(c, sizeof(chunk) + c->size);
+		else
+			free(c);
 	}
 	free(a);
 }
@@ -98,12 +105,14 @@ void *arena_alloc(arena *a, size_t n)
 	}
 	c->size = n;
 	c->off = n;
+	c->mapped = false;
 	c->next = a->head;
 	a->head = c;
 	return c->data;
 }
 
 void arena_expect(arena *a, size_t bytes) { (void)a, (void)bytes; }
+void arena_will_write(arena *a, void *p, size_t len) { (void)a, (void)p, (void)len; }
 #else
 /* Big chunks ask for transparent huge pages (where the system grants them on
  * request): a model of a million nodes fills gigabytes of chunks, and with 4 KB pages
@@ -142,11 +151,20 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 		a->exhausted = true;
 		return NULL;
 	}
-	chunk *fresh = malloc(sizeof(chunk) + size);
+	/* A followed chunk (the expected one) is mapped here, so that it is known to be
+	 * zero (see chunk.mapped). */
+	chunk *fresh = NULL;
+	if (follow) {
+		void *map = mmap(NULL, sizeof(chunk) + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		fresh = map == MAP_FAILED ? NULL : map;
+	} else {
+		fresh = malloc(sizeof(chunk) + size);
+	}
 	if (!fresh) {
 		a->exhausted = true;
 		return NULL;
 	}
+	fresh->mapped = follow;
 	if (follow ? size >= EXPECT_HUGE : size >= 2 * HUGE_PAGE)
 		advise_huge(fresh->data, size);
 	fresh->size = size;
@@ -204,6 +222,12 @@ void arena_expect(arena *a, size_t bytes)
 	a->next_size = next;
 }
 
+void arena_will_write(arena *a, void *p, size_t len)
+{
+	if (a->pf && len)
+		prefault_add(a->pf, p, len, true);
+}
+
 void *arena_alloc(arena *a, size_t n)
 {
 	/* n == 0 takes ARENA_ALIGN bytes so that the pointer is unique; n within
@@ -227,11 +251,33 @@ void *arena_alloc(arena *a, size_t n)
 }
 #endif
 
+#ifndef OSH_ARENA_MALLOC
+/* A table this big, cut from a mapped chunk (already zero), is faulted in by the
+ * prefault thread while its owner starts filling it, instead of zeroed (and so faulted
+ * in) by the owner first: a value map's slots, a megabyte at 10k nodes. */
+#define ZERO_AHEAD_MIN ((size_t)64 << 10)
+
+/* p was just cut from the head chunk, and the head chunk is one of those mapped. */
+static bool fresh_zero(const arena *a, const void *p)
+{
+	const chunk *c = a->head;
+	return c && c->mapped && (const unsigned char *)p >= c->data && (const unsigned char *)p < c->data + c->size;
+}
+#endif
+
 void *arena_zalloc(arena *a, size_t n)
 {
 	void *p = arena_alloc(a, n);
-	if (p)
-		memset(p, 0, n);
+	if (!p)
+		return NULL;
+#ifndef OSH_ARENA_MALLOC
+	if (fresh_zero(a, p)) {
+		if (n >= ZERO_AHEAD_MIN)
+			arena_will_write(a, p, n);
+		return p;
+	}
+#endif
+	memset(p, 0, n);
 	return p;
 }
 

@@ -50,6 +50,13 @@ void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size);
  * address space, not memory; too low, the chunks after it grow as before. */
 void arena_expect(arena *a, size_t bytes);
 
+/* Advice: the caller is about to write [p, p + len), memory of this arena it has not
+ * touched (the next rows of a table it fills in order): the prefault thread, when
+ * there is one, makes it resident now (prefault.h: whole). A followed chunk's thread
+ * leaves a table taken whole from it to its owner; this is how the owner asks for it
+ * a little at a time, ahead of its writes, without raising its peak. */
+void arena_will_write(arena *a, void *p, size_t len);
+
 bool arena_exhausted(const arena *a);
 uint64_t arena_used(const arena *a);
 void arena_set_budget(arena *a, uint64_t budget);

@@ -49,6 +49,25 @@ static graph *graph_new(osh_model *m, const char *path, graph *parent, int32_t p
 	return g;
 }
 
+/* A big table the index fills row by row (values, nodes) is faulted in by the
+ * prefault thread TABLE_AHEAD rows ahead of the row being written: left to the
+ * index, its pages were a good part of the loader's page faults (cnn-10k: the value
+ * table's were a sixth of the main thread's time), and made resident whole at the
+ * start, they added to the peak while the input's pages were still in memory. */
+#define TABLE_AHEAD 4096
+
+/* At row `row` of a table of `cap` rows: the next TABLE_AHEAD rows after the ones
+ * up to row + TABLE_AHEAD, which an earlier call asked for (the first asks for two
+ * stretches). */
+static void rows_ahead(osh_model *m, void *table, int32_t row, int32_t cap, size_t size)
+{
+	int32_t from = row ? row + TABLE_AHEAD : 0, to = row + 2 * TABLE_AHEAD;
+	if (to > cap)
+		to = cap;
+	if (from < to)
+		arena_will_write(m->arena, (char *)table + (size_t)from * size, (size_t)(to - from) * size);
+}
+
 /* Appends a value; returns its id or -1 when memory ran out. The name is not
  * registered in the map: callers decide (a duplicate keeps the first definition). */
 static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin origin)
@@ -63,6 +82,8 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 	}
 	int32_t id = g->nvalues++;
 	g->values[id] = (value){.name = name, .origin = origin, .producer = -1};
+	if (id % TABLE_AHEAD == 0)
+		rows_ahead(m, g->values, id, g->cap_values, sizeof *g->values);
 	return id;
 }
 
@@ -429,6 +450,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	int32_t ni = 0;
 	for (; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
+		if (ni % TABLE_AHEAD == 0)
+			rows_ahead(m, g->nodes, ni, g->nnodes, sizeof *g->nodes);
 		char *const *outs;
 		const uint32_t *first_hash = NULL;
 		if (lazy) {

@@ -317,10 +317,14 @@ Test(strmap, out_of_budget)
 /* Pages of [p, p + len) that are resident. */
 static size_t resident(void *p, size_t len)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, k = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), k = 0;
+	/* From the page p is on: mincore takes page-aligned addresses. */
+	uintptr_t at = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	len += (uintptr_t)p - at;
+	size_t n = (len + page - 1) / page;
 	unsigned char *v = malloc(n);
 	cr_assert(v);
-	cr_assert_eq(mincore(p, len, v), 0);
+	cr_assert_eq(mincore((void *)at, len, v), 0);
 	for (size_t i = 0; i < n; i++)
 		k += v[i] & 1;
 	free(v);
@@ -386,7 +390,8 @@ static bool becomes_resident(unsigned char *p, size_t len)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct timespec pause = {0, 2 * 1000 * 1000};
 	for (int tries = 0; tries < 1000; tries++) {
-		if (resident(p, len) == (len + page - 1) / page)
+		uintptr_t at = (uintptr_t)p & ~(uintptr_t)(page - 1);
+		if (resident(p, len) == (len + ((uintptr_t)p - at) + page - 1) / page)
 			return true;
 		nanosleep(&pause, NULL);
 	}
@@ -490,6 +495,37 @@ Test(arena, expected_bytes_come_from_one_chunk)
 	for (int i = 0; i < 2000; i++)
 		cr_assert_eq(more[i][500], (i * 7) & 0xFF, "block %d past the estimate", i);
 	cr_assert_not(arena_exhausted(a));
+	arena_free(a);
+}
+
+Test(arena, expected_chunk_is_zero_and_tables_made_resident_on_request)
+{
+	/* The expected chunk is mapped, so arena_zalloc hands out its never-used bytes
+	 * without clearing them: they must read as zero however the bytes before them
+	 * were written. A table cut from it is left to the caller by the thread that
+	 * follows the chunk, until arena_will_write asks for it. */
+	arena *a = arena_new(0);
+	cr_assert(a);
+	arena_expect(a, (size_t)8 << 20);
+	unsigned char *head = arena_alloc(a, 100000);
+	cr_assert(head);
+	memset(head, 0xFF, 100000);
+	size_t len = (size_t)2 << 20;
+	unsigned char *table = arena_zalloc(a, len);
+	cr_assert(table);
+	for (size_t i = 0; i < len; i += 997)
+		cr_assert_eq(table[i], 0, "byte %zu of a zeroed block is %d", i, table[i]);
+	cr_assert_eq(table[len - 1], 0);
+	unsigned char *rows = arena_alloc(a, len);
+	cr_assert(rows);
+	arena_will_write(a, rows, len);
+	cr_expect(becomes_resident(rows, len), "the rows asked for are not resident");
+	memset(rows, 7, len);
+	unsigned char *more = arena_zalloc(a, 3000);
+	cr_assert(more);
+	for (size_t i = 0; i < 3000; i++)
+		cr_assert_eq(more[i], 0);
+	cr_assert_eq(head[99999], 0xFF);
 	arena_free(a);
 }
 
