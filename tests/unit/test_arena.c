@@ -8,8 +8,11 @@
  * arena_grow keeps the content. The map's: every key found with its value among 100k
  * keys, put keeps the first value and set overwrites, keys with the same full hash
  * still kept apart. The prefault thread's: a range it is given becomes resident
- * with what its owner wrote meanwhile intact, and stopping it does not wait for
- * queued work.
+ * with what its owner wrote meanwhile intact, a chunk being filled is kept resident
+ * ahead of its owner for as long as the owner fills it (and not where the owner
+ * jumped past), and stopping it does not wait for queued work. arena_expect's: the
+ * expected bytes come from one chunk, which reads as zero where nothing was written,
+ * without touching the budget or the exhausted flag when it cannot be had.
  */
 #define _DEFAULT_SOURCE /* mincore, madvise, MAP_ANONYMOUS */
 #include "core/arena.h"
