@@ -227,7 +227,9 @@ typedef struct graph_plan {
 	size_t node_messages;         /* lazy nodes with a message (node_message) */
 	uint8_t *rest;
 	size_t rest_len;
-	size_t *sizes[NGRAPH_FIELDS]; /* packed size of each element */
+	/* Packed size of each element; for a wire list, of its messages only (NULL
+	 * without any). */
+	size_t *sizes[NGRAPH_FIELDS];
 	size_t total;                 /* the graph's packed size */
 	type_memo types;
 } graph_plan;
@@ -627,12 +629,17 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		const wire_list *wire = wire_of(gp, graph_fields[i]);
 		if (wire)
 			n = wire->n;
-		gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i]);
-		if (!gp->sizes[i])
+		/* Elements still in wire bytes have their length there: an array of sizes
+		 * only once one of them is a message (a node a rewrite packs), so that
+		 * `infer` of a 100k-node model does not fill a megabyte of fresh memory
+		 * with lengths it already has. */
+		if (!wire && !(gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i])))
 			return false;
 		for (size_t k = 0; k < n; k++) {
 			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
 			gp->node_messages += msg != NULL;
+			if (msg && !gp->sizes[i] && !(gp->sizes[i] = malloc(n * sizeof *gp->sizes[i])))
+				return false;
 			const ProtobufCMessage *type = wire ? NULL : value_type(graph_fields[i], arr[k]);
 			size_t s = msg	  ? protobuf_c_message_get_packed_size(msg)
 				   : wire ? wire->len[k]
@@ -640,7 +647,8 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 					  : protobuf_c_message_get_packed_size(arr[k]);
 			if (s == SIZE_MAX)
 				return false;
-			gp->sizes[i][k] = s;
+			if (!wire || msg)
+				gp->sizes[i][k] = s;
 			gp->total += wire_head_len(graph_fields[i], s) + s;
 		}
 	}
