@@ -65,7 +65,7 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	out_write(((sink *)b)->out, data, len);
 }
 
-/* Encodes v into b (10 bytes at most); returns its length. */
+/* Writes v to the output as a varint (wire_put_varint: 10 bytes at most). */
 static void put_varint(packer *p, uint64_t v)
 {
 	uint8_t b[10];
