@@ -33,6 +33,7 @@ typedef struct chunk {
 	 * kernel's fresh zero pages, never handed out, so arena_zalloc need not clear
 	 * them. */
 	bool mapped;
+	bool huge; /* advised huge pages */
 	/* The header is padded to ARENA_ALIGN so data starts aligned. */
 	_Alignas(ARENA_ALIGN) unsigned char data[];
 } chunk;
@@ -106,6 +107,7 @@ void *arena_alloc(arena *a, size_t n)
 	c->size = n;
 	c->off = n;
 	c->mapped = false;
+	c->huge = false;
 	c->next = a->head;
 	a->head = c;
 	return c->data;
@@ -165,8 +167,10 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 		return NULL;
 	}
 	fresh->mapped = follow;
-	if (follow ? size >= EXPECT_HUGE : size >= 2 * HUGE_PAGE)
+	bool huge = (follow ? size >= EXPECT_HUGE : size >= 2 * HUGE_PAGE) && !prefault_huge_slow(a->pf);
+	if (huge)
 		advise_huge(fresh->data, size);
+	fresh->huge = huge;
 	fresh->size = size;
 	fresh->off = need;
 	bool oversized = c && need > a->next_size;
@@ -187,9 +191,9 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 	 * their memory, never pay for an empty end of it. */
 	if (oversized ? size >= 2 * HUGE_PAGE : (follow || size >= PREFAULT_CHUNK)) {
 		if (!a->pf)
-			a->pf = prefault_new(&a->front);
+			a->pf = prefault_new(&a->front, PREFAULT_SLOW_HUGE_NS);
 		prefault_add(a->pf, oversized ? fresh->data : fresh->data + need, oversized ? size : size - need,
-			     oversized);
+			     oversized, huge);
 	}
 	return fresh->data;
 }
@@ -224,8 +228,10 @@ void arena_expect(arena *a, size_t bytes)
 
 void arena_will_write(arena *a, void *p, size_t len)
 {
+	const chunk *c = a->head;
+	bool huge = c && c->huge && (unsigned char *)p >= c->data && (unsigned char *)p < c->data + c->size;
 	if (a->pf && len)
-		prefault_add(a->pf, p, len, true);
+		prefault_add(a->pf, p, len, true, huge && !prefault_huge_slow(a->pf));
 }
 
 void *arena_alloc(arena *a, size_t n)

@@ -27,11 +27,13 @@
 #define AHEAD_MIN ((size_t)256 << 10)
 #define AHEAD_MAX ((size_t)4 << 20)
 #define FOLLOW_NAP_NS (200 * 1000)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
 
 typedef struct range {
 	uintptr_t lo, hi; /* page-aligned: what is left to do */
 	uintptr_t start;  /* where a followed chunk starts (lo moves on from it) */
 	bool whole;
+	bool huge; /* advised huge pages, and not yet switched to small ones */
 } range;
 
 struct prefault {
@@ -43,6 +45,10 @@ struct prefault {
 	size_t head, tail; /* q[head % QUEUE] .. q[tail % QUEUE] are queued */
 	bool stop;
 	size_t page;
+	uint64_t slow_ns;
+	/* A step faulting huge pages in took longer than slow_ns: from then on, every
+	 * range goes without them (see prefault.h). Set by the thread, read by the owner. */
+	_Atomic bool small;
 };
 
 static bool populate(uintptr_t lo, uintptr_t hi)
@@ -52,6 +58,44 @@ static bool populate(uintptr_t lo, uintptr_t hi)
 #else
 	(void)lo, (void)hi;
 	return false;
+#endif
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* populate, timed while r is in huge pages: one step slower than slow_ns and huge
+ * pages are slow here (p->small). CPU time of this thread, not wall time: a thread
+ * preempted in the middle of a step says nothing about the pages. */
+static bool populate_in(prefault *p, const range *r, uintptr_t lo, uintptr_t hi)
+{
+	if (!r->huge || atomic_load_explicit(&p->small, memory_order_relaxed))
+		return populate(lo, hi);
+	uint64_t t = thread_ns();
+	bool ok = populate(lo, hi);
+	if (ok && hi > lo && thread_ns() - t > p->slow_ns)
+		atomic_store_explicit(&p->small, true, memory_order_relaxed);
+	return ok;
+}
+
+/* Once huge pages are slow, the huge pages wholly inside what is left of r are
+ * advised small (the huge page a step ended in is resident already). */
+static void switch_if_slow(prefault *p, range *r, uintptr_t lo, uintptr_t hi)
+{
+	if (!r->huge || !atomic_load_explicit(&p->small, memory_order_relaxed))
+		return;
+	r->huge = false;
+#ifdef MADV_NOHUGEPAGE
+	lo = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	hi &= ~(HUGE_PAGE - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE); /* advice: a failure costs time only */
+#else
+	(void)lo, (void)hi;
 #endif
 }
 
@@ -70,9 +114,10 @@ static void do_whole(prefault *p, range r)
 {
 	while (r.hi > r.lo && !stopping(p)) {
 		uintptr_t from = r.hi - r.lo > STEP ? r.hi - STEP : r.lo;
-		if (!populate(from, r.hi))
+		if (!populate_in(p, &r, from, r.hi))
 			return; /* not supported, or no memory: the owner's writes will tell */
 		r.hi = from;
+		switch_if_slow(p, &r, r.lo, r.hi);
 	}
 }
 
@@ -102,9 +147,10 @@ static bool follow_step(prefault *p, range *r)
 	uintptr_t want = r->hi - f > ahead ? (f + ahead) & ~(uintptr_t)(p->page - 1) : r->hi;
 	if (want > r->lo) {
 		uintptr_t to = want - r->lo > STEP ? r->lo + STEP : want;
-		if (!populate(r->lo, to))
+		if (!populate_in(p, r, r->lo, to))
 			return false;
 		r->lo = to;
+		switch_if_slow(p, r, r->lo, r->hi);
 	}
 	return r->lo < r->hi;
 }
@@ -119,10 +165,13 @@ static void *run(void *arg)
 		if (p->head != p->tail) {
 			range r = p->q[p->head++ % QUEUE];
 			pthread_mutex_unlock(&p->lock);
+			switch_if_slow(p, &r, r.lo, r.hi);
 			if (r.whole)
 				do_whole(p, r);
 			else
 				follow = r, following = true; /* a newer chunk replaces the last */
+			if (following)
+				switch_if_slow(p, &follow, follow.lo, follow.hi);
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
@@ -148,7 +197,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-prefault *prefault_new(const _Atomic uintptr_t *front)
+prefault *prefault_new(const _Atomic uintptr_t *front, uint64_t slow_ns)
 {
 #ifdef MADV_POPULATE_WRITE
 	prefault *p = calloc(1, sizeof *p);
@@ -157,6 +206,7 @@ prefault *prefault_new(const _Atomic uintptr_t *front)
 	long ps = sysconf(_SC_PAGESIZE);
 	p->page = ps > 0 ? (size_t)ps : 4096;
 	p->front = front;
+	p->slow_ns = slow_ns;
 	if (pthread_mutex_init(&p->lock, NULL) != 0) {
 		free(p);
 		return NULL;
@@ -174,12 +224,14 @@ prefault *prefault_new(const _Atomic uintptr_t *front)
 	}
 	return p;
 #else
-	(void)front;
+	(void)front, (void)slow_ns;
 	return NULL;
 #endif
 }
 
-void prefault_add(prefault *p, void *start, size_t len, bool whole)
+bool prefault_huge_slow(const prefault *p) { return p && atomic_load_explicit(&p->small, memory_order_relaxed); }
+
+void prefault_add(prefault *p, void *start, size_t len, bool whole, bool huge)
 {
 	if (!p)
 		return;
@@ -194,7 +246,7 @@ void prefault_add(prefault *p, void *start, size_t len, bool whole)
 		return;
 	pthread_mutex_lock(&p->lock);
 	if (p->tail - p->head < QUEUE) {
-		p->q[p->tail++ % QUEUE] = (range){lo, hi, lo, whole};
+		p->q[p->tail++ % QUEUE] = (range){lo, hi, lo, whole, huge};
 		pthread_cond_signal(&p->wake);
 	}
 	pthread_mutex_unlock(&p->lock);

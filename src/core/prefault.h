@@ -19,18 +19,35 @@
 
 typedef struct prefault prefault;
 
+/* Huge pages are not always the cheaper kind. Where the host takes free memory back
+ * (a virtual machine with free page reporting: free memory is handed back in 2 MB
+ * blocks, and a huge page is exactly such a block), the first touch of a huge page
+ * after the machine was idle for a few seconds cost 4.4 to 6 ms of CPU time here,
+ * while 4 KB pages came from memory the guest still had: 64 MB took 148 to 197 ms in
+ * huge pages and 28 to 41 ms in small ones, and 7 to 24 ms in huge pages right after
+ * another process had freed some. So the thread times each step it makes in huge
+ * pages; the first one slower than `slow_ns` (CPU time) switches what is left of its
+ * ranges, and every range after, to small pages, and prefault_huge_slow tells the
+ * owner to stop asking for them. A 2 MB step in small pages took 0.9 to 2.2 ms. */
+#define PREFAULT_SLOW_HUGE_NS ((uint64_t)3 * 1000 * 1000)
+
 /* `front`: where the owner is writing now (its bump pointer), which a followed
- * range is kept ahead of; it must outlive the prefault. NULL when no thread can be
- * started (the caller then goes without). */
-prefault *prefault_new(const _Atomic uintptr_t *front);
+ * range is kept ahead of; it must outlive the prefault. `slow_ns`: see above
+ * (PREFAULT_SLOW_HUGE_NS; tests pass their own). NULL when no thread can be started
+ * (the caller then goes without). */
+prefault *prefault_new(const _Atomic uintptr_t *front, uint64_t slow_ns);
 /* Queues [start, start + len); never blocks, and a full queue drops the request.
  * `whole`: all of it (a block about to be written through); else a chunk the owner
  * fills from its start (`start` is where it writes next), made resident up to a
  * 32nd of its length (256 KB to 4 MB) ahead of `front` for as long as `front` is
  * inside it, so a chunk left half empty costs little; a stretch `front` jumps over
- * at once (a table filled row by row later) is left to the owner. The range must
- * stay mapped until prefault_free. */
-void prefault_add(prefault *p, void *start, size_t len, bool whole);
+ * at once (a table filled row by row later) is left to the owner. `huge`: the range
+ * was advised huge pages (MADV_HUGEPAGE), which the thread may take back (see
+ * above). The range must stay mapped until prefault_free. */
+void prefault_add(prefault *p, void *start, size_t len, bool whole, bool huge);
+/* Whether a step in huge pages was slow: new memory should not ask for them. False
+ * for NULL. */
+bool prefault_huge_slow(const prefault *p);
 /* Stops the thread (abandoning what it has not done) and joins it. */
 void prefault_free(prefault *p);
 

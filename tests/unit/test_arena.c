@@ -10,7 +10,8 @@
  * still kept apart. The prefault thread's: a range it is given becomes resident
  * with what its owner wrote meanwhile intact, a chunk being filled is kept resident
  * ahead of its owner for as long as the owner fills it (and not where the owner
- * jumped past), and stopping it does not wait for queued work. arena_expect's: the
+ * jumped past), stopping it does not wait for queued work, and a step in huge pages
+ * slower than its limit switches what is left, and what comes after, to small pages. arena_expect's: the
  * expected bytes come from one chunk, which reads as zero where nothing was written,
  * without touching the budget or the exhausted flag when it cannot be had.
  */
@@ -341,10 +342,10 @@ Test(prefault, range_becomes_resident_and_keeps_its_content)
 	cr_assert(m != MAP_FAILED);
 	madvise(m, len, MADV_NOHUGEPAGE); /* count 4 KB pages, not what THP would map */
 	_Atomic uintptr_t front = 0;
-	prefault *p = prefault_new(&front);
+	prefault *p = prefault_new(&front, PREFAULT_SLOW_HUGE_NS);
 	cr_assert(p, "the thread could not start");
 	/* The owner writes the first half while the thread works (from the end). */
-	prefault_add(p, m, len, true);
+	prefault_add(p, m, len, true, false);
 	for (size_t i = 0; i < len / 2; i += page)
 		m[i] = (unsigned char)(i / page);
 	struct timespec pause = {0, 10 * 1000 * 1000};
@@ -370,9 +371,9 @@ Test(prefault, followed_chunk_stays_a_few_megabytes_ahead)
 	cr_assert(m != MAP_FAILED);
 	madvise(m, len, MADV_NOHUGEPAGE);
 	_Atomic uintptr_t front = (uintptr_t)(m + 8 * mb);
-	prefault *p = prefault_new(&front);
+	prefault *p = prefault_new(&front, PREFAULT_SLOW_HUGE_NS);
 	cr_assert(p);
-	prefault_add(p, m, len, false);
+	prefault_add(p, m, len, false, false);
 	struct timespec pause = {0, 10 * 1000 * 1000};
 	for (int tries = 0; tries < 500 && resident(m + 8 * mb, 2 * mb) < 2 * mb / page; tries++)
 		nanosleep(&pause, NULL);
@@ -414,9 +415,9 @@ Test(prefault, followed_chunk_kept_ahead_as_the_front_moves_on)
 	madvise(m, len, MADV_NOHUGEPAGE);
 	m[0] = 1; /* the owner's first allocation, on the page the chunk starts on */
 	_Atomic uintptr_t front = (uintptr_t)(m + 40);
-	prefault *p = prefault_new(&front);
+	prefault *p = prefault_new(&front, PREFAULT_SLOW_HUGE_NS);
 	cr_assert(p);
-	prefault_add(p, m + 40, len - 40, false);
+	prefault_add(p, m + 40, len - 40, false, false);
 	cr_expect(becomes_resident(m, mb), "the first megabyte past the front is not resident");
 	/* The owner fills on, a megabyte at a time, each step after the thread is ahead. */
 	for (size_t at = 1; at <= 6; at++) {
@@ -433,6 +434,108 @@ Test(prefault, followed_chunk_kept_ahead_as_the_front_moves_on)
 	munmap(m, len);
 }
 
+/* Whether the mapping holding address p has flag `flag` ("hg": huge pages advised,
+ * "nh": advised against) in /proc/self/smaps. */
+static bool vma_has_flag(const void *p, const char *flag)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	cr_assert(f);
+	char line[512];
+	bool inside = false, found = false;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (inside && !strncmp(line, "VmFlags:", 8)) {
+			for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n"))
+				found |= !strcmp(t, flag);
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* 16 MB on a huge-page boundary, advised huge pages; skips where there are none. */
+static unsigned char *huge_region(size_t len, void **map, size_t *map_len)
+{
+	size_t huge = (size_t)2 << 20;
+	*map_len = len + huge;
+	*map = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(*map != MAP_FAILED);
+	unsigned char *m = (unsigned char *)(((uintptr_t)*map + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (madvise(m, len, MADV_HUGEPAGE) != 0)
+		cr_skip_test("no transparent huge pages here");
+	return m;
+}
+
+Test(prefault, slow_huge_pages_switch_what_is_left_to_small_pages)
+{
+	/* With every step "slow" (a limit of 0 ns), the first step in huge pages
+	 * switches the rest of its range, and a range queued after, to small pages;
+	 * the owner is told. */
+	size_t len = (size_t)16 << 20, map_len, huge = (size_t)2 << 20;
+	void *map;
+	unsigned char *m = huge_region(len, &map, &map_len);
+	_Atomic uintptr_t front = 0;
+	prefault *p = prefault_new(&front, 0);
+	cr_assert(p);
+	cr_expect(!prefault_huge_slow(p), "slow before a step was made");
+	prefault_add(p, m, len / 2, true, true);
+	cr_expect(becomes_resident(m, len / 2));
+	cr_expect(prefault_huge_slow(p));
+	/* A whole range is done from its end: the first step, its last huge page, was
+	 * made in huge pages; what was left then, in small ones. */
+	cr_expect(vma_has_flag(m + len / 2 - 1, "hg"), "the first step's huge page lost its advice");
+	cr_expect(vma_has_flag(m, "nh"), "the rest of the range kept huge pages");
+	cr_expect(vma_has_flag(m + len / 2 - huge - 1, "nh"));
+	/* Queued after the switch: small pages from the start. */
+	prefault_add(p, m + len / 2, len / 2, true, true);
+	cr_expect(becomes_resident(m + len / 2, len / 2));
+	cr_expect(vma_has_flag(m + len - 1, "nh"), "a range queued after the switch kept huge pages");
+	for (size_t i = 0; i < len; i += 4096)
+		cr_assert_eq(m[i], 0, "byte %zu is not zero", i);
+	prefault_free(p);
+	munmap(map, map_len);
+}
+
+/* Has a thread with limit slow_ns make [m, m + len) resident (advised huge pages or
+ * not); returns whether it found huge pages slow. */
+static bool slow_after_populating(unsigned char *m, size_t len, uint64_t slow_ns, bool huge)
+{
+	_Atomic uintptr_t front = 0;
+	prefault *p = prefault_new(&front, slow_ns);
+	cr_assert(p);
+	prefault_add(p, m, len, true, huge);
+	cr_expect(becomes_resident(m, len));
+	bool slow = prefault_huge_slow(p);
+	prefault_free(p);
+	return slow;
+}
+
+Test(prefault, fast_huge_pages_kept)
+{
+	/* No step is slower than the limit: the advice stays as the owner gave it. */
+	size_t len = (size_t)8 << 20, map_len;
+	void *map;
+	unsigned char *m = huge_region(len, &map, &map_len);
+	cr_expect(!slow_after_populating(m, len, UINT64_MAX, true));
+	cr_expect(vma_has_flag(m, "hg") && !vma_has_flag(m, "nh"));
+	munmap(map, map_len);
+}
+
+Test(prefault, ranges_not_in_huge_pages_never_switch)
+{
+	/* Small pages are never timed: even at a limit of 0 ns nothing switches. */
+	size_t len = (size_t)8 << 20;
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(m != MAP_FAILED);
+	cr_expect(!slow_after_populating(m, len, 0, false));
+	munmap(m, len);
+}
+
 Test(prefault, freed_at_once_with_work_queued)
 {
 	/* Stopping must not wait for queued work, nor touch a range after the join. */
@@ -440,14 +543,15 @@ Test(prefault, freed_at_once_with_work_queued)
 	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert(m != MAP_FAILED);
 	_Atomic uintptr_t front = (uintptr_t)m;
-	prefault *p = prefault_new(&front);
+	prefault *p = prefault_new(&front, PREFAULT_SLOW_HUGE_NS);
 	cr_assert(p);
 	for (int k = 0; k < 100; k++) /* more than the queue holds: the rest is dropped */
-		prefault_add(p, m, len, k % 2);
+		prefault_add(p, m, len, k % 2, k % 3 == 0);
 	prefault_free(p);
 	munmap(m, len);
 	prefault_free(NULL);
-	prefault_add(NULL, m, len, true);
+	prefault_add(NULL, m, len, true, true);
+	cr_expect(!prefault_huge_slow(NULL));
 }
 
 Test(arena, big_chunks_prefaulted_and_freed)
