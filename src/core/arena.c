@@ -118,7 +118,9 @@ void arena_will_write(arena *a, void *p, size_t len) { (void)a, (void)p, (void)l
 #else
 /* Big chunks ask for transparent huge pages (where the system grants them on
  * request): a model of a million nodes fills gigabytes of chunks, and with 4 KB pages
- * the kernel spent more time faulting them in than we spent filling them. */
+ * the kernel spent more time faulting them in than we spent filling them. Unless the
+ * prefault thread found them slow here (the host faulting each one in too, see
+ * prefault.h): then new chunks keep 4 KB pages. */
 #define HUGE_PAGE ((size_t)2 << 20)
 #define PREFAULT_CHUNK ((size_t)16 << 20)
 /* An expected chunk smaller than this keeps 4 KB pages: the index fills several

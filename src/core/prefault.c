@@ -46,8 +46,9 @@ struct prefault {
 	bool stop;
 	size_t page;
 	uint64_t slow_ns;
-	/* A step faulting huge pages in took longer than slow_ns: from then on, every
-	 * range goes without them (see prefault.h). Set by the thread, read by the owner. */
+	uint32_t huge_steps, slow_steps; /* steps timed in huge pages, and the slow ones */
+	/* Huge pages were found slow (see populate_in): from then on, every range goes
+	 * without them. Set by the thread, read by the owner. */
 	_Atomic bool small;
 };
 
@@ -68,16 +69,26 @@ static uint64_t thread_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* populate, timed while r is in huge pages: one step slower than slow_ns and huge
- * pages are slow here (p->small). CPU time of this thread, not wall time: a thread
- * preempted in the middle of a step says nothing about the pages. */
+/* populate, timed while r is in huge pages (CPU time of this thread, not wall time:
+ * a thread preempted in the middle of a step says nothing about the pages). Huge
+ * pages are slow here (p->small) from the second step slower than slow_ns, if at
+ * least an eighth of the steps so far were: the host had taken back some blocks and
+ * not others, and which ones a run gets is luck (transformer-1m-ext check, 684 steps
+ * a run, four runs back to back: 119, 0, 41 and 1 of them slow, for 603, 47, 294 and
+ * 52 ms of the thread's time; in 4 KB pages the same memory took about 200 ms). A
+ * slow step costs some 25 fast ones, or 6 steps' worth in small pages: from an
+ * eighth of them slow, small pages are the cheaper bet. */
 static bool populate_in(prefault *p, const range *r, uintptr_t lo, uintptr_t hi)
 {
 	if (!r->huge || atomic_load_explicit(&p->small, memory_order_relaxed))
 		return populate(lo, hi);
 	uint64_t t = thread_ns();
 	bool ok = populate(lo, hi);
-	if (ok && hi > lo && thread_ns() - t > p->slow_ns)
+	if (!ok || hi <= lo)
+		return ok;
+	p->huge_steps++;
+	p->slow_steps += thread_ns() - t > p->slow_ns;
+	if (p->slow_steps >= 2 && (uint64_t)p->slow_steps * 8 >= p->huge_steps)
 		atomic_store_explicit(&p->small, true, memory_order_relaxed);
 	return ok;
 }

@@ -473,7 +473,7 @@ static unsigned char *huge_region(size_t len, void **map, size_t *map_len)
 
 Test(prefault, slow_huge_pages_switch_what_is_left_to_small_pages)
 {
-	/* With every step "slow" (a limit of 0 ns), the first step in huge pages
+	/* With every step "slow" (a limit of 0 ns), the second step in huge pages
 	 * switches the rest of its range, and a range queued after, to small pages;
 	 * the owner is told. */
 	size_t len = (size_t)16 << 20, map_len, huge = (size_t)2 << 20;
@@ -486,11 +486,12 @@ Test(prefault, slow_huge_pages_switch_what_is_left_to_small_pages)
 	prefault_add(p, m, len / 2, true, true);
 	cr_expect(becomes_resident(m, len / 2));
 	cr_expect(prefault_huge_slow(p));
-	/* A whole range is done from its end: the first step, its last huge page, was
+	/* A whole range is done from its end, a huge page a step: its last two were
 	 * made in huge pages; what was left then, in small ones. */
 	cr_expect(vma_has_flag(m + len / 2 - 1, "hg"), "the first step's huge page lost its advice");
+	cr_expect(vma_has_flag(m + len / 2 - huge - 1, "hg"), "switched after one slow step");
 	cr_expect(vma_has_flag(m, "nh"), "the rest of the range kept huge pages");
-	cr_expect(vma_has_flag(m + len / 2 - huge - 1, "nh"));
+	cr_expect(vma_has_flag(m + len / 2 - 2 * huge - 1, "nh"));
 	/* Queued after the switch: small pages from the start. */
 	prefault_add(p, m + len / 2, len / 2, true, true);
 	cr_expect(becomes_resident(m + len / 2, len / 2));
