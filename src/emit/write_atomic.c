@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "emit/write_atomic.h"
+#include "emit/flush_behind.h"
 #include "core/error.h"
 #include "core/pread_all.h"
 
@@ -58,7 +59,12 @@ static void start_writeback(out_file *o)
 #endif
 }
 
-void out_flush(out_file *o)
+/* A thread writes the full buffers from the third one on: below 2 MB of output,
+ * starting it costs more than it saves. */
+#define BEHIND_AFTER 2
+
+/* Writes the buffer now, from this thread. */
+static void flush_now(out_file *o)
 {
 	size_t off = 0;
 	while (!o->err && off < o->len) {
@@ -75,17 +81,44 @@ void out_flush(out_file *o)
 		start_writeback(o);
 }
 
+void out_flush(out_file *o)
+{
+	if (o->behind && o->len && !o->err) {
+		size_t n = o->len;
+		o->buf = flush_behind_hand(o->behind, o->buf, n);
+		o->written += n;
+		o->len = 0;
+		return;
+	}
+	flush_now(o);
+}
+
+/* Everything written, by whichever thread: before the file is used otherwise (a
+ * copy, a seek, the end). */
+static void out_drain(out_file *o)
+{
+	out_flush(o);
+	if (o->behind) {
+		int e = flush_behind_drain(o->behind);
+		if (e && !o->err)
+			o->err = e;
+	}
+}
+
 void out_write(out_file *o, const void *data, size_t n)
 {
 	if (o->err || n == 0) /* data may be NULL for an empty bytes field */
 		return;
 	if (o->len + n > o->cap) {
+		if (!o->behind && o->may_flush_behind && ++o->full_flushes > BEHIND_AFTER)
+			o->behind = flush_behind_new(o->io, o->fd, o->cap);
 		out_flush(o);
 		if (n >= o->cap) { /* large blocks go straight out, no copy */
+			out_drain(o);
 			unsigned char *saved = o->buf;
 			size_t cap = o->cap;
 			o->buf = (unsigned char *)data, o->len = n, o->cap = n;
-			out_flush(o);
+			flush_now(o);
 			o->buf = saved, o->cap = cap;
 			return;
 		}
@@ -130,7 +163,7 @@ static bool skip_pre(out_file *o, int fd, uint64_t off, size_t n)
 	if (!p->len || fd != p->fd || off < p->src_off || off + n > p->src_off + p->len ||
 	    at != p->dst_off + (off - p->src_off))
 		return false;
-	out_flush(o);
+	out_drain(o);
 	if (o->err)
 		return true;
 	if (lseek(o->fd, (off_t)n, SEEK_CUR) < 0)
@@ -151,7 +184,7 @@ void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 			out_pread(o, fd, off, n);
 		return;
 	}
-	out_flush(o);
+	out_drain(o);
 	size_t done = 0;
 	while (done < n && !o->err) {
 		int64_t at = (int64_t)(off + done);
@@ -443,7 +476,10 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	int fd = f->fd;
 	int e = f->mode_err;
 	const char *what = e ? "set the mode of" : "write";
-	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF), .cap = OUT_BUF, .durable = f->durable};
+	/* A durable output starts its writeback as it goes (start_writeback), after
+	 * each write: it is written by this thread. */
+	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF), .cap = OUT_BUF, .durable = f->durable,
+		      .may_flush_behind = !f->durable};
 	if (pre)
 		o.pre = *pre;
 	if (!e && !o.buf)
@@ -451,10 +487,13 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	if (!e) {
 		e = produce(&o, ctx);
 		if (!e) {
-			out_flush(&o);
+			out_drain(&o);
 			e = o.err;
+		} else if (o.behind) {
+			flush_behind_drain(o.behind); /* done with the file before it goes */
 		}
 	}
+	flush_behind_free(o.behind);
 	free(o.buf);
 	if (skipped)
 		*skipped = o.skipped;

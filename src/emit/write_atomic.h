@@ -32,12 +32,20 @@ typedef struct out_pre {
 	uint64_t src_off, dst_off, len;
 } out_pre;
 
+struct flush_behind;
+
 /* Buffered output onto a file descriptor through a sys_io. The first error sticks. */
 typedef struct out_file {
 	int fd;
 	const sys_io *io;
 	unsigned char *buf;
 	size_t len, cap;
+	/* Full buffers are written by a thread of their own (emit/flush_behind.h) from
+	 * the BEHIND_AFTER-th on, when `may_flush_behind`; an error of theirs reaches
+	 * `err` at the next operation that needs the file itself, or the end. */
+	bool may_flush_behind;
+	unsigned full_flushes;
+	struct flush_behind *behind;
 	int err; /* errno of the first failure, 0 if none */
 	uint64_t written; /* bytes handed to the kernel so far */
 	uint64_t synced;  /* of which writeback has been started (out_flush) */

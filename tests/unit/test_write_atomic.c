@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,14 @@ static struct {
 	size_t max_copy;  /* most bytes one copy takes, 0 for no limit */
 	int copies, fsyncs; /* successful calls so far */
 	int copy_errno;   /* every copy fails with this (EXDEV...), 0 for none */
+	pthread_t owner;  /* the test's thread */
+	int foreign_writes; /* write() calls made by another thread (flush_behind) */
 } fx;
+
+/* Whether the fault-injection runs ask for a durable output (fsync, writeback
+ * started as it goes, every write from the caller's thread) or not (full buffers
+ * written by a thread of their own: emit/flush_behind.c). */
+static bool fx_durable = true;
 
 static bool hit(void)
 {
@@ -54,6 +62,7 @@ static ssize_t f_write(int fd, const void *buf, size_t n)
 	if (hit())
 		return -1;
 	fx.writes++;
+	fx.foreign_writes += !pthread_equal(pthread_self(), fx.owner);
 	if (fx.eintr_every && fx.writes % fx.eintr_every == 0) {
 		errno = EINTR;
 		return -1;
@@ -105,6 +114,7 @@ static void arm(int fail_at, int err, size_t max_write)
 	fx.calls = 0, fx.writes = 0, fx.copies = 0, fx.fsyncs = 0;
 	fx.fail_at = fail_at, fx.fail_errno = err, fx.max_write = max_write;
 	fx.eintr_every = 0, fx.zero_write = false, fx.max_copy = 0, fx.copy_errno = 0;
+	fx.owner = pthread_self(), fx.foreign_writes = 0;
 }
 
 /* ---- the content --------------------------------------------------------------- */
@@ -119,6 +129,7 @@ typedef struct payload {
 	int seen_tmp;     /* temporary files seen by produce */
 	int src_fd;       /* a file holding data: big pieces are copied from it; -1: none */
 	bool copy_blind;  /* copies pass no data pointer: a fallback reads the file */
+	size_t piece;     /* write in pieces of this size; 0: the uneven ones below */
 } payload;
 
 static payload make_payload(size_t size)
@@ -164,7 +175,7 @@ static int produce(out_file *o, void *ctx)
 	static const size_t pieces[] = {1, 7, 300000, 1600000, 3, 700001, 65536};
 	size_t off = 0;
 	for (size_t i = 0; off < p->size; i++) {
-		size_t n = pieces[i % (sizeof pieces / sizeof pieces[0])];
+		size_t n = p->piece ? p->piece : pieces[i % (sizeof pieces / sizeof pieces[0])];
 		if (n > p->size - off)
 			n = p->size - off;
 		if (p->src_fd >= 0 && n >= 65536)
@@ -228,11 +239,11 @@ static int count_calls(payload *p, size_t max_write)
 	char *dir = make_tmpdir_for("write_atomic");
 	char *dest = path_in(dir, "count.bin");
 	arm(0, 0, max_write);
-	atomic_opts ao = {.io = &faulty, .durable = true};
+	atomic_opts ao = {.io = &faulty, .durable = fx_durable};
 	osh_error err = {0};
 	cr_assert_eq(write_atomic(dest, &ao, produce, p, &err), OSH_OK, "%s", err.message);
 	cr_assert(file_is(dest, p->data, p->size));
-	cr_assert_eq(fx.fsyncs, 1, "a durable write fsyncs the file once");
+	cr_assert_eq(fx.fsyncs, fx_durable, "a durable write fsyncs the file once, another never");
 	if (p->src_fd >= 0)
 		cr_assert_gt(fx.copies, 0, "nothing was copied from the source file");
 	int n = fx.calls;
@@ -250,7 +261,7 @@ static void fail_once(payload *p, int n, int e, size_t max_write, bool exists, c
 	if (exists)
 		put_file(dest, old_bytes, sizeof old_bytes - 1, 0640);
 	arm(n, e, max_write);
-	atomic_opts ao = {.io = &faulty, .durable = true};
+	atomic_opts ao = {.io = &faulty, .durable = fx_durable};
 	osh_error err = {0};
 	p->dir = dir, p->dest = dest, p->seen_tmp = 0, p->want_mode = exists ? 0640 : 0;
 	osh_status s = write_atomic(dest, &ao, produce, p, &err);
@@ -329,6 +340,47 @@ Test(write_atomic, fail_every_call_with_copies)
 	char *src = attach_source(&p);
 	every_n_of(&p, 0, "copies");
 	detach_source(&p, src);
+	free(p.data);
+}
+
+/* Not durable: from the third full buffer on, the buffers are written by a thread of
+ * their own while produce fills the next one. A failure of any of its writes, or of
+ * a copy (which waits for them), still leaves nothing behind. */
+Test(write_atomic, fail_every_call_written_behind)
+{
+	fx_durable = false;
+	payload p = make_payload((size_t)6 << 20);
+	every_n_of(&p, 0, "written behind");
+	char *src = attach_source(&p);
+	every_n_of(&p, 0, "written behind, with copies");
+	detach_source(&p, src);
+	p.piece = 4096;
+	every_n_of(&p, 300 * 1024, "written behind, short writes");
+	free(p.data);
+}
+
+/* ... and those writes do come from another thread, in order. */
+Test(write_atomic, full_buffers_written_behind_in_order)
+{
+	payload p = make_payload((size_t)8 << 20);
+	p.piece = 4096;
+	char *dir = make_tmpdir_for("write_atomic");
+	char *dest = path_in(dir, "out.bin");
+	for (int durable = 0; durable < 2; durable++) {
+		arm(0, 0, 0);
+		atomic_opts ao = {.io = &faulty, .durable = durable};
+		osh_error err = {0};
+		cr_assert_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+		cr_expect(file_is(dest, p.data, p.size), "durable %d: the content differs", durable);
+		if (durable)
+			cr_expect_eq(fx.foreign_writes, 0, "a durable output was written by another thread");
+		else
+			cr_expect_eq(fx.foreign_writes, 6, "%d of 8 full buffers written by another thread, want 6",
+				     fx.foreign_writes);
+	}
+	expect_listing_at(dir, "out.bin", "written behind", 0);
+	free(dest);
+	remove_dir(dir);
 	free(p.data);
 }
 
