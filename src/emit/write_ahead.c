@@ -66,6 +66,7 @@ struct osh_write_job {
 	atomic_file *file; /* the temporary file, from the layout on; NULL before or without */
 	int src_fd;        /* the input, from the layout (a duplicate), or -1 */
 	out_pre pre;       /* what the thread copies */
+	uint64_t expect;   /* about the output's size, for preallocate */
 	pthread_t thread;
 	bool running;
 	atomic_bool cancel;
@@ -113,11 +114,29 @@ static uint64_t graph_content_at(const osh_input_layout *l, uint64_t graph_len)
 	return at;
 }
 
+/* The output's blocks, allocated at once for about the size it will have (the copy
+ * ahead, the graph's growth guessed, what follows the graph): ext4 otherwise reserves
+ * them a page at a time as the copy goes (copy_file_range of 139 MB: 60 ms, 51 ms
+ * preallocated; of 1.25 GB: 350 and 290; medians of 3). KEEP_SIZE: the file's length
+ * is still what is written, and what lies past it when the write ends is given back
+ * by the truncate that ends every write made ahead (atomic_commit). Advice: a file
+ * system without it, or a disk too full for the estimate, just goes without. */
+static void preallocate(int fd, uint64_t size)
+{
+#ifdef FALLOC_FL_KEEP_SIZE
+	if (size && size <= (uint64_t)INT64_MAX)
+		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
+#else
+	(void)fd, (void)size;
+#endif
+}
+
 static void *copy_ahead(void *arg)
 {
 	osh_write_job *job = arg;
 	const out_pre *p = &job->pre;
 	const sys_io *io = job->file->io;
+	preallocate(job->file->fd, job->expect); /* here, not on the loader's thread: 0.6 to 1.5 ms for 1.3 GB */
 	uint64_t done = 0;
 	while (done < p->len && !atomic_load(&job->cancel)) {
 		int64_t from = (int64_t)(p->src_off + done), to = (int64_t)(p->dst_off + done);
@@ -156,6 +175,7 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 		return;
 	job->pre = (out_pre){.fd = job->src_fd, .src_off = l->graph_start, .dst_off = dst,
 			     .len = l->inits_end - l->graph_start};
+	job->expect = dst + graph_len + (st.st_size > (off_t)l->graph_end ? (uint64_t)st.st_size - l->graph_end : 0);
 	job->file->prefilled = true;
 	job->running = pthread_create(&job->thread, NULL, copy_ahead, job) == 0;
 }
