@@ -143,6 +143,13 @@ static void advise_huge(void *p, size_t size)
 #endif
 }
 
+/* The head chunk when p lies in it, else NULL. */
+static const chunk *head_holding(const arena *a, const void *p)
+{
+	const chunk *c = a->head;
+	return c && (const unsigned char *)p >= c->data && (const unsigned char *)p < c->data + c->size ? c : NULL;
+}
+
 /* A new chunk of `size` bytes (at least `need`), or a block of its own for need
  * bytes, already rounded. `follow`: the prefault thread keeps ahead of the chunk as
  * it fills, whatever its size. */
@@ -230,8 +237,8 @@ void arena_expect(arena *a, size_t bytes)
 
 void arena_will_write(arena *a, void *p, size_t len)
 {
-	const chunk *c = a->head;
-	bool huge = c && c->huge && (unsigned char *)p >= c->data && (unsigned char *)p < c->data + c->size;
+	const chunk *c = head_holding(a, p);
+	bool huge = c && c->huge;
 	if (a->pf && len)
 		prefault_add(a->pf, p, len, true, huge && !prefault_huge_slow(a->pf));
 }
@@ -268,8 +275,8 @@ void *arena_alloc(arena *a, size_t n)
 /* p was just cut from the head chunk, and the head chunk is one of those mapped. */
 static bool fresh_zero(const arena *a, const void *p)
 {
-	const chunk *c = a->head;
-	return c && c->mapped && (const unsigned char *)p >= c->data && (const unsigned char *)p < c->data + c->size;
+	const chunk *c = head_holding(a, p);
+	return c && c->mapped;
 }
 #endif
 

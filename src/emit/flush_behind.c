@@ -7,7 +7,6 @@
 #define _DEFAULT_SOURCE /* pthread_sigmask, sigset_t */
 #include "emit/flush_behind.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,19 +24,6 @@ struct flush_behind {
 	bool stop;
 };
 
-static int write_all(const sys_io *io, int fd, const unsigned char *b, size_t n)
-{
-	for (size_t off = 0; off < n;) {
-		ssize_t w = io->write(fd, b + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		off += (size_t)w;
-	}
-	return 0;
-}
-
 static void *run(void *arg)
 {
 	flush_behind *f = arg;
@@ -51,7 +37,8 @@ static void *run(void *arg)
 		size_t n = f->pending_len;
 		bool failed = f->err != 0; /* after a failure nothing more is written */
 		pthread_mutex_unlock(&f->mu);
-		int e = failed ? 0 : write_all(f->io, f->fd, b, n);
+		size_t done;
+		int e = failed ? 0 : sys_io_write_all(f->io, f->fd, b, n, &done);
 		pthread_mutex_lock(&f->mu);
 		if (e && !f->err)
 			f->err = e;
@@ -69,32 +56,27 @@ flush_behind *flush_behind_new(const sys_io *io, int fd, size_t cap)
 	if (!f)
 		return NULL;
 	*f = (flush_behind){.io = io, .fd = fd, .spare = malloc(cap)};
-	if (!f->spare || pthread_mutex_init(&f->mu, NULL) != 0) {
-		free(f->spare);
-		free(f);
-		return NULL;
+	bool mu = f->spare && pthread_mutex_init(&f->mu, NULL) == 0;
+	bool cv = mu && pthread_cond_init(&f->cv, NULL) == 0;
+	int started = -1;
+	if (cv) {
+		/* Signals go to the threads they went to before this one existed: a
+		 * handler the application installed may count on that. */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		started = pthread_create(&f->thread, NULL, run, f);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	if (pthread_cond_init(&f->cv, NULL) != 0) {
-		pthread_mutex_destroy(&f->mu);
-		free(f->spare);
-		free(f);
-		return NULL;
-	}
-	/* Signals go to the threads they went to before this one existed: a handler
-	 * the application installed may count on that. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int started = pthread_create(&f->thread, NULL, run, f);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (started != 0) {
+	if (started == 0)
+		return f;
+	if (cv)
 		pthread_cond_destroy(&f->cv);
+	if (mu)
 		pthread_mutex_destroy(&f->mu);
-		free(f->spare);
-		free(f);
-		return NULL;
-	}
-	return f;
+	free(f->spare);
+	free(f);
+	return NULL;
 }
 
 unsigned char *flush_behind_hand(flush_behind *f, unsigned char *buf, size_t len)

@@ -66,7 +66,6 @@ struct osh_write_job {
 	atomic_file *file; /* the temporary file, from the layout on; NULL before or without */
 	int src_fd;        /* the input, from the layout (a duplicate), or -1 */
 	out_pre pre;       /* what the thread copies */
-	uint64_t expect;   /* where the copy ends, for preallocate */
 	pthread_t thread;
 	bool running;
 	atomic_bool cancel;
@@ -138,7 +137,8 @@ static void *copy_ahead(void *arg)
 	osh_write_job *job = arg;
 	const out_pre *p = &job->pre;
 	const sys_io *io = job->file->io;
-	preallocate(job->file->fd, job->expect); /* here, not on the loader's thread: 0.6 to 1.5 ms for 1.3 GB */
+	/* Here, not on the loader's thread: 0.6 to 1.5 ms for 1.3 GB. */
+	preallocate(job->file->fd, p->dst_off + p->len);
 	uint64_t done = 0;
 	while (done < p->len && !atomic_load(&job->cancel)) {
 		int64_t from = (int64_t)(p->src_off + done), to = (int64_t)(p->dst_off + done);
@@ -177,7 +177,6 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 		return;
 	job->pre = (out_pre){.fd = job->src_fd, .src_off = l->graph_start, .dst_off = dst,
 			     .len = l->inits_end - l->graph_start};
-	job->expect = dst + job->pre.len;
 	job->file->prefilled = true;
 	job->running = pthread_create(&job->thread, NULL, copy_ahead, job) == 0;
 }

@@ -63,18 +63,28 @@ static void start_writeback(out_file *o)
  * starting it costs more than it saves. */
 #define BEHIND_AFTER 2
 
-/* Writes the buffer now, from this thread. */
-static void flush_now(out_file *o)
+int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done)
 {
-	size_t off = 0;
-	while (!o->err && off < o->len) {
-		ssize_t w = o->io->write(o->fd, o->buf + off, o->len - off);
+	const unsigned char *b = buf;
+	*done = 0;
+	while (*done < n) {
+		ssize_t w = io->write(fd, b + *done, n - *done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			o->err = w < 0 ? errno : EIO;
-		else
-			off += (size_t)w, o->written += (uint64_t)w;
+			return w < 0 ? errno : EIO;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Writes the buffer now, from this thread. */
+static void flush_now(out_file *o)
+{
+	if (!o->err) {
+		size_t done;
+		o->err = sys_io_write_all(o->io, o->fd, o->buf, o->len, &done);
+		o->written += done;
 	}
 	o->len = 0;
 	if (!o->err)

@@ -23,6 +23,11 @@ typedef struct sys_io {
 
 extern const sys_io sys_io_default;
 
+/* Writes all n bytes at buf to fd through io, retrying short writes and EINTR: 0, or
+ * the errno of the failure (EIO for a write that wrote nothing). *done: the bytes
+ * written either way. */
+int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done);
+
 /* Bytes already in the output file: the `len` bytes of file `fd` from src_off, copied
  * to dst_off before the content was produced (emit/write_ahead.c copies the weights
  * while the model is loaded and inferred). Producing the same bytes there again is
