@@ -210,13 +210,25 @@ typedef struct osh_infer_options {
 	/* Report every node that still broadcasts implicitly (implicit-broadcast notes),
 	 * for targets without implicit broadcasting (check --require-explicit). */
 	bool require_explicit;
+	/* Leave the lint (the hazards and symbol facts found on top of inference, and
+	 * the shapes attached to each diagnostic) for later: the next osh_model_write or
+	 * osh_write_finish runs it on a second thread while it writes the model, and
+	 * commits nothing, returning OSH_ERR_INVALID, when the model then has an error;
+	 * osh_lint runs it at once. Until it has run, the model's diagnostics are
+	 * inference's alone (without their input shapes). For writing an inferred
+	 * model, as `onnxshape infer` does: the lint is off the critical path. */
+	bool defer_lint;
 } osh_infer_options;
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
- * broadcast-mismatch, shape-conflict, ...). A malformed model is refused
- * (OSH_ERR_INVALID); a name in opts that the model does not have is OSH_ERR_INVALID
- * with a message. opts may be NULL. */
+ * broadcast-mismatch, shape-conflict, ...), then lints (unless opts->defer_lint). A
+ * malformed model is refused (OSH_ERR_INVALID); a name in opts that the model does
+ * not have is OSH_ERR_INVALID with a message. opts may be NULL. */
 OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
+
+/* Runs the lint osh_infer left for later (osh_infer_options.defer_lint), on this
+ * thread; OSH_OK at once when none is pending. OSH_ERR_NOMEM when memory ran out. */
+OSH_API osh_status osh_lint(osh_model *m, osh_error *err);
 
 /* Treats a main-graph input as a known constant during inference (--input-data,
  * --input-value), so shapes computed from it at run time (Reshape targets, Resize
@@ -267,8 +279,9 @@ typedef struct osh_severity_override {
  * diagnostic of the model, dropping ignored ones, and recomputes
  * osh_model_has_errors. A code that is not in osh_rules, or malformed-model (a
  * malformed model cannot be checked whatever its severity says), is refused with
- * OSH_ERR_INVALID and nothing changes. Pointers from osh_model_diag_at taken before
- * the call may then point at other diagnostics. */
+ * OSH_ERR_INVALID and nothing changes, and so is a model whose lint is still
+ * deferred (osh_infer_options.defer_lint; osh_lint runs it). Pointers from
+ * osh_model_diag_at taken before the call may then point at other diagnostics. */
 OSH_API osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n,
 						 osh_error *err);
 

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,39 +376,39 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 		osh_model_free(m);
 		return EXIT_TROUBLE;
 	}
+	/* infer's diagnostics, printed once the lint has run: inference's and the lint's
+	 * (-1: none to print). The lint runs while the model is written (defer_lint): an
+	 * error it finds keeps the output from being committed. */
+	ptrdiff_t printed = -1;
 	if (status == EXIT_CLEAN && cmd->infer) {
-		size_t before = osh_model_diag_count(m);
-		osh_infer_options io = {.ignore_declared = ignore_declared};
+		printed = (ptrdiff_t)osh_model_diag_count(m);
+		osh_infer_options io = {.ignore_declared = ignore_declared, .defer_lint = true};
 		infer_args_apply(ia, &io);
-		if (osh_infer(m, &io, &err) != OSH_OK) {
-			print_error(stderr, &st, &err);
-			osh_write_cancel(job);
-			osh_model_free(m);
-			return EXIT_TROUBLE;
-		}
-		for (size_t i = before; i < osh_model_diag_count(m); i++)
-			print_diag(stderr, &st, in, osh_model_diag_at(m, i));
-		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
-		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK) {
-			print_error(stderr, &st, &err);
-			osh_write_cancel(job);
-			osh_model_free(m);
-			return EXIT_TROUBLE;
-		}
+		if (osh_infer(m, &io, &err) != OSH_OK)
+			printed = -1, status = EXIT_TROUBLE; /* the error alone */
+		else
+			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
+		/* Nothing will be written: the lint now, for its findings. */
+		if (status == EXIT_FINDINGS && osh_lint(m, &err) != OSH_OK)
+			status = EXIT_TROUBLE;
+		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK)
+			status = EXIT_TROUBLE;
 	}
-	if (status != EXIT_CLEAN) {
-		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
-		osh_write_cancel(job);
-		osh_model_free(m);
-		return status;
+	if (status == EXIT_CLEAN &&
+	    (job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
+		job = NULL; /* freed by osh_write_finish */
+		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
-	if ((job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
+	for (size_t i = printed < 0 ? osh_model_diag_count(m) : (size_t)printed; i < osh_model_diag_count(m); i++)
+		print_diag(stderr, &st, in, osh_model_diag_at(m, i));
+	if (status == EXIT_TROUBLE)
 		print_error(stderr, &st, &err);
-		osh_model_free(m);
-		return EXIT_TROUBLE;
-	}
+	if (status == EXIT_FINDINGS)
+		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
+	if (status != EXIT_CLEAN)
+		osh_write_cancel(job);
 	osh_model_free(m);
-	return EXIT_CLEAN;
+	return status;
 }
 
 /* run_with, with the arrays of the inference options freed whatever it returns. */

@@ -136,6 +136,16 @@ const osh_rule *osh_rule_find(const char *code)
 
 osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err)
 {
+	/* The lint's diagnostics are not there yet: overriding them later is not possible
+	 * from here (core runs no pass), and leaving them out would be silent. */
+	if (m->lint_later) {
+		if (err) {
+			err->status = OSH_ERR_INVALID;
+			snprintf(err->message, sizeof err->message,
+				 "%s: the lint was deferred (defer_lint): run osh_lint before overriding severities", m->path);
+		}
+		return OSH_ERR_INVALID;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *why = !o[i].code || !osh_rule_find(o[i].code) ? "is not a diagnostic code"
 				  : !strcmp(o[i].code, "malformed-model") ? "cannot be overridden"

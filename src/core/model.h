@@ -245,6 +245,9 @@ struct osh_model {
 	bool nomem;    /* an allocation failed during indexing or a pass */
 	bool inferred; /* the inference pass has run: values' ti are meaningful */
 	bool ignore_declared; /* inference ran without the file's output/value_info types */
+	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
+	 * passes/pipeline.c. */
+	struct lint_later *lint_later;
 	osh_summary *summary;
 	/* The external data file checked last (loader/external.c): models point thousands
 	 * of tensors at one file, which is opened and checked once for all of them. */

@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/error.h"
 #include "loader/materialize.h"
+#include "passes/pass.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "emit/write_model.h"
@@ -38,6 +39,10 @@ static int source_changed(const osh_model *m)
 typedef struct pack_job {
 	osh_model *m;
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
+	produce_fn produce; /* produce_packed or produce_copy */
+	/* The lint inference deferred (defer_lint) ran alongside the write: */
+	bool linted;
+	bool lint_nomem; /* and ran out of memory */
 } pack_job;
 
 static pack_source source_of(const osh_model *m)
@@ -68,7 +73,7 @@ static int produce_packed(out_file *o, void *ctx)
 
 static int produce_copy(out_file *o, void *ctx)
 {
-	osh_model *m = ctx;
+	osh_model *m = ((pack_job *)ctx)->m;
 	if (m->src_copy) {
 		out_write(o, m->src_copy, (size_t)m->src_size);
 		return o->err;
@@ -79,6 +84,26 @@ static int produce_copy(out_file *o, void *ctx)
 		return changed;
 	out_copy(o, m->src_fd, 0, NULL, (size_t)m->src_size);
 	return o->err;
+}
+
+/* The bytes, with the lint inference deferred (osh_infer_options.defer_lint) run on
+ * another core meanwhile: packing only reads the messages and the input, the lint
+ * only the IR, and it adds its diagnostics in the model's arena, which nothing here
+ * touches (pass.h, lint_later_start). An error it finds keeps the file from being
+ * committed: ECANCELED, which write_commit turns into its own message. `infer` of a
+ * 100k-node transformer: the lint is 8 ms of its 64. */
+static int produce_alongside_lint(out_file *o, void *ctx)
+{
+	pack_job *job = ctx;
+	struct lint_later *l = lint_later_start(job->m);
+	int e = job->produce(o, job);
+	job->linted = l != NULL;
+	job->lint_nomem = !lint_later_join(job->m, l);
+	if (job->lint_nomem)
+		return e ? e : ENOMEM;
+	if (!e && job->linted && job->m->has_errors)
+		return ECANCELED;
+	return e;
 }
 
 static osh_status check_writable(osh_model *m, const char *path, osh_error *err)
@@ -158,11 +183,15 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 			 const out_pre *pre, uint64_t *skipped, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
-	pack_job job = {.m = m};
-	osh_status s = pack ? atomic_commit(f, produce_packed, &job, pre, skipped, err)
-			    : atomic_commit(f, produce_copy, m, pre, skipped, err);
+	pack_job job = {.m = m, .produce = pack ? produce_packed : produce_copy};
+	osh_status s = atomic_commit(f, produce_alongside_lint, &job, pre, skipped, err);
 	if (job.too_big)
 		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
+	if (job.lint_nomem)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in the lint; nothing written to '%s'", m->path,
+				 path);
+	if (s != OSH_OK && job.linted && m->has_errors)
+		return error_set(err, OSH_ERR_INVALID, "%s: the model has errors; nothing written to '%s'", m->path, path);
 	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
 		snprintf(err->message, sizeof err->message,
 			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
@@ -186,6 +215,9 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 	*data = NULL;
 	*size = 0;
 	osh_status s = check_writable(m, NULL, err);
+	if (s != OSH_OK)
+		return s;
+	s = osh_lint(m, err); /* the lint deferred, on this thread: nothing runs beside it here */
 	if (s != OSH_OK)
 		return s;
 	/* One buffer, packed by protobuf-c: every node a message. */

@@ -6,6 +6,7 @@
 #include "passes/pass.h"
 #include "passes/rewrite.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,101 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 	return OSH_OK;
 }
 
+/* The passes, in order. Those from FIRST_LATER on build on inference's results
+ * without changing them, and are what defer_lint leaves for later. */
+static const struct {
+	const char *name;
+	pass_fn run;
+} passes[] = {
+	{"infer", pass_infer},
+	{"lint", pass_lint},
+	{"describe", pass_describe},
+};
+#define NPASSES (sizeof passes / sizeof passes[0])
+#define FIRST_LATER 1
+
+/* Runs passes [from, to); NULL, or the name of the pass that ran out of memory. */
+static const char *run_passes(osh_model *m, const pass_options *po, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (!passes[i].run(m, po))
+			return passes[i].name;
+	return NULL;
+}
+
+/* What the passes left for later need, in the model's arena: the caller's options
+ * may be gone by the time they run. */
+struct lint_later {
+	pass_options po;
+	pass_state state;
+	const char *failed; /* the pass that ran out of memory, or NULL */
+	pthread_t thread;
+	bool threaded;
+};
+
+/* The options with the assumptions copied into the arena; false when out of memory. */
+static bool keep_options(osh_model *m, struct lint_later *l, const pass_options *po)
+{
+	l->po = *po;
+	l->po.state = &l->state;
+	if (!po->n_assumed)
+		return true;
+	osh_assumption *a = arena_array(m->arena, po->n_assumed, sizeof *a);
+	if (!a)
+		return false;
+	for (size_t i = 0; i < po->n_assumed; i++) {
+		a[i] = po->assumed[i];
+		if (a[i].symbol && !(a[i].symbol = arena_strdup(m->arena, a[i].symbol)))
+			return false;
+	}
+	l->po.assumed = a;
+	return true;
+}
+
+static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
+{
+	return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in the %s pass", m->path, pass);
+}
+
+osh_status osh_lint(osh_model *m, osh_error *err)
+{
+	struct lint_later *l = m->lint_later;
+	if (!l)
+		return OSH_OK;
+	m->lint_later = NULL;
+	const char *failed = run_passes(m, &l->po, FIRST_LATER, NPASSES);
+	return failed ? nomem_in(m, failed, err) : OSH_OK;
+}
+
+static void *run_later(void *arg)
+{
+	osh_model *m = arg;
+	struct lint_later *l = m->lint_later;
+	l->failed = run_passes(m, &l->po, FIRST_LATER, NPASSES);
+	return NULL;
+}
+
+struct lint_later *lint_later_start(osh_model *m)
+{
+	struct lint_later *l = m->lint_later;
+	if (!l)
+		return NULL;
+	l->threaded = pthread_create(&l->thread, NULL, run_later, m) == 0;
+	if (!l->threaded)
+		run_later(m);
+	return l;
+}
+
+bool lint_later_join(osh_model *m, struct lint_later *l)
+{
+	if (!l)
+		return true;
+	if (l->threaded)
+		pthread_join(l->thread, NULL);
+	m->lint_later = NULL;
+	return !l->failed;
+}
+
 osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
 {
 	static const osh_infer_options none = {0};
@@ -66,7 +162,11 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 		opts = &none;
 	if (m->malformed)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot infer shapes", m->path);
-	osh_status s = apply_options(m, opts, err);
+	/* A lint still pending belongs to the inference before: its findings first. */
+	osh_status s = osh_lint(m, err);
+	if (s != OSH_OK)
+		return s;
+	s = apply_options(m, opts, err);
 	if (s != OSH_OK)
 		return s;
 	pass_state state = {0};
@@ -78,18 +178,17 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 		.n_assumed = opts->n_assumptions,
 		.assumed = opts->assumptions,
 	};
-	/* The pipeline, in order. */
-	static const struct {
-		const char *name;
-		pass_fn run;
-	} passes[] = {
-		{"infer", pass_infer},
-		{"lint", pass_lint},
-		{"describe", pass_describe},
-	};
-	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
-		if (!passes[i].run(m, &po))
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in the %s pass", m->path, passes[i].name);
+	struct lint_later *later = NULL;
+	if (opts->defer_lint) {
+		later = arena_zalloc(m->arena, sizeof *later);
+		if (!later || !keep_options(m, later, &po))
+			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		po = later->po; /* the state inference leaves for lint is kept with them */
+	}
+	const char *failed = run_passes(m, &po, 0, later ? FIRST_LATER : NPASSES);
+	if (failed)
+		return nomem_in(m, failed, err);
+	m->lint_later = later;
 	return OSH_OK;
 }
 
@@ -116,6 +215,9 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot rewrite it", m->path);
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before rewriting (placements need shapes)", m->path);
+	osh_status s = osh_lint(m, err); /* a rewrite is blocked by lint's errors as by inference's */
+	if (s != OSH_OK)
+		return s;
 	/* Issue 7's stages need Expand (opset 8): the axis stage raises the opset. */
 	osh_rewrite_options axis_opts = *opts;
 	int64_t need = rewrite_explicit_need(m, opts);
@@ -130,7 +232,7 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 	opts = &axis_opts;
 	strmap made;
 	strmap_init(&made, m->arena);
-	osh_status s = rewrite_apply(m, opts, report, &made, err);
+	s = rewrite_apply(m, opts, report, &made, err);
 	if (s != OSH_OK || report->n_errors)
 		return s;
 	if (!report->changed || opts->dry_run)

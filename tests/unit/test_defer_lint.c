@@ -1,0 +1,289 @@
+/* test_defer_lint.c: osh_infer_options.defer_lint. The lint left for later runs in
+ * the write (beside the packing) or in osh_lint, and either way the model ends with
+ * the diagnostics a plain osh_infer gives, in the same order and with their input
+ * shapes; an error it finds keeps the write from committing anything; what it needs
+ * of the caller's options is kept; severities cannot be overridden while it is
+ * pending. And `onnxshape infer`, which defers, prints what `check` prints. */
+#define _GNU_SOURCE /* asprintf, mkdtemp, strdup: test_files.h */
+#include <criterion/criterion.h>
+
+#include "test_files.h"
+#include "onnxshape.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LINT_DIR OSH_MODELS_DIR "/lint"
+
+static osh_model *load(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", LINT_DIR, name);
+	osh_model *m = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
+	return m;
+}
+
+static osh_model *inferred(const char *name, const osh_infer_options *o)
+{
+	osh_model *m = load(name);
+	osh_error err = {0};
+	cr_assert_eq(osh_infer(m, o, &err), OSH_OK, "%s: %s", name, err.message);
+	return m;
+}
+
+/* One line per diagnostic: everything a report shows of it, input shapes included. */
+static char *diag_text(const osh_model *m)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = malloc(cap);
+	cr_assert(s);
+	s[0] = '\0';
+	for (size_t i = 0; i < osh_model_diag_count(m); i++) {
+		const osh_diag *d = osh_model_diag_at(m, i);
+		len += (size_t)snprintf(s + len, cap - len, "%d %s %lld %s |", (int)d->severity, d->code,
+					(long long)d->node_index, d->message);
+		for (size_t k = 0; k < d->n_inputs; k++) {
+			const osh_type *t = &d->inputs[k].type;
+			len += (size_t)snprintf(s + len, cap - len, " %s:%s/%d", d->inputs[k].name, t->kind, (int)t->rank);
+			for (int32_t j = 0; j < t->rank; j++)
+				len += (size_t)snprintf(s + len, cap - len, ",%lld%s", (long long)t->dims[j].value,
+							t->dims[j].symbol ? t->dims[j].symbol : "");
+		}
+		len += (size_t)snprintf(s + len, cap - len, "\n");
+		cr_assert(len < cap);
+	}
+	return s;
+}
+
+/* The fixtures that load without being malformed, and whether the lint adds to them. */
+static const char *const fixtures[] = {
+	"axis_broadcast_legacy.onnx", "axis_broadcast_paddle.onnx", "axis_broadcast_paddle_other_domain.onnx",
+	"broadcast_mismatch.onnx",    "clean.onnx",                 "dynamic_shape.onnx",
+	"legacy_broadcast_attr.onnx", "outer_broadcast.onnx",       "same_size_broadcast.onnx",
+	"same_size_broadcast_symbolic.onnx", "shape_conflict.onnx", "symbol_constraint.onnx",
+	"symbol_constraint_conflict.onnx", "symbol_constraint_must_be_one.onnx", "unknown_op.onnx",
+};
+#define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
+
+Test(defer_lint, osh_lint_gives_what_infer_gives)
+{
+	size_t added = 0;
+	for (size_t i = 0; i < NFIXTURES; i++) {
+		osh_model *plain = inferred(fixtures[i], NULL);
+		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		size_t before = osh_model_diag_count(later);
+		osh_error err = {0};
+		cr_assert_eq(osh_lint(later, &err), OSH_OK, "%s", err.message);
+		added += osh_model_diag_count(later) > before;
+		char *want = diag_text(plain), *got = diag_text(later);
+		cr_expect_str_eq(got, want, "%s", fixtures[i]);
+		/* Nothing is pending any more: a second call adds nothing. */
+		cr_assert_eq(osh_lint(later, &err), OSH_OK);
+		cr_expect_eq(osh_model_diag_count(later), osh_model_diag_count(plain), "%s", fixtures[i]);
+		free(want), free(got);
+		osh_model_free(plain), osh_model_free(later);
+	}
+	/* The lint's own findings were left for later (not a test that passes because
+	 * nothing was deferred). */
+	cr_expect_geq(added, 8, "only %zu fixtures got diagnostics from the deferred lint", added);
+}
+
+/* The write runs it: the diagnostics after osh_model_write are the plain ones. */
+Test(defer_lint, the_write_runs_it)
+{
+	char *dir = make_tmpdir_for("defer");
+	char *out = path_in(dir, "out.onnx");
+	for (size_t i = 0; i < NFIXTURES; i++) {
+		osh_model *plain = inferred(fixtures[i], NULL);
+		if (osh_model_has_errors(plain)) {
+			osh_model_free(plain);
+			continue;
+		}
+		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		osh_error err = {0};
+		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_model_write(later, out, NULL, &err), OSH_OK, "%s: %s", fixtures[i], err.message);
+		char *want = diag_text(plain), *got = diag_text(later);
+		cr_expect_str_eq(got, want, "%s", fixtures[i]);
+		free(want), free(got);
+		/* The same bytes as written after a plain inference. */
+		char *again = path_in(dir, "plain.onnx");
+		cr_assert_eq(osh_annotate(plain, &err), OSH_OK);
+		cr_assert_eq(osh_model_write(plain, again, NULL, &err), OSH_OK, "%s", err.message);
+		size_t na, nb;
+		uint8_t *a = slurp(out, &na), *b = slurp(again, &nb);
+		cr_expect(na == nb && !memcmp(a, b, na), "%s: other bytes", fixtures[i]);
+		free(a), free(b);
+		remove(again), remove(out);
+		free(again);
+		osh_model_free(plain), osh_model_free(later);
+	}
+	expect_listing(dir, "", "written files removed");
+	free(out);
+	remove_dir(dir);
+}
+
+/* An error only the lint finds ('N' must be 1 or 8, and is 5): nothing is written,
+ * neither the output nor a temporary file, by osh_model_write nor by a write job. */
+Test(defer_lint, an_error_it_finds_blocks_the_write)
+{
+	char *dir = make_tmpdir_for("defer");
+	char *out = path_in(dir, "out.onnx");
+	char in[512];
+	snprintf(in, sizeof in, "%s/symbol_constraint_conflict.onnx", LINT_DIR);
+	for (int via_job = 0; via_job < 2; via_job++) {
+		osh_error err = {0};
+		osh_write_job *job = NULL;
+		if (via_job)
+			cr_assert_eq(osh_write_begin(out, NULL, &job, &err), OSH_OK, "%s", err.message);
+		osh_model *m = NULL;
+		osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
+		cr_assert_eq(osh_model_load(&m, in, via_job ? &lo : NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK);
+		cr_expect_not(osh_model_has_errors(m), "inference alone finds no error here");
+		cr_assert_eq(osh_annotate(m, &err), OSH_OK);
+		osh_status s = via_job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, NULL, &err);
+		cr_expect_eq(s, OSH_ERR_INVALID, "job %d: %d %s", via_job, s, err.message);
+		cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
+		cr_expect(osh_model_has_errors(m));
+		expect_listing(dir, "", "nothing written");
+		osh_model_free(m);
+	}
+	/* Without deferring, the library writes a model with errors when told to (the
+	 * CLI does not ask): the refusal belongs to the deferred lint. */
+	osh_model *m = inferred("symbol_constraint_conflict.onnx", NULL);
+	osh_error err = {0};
+	cr_expect(osh_model_has_errors(m));
+	cr_expect_eq(osh_model_write(m, out, NULL, &err), OSH_OK, "%s", err.message);
+	osh_model_free(m);
+	remove(out);
+	free(out);
+	remove_dir(dir);
+}
+
+/* The assumptions are the caller's memory, gone by the time the lint runs: a fact an
+ * --assume settles stays unreported. */
+Test(defer_lint, keeps_the_assumptions)
+{
+	char *sym = strdup("N"), *other = strdup("M");
+	osh_assumption a[2] = {{sym, 8}, {other, 2}};
+	osh_infer_options o = {.n_assumptions = 2, .assumptions = a};
+	osh_model *plain = inferred("symbol_constraint.onnx", &o);
+	o.defer_lint = true;
+	osh_model *later = inferred("symbol_constraint.onnx", &o);
+	memset(a, 0, sizeof a);
+	sym[0] = 'X', other[0] = 'Y';
+	free(sym), free(other);
+	osh_error err = {0};
+	cr_assert_eq(osh_lint(later, &err), OSH_OK, "%s", err.message);
+	char *want = diag_text(plain), *got = diag_text(later);
+	cr_expect_str_eq(got, want);
+	/* And the assumption mattered: without it the fact is a note. */
+	osh_model *bare = inferred("symbol_constraint.onnx", NULL);
+	char *open = diag_text(bare);
+	cr_expect_str_neq(open, want, "N=8 settles the fact: its note goes");
+	free(want), free(got), free(open);
+	osh_model_free(plain), osh_model_free(later), osh_model_free(bare);
+}
+
+Test(defer_lint, no_overrides_while_pending_and_pack_runs_it)
+{
+	osh_model *m = inferred("outer_broadcast.onnx", &(osh_infer_options){.defer_lint = true});
+	osh_error err = {0};
+	osh_severity_override o = {.code = "outer-broadcast", .severity = OSH_ERROR};
+	cr_expect_eq(osh_model_override_severities(m, &o, 1, &err), OSH_ERR_INVALID);
+	cr_expect(strstr(err.message, "osh_lint"), "%s", err.message);
+	size_t before = osh_model_diag_count(m);
+	uint8_t *data = NULL;
+	size_t size = 0;
+	cr_assert_eq(osh_model_pack(m, &data, &size, &err), OSH_OK, "%s", err.message);
+	free(data);
+	cr_expect_eq(osh_model_diag_count(m), before + 1, "the outer-broadcast warning");
+	cr_expect_eq(osh_model_override_severities(m, &o, 1, &err), OSH_OK, "%s", err.message);
+	cr_expect(osh_model_has_errors(m));
+	osh_model_free(m);
+}
+
+/* ---- the CLI --------------------------------------------------------------------- */
+
+typedef struct run_result {
+	int status;
+	char *out, *err;
+} run_result;
+
+/* Runs the CLI with the NULL-terminated argv (argv[0] included) in dir. */
+static run_result run(const char *dir, const char *const *argv)
+{
+	char *out = path_in(dir, "stdout"), *err = path_in(dir, "stderr");
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), x = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (o < 0 || x < 0 || dup2(o, 1) < 0 || dup2(x, 2) < 0)
+			_exit(126);
+		execv(OSH_CLI, (char *const *)argv);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	size_t no, ne;
+	run_result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, (char *)slurp(out, &no), (char *)slurp(err, &ne)};
+	r.out[no] = r.err[ne] = '\0'; /* slurp leaves room for it */
+	cr_assert(r.status != 126 && r.status != 127, "cannot run %s", OSH_CLI);
+	remove(out), remove(err);
+	free(out), free(err);
+	return r;
+}
+
+/* Drops the lines that contain `what`. */
+static void drop_lines(char *s, const char *what)
+{
+	char *w = s;
+	for (char *line = s; *line;) {
+		char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+		char saved = line[len];
+		line[len] = '\0';
+		bool drop = strstr(line, what) != NULL;
+		line[len] = saved;
+		if (!drop)
+			memmove(w, line, len), w += len;
+		line += len;
+	}
+	*w = '\0';
+}
+
+/* `infer` defers its lint to the write: it prints the diagnostics `check` prints, and
+ * writes the model exactly when check finds no error. */
+Test(defer_lint, cli_infer_prints_what_check_prints)
+{
+	char *dir = make_tmpdir_for("defer_cli");
+	char *out = path_in(dir, "out.onnx");
+	for (size_t i = 0; i < NFIXTURES; i++) {
+		char in[512];
+		snprintf(in, sizeof in, "%s/%s", LINT_DIR, fixtures[i]);
+		const char *check[] = {OSH_CLI, "check", "--color", "never", in, NULL};
+		const char *infer[] = {OSH_CLI, "infer", "--color", "never", in, "-o", out, NULL};
+		run_result c = run(dir, check), f = run(dir, infer);
+		cr_expect_eq(f.status, c.status, "%s: infer %d, check %d: %s", fixtures[i], f.status, c.status, f.err);
+		drop_lines(c.out, " in 1 file (");
+		drop_lines(f.err, "note: the model has errors; nothing written");
+		cr_expect_str_eq(f.err, c.out, "%s", fixtures[i]);
+		bool written = access(out, F_OK) == 0;
+		cr_expect_eq(written, c.status == 0, "%s: written %d, check exit %d", fixtures[i], written, c.status);
+		remove(out);
+		free(c.out), free(c.err), free(f.out), free(f.err);
+	}
+	expect_listing(dir, "", "nothing left behind");
+	free(out);
+	remove_dir(dir);
+}
