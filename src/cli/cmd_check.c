@@ -253,8 +253,7 @@ static void check_one(const check_opts *o, file_result *r)
 		r->notes += s == OSH_NOTE;
 	}
 	r->errors += refused;
-	const osh_summary *s = osh_model_summary(m);
-	r->nodes = s ? s->n_nodes_total : 0;
+	r->nodes = osh_model_node_count(m);
 	r->failed = osh_model_has_errors(m) || refused || (o->werror && r->warnings);
 	render(o, r, m, refused ? &err : NULL);
 	osh_model_free(m);

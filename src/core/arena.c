@@ -5,7 +5,7 @@
  * geometrically so a model of any size needs O(log n) mallocs, and a request larger
  * than a chunk gets a chunk of its own so big protobuf bytes fields waste nothing.
  */
-#define _DEFAULT_SOURCE /* madvise */
+#define _GNU_SOURCE /* madvise, MADV_POPULATE_WRITE */
 #include "core/arena.h"
 #include "core/prefault.h"
 
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 8: the strictest alignment of anything a model stores (int64, double, pointers).
  * max_align_t's 16 serves long double, which nothing here uses, and would cost an
@@ -294,6 +295,50 @@ void *arena_zalloc(arena *a, size_t n)
 #endif
 	memset(p, 0, n);
 	return p;
+}
+
+/* Makes [p, p + n) resident and writable on this thread: false where the call is
+ * not supported (the caller then writes it). Whole pages: populating a page leaves
+ * its contents as they are, whoever else's bytes share it. */
+static bool populate_now(void *p, size_t n)
+{
+#if defined(MADV_POPULATE_WRITE) && !defined(OSH_ARENA_MALLOC)
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+#else
+	(void)p, (void)n;
+	return false;
+#endif
+}
+
+void *arena_array_scattered(arena *a, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		a->exhausted = true;
+		return NULL;
+	}
+	n *= size;
+#ifndef OSH_ARENA_MALLOC
+	void *p = arena_alloc(a, n);
+	if (!p)
+		return NULL;
+	if (fresh_zero(a, p)) {
+		/* In huge pages a table takes few of them, each cleared once whichever
+		 * way: the prefault thread may do it, as for any table. */
+		if (a->head->huge && !prefault_huge_slow(a->pf)) {
+			if (n >= ZERO_AHEAD_MIN)
+				arena_will_write(a, p, n);
+			return p;
+		}
+		if (populate_now(p, n))
+			return p;
+	}
+	memset(p, 0, n);
+	return p;
+#else
+	return arena_zalloc(a, n);
+#endif
 }
 
 void *arena_array(arena *a, size_t n, size_t size)

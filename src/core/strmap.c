@@ -59,7 +59,7 @@ static size_t find(const strmap *m, const char *key, uint32_t h)
 
 static bool grow_to(strmap *m, size_t cap)
 {
-	strmap_slot *slots = arena_array(m->a, cap, sizeof *slots);
+	strmap_slot *slots = arena_array_scattered(m->a, cap, sizeof *slots);
 	if (!slots)
 		return false;
 	strmap old = *m;

@@ -162,6 +162,14 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 	return true;
 }
 
+size_t osh_model_node_count(const osh_model *m)
+{
+	size_t n = 0;
+	for (int32_t gi = 0; gi < m->ngraphs; gi++)
+		n += (size_t)m->graphs[gi]->nnodes;
+	return n;
+}
+
 const osh_summary *osh_model_summary(osh_model *m)
 {
 	if (m->summary)
@@ -187,9 +195,9 @@ const osh_summary *osh_model_summary(osh_model *m)
 	/* The main graph's initializers the loader left in the input were counted
 	 * when it read them. */
 	tensor_stats ts = m->lazy_init_stats;
+	s->n_nodes_total = osh_model_node_count(m);
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];
-		s->n_nodes_total += (size_t)g->nnodes;
 		if (g->parent)
 			s->n_subgraphs++;
 		if (g->proto)

@@ -82,7 +82,9 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 		g->cap_values = cap;
 	}
 	int32_t id = g->nvalues++;
-	g->values[id] = (value){.name = name, .origin = origin, .producer = -1};
+	/* Unknown from the start, while its row is being written anyway: a pass over
+	 * the whole table to say so was a sweep of 147 MB at a million nodes. */
+	g->values[id] = (value){.name = name, .ti = tinfo_unknown(), .origin = origin, .producer = -1};
 	if (id % TABLE_AHEAD == 0)
 		rows_ahead(m, g->values, id, g->cap_values, sizeof *g->values);
 	return id;
@@ -141,7 +143,8 @@ int32_t graph_lookup(graph *g, const char *name)
 	x->outer = g->parent;
 	x->outer_id = outer;
 	id = g->nvalues++;
-	g->values[id] = (value){.name = g->parent->values[outer].name, .origin = VAL_OUTER, .producer = -1, .x = x};
+	g->values[id] = (value){
+		.name = g->parent->values[outer].name, .x = x, .ti = tinfo_unknown(), .origin = VAL_OUTER, .producer = -1};
 	if (!strmap_set(&g->names, g->values[id].name, id))
 		return -1;
 	return id;
@@ -1047,6 +1050,42 @@ static size_t lazy_outputs(const wire_list *w)
 	return k;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The values a declaration can be attached to (graph inputs and outputs, value_info
+ * entries), in ascending order and each once, as a walk over every value would meet
+ * them; NULL when they are too many for a list to be cheaper than that walk (a model
+ * that comes with value_info for every value), or when memory ran out. */
+static int32_t *declared_ids(graph *g, int32_t *n)
+{
+	size_t nvi = g->proto ? g->proto->n_value_info : 0;
+	size_t cap = (size_t)g->ninputs + (size_t)g->noutputs + nvi;
+	int32_t *ids = cap <= (size_t)g->nvalues / 8 ? malloc((cap ? cap : 1) * sizeof *ids) : NULL;
+	if (!ids)
+		return NULL;
+	size_t k = 0;
+	for (int32_t i = 0; i < g->ninputs; i++)
+		ids[k++] = g->inputs[i];
+	for (int32_t i = 0; i < g->noutputs; i++)
+		ids[k++] = g->outputs[i];
+	for (size_t i = 0; i < nvi; i++) {
+		int32_t id = strmap_get(&g->names, str(g->proto->value_info[i]->name));
+		if (id >= 0)
+			ids[k++] = id;
+	}
+	qsort(ids, k, sizeof *ids, cmp_id);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || ids[u - 1] != ids[i])
+			ids[u++] = ids[i];
+	*n = (int32_t)u;
+	return ids;
+}
+
 static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
@@ -1078,19 +1117,23 @@ static bool build_graph(osh_model *m, graph *g)
 			   : define_outputs(m, g, g->function->n_output, NULL, g->function->output);
 	if (!ok || !attach_decls(m, g))
 		return false;
-	for (int32_t v = 0; v < g->nvalues; v++) {
-		value *val = &g->values[v];
+	int32_t nlisted;
+	int32_t *listed = declared_ids(g, &nlisted);
+	for (int32_t k = 0; k < (listed ? nlisted : g->nvalues); k++) {
+		value *val = &g->values[listed ? listed[k] : k];
 		const Onnx__ValueInfoProto *decl = value_decl(val);
 		tinfo d = decl ? view_type(m, decl->type) : tinfo_unknown();
 		if (d.kind != TK_UNKNOWN) {
 			tinfo *t = arena_alloc(m->arena, sizeof *t);
-			if (!t)
+			if (!t) {
+				free(listed);
 				return false;
+			}
 			*t = d;
 			val->x->declared = t; /* x exists: it holds decl */
 		}
-		val->ti = tinfo_unknown();
 	}
+	free(listed);
 	return !m->nomem && order_nodes(m, g);
 }
 

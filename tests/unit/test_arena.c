@@ -15,7 +15,7 @@
  * expected bytes come from one chunk, which reads as zero where nothing was written,
  * without touching the budget or the exhausted flag when it cannot be had.
  */
-#define _DEFAULT_SOURCE /* mincore, madvise, MAP_ANONYMOUS */
+#define _GNU_SOURCE /* mincore, madvise, MAP_ANONYMOUS, RUSAGE_THREAD */
 #include "core/arena.h"
 #include "core/prefault.h"
 #include "core/strmap.h"
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -634,6 +635,54 @@ Test(arena, expected_chunk_is_zero_and_tables_made_resident_on_request)
 	for (size_t i = 0; i < 3000; i++)
 		cr_assert_eq(more[i], 0);
 	cr_assert_eq(head[99999], 0xFF);
+	arena_free(a);
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt;
+}
+
+Test(arena, scattered_table_is_writable_at_once)
+{
+	/* A hash map's slots are probed (read) before they are written, in no order:
+	 * fresh pages read first would map the zero page, and each write after it
+	 * fault again (a copy on write and a TLB flush on every core). From a chunk in
+	 * 4 KB pages the table comes resident and writable: reading then writing
+	 * every page of it, from its start, faults nowhere. */
+	arena *a = arena_new(0);
+	cr_assert(a);
+	arena_expect(a, (size_t)16 << 20); /* below huge pages' 32 MB */
+	cr_assert(arena_alloc(a, 1000));
+	size_t n = ((size_t)4 << 20) / 16;
+	unsigned char *t = arena_array_scattered(a, n, 16);
+	cr_assert(t);
+	long page = sysconf(_SC_PAGESIZE), sum = 0;
+	long before = minor_faults();
+	for (size_t i = 0; i < n * 16; i += (size_t)page) {
+		sum += t[i];
+		t[i] = 1;
+	}
+	long faults = minor_faults() - before;
+	cr_expect_eq(sum, 0, "the table is not zero");
+	cr_expect_leq(faults, 4, "%ld faults on %zu pages", faults, n * 16 / (size_t)page);
+	/* Not from a fresh chunk: zeroed over what was written before. */
+	arena_free(a);
+	a = arena_new(0);
+	cr_assert(a);
+	unsigned char *used = arena_alloc(a, 1 << 16);
+	cr_assert(used);
+	memset(used, 0xEE, 1 << 16);
+	arena_free(a);
+	a = arena_new(0);
+	cr_assert(a);
+	unsigned char *small = arena_array_scattered(a, 1000, 16);
+	cr_assert(small);
+	for (size_t i = 0; i < 16000; i++)
+		cr_assert_eq(small[i], 0);
+	cr_assert_null(arena_array_scattered(a, SIZE_MAX / 8, 16), "n * size overflows");
 	arena_free(a);
 }
 

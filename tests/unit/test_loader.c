@@ -505,6 +505,7 @@ Test(good_fixture, local_function_indexed)
 	cr_expect_eq(sum->n_functions, 1);
 	cr_expect_eq(sum->n_nodes, 1);
 	cr_expect_eq(sum->n_nodes_total, 3);
+	cr_expect_eq(osh_model_node_count(m), 3, "the function body's two nodes count");
 	osh_model_free(m);
 }
 
