@@ -157,6 +157,7 @@ struct graph {
 	int32_t depth;        /* subgraph nesting depth; the main graph is 0 */
 	value *values;
 	int32_t nvalues, cap_values;
+	int32_t nproduced;    /* values of origin VAL_NODE */
 	strmap names;         /* value name → id */
 	node *nodes;
 	int32_t nnodes;

@@ -73,10 +73,16 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 	/* Most graphs come without value_info (inference is what adds it): then no name
 	 * needs looking up. */
 	bool listed = gp->n_value_info > 0;
-	size_t fresh = 0;
-	for (int32_t i = 0; i < g->nvalues; i++)
-		fresh += g->values[i].origin == VAL_NODE && !g->values[i].is_output &&
-			 (!listed || strmap_get(&existing, g->values[i].name) < 0);
+	/* How many entries are new: at most every value a node produces (graph outputs
+	 * among them get none), counted by the loader, or a walk over the whole value
+	 * table to find out. */
+	size_t fresh = (size_t)g->nproduced;
+	if (listed) {
+		fresh = 0;
+		for (int32_t i = 0; i < g->nvalues; i++)
+			fresh += g->values[i].origin == VAL_NODE && !g->values[i].is_output &&
+				 strmap_get(&existing, g->values[i].name) < 0;
+	}
 	Onnx__ValueInfoProto **vis = arena_array(m->arena, gp->n_value_info + fresh + 1, sizeof *vis);
 	/* The new entries, in one block: one allocation instead of one per value. */
 	Onnx__ValueInfoProto *pool = fresh <= SIZE_MAX / sizeof *pool ? arena_alloc(m->arena, fresh * sizeof *pool) : NULL;

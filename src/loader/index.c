@@ -85,6 +85,7 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 	/* Unknown from the start, while its row is being written anyway: a pass over
 	 * the whole table to say so was a sweep of 147 MB at a million nodes. */
 	g->values[id] = (value){.name = name, .ti = tinfo_unknown(), .origin = origin, .producer = -1};
+	g->nproduced += origin == VAL_NODE;
 	if (id % TABLE_AHEAD == 0)
 		rows_ahead(m, g->values, id, g->cap_values, sizeof *g->values);
 	return id;
