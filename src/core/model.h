@@ -177,6 +177,13 @@ typedef struct wire_list {
 	bool tight;
 } wire_list;
 
+/* value_info entries to add to a graph, each a name and a type and nothing else. */
+typedef struct vi_list {
+	const char **names;
+	struct Onnx__TypeProto **types;
+	size_t n;
+} vi_list;
+
 /* Initializer counts and bytes for the summary (loader/views.c: tensor_stats_add). */
 typedef struct tensor_stats {
 	size_t n, n_external;
@@ -234,6 +241,12 @@ struct osh_model {
 	 * init_view and no init. Built by the same calls as the nodes. */
 	wire_list lazy_inits;
 	tensor_stats lazy_init_stats; /* what osh_model_summary reports of them */
+	/* The value_info entries osh_annotate added to the main graph, while the
+	 * GraphProto does not hold them yet: a million-node model's were 56 MB of
+	 * ValueInfoProto messages and their pointers, 16 MB as names and types. The
+	 * writer packs them after the graph's own entries (emit/pack_stream.c);
+	 * loader/materialize.c makes them messages when messages are needed. */
+	vi_list lazy_vi;
 	strmap interned;  /* op types, domains and attribute names of decoded nodes */
 	graph *main;
 	graph **graphs; /* every graph: main, subgraphs, function bodies */

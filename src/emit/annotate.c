@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/error.h"
 #include "emit/type_proto.h"
+#include "loader/materialize.h"
 #include "loader/prescan.h"
 #include "onnx-ml.pb-c.h"
 
@@ -62,6 +63,64 @@ static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo 
 	return tp;
 }
 
+/* Where the new entries of a graph go: ValueInfoProto messages appended to its list,
+ * or, for the main graph, names and types (m->lazy_vi), packed as such. */
+typedef struct new_entries {
+	Onnx__ValueInfoProto **vis; /* the graph's list, grown; NULL for the main graph */
+	Onnx__ValueInfoProto *pool; /* their messages, in one block */
+	vi_list *lazy;              /* the main graph's */
+	size_t cap, used;
+} new_entries;
+
+static bool entries_new(osh_model *m, graph *g, size_t fresh, new_entries *e)
+{
+	Onnx__GraphProto *gp = g->proto;
+	*e = (new_entries){.cap = fresh};
+	/* Written through from the start: the prefault thread faults them in from the
+	 * end (a megabyte past the arena's front, they were the annotation's own to
+	 * fault in: 4.8 MB of huge pages for transformer-100k-ext, half of annotating
+	 * it). */
+	if (g == m->main) {
+		vi_list *l = e->lazy = &m->lazy_vi;
+		size_t bytes = (fresh + 1) * sizeof *l->names; /* fresh < the value count */
+		l->names = arena_alloc(m->arena, bytes);
+		l->types = arena_alloc(m->arena, bytes);
+		l->n = 0;
+		if (!l->names || !l->types)
+			return false;
+		arena_will_write(m->arena, l->names, bytes);
+		arena_will_write(m->arena, l->types, bytes);
+		return true;
+	}
+	e->vis = arena_array(m->arena, gp->n_value_info + fresh + 1, sizeof *e->vis);
+	/* The new entries, in one block: one allocation instead of one per value. */
+	e->pool = fresh <= SIZE_MAX / sizeof *e->pool ? arena_alloc(m->arena, fresh * sizeof *e->pool) : NULL;
+	if (!e->vis || !e->pool)
+		return false;
+	arena_will_write(m->arena, e->pool, fresh * sizeof *e->pool);
+	if (gp->n_value_info)
+		memcpy(e->vis, gp->value_info, gp->n_value_info * sizeof *e->vis);
+	return true;
+}
+
+static void entry_add(new_entries *e, Onnx__GraphProto *gp, const char *name, Onnx__TypeProto *tp)
+{
+	if (e->used == e->cap)
+		return;
+	if (e->lazy) {
+		e->lazy->names[e->lazy->n] = name;
+		e->lazy->types[e->lazy->n++] = tp;
+		e->used++;
+		return;
+	}
+	static const Onnx__ValueInfoProto vi_init = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto *vi = &e->pool[e->used++];
+	*vi = vi_init;
+	vi->name = (char *)name;
+	vi->type = tp;
+	e->vis[gp->n_value_info + e->used - 1] = vi;
+}
+
 static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 {
 	Onnx__GraphProto *gp = g->proto;
@@ -83,20 +142,9 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 			fresh += g->values[i].origin == VAL_NODE && !g->values[i].is_output &&
 				 strmap_get(&existing, g->values[i].name) < 0;
 	}
-	Onnx__ValueInfoProto **vis = arena_array(m->arena, gp->n_value_info + fresh + 1, sizeof *vis);
-	/* The new entries, in one block: one allocation instead of one per value. */
-	Onnx__ValueInfoProto *pool = fresh <= SIZE_MAX / sizeof *pool ? arena_alloc(m->arena, fresh * sizeof *pool) : NULL;
-	if (!vis || !pool)
+	new_entries e;
+	if (!entries_new(m, g, fresh, &e))
 		return false;
-	/* Written through from the start: the prefault thread faults it in from the end
-	 * (a megabyte past the arena's front, it was the loader's own to fault in:
-	 * 4.8 MB of huge pages for transformer-100k-ext, half of annotating it). */
-	arena_will_write(m->arena, pool, fresh * sizeof *pool);
-	static const Onnx__ValueInfoProto vi_init = ONNX__VALUE_INFO_PROTO__INIT;
-	size_t used = 0;
-	if (gp->n_value_info)
-		memcpy(vis, gp->value_info, gp->n_value_info * sizeof *vis);
-	size_t n = gp->n_value_info;
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		if (v->origin != VAL_NODE && !v->is_output)
@@ -117,19 +165,16 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 		}
 		int32_t at = listed ? strmap_get(&existing, v->name) : -1;
 		if (at >= 0) {
-			vis[at]->type = tp;
+			gp->value_info[at]->type = tp;
 			continue;
 		}
-		if (!tp || used == fresh)
-			continue;
-		Onnx__ValueInfoProto *vi = &pool[used++];
-		*vi = vi_init;
-		vi->name = (char *)v->name;
-		vi->type = tp;
-		vis[n++] = vi;
+		if (tp)
+			entry_add(&e, gp, v->name, tp);
 	}
-	gp->value_info = vis;
-	gp->n_value_info = n;
+	if (e.vis) {
+		gp->value_info = e.vis;
+		gp->n_value_info += e.used;
+	}
 	return true;
 }
 
@@ -150,6 +195,10 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 {
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before writing its results", m->path);
+	/* Entries an earlier call left as names and types become messages first: they
+	 * are the graph's own to this one. */
+	if (!loader_materialize_value_info(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
 	type_cache *types = calloc(1, sizeof *types); /* NULL: nothing is shared */
 	bool ok = true;
 	for (int32_t i = 0; i < m->ngraphs && ok; i++)

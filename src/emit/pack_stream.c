@@ -220,6 +220,7 @@ typedef struct graph_plan {
 	const node *nodes;            /* and their IR nodes (pack_source) */
 	size_t nnodes;
 	const wire_list *lazy_inits; /* the initializers as bytes, or NULL */
+	const vi_list *lazy_vi;       /* value_info entries after the messages, or NULL */
 	const uint8_t *map;           /* the input file's mapping, or NULL */
 	size_t map_size;
 	int fd;                       /* the input file (pack_source.fd) */
@@ -234,6 +235,7 @@ typedef struct graph_plan {
 	type_memo types;
 } graph_plan;
 
+#define VALUE_INFO_FIELD 13 /* GraphProto.value_info */
 #define VALUE_INFO_NAME 1 /* ValueInfoProto.name */
 #define VALUE_INFO_TYPE 2 /* ValueInfoProto.type */
 
@@ -330,10 +332,9 @@ static bool plain_value_info(const ProtobufCMessage *e)
 	return e->descriptor->n_fields == 3 && !vi->doc_string && !e->n_unknown_fields;
 }
 
-/* The bytes of a plain ValueInfoProto's name field (none for no name). */
-static size_t name_field_size(const ProtobufCMessage *e)
+/* The bytes of a name field holding name (none for no name). */
+static size_t name_field_size(const char *name)
 {
-	const char *name = ((const Onnx__ValueInfoProto *)e)->name;
 	size_t n = name ? strlen(name) : 0;
 	return name ? wire_head_len(VALUE_INFO_NAME, n) + n : 0;
 }
@@ -345,8 +346,17 @@ static size_t value_info_size(type_memo *m, ProtobufCMessage *e, const ProtobufC
 	size_t slot = memo_type(m, type);
 	if (slot == SIZE_MAX)
 		return SIZE_MAX;
-	size_t rest = plain_value_info(e) ? name_field_size(e) : pack_without_type(e, NULL);
+	size_t rest = plain_value_info(e) ? name_field_size(((const Onnx__ValueInfoProto *)e)->name)
+					  : pack_without_type(e, NULL);
 	return rest + type_field_size(m->slot[slot].len);
+}
+
+/* The packed size of a ValueInfoProto of this name and type alone. SIZE_MAX when
+ * memory ran out. */
+static size_t plain_size(type_memo *m, const char *name, const ProtobufCMessage *type)
+{
+	size_t slot = memo_type(m, type);
+	return slot == SIZE_MAX ? SIZE_MAX : name_field_size(name) + type_field_size(m->slot[slot].len);
 }
 
 typedef struct memo_ref {
@@ -420,6 +430,41 @@ static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 /* A plain ValueInfoProto of up to this many bytes is put together on the stack. */
 #define PLAIN_MAX 480
 
+/* A ValueInfoProto of a name and the type in memo slot `slot` alone, `size` bytes
+ * (plain_size), as protobuf-c packs it: the name's field, then the type's. */
+static void put_plain(packer *p, const type_memo *m, uint32_t field, const char *name, size_t slot, size_t size)
+{
+	const memo_slot *t = &m->slot[slot];
+	if (size > PLAIN_MAX) {
+		put_key(p, field);
+		put_varint(p, size);
+		if (name) {
+			size_t len = strlen(name);
+			put_key(p, VALUE_INFO_NAME);
+			put_varint(p, len);
+			out_write(p->out, name, len);
+		}
+		put_key(p, VALUE_INFO_TYPE);
+		put_varint(p, t->len);
+		out_write(p->out, m->bytes + t->off, t->len);
+		return;
+	}
+	/* Assembled here and written at once: a model has one per value. */
+	uint8_t b[PLAIN_MAX + 20];
+	size_t n = wire_put_varint(b, (uint64_t)field << 3 | 2);
+	n += wire_put_varint(b + n, size);
+	if (name) {
+		size_t len = strlen(name);
+		b[n++] = VALUE_INFO_NAME << 3 | 2;
+		n += wire_put_varint(b + n, len);
+		memcpy(b + n, name, len), n += len;
+	}
+	b[n++] = VALUE_INFO_TYPE << 3 | 2;
+	n += wire_put_varint(b + n, t->len);
+	memcpy(b + n, m->bytes + t->off, t->len), n += t->len;
+	out_write(p->out, b, n);
+}
+
 /* A ValueInfoProto with its type from the memo, `size` bytes in all (value_info_size):
  * its other fields packed by protobuf-c into scratch, and the type's bytes merged in
  * among them. */
@@ -427,23 +472,8 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 			   const ProtobufCMessage *type, size_t size)
 {
 	size_t slot = memo_type(m, type); /* found: sized by plan_graph */
-	if (slot != SIZE_MAX && plain_value_info(e) && size <= PLAIN_MAX) {
-		/* Assembled here and written at once: a model has one per value. */
-		const char *name = ((const Onnx__ValueInfoProto *)e)->name;
-		const memo_slot *t = &m->slot[slot];
-		uint8_t b[PLAIN_MAX + 20];
-		size_t n = wire_put_varint(b, (uint64_t)field << 3 | 2);
-		n += wire_put_varint(b + n, size);
-		if (name) {
-			size_t len = strlen(name);
-			b[n++] = VALUE_INFO_NAME << 3 | 2;
-			n += wire_put_varint(b + n, len);
-			memcpy(b + n, name, len), n += len;
-		}
-		b[n++] = VALUE_INFO_TYPE << 3 | 2;
-		n += wire_put_varint(b + n, t->len);
-		memcpy(b + n, m->bytes + t->off, t->len), n += t->len;
-		out_write(p->out, b, n);
+	if (slot != SIZE_MAX && plain_value_info(e)) {
+		put_plain(p, m, field, ((const Onnx__ValueInfoProto *)e)->name, slot, size);
 		return;
 	}
 	size_t rest = slot == SIZE_MAX ? 0 : size - type_field_size(m->slot[slot].len);
@@ -593,6 +623,14 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 		if (field == 5 && gp->map)
 			drop_weights(gp, (const Onnx__TensorProto *)arr[k], k + 1 == n);
 	}
+	const vi_list *l = field == VALUE_INFO_FIELD ? gp->lazy_vi : NULL;
+	for (size_t k = 0; l && k < l->n && !p->err; k++) {
+		size_t slot = memo_type(&gp->types, &l->types[k]->base); /* found: sized by plan_graph */
+		if (slot == SIZE_MAX)
+			p->err = 1;
+		else
+			put_plain(p, &gp->types, field, l->names[k], slot, gp->sizes[i][n + k]);
+	}
 }
 
 static void emit_model_field(packer *p, uint32_t field, void *ctx)
@@ -617,6 +655,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 	if (!src)
 		src = &none;
 	*gp = (graph_plan){.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
+			   .lazy_vi = src->lazy_vi && src->lazy_vi->n ? src->lazy_vi : NULL,
 			   .map = src->map, .map_size = src->map_size, .fd = src->map ? src->fd : -1,
 			   .nodes = src->nodes, .nnodes = src->nnodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
@@ -629,11 +668,13 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		const wire_list *wire = wire_of(gp, graph_fields[i]);
 		if (wire)
 			n = wire->n;
+		const vi_list *l = graph_fields[i] == VALUE_INFO_FIELD ? gp->lazy_vi : NULL;
+		size_t nl = l ? l->n : 0;
 		/* Elements still in wire bytes have their length there: an array of sizes
 		 * only once one of them is a message (a node a rewrite packs), so that
 		 * `infer` of a 100k-node model does not fill a megabyte of fresh memory
 		 * with lengths it already has. */
-		if (!wire && !(gp->sizes[i] = malloc((n ? n : 1) * sizeof *gp->sizes[i])))
+		if (!wire && !(gp->sizes[i] = malloc((n + nl ? n + nl : 1) * sizeof *gp->sizes[i])))
 			return false;
 		for (size_t k = 0; k < n; k++) {
 			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
@@ -649,6 +690,13 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 				return false;
 			if (!wire || msg)
 				gp->sizes[i][k] = s;
+			gp->total += wire_head_len(graph_fields[i], s) + s;
+		}
+		for (size_t k = 0; k < nl; k++) {
+			size_t s = plain_size(&gp->types, l->names[k], &l->types[k]->base);
+			if (s == SIZE_MAX)
+				return false;
+			gp->sizes[i][n + k] = s;
 			gp->total += wire_head_len(graph_fields[i], s) + s;
 		}
 	}

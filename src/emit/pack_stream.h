@@ -21,6 +21,9 @@ typedef struct pack_source {
 	const node *nodes;
 	size_t nnodes;
 	const wire_list *lazy_inits; /* the main graph's initializers as bytes (m->lazy_inits) */
+	/* value_info entries of the main graph not yet messages (m->lazy_vi): packed
+	 * after the graph's own entries, each a name and a type. */
+	const vi_list *lazy_vi;
 	const uint8_t *map;
 	size_t map_size;
 	int fd; /* the file mapped at map: its bytes are copied from it (out_copy) */

@@ -51,6 +51,7 @@ static pack_source source_of(const osh_model *m)
 			     .nodes = m->main ? m->main->nodes : NULL,
 			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
 			     .lazy_inits = &m->lazy_inits,
+			     .lazy_vi = &m->lazy_vi,
 			     .map = m->input_file_mapped ? m->input_map : NULL,
 			     .map_size = m->input_map_size,
 			     .fd = m->src_fd};

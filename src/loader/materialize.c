@@ -10,6 +10,8 @@
 #include "loader/unpack_tensor.h"
 #include "onnx-ml.pb-c.h"
 
+#include <string.h>
+
 static bool nodes(osh_model *m)
 {
 	Onnx__GraphProto *gp = m->proto->graph;
@@ -67,9 +69,33 @@ static bool initializers(osh_model *m)
 	return true;
 }
 
+bool loader_materialize_value_info(osh_model *m)
+{
+	const vi_list *l = &m->lazy_vi;
+	if (!l->n || !m->proto || !m->proto->graph)
+		return true;
+	Onnx__GraphProto *gp = m->proto->graph;
+	Onnx__ValueInfoProto **v = arena_array(m->arena, gp->n_value_info + l->n, sizeof *v);
+	Onnx__ValueInfoProto *pool = arena_array(m->arena, l->n, sizeof *pool);
+	if (!v || !pool)
+		return false;
+	if (gp->n_value_info)
+		memcpy(v, gp->value_info, gp->n_value_info * sizeof *v);
+	for (size_t i = 0; i < l->n; i++) {
+		onnx__value_info_proto__init(&pool[i]);
+		pool[i].name = (char *)l->names[i];
+		pool[i].type = l->types[i];
+		v[gp->n_value_info + i] = &pool[i];
+	}
+	gp->value_info = v;
+	gp->n_value_info += l->n;
+	m->lazy_vi = (vi_list){0};
+	return true;
+}
+
 bool loader_materialize(osh_model *m)
 {
 	if (!m->proto || !m->proto->graph)
 		return true;
-	return (!m->lazy.n || nodes(m)) && (!m->lazy_inits.n || initializers(m));
+	return (!m->lazy.n || nodes(m)) && (!m->lazy_inits.n || initializers(m)) && loader_materialize_value_info(m);
 }

@@ -1,7 +1,8 @@
 /* materialize.h: the main graph's NodeProtos and TensorProtos that a split load left
  * in wire bytes (unpack_split.c), built when messages are needed: to edit them (the
  * rewrite pass) or to pack the model into one buffer (osh_model_pack). A streamed
- * write does not need them (emit/pack_stream.c writes the bytes).
+ * write does not need them (emit/pack_stream.c writes the bytes). The same for the
+ * value_info entries annotation adds to the main graph (m->lazy_vi).
  */
 #ifndef OSH_LOADER_MATERIALIZE_H
 #define OSH_LOADER_MATERIALIZE_H
@@ -14,5 +15,9 @@
  * and its value's init (big weights pointing into the input). Nothing to do when
  * there are none; empties m->lazy and m->lazy_inits. False when memory ran out. */
 bool loader_materialize(osh_model *m);
+/* The value_info entries annotation left as names and types (m->lazy_vi), as
+ * ValueInfoProto messages after the main graph's own; loader_materialize does this
+ * too. Empties m->lazy_vi. False when memory ran out. */
+bool loader_materialize_value_info(osh_model *m);
 
 #endif

@@ -39,6 +39,13 @@ static uint8_t *slurp(const char *path, size_t *size)
 	return b;
 }
 
+static size_t slurp_size_of(const char *path)
+{
+	size_t n;
+	free(slurp(path, &n));
+	return n;
+}
+
 /* Loads path, infers, and compares osh_model_write (force_pack) with osh_model_pack.
  * Returns false when the model does not load (bad fixtures are not for this test). */
 static bool same_pack(const char *path)
@@ -195,6 +202,47 @@ Test(pack_stream, annotated_branches_are_written)
 Test(pack_stream, annotated_branches_are_written_from_a_big_file)
 {
 	cr_assert(same_pack_built(if_model(true), "ifbig"));
+}
+
+/* The main graph's new value_info entries stay names and types until messages are
+ * needed (m->lazy_vi): annotating twice writes each entry once, and the bytes of one
+ * annotation, written streamed or packed by protobuf-c after the entries became
+ * messages, are the same. */
+Test(pack_stream, annotations_kept_as_names_and_types)
+{
+	const char *path = OSH_MODELS_DIR "/examples/transformer_block.onnx";
+	char once[256], twice[256];
+	snprintf(once, sizeof once, "/tmp/osh_annot_once_%d.onnx", (int)getpid());
+	snprintf(twice, sizeof twice, "/tmp/osh_annot_twice_%d.onnx", (int)getpid());
+	uint8_t *packed = NULL;
+	size_t npacked = 0;
+	for (int k = 1; k <= 2; k++) {
+		osh_model *m = NULL;
+		osh_error err = {0};
+		cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+		for (int i = 0; i < k; i++)
+			cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_model_write(m, k == 1 ? once : twice, NULL, &err), OSH_OK, "%s", err.message);
+		if (k == 1)
+			cr_assert_eq(osh_model_pack(m, &packed, &npacked, &err), OSH_OK, "%s", err.message);
+		osh_model_free(m);
+	}
+	size_t n1, n2;
+	uint8_t *a = slurp(once, &n1), *b = slurp(twice, &n2);
+	cr_expect(n1 == n2 && !memcmp(a, b, n1), "annotated twice: %zu bytes, once: %zu", n2, n1);
+	/* The written file holds value_info entries (the fixture has none of its own). */
+	cr_expect_gt(n1, slurp_size_of(path), "no entries written");
+	osh_model *back = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load(&back, once, NULL, &err), OSH_OK, "%s", err.message);
+	uint8_t *again;
+	size_t nagain;
+	cr_assert_eq(osh_model_pack(back, &again, &nagain, &err), OSH_OK, "%s", err.message);
+	cr_expect(nagain == npacked && !memcmp(again, packed, npacked), "streamed and packed annotations differ");
+	osh_model_free(back);
+	free(a), free(b), free(again), free(packed);
+	remove(once), remove(twice);
 }
 
 /* ValueInfoProto entries whose type is packed once and merged in after their other
