@@ -297,12 +297,13 @@ void *arena_zalloc(arena *a, size_t n)
 	return p;
 }
 
+#ifndef OSH_ARENA_MALLOC
 /* Makes [p, p + n) resident and writable on this thread: false where the call is
  * not supported (the caller then writes it). Whole pages: populating a page leaves
  * its contents as they are, whoever else's bytes share it. */
 static bool populate_now(void *p, size_t n)
 {
-#if defined(MADV_POPULATE_WRITE) && !defined(OSH_ARENA_MALLOC)
+#ifdef MADV_POPULATE_WRITE
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
 	return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
@@ -311,6 +312,7 @@ static bool populate_now(void *p, size_t n)
 	return false;
 #endif
 }
+#endif
 
 void *arena_array_scattered(arena *a, size_t n, size_t size)
 {
