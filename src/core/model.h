@@ -119,17 +119,20 @@ typedef struct value {
 	const tensor_view *init_view; /* decoded initializer: most values of CNNs have one */
 	value_extra *x;       /* NULL for most values: read through value_init() etc. */
 	tinfo ti;             /* what inference knows */
-	value_origin origin;
 	int32_t producer;     /* node index for VAL_NODE, else -1 */
 	int32_t producer_out; /* which output of the producer */
-	int32_t nconsumers, cap_consumers;
+	/* consumers holds room for a power of two of them, at least 2 (index.c,
+	 * add_consumer): the capacity follows from the count. */
+	int32_t nconsumers;
+	uint8_t origin;       /* value_origin */
 	bool is_output;
 } value;
 
 /* The value table is the largest single allocation of a big model (2.7M values for
  * a 1M-node CNN): each byte here is 2.7 MB there (144 bytes before value_extra, 372
- * MB). A field that most values leave empty belongs in value_extra. */
-_Static_assert(sizeof(value) <= 104, "value grew: move rarely used fields to value_extra");
+ * MB; 104 with the consumers' capacity and a 32-bit origin). A field that most values
+ * leave empty belongs in value_extra. */
+_Static_assert(sizeof(void *) != 8 || sizeof(value) <= 96, "value grew: move rarely used fields to value_extra");
 
 typedef struct node {
 	struct Onnx__NodeProto *proto;

@@ -155,18 +155,22 @@ static bool add_consumer(osh_model *m, value *v, int32_t ni)
 {
 	if (v->nconsumers && v->consumers[v->nconsumers - 1] == ni)
 		return true; /* a node counts once per distinct use site in order */
-	if (v->nconsumers == v->cap_consumers) {
+	/* Full at 0 and at every power of two from 2: the list starts with room for 2
+	 * and doubles (value.consumers). */
+	int32_t n = v->nconsumers;
+	if (n == 0 || (n >= 2 && (n & (n - 1)) == 0)) {
+		if (n > INT32_MAX / 2)
+			return false;
 		/* Most values have one or two consumers: a plain allocation and a short
 		 * copy, not arena_grow's calls to memcpy and memset. The tail past
 		 * nconsumers is never read, so it is not zeroed. */
-		int32_t cap = v->cap_consumers ? v->cap_consumers * 2 : 2;
+		int32_t cap = n ? n * 2 : 2;
 		int32_t *c = arena_alloc(m->arena, (size_t)cap * sizeof *c);
 		if (!c)
 			return false;
-		for (int32_t k = 0; k < v->nconsumers; k++)
+		for (int32_t k = 0; k < n; k++)
 			c[k] = v->consumers[k];
 		v->consumers = c;
-		v->cap_consumers = cap;
 	}
 	v->consumers[v->nconsumers++] = ni;
 	return true;
