@@ -261,8 +261,7 @@ static bool build_subgraphs(osh_model *m, graph *g, int32_t ni)
 		return true;
 	}
 	n->subgraphs = arena_array(m->arena, (size_t)count, sizeof *n->subgraphs);
-	n->subgraph_attr = arena_array(m->arena, (size_t)count, sizeof *n->subgraph_attr);
-	if (!n->subgraphs || !n->subgraph_attr)
+	if (!n->subgraphs)
 		return false;
 	const char *owner = n->name[0] ? n->name : arena_printf(m->arena, "node%d", ni);
 	for (size_t i = 0; i < np->n_attribute; i++) {
@@ -277,8 +276,7 @@ static bool build_subgraphs(osh_model *m, graph *g, int32_t ni)
 				return false;
 			sg->proto = gp;
 			n = &g->nodes[ni]; /* graph_new does not move nodes, but stay safe */
-			n->subgraphs[n->nsubgraphs] = sg;
-			n->subgraph_attr[n->nsubgraphs++] = str(at->name);
+			n->subgraphs[n->nsubgraphs++] = sg;
 			if (!build_graph(m, sg))
 				return false;
 			for (int32_t v = 0; v < sg->nvalues; v++) {
