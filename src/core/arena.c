@@ -281,22 +281,6 @@ static bool fresh_zero(const arena *a, const void *p)
 }
 #endif
 
-void *arena_zalloc(arena *a, size_t n)
-{
-	void *p = arena_alloc(a, n);
-	if (!p)
-		return NULL;
-#ifndef OSH_ARENA_MALLOC
-	if (fresh_zero(a, p)) {
-		if (n >= ZERO_AHEAD_MIN)
-			arena_will_write(a, p, n);
-		return p;
-	}
-#endif
-	memset(p, 0, n);
-	return p;
-}
-
 #ifndef OSH_ARENA_MALLOC
 /* Makes [p, p + n) resident and writable on this thread: false where the call is
  * not supported (the caller then writes it). Whole pages: populating a page leaves
@@ -314,21 +298,20 @@ static bool populate_now(void *p, size_t n)
 }
 #endif
 
-void *arena_array_scattered(arena *a, size_t n, size_t size)
+/* n zeroed bytes. `scattered`: a table read and written in no order (arena.h,
+ * arena_array_scattered). */
+static void *zeroed(arena *a, size_t n, bool scattered)
 {
-	if (size && n > SIZE_MAX / size) {
-		a->exhausted = true;
-		return NULL;
-	}
-	n *= size;
-#ifndef OSH_ARENA_MALLOC
 	void *p = arena_alloc(a, n);
 	if (!p)
 		return NULL;
+#ifndef OSH_ARENA_MALLOC
 	if (fresh_zero(a, p)) {
-		/* In huge pages a table takes few of them, each cleared once whichever
-		 * way: the prefault thread may do it, as for any table. */
-		if (a->head->huge && !prefault_huge_slow(a->pf)) {
+		/* Faulted in by the prefault thread, not cleared here; but a scattered
+		 * table in 4 KB pages is made writable before it is read. In huge pages a
+		 * table takes few of them, each cleared once whichever way. */
+		bool small_pages = !a->head->huge || prefault_huge_slow(a->pf);
+		if (!(scattered && small_pages)) {
 			if (n >= ZERO_AHEAD_MIN)
 				arena_will_write(a, p, n);
 			return p;
@@ -336,20 +319,36 @@ void *arena_array_scattered(arena *a, size_t n, size_t size)
 		if (populate_now(p, n))
 			return p;
 	}
+#else
+	(void)scattered;
+#endif
 	memset(p, 0, n);
 	return p;
-#else
-	return arena_zalloc(a, n);
-#endif
+}
+
+void *arena_zalloc(arena *a, size_t n) { return zeroed(a, n, false); }
+
+/* n * size in *bytes; false (and the arena exhausted) when it overflows. */
+static bool array_bytes(arena *a, size_t n, size_t size, size_t *bytes)
+{
+	if (size && n > SIZE_MAX / size) {
+		a->exhausted = true;
+		return false;
+	}
+	*bytes = n * size;
+	return true;
 }
 
 void *arena_array(arena *a, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		a->exhausted = true;
-		return NULL;
-	}
-	return arena_zalloc(a, n * size);
+	size_t bytes;
+	return array_bytes(a, n, size, &bytes) ? zeroed(a, bytes, false) : NULL;
+}
+
+void *arena_array_scattered(arena *a, size_t n, size_t size)
+{
+	size_t bytes;
+	return array_bytes(a, n, size, &bytes) ? zeroed(a, bytes, true) : NULL;
 }
 
 char *arena_strndup(arena *a, const char *s, size_t n)
@@ -386,18 +385,15 @@ char *arena_printf(arena *a, const char *fmt, ...)
 
 void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size)
 {
-	if (size && new_n > SIZE_MAX / size) {
-		a->exhausted = true;
-		return NULL;
-	}
-	unsigned char *q = arena_alloc(a, new_n * size);
+	size_t bytes;
+	unsigned char *q = array_bytes(a, new_n, size, &bytes) ? arena_alloc(a, bytes) : NULL;
 	if (!q)
 		return NULL;
 	/* Only the new tail is zeroed: the rest is overwritten by the copy. */
 	size_t keep = p ? (old_n < new_n ? old_n : new_n) * size : 0;
 	if (keep)
 		memcpy(q, p, keep);
-	memset(q + keep, 0, new_n * size - keep);
+	memset(q + keep, 0, bytes - keep);
 	return q;
 }
 

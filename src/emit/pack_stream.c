@@ -431,26 +431,18 @@ static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
 #define PLAIN_MAX 480
 
 /* A ValueInfoProto of a name and the type in memo slot `slot` alone, `size` bytes
- * (plain_size), as protobuf-c packs it: the name's field, then the type's. */
+ * (plain_size), as protobuf-c packs it: the name's field, then the type's; put
+ * together and written at once (a model has one per value), on the stack up to
+ * PLAIN_MAX bytes, else in the scratch buffer. */
 static void put_plain(packer *p, const type_memo *m, uint32_t field, const char *name, size_t slot, size_t size)
 {
 	const memo_slot *t = &m->slot[slot];
-	if (size > PLAIN_MAX) {
-		put_key(p, field);
-		put_varint(p, size);
-		if (name) {
-			size_t len = strlen(name);
-			put_key(p, VALUE_INFO_NAME);
-			put_varint(p, len);
-			out_write(p->out, name, len);
-		}
-		put_key(p, VALUE_INFO_TYPE);
-		put_varint(p, t->len);
-		out_write(p->out, m->bytes + t->off, t->len);
+	uint8_t stack[PLAIN_MAX + 20];
+	uint8_t *b = size <= PLAIN_MAX ? stack : reserve_scratch(p, size + 20) ? p->scratch : NULL;
+	if (!b) {
+		p->err = 1;
 		return;
 	}
-	/* Assembled here and written at once: a model has one per value. */
-	uint8_t b[PLAIN_MAX + 20];
 	size_t n = wire_put_varint(b, (uint64_t)field << 3 | 2);
 	n += wire_put_varint(b + n, size);
 	if (name) {

@@ -204,6 +204,21 @@ Test(pack_stream, annotated_branches_are_written_from_a_big_file)
 	cr_assert(same_pack_built(if_model(true), "ifbig"));
 }
 
+/* A new value_info entry too big to be put together on the stack (a 1000-byte value
+ * name): assembled in the scratch buffer, the same bytes. */
+Test(pack_stream, long_value_names_annotated)
+{
+	char name[1001];
+	memset(name, 'v', 1000);
+	name[1000] = '\0';
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_node(b, "Relu", "x", name);
+	mb_node(b, "Neg", name, "y");
+	mb_output(b, "y", 0, NULL);
+	cr_assert(same_pack_built(b, "longname"));
+}
+
 /* The main graph's new value_info entries stay names and types until messages are
  * needed (m->lazy_vi): annotating twice writes each entry once, and the bytes of one
  * annotation, written streamed or packed by protobuf-c after the entries became
