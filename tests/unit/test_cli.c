@@ -76,10 +76,7 @@ static const char *const good[] = {
 
 /* ---- running the tool ---------------------------------------------------------- */
 
-typedef struct result {
-	int status; /* exit status, or 128 + signal */
-	char *out, *err;
-} result;
+typedef cli_result result;
 
 static char capture_dir[] = "/tmp/osh_test_cli_cap.XXXXXX";
 
@@ -88,63 +85,8 @@ static void teardown(void) { rmdir(capture_dir); }
 
 TestSuite(cli, .init = setup, .fini = teardown);
 
-static char *take_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "%s: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len + 1 >= cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap);
-			cr_assert(buf);
-		}
-		size_t r = fread(buf + len, 1, cap - len - 1, f);
-		if (!r)
-			break;
-		len += r;
-	}
-	buf[len] = '\0';
-	fclose(f);
-	unlink(path);
-	return buf;
-}
-
-/* Runs OSH_CLI with argv (argv[0] included), stdin from /dev/null, stdout and stderr
- * into files. fsize > 0 limits the size of any file the tool writes (RLIMIT_FSIZE,
- * with SIGXFSZ ignored so write() fails with EFBIG instead of killing it). */
-static result run_argv(long fsize, const char **argv)
-{
-	char out[PATH_MAX], err[PATH_MAX];
-	snprintf(out, sizeof out, "%s/stdout", capture_dir);
-	snprintf(err, sizeof err, "%s/stderr", capture_dir);
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(126);
-		if (fsize > 0) {
-			struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
-			signal(SIGXFSZ, SIG_IGN);
-			if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
-				_exit(126);
-		}
-		execv(OSH_CLI, (char *const *)argv);
-		_exit(127);
-	}
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		cr_assert_eq(errno, EINTR);
-	result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), take_file(out), take_file(err)};
-	cr_assert_neq(r.status, 126, "could not set up the child");
-	cr_assert_neq(r.status, 127, "cannot run %s", OSH_CLI);
-	return r;
-}
+/* cli_run in the capture directory. */
+static result run_argv(long fsize, const char *const *argv) { return cli_run(capture_dir, fsize, argv); }
 
 #define MAX_ARGS 32
 
@@ -180,11 +122,6 @@ static result run_limited(long fsize, const char *arg, ...)
 	return r;
 }
 
-static void result_free(result *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static bool contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
@@ -219,7 +156,7 @@ Test(cli, version)
 	cr_expect_eq(r.status, 0);
 	cr_expect_str_eq(r.out, "onnxshape " OSH_VERSION "\n");
 	cr_expect_str_eq(r.err, "");
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 Test(cli, help)
@@ -227,7 +164,7 @@ Test(cli, help)
 	result r = run("--help", NULL);
 	cr_expect_eq(r.status, 0);
 	cr_expect(contains(r.out, "usage: onnxshape <command>"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 	static const char *const cmds[] = {"check", "print", "infer", "rewrite"};
 	for (size_t i = 0; i < 4; i++) {
 		for (int shortopt = 0; shortopt < 2; shortopt++) {
@@ -237,7 +174,7 @@ Test(cli, help)
 			cr_expect_eq(r.status, 0, "%s --help: exit %d", cmds[i], r.status);
 			cr_expect(contains(r.out, want), "%s --help printed: %s", cmds[i], r.out);
 			cr_expect_str_eq(r.err, "", "%s --help", cmds[i]);
-			result_free(&r);
+			cli_result_free(&r);
 		}
 	}
 }
@@ -248,27 +185,27 @@ Test(cli, usage_errors)
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "unknown command 'frobnicate'"), "%s", r.err);
 	cr_expect_str_eq(r.out, "");
-	result_free(&r);
+	cli_result_free(&r);
 
 	r = run(NULL);
 	cr_expect_eq(r.status, 2, "no command");
 	cr_expect(contains(r.err, "usage:"), "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 
 	static const char *const cmds[] = {"check", "print", "infer", "rewrite"};
 	for (size_t i = 0; i < 4; i++) {
 		r = run(cmds[i], NULL);
 		cr_expect_eq(r.status, 2, "%s without a model: exit %d", cmds[i], r.status);
-		result_free(&r);
+		cli_result_free(&r);
 		r = run(cmds[i], "--no-such-option", GOOD_DIR "/if_outer.onnx", NULL);
 		cr_expect_eq(r.status, 2, "%s with a bad option: exit %d", cmds[i], r.status);
-		result_free(&r);
+		cli_result_free(&r);
 		bool writes = i >= 2; /* infer and rewrite need -o */
 		r = run(cmds[i], "--color=sometimes", GOOD_DIR "/if_outer.onnx", writes ? "-o" : NULL,
 			"/nonexistent/x", NULL);
 		cr_expect_eq(r.status, 2, "%s --color=sometimes: exit %d", cmds[i], r.status);
 		cr_expect(contains(r.err, "--color must be auto, always or never"), "%s: %s", cmds[i], r.err);
-		result_free(&r);
+		cli_result_free(&r);
 	}
 }
 
@@ -310,7 +247,7 @@ Test(cli, check_bad_fixtures)
 		cr_expect(contains(r.out, "error: "), "%s", r.out);
 		cr_expect(!contains(r.out, "\033["), "check %s: colour with --color=never", bad[i].file);
 		cr_expect(contains(r.out, " in 1 file "), "check %s: no summary line:\n%s", bad[i].file, r.out);
-		result_free(&r);
+		cli_result_free(&r);
 	}
 }
 
@@ -325,7 +262,7 @@ Test(cli, check_good_fixtures)
 		cr_expect(contains(r.out, "\n0 errors, ") || !strncmp(r.out, "0 errors, ", 10), "%s", r.out);
 		cr_expect(contains(r.out, " in 1 file "), "%s", r.out);
 		cr_expect(!contains(r.out, "malformed-model"), "%s", r.out);
-		result_free(&r);
+		cli_result_free(&r);
 	}
 }
 
@@ -337,7 +274,7 @@ Test(cli, check_directory_of_good_models)
 	snprintf(want, sizeof want, " in %zu files ", NGOOD);
 	cr_expect(contains(r.out, want), "%s", r.out);
 	cr_expect(!contains(r.out, "error:"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 /* One unreadable or bad file makes the exit 2, but every file is still checked and
@@ -350,7 +287,7 @@ Test(cli, check_several_files)
 	cr_expect(contains(r.out, BAD_DIR "/no-such.onnx: error: cannot open"), "%s", r.out);
 	cr_expect(contains(r.out, "\n2 errors, "), "%s", r.out);
 	cr_expect(contains(r.out, " in 3 files (3 nodes)"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 /* Directories are searched recursively for *.onnx, including subdirectories that hold
@@ -370,7 +307,7 @@ Test(cli, check_walks_subdirectories)
 	cr_expect_eq(r.status, 2, "exit %d\n%s%s", r.status, r.out, r.err);
 	cr_expect(contains(r.out, "top.onnx: node 0 'A' (Add): error: the graph has a cycle"), "%s", r.out);
 	cr_expect(contains(r.out, " in 2 files "), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 	unlink(inner), unlink(top), unlink(notes), rmdir(sub), rmdir(empty), rmdir(dir);
 	free(empty), free(sub), free(notes), free(inner), free(top), free(dir);
 
@@ -388,7 +325,7 @@ Test(cli, check_walks_subdirectories)
 	cr_expect(contains(r.out, want), "%s", r.out);
 	for (size_t i = 0; i < NBAD; i++)
 		cr_expect(contains(r.out, bad[i].phrase), "check of the directory misses %s", bad[i].file);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 /* A directory given with a trailing slash: paths are joined with one slash. */
@@ -397,7 +334,7 @@ Test(cli, check_directory_with_trailing_slash)
 	result r = run("check", BAD_DIR "/", NULL);
 	cr_expect(contains(r.out, BAD_DIR "/cycle.onnx: "), "%s", r.out);
 	cr_expect(!contains(r.out, "//"), "a path with a doubled slash:\n%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 /* A FIFO given by name is refused, not waited on. */
@@ -409,7 +346,7 @@ Test(cli, check_fifo_does_not_block, .timeout = 10)
 	result r = run("check", fifo, NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.out, "not a regular file"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 	free(fifo);
 	remove_dir(dir);
 }
@@ -431,7 +368,7 @@ Test(cli, rewrite_bad_writes_nothing)
 				  bad[i].file, bad[i].phrase, r.err);
 			cr_expect_eq(access(out, F_OK), -1, "%s %s: the output exists", cmds[k], bad[i].file);
 			expect_listing(dir, "", bad[i].file);
-			result_free(&r);
+			cli_result_free(&r);
 		}
 	}
 	free(out);
@@ -460,7 +397,7 @@ Test(cli, rewrite_good_is_byte_identical)
 			cr_expect(r.status == 0 && same_bytes(path, out), "%s %s %s: output differs", modes[k][0],
 				  modes[k][1] ? modes[k][1] : "", good[i]);
 			expect_listing(dir, "out.onnx", good[i]);
-			result_free(&r);
+			cli_result_free(&r);
 		}
 	}
 	free(out);
@@ -477,7 +414,7 @@ Test(cli, rewrite_external_data_stays_beside_its_files)
 	cr_expect_eq(r.status, 2, "exit %d", r.status);
 	cr_expect(contains(r.err, "external data"), "%s", r.err);
 	expect_listing(dir, "", "refused external write");
-	result_free(&r);
+	cli_result_free(&r);
 	/* Beside its data file it round-trips byte for byte. */
 	char *model = path_in(dir, "m.onnx"), *bin = path_in(dir, "external_ok.bin");
 	copy_file(GOOD_DIR "/external_ok.onnx", model);
@@ -485,7 +422,7 @@ Test(cli, rewrite_external_data_stays_beside_its_files)
 	r = run("rewrite", model, "-o", out, NULL);
 	cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_expect(same_bytes(model, out));
-	result_free(&r);
+	cli_result_free(&r);
 	free(model);
 	free(bin);
 	free(out);
@@ -514,7 +451,7 @@ Test(cli, rewrite_over_input_needs_in_place)
 	cr_expect(contains(r.err, "is the input model"), "%s", r.err);
 	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model), "the input changed");
 	expect_listing(dir, "model.onnx", "same path");
-	result_free(&r);
+	cli_result_free(&r);
 
 	/* Another name for the same inode is the same file. */
 	char *alias = path_in(dir, "alias.onnx");
@@ -528,7 +465,7 @@ Test(cli, rewrite_over_input_needs_in_place)
 	cr_expect_eq(st.st_ino, before.st_ino, "the link was replaced");
 	cr_expect_eq(st.st_nlink, 2);
 	expect_listing(dir, "alias.onnx model.onnx", "hard link");
-	result_free(&r);
+	cli_result_free(&r);
 	unlink(alias);
 	free(alias);
 
@@ -537,14 +474,14 @@ Test(cli, rewrite_over_input_needs_in_place)
 	r = run("rewrite", model, "-o", dotted, NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 	free(dotted);
 
 	/* infer shares the rule. */
 	r = run("infer", model, "-o", model, NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "--in-place"), "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 
 	cr_assert_eq(stat(model, &st), 0);
 	cr_expect_eq(st.st_ino, before.st_ino, "the input was replaced");
@@ -565,14 +502,14 @@ Test(cli, rewrite_in_place)
 	cr_assert_eq(stat(model, &st), 0);
 	cr_expect_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
 	expect_listing(dir, "model.onnx", "in place");
-	result_free(&r);
+	cli_result_free(&r);
 
 	/* -o naming the input plus --in-place is the same request. */
 	r = run("rewrite", "--repack", "--in-place", model, "-o", model, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model));
 	expect_listing(dir, "model.onnx", "in place, repacked");
-	result_free(&r);
+	cli_result_free(&r);
 	free(model);
 	remove_dir(dir);
 }
@@ -589,11 +526,11 @@ Test(cli, infer_input_shape_and_assume)
 	for (size_t i = 0; i < 2; i++) {
 		result r = run("infer", given[i][0], given[i][1], model, "-o", out, NULL);
 		cr_expect_eq(r.status, 0, "%s %s: %s", given[i][0], given[i][1], r.err);
-		result_free(&r);
+		cli_result_free(&r);
 		r = run("print", out, NULL);
 		cr_expect(strstr(r.out, "y                        FLOAT (4, 3)"), "%s %s:\n%s", given[i][0], given[i][1],
 			  r.out);
-		result_free(&r);
+		cli_result_free(&r);
 		remove(out);
 	}
 	static const char *const refused[][2] = {
@@ -605,7 +542,7 @@ Test(cli, infer_input_shape_and_assume)
 		result r = run("infer", refused[i][0], refused[i][1], model, "-o", out, NULL);
 		cr_expect_eq(r.status, 2, "%s %s: exit %d", refused[i][0], refused[i][1], r.status);
 		cr_expect(strstr(r.err, "bad "), "%s %s: %s", refused[i][0], refused[i][1], r.err);
-		result_free(&r);
+		cli_result_free(&r);
 	}
 	expect_listing(dir, "", "nothing written by a usage error");
 	free(out);
@@ -620,16 +557,16 @@ Test(cli, fsync_writes_the_same_bytes)
 	char *plain = path_in(dir, "plain.onnx"), *synced = path_in(dir, "synced.onnx");
 	result r = run("infer", model, "-o", plain, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 	r = run("infer", "--fsync", model, "-o", synced, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.err, "");
-	result_free(&r);
+	cli_result_free(&r);
 	cr_expect(same_bytes(plain, synced), "--fsync wrote other bytes");
 	r = run("rewrite", "--fsync", "--in-place", model, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(same_bytes(GOOD_DIR "/if_outer.onnx", model));
-	result_free(&r);
+	cli_result_free(&r);
 	expect_listing(dir, "model.onnx plain.onnx synced.onnx", "fsync");
 	free(plain), free(synced), free(model);
 	remove_dir(dir);
@@ -640,13 +577,13 @@ Test(cli, rewrite_needs_an_output)
 	result r = run("rewrite", GOOD_DIR "/if_outer.onnx", NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "say where to write: -o OUT, or --in-place"), "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 
 	r = run("rewrite", GOOD_DIR "/if_outer.onnx", GOOD_DIR "/local_function.onnx", "-o", "/nonexistent/x",
 		NULL);
 	cr_expect_eq(r.status, 2, "two models");
 	cr_expect(contains(r.err, "expected exactly one MODEL"), "%s", r.err);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 Test(cli, rewrite_into_missing_directory)
@@ -658,7 +595,7 @@ Test(cli, rewrite_into_missing_directory)
 	cr_expect(contains(r.err, "cannot create a temporary file"), "%s", r.err);
 	cr_expect(contains(r.err, strerror(ENOENT)), "%s", r.err);
 	expect_listing(dir, "", "missing directory");
-	result_free(&r);
+	cli_result_free(&r);
 	free(out);
 
 	/* An existing directory as the output is refused too. */
@@ -666,7 +603,7 @@ Test(cli, rewrite_into_missing_directory)
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "is a directory"), "%s", r.err);
 	expect_listing(dir, "", "directory as output");
-	result_free(&r);
+	cli_result_free(&r);
 	remove_dir(dir);
 }
 
@@ -686,7 +623,7 @@ Test(cli, rewrite_replaces_existing_output_keeping_its_mode)
 	cr_assert_eq(stat(out, &st), 0);
 	cr_expect_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
 	expect_listing(dir, "out.onnx", "replace");
-	result_free(&r);
+	cli_result_free(&r);
 	free(out);
 	remove_dir(dir);
 }
@@ -722,13 +659,13 @@ Test(cli, rewrite_write_failure_leaves_nothing)
 		} else {
 			expect_listing(dir, "", "failed write");
 		}
-		result_free(&r);
+		cli_result_free(&r);
 	}
 	/* Without the limit the same command works. */
 	result r = run("rewrite", model, "-o", out, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(same_bytes(model, out));
-	result_free(&r);
+	cli_result_free(&r);
 	free(out);
 	remove_dir(dir);
 }
@@ -746,18 +683,18 @@ Test(cli, print_shows_opsets_and_inputs)
 	cr_expect(contains(r.out, "  x                        FLOAT (2,)\n"), "%s", r.out);
 	cr_expect(contains(r.out, "outputs (1):\n  y "), "%s", r.out);
 	cr_expect(contains(r.out, "nodes: 1 (3 with 2 subgraphs and 0 functions)"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 
 	r = run("print", GOOD_DIR "/local_function.onnx", GOOD_DIR "/external_ok.onnx", NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(contains(r.out, "opsets:     ai.onnx 13, local 1\n"), "%s", r.out);
 	cr_expect(contains(r.out, "local::AddRelu"), "%s", r.out);
 	cr_expect(contains(r.out, "1 external (24 B, not read)"), "%s", r.out);
-	result_free(&r);
+	cli_result_free(&r);
 
 	r = run("print", BAD_DIR "/cycle.onnx", NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect(contains(r.err, "the graph has a cycle"), "%s", r.err);
 	cr_expect_str_eq(r.out, "", "no summary of a malformed model");
-	result_free(&r);
+	cli_result_free(&r);
 }

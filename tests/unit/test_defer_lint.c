@@ -10,13 +10,9 @@
 #include "test_files.h"
 #include "onnxshape.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define LINT_DIR OSH_MODELS_DIR "/lint"
 
@@ -213,37 +209,6 @@ Test(defer_lint, no_overrides_while_pending_and_pack_runs_it)
 
 /* ---- the CLI --------------------------------------------------------------------- */
 
-typedef struct run_result {
-	int status;
-	char *out, *err;
-} run_result;
-
-/* Runs the CLI with the NULL-terminated argv (argv[0] included) in dir. */
-static run_result run(const char *dir, const char *const *argv)
-{
-	char *out = path_in(dir, "stdout"), *err = path_in(dir, "stderr");
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), x = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (o < 0 || x < 0 || dup2(o, 1) < 0 || dup2(x, 2) < 0)
-			_exit(126);
-		execv(OSH_CLI, (char *const *)argv);
-		_exit(127);
-	}
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		cr_assert_eq(errno, EINTR);
-	size_t no, ne;
-	run_result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, (char *)slurp(out, &no), (char *)slurp(err, &ne)};
-	r.out[no] = r.err[ne] = '\0'; /* slurp leaves room for it */
-	cr_assert(r.status != 126 && r.status != 127, "cannot run %s", OSH_CLI);
-	remove(out), remove(err);
-	free(out), free(err);
-	return r;
-}
-
 /* Drops the lines that contain `what`. */
 static void drop_lines(char *s, const char *what)
 {
@@ -273,7 +238,7 @@ Test(defer_lint, cli_infer_prints_what_check_prints)
 		snprintf(in, sizeof in, "%s/%s", LINT_DIR, fixtures[i]);
 		const char *check[] = {OSH_CLI, "check", "--color", "never", in, NULL};
 		const char *infer[] = {OSH_CLI, "infer", "--color", "never", in, "-o", out, NULL};
-		run_result c = run(dir, check), f = run(dir, infer);
+		cli_result c = cli_run(dir, 0, check), f = cli_run(dir, 0, infer);
 		cr_expect_eq(f.status, c.status, "%s: infer %d, check %d: %s", fixtures[i], f.status, c.status, f.err);
 		drop_lines(c.out, " in 1 file (");
 		drop_lines(f.err, "note: the model has errors; nothing written");
@@ -281,7 +246,7 @@ Test(defer_lint, cli_infer_prints_what_check_prints)
 		bool written = access(out, F_OK) == 0;
 		cr_expect_eq(written, c.status == 0, "%s: written %d, check exit %d", fixtures[i], written, c.status);
 		remove(out);
-		free(c.out), free(c.err), free(f.out), free(f.err);
+		cli_result_free(&c), cli_result_free(&f);
 	}
 	expect_listing(dir, "", "nothing left behind");
 	free(out);

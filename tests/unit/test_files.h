@@ -1,6 +1,6 @@
 /* test_files.h: scratch directories for the tests that write files (test_cli.c,
  * test_hostile.c, test_write_atomic.c): create one, name files in it, see what it
- * holds, read a file whole, remove it. And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
+ * holds, read a file whole, remove it; and running the tool (cli_run). And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
  * translation unit. Include after <criterion/criterion.h>, with _GNU_SOURCE (asprintf).
  */
 #ifndef OSH_TEST_FILES_H
@@ -10,8 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,5 +155,63 @@ static inline void remove_dir(char *dir)
 	const char *var = getenv("OSH_CORPUS_DIR");                                           \
 	if (!var)                                                                             \
 	cr_skip_test("OSH_CORPUS_DIR is not set (ctest's " ctest_name " sets it)")
+
+/* ---- running the tool ----------------------------------------------------------- */
+
+typedef struct cli_result {
+	int status;      /* exit status, or 128 + signal */
+	char *out, *err; /* what it printed (malloc'd, NUL-terminated) */
+} cli_result;
+
+/* The file at path whole, NUL-terminated (malloc'd), and the file removed. */
+static inline char *take_output(const char *path)
+{
+	size_t n;
+	char *s = (char *)slurp(path, &n); /* slurp leaves a byte spare */
+	s[n] = '\0';
+	unlink(path);
+	return s;
+}
+
+/* Runs OSH_CLI with argv (argv[0] included, NULL-terminated), stdin from /dev/null,
+ * stdout and stderr into files of dir (removed once read). fsize > 0 limits the size
+ * of any file the tool writes (RLIMIT_FSIZE, with SIGXFSZ ignored so write() fails
+ * with EFBIG instead of killing it). */
+static inline cli_result cli_run(const char *dir, long fsize, const char *const *argv)
+{
+	char *out = path_in(dir, "stdout"), *err = path_in(dir, "stderr");
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		if (fsize > 0) {
+			struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
+			signal(SIGXFSZ, SIG_IGN);
+			if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+				_exit(126);
+		}
+		execv(OSH_CLI, (char *const *)argv);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	cli_result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), take_output(out), take_output(err)};
+	free(out), free(err);
+	cr_assert_neq(r.status, 126, "could not set up the child");
+	cr_assert_neq(r.status, 127, "cannot run %s", OSH_CLI);
+	return r;
+}
+
+static inline void cli_result_free(cli_result *r)
+{
+	free(r->out);
+	free(r->err);
+}
 
 #endif

@@ -648,71 +648,40 @@ HOSTILE_TEST(func_depth_32)
 
 /* ---- the CLI on the fixtures: exit 2, nothing written --------------------------- */
 
-typedef struct run_result {
-	int status;
-	char out[8192], err[8192];
-} run_result;
-
-static void read_into(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	unlink(path);
-}
-
-static void run_cli(run_result *r, const char *dir, const char *const *args)
+/* cli_run with args after the tool's name. */
+static cli_result run_cli(const char *dir, const char *const *args)
 {
 	const char *argv[16] = {OSH_CLI};
 	int argc = 1;
 	for (; args[argc - 1]; argc++)
 		argv[argc] = args[argc - 1];
 	argv[argc] = NULL;
-	char *out = path_in(dir, ".stdout"), *err = path_in(dir, ".stderr");
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(126);
-		execv(OSH_CLI, (char *const *)argv);
-		_exit(127);
-	}
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		cr_assert_eq(errno, EINTR);
-	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	read_into(out, r->out, sizeof r->out);
-	read_into(err, r->err, sizeof r->err);
-	free(out);
-	free(err);
+	return cli_run(dir, 0, argv);
 }
 
 Test(hostile_cli, check_rewrite_infer_exit_2_and_write_nothing, .timeout = 120)
 {
 	char *dir = make_tmpdir_for("hostile");
 	char *outp = path_in(dir, "out.onnx");
-	static run_result r;
 	for (size_t i = 0; i < NHOSTILE; i++) {
 		const hostile_case *c = &hostile_cases[i];
 		if (!c->phrase)
 			continue;
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s", HOSTILE_DIR, c->file);
-		run_cli(&r, dir, (const char *[]){"check", "--color=never", path, NULL});
+		cli_result r = run_cli(dir, (const char *[]){"check", "--color=never", path, NULL});
 		cr_expect_eq(r.status, 2, "check %s: exit %d", c->file, r.status);
 		cr_expect(contains(r.out, c->phrase) || contains(r.err, c->phrase), "check %s does not say \"%s\":\n%s%s",
 			  c->file, c->phrase, r.out, r.err);
+		cli_result_free(&r);
 		static const char *const cmds[] = {"rewrite", "infer"};
 		for (int k = 0; k < 2; k++) {
-			run_cli(&r, dir, (const char *[]){cmds[k], path, "-o", outp, NULL});
+			r = run_cli(dir, (const char *[]){cmds[k], path, "-o", outp, NULL});
 			cr_expect_eq(r.status, 2, "%s %s: exit %d", cmds[k], c->file, r.status);
 			cr_expect(contains(r.err, c->phrase), "%s %s: stderr lacks \"%s\":\n%s", cmds[k], c->file, c->phrase,
 				  r.err);
 			cr_expect_str_eq(r.out, "", "%s %s", cmds[k], c->file);
+			cli_result_free(&r);
 			expect_listing(dir, "", c->file);
 		}
 	}
