@@ -82,7 +82,7 @@ def run_once(argv, with_rss, cwd=None):
     if with_rss:
         with open(RSS_FILE) as f:
             rss = int(f.read().split()[-1]) * 1024
-    return wall, rss, p.returncode, out.decode(), ru.ru_utime + ru.ru_stime
+    return wall, rss, p.returncode, out.decode() + err.decode(), ru.ru_utime + ru.ru_stime
 
 
 # madvise(MADV_POPULATE_READ), Linux 5.14; Python's mmap module does not name it.
@@ -114,9 +114,14 @@ def warm(paths):
 
 
 def op_seconds(out):
+    """The time inside the tool's own work: py_tools.py's "op_seconds S" line, or the
+    "T ms in all" of onnxshape's --timings line (from loading to the model freed,
+    without starting and ending the process)."""
     for line in out.splitlines():
         if line.startswith("op_seconds"):
             return float(line.split()[1])
+        if line.startswith("onnxshape: timings: ") and " ms in all" in line:
+            return float(line.split(" ms in all")[0].rsplit("; ", 1)[1]) / 1e3
     return None
 
 
@@ -213,10 +218,11 @@ def bench_model(osh, path, nodes, runs, py_runs, with_py):
     d = os.path.dirname(path)
     osh_out = os.path.join(d, "osh-out.onnx")
     py_out = os.path.join(d, "py-out.onnx")
+    # --timings: the tool's own time ("op"), beside the process's wall time.
     tools = [
-        ("osh check", [osh, "check", "-j", "1", path]),
-        ("osh infer", [osh, "infer", path, "-o", osh_out]),
-        ("osh rewrite", [osh, "rewrite", path, "-o", osh_out]),
+        ("osh check", [osh, "check", "--timings", "-j", "1", path]),
+        ("osh infer", [osh, "infer", "--timings", path, "-o", osh_out]),
+        ("osh rewrite", [osh, "rewrite", "--timings", path, "-o", osh_out]),
     ]
     if with_py:
         tools += [
@@ -350,7 +356,8 @@ def main():
     start = measure([("start", ["/bin/true"])], 21)["start"]
     print("\nscaling: onnxshape time per node (us), wall then cpu, smallest to largest model")
     print("  (a process that does nothing, /bin/true, takes %.2f ms wall, %.2f ms cpu here; 'above start' "
-          "subtracts it)" % (start["wall"] * 1e3, start["cpu"] * 1e3))
+          "subtracts it;\n   'in the tool' is --timings' figure: from loading to the model freed, inside the process)"
+          % (start["wall"] * 1e3, start["cpu"] * 1e3))
     for fam in families:
         for ext in ("", "-ext"):
             sel = [x for x in rows if x[0] == fam and x[1] == ext and x[2] in sizes]
@@ -364,6 +371,10 @@ def main():
                 above = [(x[4][tool]["wall"] - start["wall"]) / x[3] * 1e6 for x in sel]
                 print("  %s%s %s wall above start: %s  (max/min %.2f)" % (
                     fam, ext, tool, " ".join("%.2f" % v for v in above), max(above) / min(above)))
+                inside = [x[4][tool]["op"] / x[3] * 1e6 for x in sel if x[4][tool]["op"] is not None]
+                if len(inside) == len(sel):
+                    print("  %s%s %s in the tool: %s  (max/min %.2f)" % (
+                        fam, ext, tool, " ".join("%.2f" % v for v in inside), max(inside) / min(inside)))
     print("\nload average at end: %.1f %.1f %.1f" % os.getloadavg())
     if os.environ.get("BENCH_CORPUS", "1") != "0":
         corpus(osh, build, 3 if quick else int(os.environ.get("BENCH_RUNS", "3")))

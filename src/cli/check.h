@@ -26,6 +26,7 @@ typedef struct file_result {
 	bool unreadable; /* the file could not be loaded at all */
 	bool trouble;    /* exit status 2: unreadable, malformed, or inference refused */
 	bool failed;     /* errors (or warnings under --werror): exit status 1 at least */
+	timings time;    /* --timings: this file's stages */
 } file_result;
 
 /* Totals over every file, for the summary. */

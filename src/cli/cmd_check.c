@@ -52,6 +52,8 @@ static const char help[] =
 	"      --input-value NAME=FILE.pb\n"
 	"                            a known value for one graph input (repeatable)\n"
 	"      --list-rules          list the diagnostic codes and exit\n"
+	"      --timings             print how long each stage of each file took (load,\n"
+	"                            infer, lint, report, free) to stderr\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"exit status: 0 no errors; 1 at least one model has errors (or warnings, with\n"
@@ -143,6 +145,7 @@ typedef struct check_opts {
 	size_t n_overrides, cap_overrides;
 	input_values values;
 	bool has_values;
+	bool timings;
 } check_opts;
 
 /* --error/--warn/--ignore CODE. Prints why and returns false for a bad code. */
@@ -224,13 +227,22 @@ static void check_one(const check_opts *o, file_result *r)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	if (osh_model_load(&m, r->path, NULL, &err) != OSH_OK) {
+	timings_start(&r->time, o->timings);
+	r->time.path = r->path;
+	osh_status loaded = osh_model_load(&m, r->path, NULL, &err);
+	timings_lap(&r->time, "load");
+	if (loaded != OSH_OK) {
 		r->unreadable = r->trouble = true;
 		r->errors = 1;
 		render(o, r, NULL, &err);
+		timings_lap(&r->time, "report");
 		return;
 	}
+	r->time.nodes = osh_model_node_count(m);
 	bool refused = false;
+	/* The lint after inference rather than inside it: the same work, timed apart. */
+	osh_infer_options io = o->infer;
+	io.defer_lint = true;
 	/* A malformed model has no reliable graph to infer over: its loader diagnostics
 	 * are the report. */
 	if (osh_model_is_malformed(m)) {
@@ -239,8 +251,12 @@ static void check_one(const check_opts *o, file_result *r)
 		snprintf(err.message, sizeof err.message, "%s: the input values could not be used (see above)",
 			 r->path);
 		refused = true;
-	} else if (osh_infer(m, &o->infer, &err) != OSH_OK) {
+	} else if (osh_infer(m, &io, &err) != OSH_OK) {
 		refused = true;
+	} else {
+		timings_lap(&r->time, "infer");
+		refused = osh_lint(m, &err) != OSH_OK;
+		timings_lap(&r->time, "lint");
 	}
 	if (refused)
 		r->trouble = true;
@@ -256,7 +272,9 @@ static void check_one(const check_opts *o, file_result *r)
 	r->nodes = osh_model_node_count(m);
 	r->failed = osh_model_has_errors(m) || refused || (o->werror && r->warnings);
 	render(o, r, m, refused ? &err : NULL);
+	timings_lap(&r->time, "report");
 	osh_model_free(m);
+	timings_lap(&r->time, "free");
 }
 
 /* ---- the workers ---------------------------------------------------------------------- */
@@ -309,6 +327,7 @@ static void emit(const check_opts *o, file_result *r, check_totals *t, bool *fir
 		t->status = EXIT_TROUBLE;
 	else if (r->failed && t->status < EXIT_FINDINGS)
 		t->status = EXIT_FINDINGS;
+	timings_print(stderr, &r->time);
 	if (o->format == FORMAT_SARIF)
 		return;
 	if (o->format == FORMAT_JSON && !*first)
@@ -325,7 +344,7 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT };
+	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
@@ -342,6 +361,7 @@ int cmd_check(int argc, char **argv)
 		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		{"list-rules", no_argument, NULL, OPT_LIST_RULES},
+		{"timings", no_argument, NULL, OPT_TIMINGS},
 		{0},
 	};
 	check_opts o = {.format = FORMAT_TEXT};
@@ -407,6 +427,7 @@ int cmd_check(int argc, char **argv)
 			o.has_values = true;
 			break;
 		case OPT_LIST_RULES: rules = true; break;
+		case OPT_TIMINGS: o.timings = true; break;
 		default: usage = true; break;
 		}
 	}

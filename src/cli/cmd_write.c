@@ -39,7 +39,9 @@ static const write_cmd infer_cmd = {
 	"                            the ONNX test-data layout) as constants\n"
 	"      --input-value NAME=FILE.pb\n"
 	"                            treat one input as a constant (repeatable)\n"
-	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
+	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
+	"      --timings             print how long each stage took (load, infer,\n"
+	"                            annotate, write, free) to stderr\n"
 	"  -h, --help                show this help\n",
 	true,
 };
@@ -86,6 +88,8 @@ static const write_cmd rewrite_cmd = {
 	"                     explicit or bidirectional) of domain D only (default: any\n"
 	"                     non-ONNX domain); they are always lowered to Expand\n"
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
+	"      --timings      print how long each stage took (load, infer, rewrite,\n"
+	"                     write, free) to stderr\n"
 	"  -h, --help         show this help\n",
 	false,
 };
@@ -163,7 +167,7 @@ static void print_rewrite_changes(FILE *f, const char *path, const osh_rewrite_r
  * write the model. Diagnostics printed are the errors that block (warnings and notes
  * are check's business); `from` is how many diagnostics loading already printed. */
 static int rewrite_model(osh_model *m, const char *in, const style *st, const rewrite_args *ra, size_t from,
-			 bool *write)
+			 bool *write, timings *tm)
 {
 	osh_error err = {0};
 	osh_rewrite_report rep;
@@ -172,9 +176,12 @@ static int rewrite_model(osh_model *m, const char *in, const style *st, const re
 		print_error(stderr, st, &err);
 		return EXIT_TROUBLE;
 	}
+	timings_lap(tm, "infer");
 	osh_rewrite_options o = ra->opts;
 	o.dry_run = ra->dry_run;
-	if (osh_rewrite(m, &o, &rep, &err) != OSH_OK) {
+	osh_status s = osh_rewrite(m, &o, &rep, &err);
+	timings_lap(tm, "rewrite");
+	if (s != OSH_OK) {
 		print_error(stderr, st, &err);
 		return EXIT_TROUBLE;
 	}
@@ -212,11 +219,11 @@ static bool parse_opset(const char *arg, int64_t *out)
 	return true;
 }
 
-static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
+static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia, timings *tm)
 {
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
-	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN };
+	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -234,6 +241,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 		{"broadcast-domain", required_argument, NULL, OPT_BROADCAST_DOMAIN},
 		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
+		{"timings", no_argument, NULL, OPT_TIMINGS},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
@@ -243,6 +251,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 	input_values iv = {0};
 	bool ignore_declared = false;
 	rewrite_args ra = {0};
+	bool timed = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
 		switch (c) {
@@ -263,6 +272,9 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 			break;
 		case OPT_REPACK:
 			wo.force_pack = true;
+			break;
+		case OPT_TIMINGS:
+			timed = true;
 			break;
 		case OPT_INPUT_DATA:
 		case OPT_INPUT_VALUE:
@@ -351,23 +363,28 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 	/* infer writes the weights back as they are: they are copied into the output
 	 * while the model is loaded and inferred (emit/write_ahead.c). */
 	osh_write_job *job = NULL;
+	timings_start(tm, timed);
+	tm->path = in;
 	if (cmd->infer && osh_write_begin(out, &wo, &job, &err) != OSH_OK) {
 		print_error(stderr, &st, &err);
 		return EXIT_TROUBLE;
 	}
 	osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
 	osh_model *m = load_or_report(in, job ? &lo : NULL, &st, &status);
+	timings_lap(tm, "load");
 	if (!m) {
 		osh_write_cancel(job);
 		return status;
 	}
+	tm->nodes = osh_model_node_count(m);
 	if (status == EXIT_CLEAN && !cmd->infer) {
 		bool write;
-		status = rewrite_model(m, in, &st, &ra, osh_model_diag_count(m), &write);
+		status = rewrite_model(m, in, &st, &ra, osh_model_diag_count(m), &write, tm);
 		if (!write) {
 			if (status == EXIT_FINDINGS && !ra.dry_run)
 				fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 			osh_model_free(m);
+			timings_lap(tm, "free");
 			return status;
 		}
 	}
@@ -391,14 +408,18 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 		/* Nothing will be written: the lint now, for its findings. */
 		if (status == EXIT_FINDINGS && osh_lint(m, &err) != OSH_OK)
 			status = EXIT_TROUBLE;
+		timings_lap(tm, "infer");
 		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK)
 			status = EXIT_TROUBLE;
+		timings_lap(tm, "annotate");
 	}
 	if (status == EXIT_CLEAN &&
 	    (job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
 		job = NULL; /* freed by osh_write_finish */
 		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
+	/* infer's lint ran on another thread meanwhile (defer_lint). */
+	timings_lap(tm, "write");
 	for (size_t i = printed < 0 ? osh_model_diag_count(m) : (size_t)printed; i < osh_model_diag_count(m); i++)
 		print_diag(stderr, &st, in, osh_model_diag_at(m, i));
 	if (status == EXIT_TROUBLE)
@@ -408,15 +429,19 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia)
 	if (status != EXIT_CLEAN)
 		osh_write_cancel(job);
 	osh_model_free(m);
+	timings_lap(tm, "free");
 	return status;
 }
 
-/* run_with, with the arrays of the inference options freed whatever it returns. */
+/* run_with, with the arrays of the inference options freed whatever it returns, and
+ * --timings printed. */
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
 	infer_args ia = {0};
-	int status = run_with(cmd, argc, argv, &ia);
+	timings tm = {0};
+	int status = run_with(cmd, argc, argv, &ia, &tm);
 	infer_args_free(&ia);
+	timings_print(stderr, &tm);
 	return status;
 }
 

@@ -8,7 +8,8 @@
  * byte-identical, also with --repack; writing over the input (same path, another
  * spelling, a hard link) needs --in-place; a missing output directory, or a write
  * that fails midway (a file size limit), is exit 2 with nothing left behind; `print`
- * shows opsets and inputs. Exact messages are test_loader.c's business: here only
+ * shows opsets and inputs; --timings reports each file's stages on stderr, changing
+ * nothing else. Exact messages are test_loader.c's business: here only
  * the key phrase and the file name.
  */
 #define _GNU_SOURCE
@@ -697,4 +698,123 @@ Test(cli, print_shows_opsets_and_inputs)
 	cr_expect(contains(r.err, "the graph has a cycle"), "%s", r.err);
 	cr_expect_str_eq(r.out, "", "no summary of a malformed model");
 	cli_result_free(&r);
+}
+
+/* ---- --timings ----------------------------------------------------------------------- */
+
+/* One "onnxshape: timings: PATH: STAGE X ms, ...; T ms in all[, N nodes, U us a node]"
+ * line, parsed: the stages named in order, each a time, T their sum (to the printed
+ * rounding), U = T / N. Returns the number of stages, or -1 when malformed. */
+static int parse_timings(const char *line, const char *path, const char *const *want, size_t *nodes)
+{
+	char head[PATH_MAX + 32];
+	snprintf(head, sizeof head, "onnxshape: timings: %s:", path);
+	cr_assert(!strncmp(line, head, strlen(head)), "expected '%s' at the start of: %s", head, line);
+	const char *p = line + strlen(head);
+	double sum = 0, all = -1, per = -1;
+	int n = 0;
+	for (;; n++) {
+		char stage[32];
+		double ms;
+		int used = 0;
+		if (sscanf(p, " %31[a-z] %lf ms%n", stage, &ms, &used) != 2 || !used)
+			return -1;
+		cr_expect(want[n] && !strcmp(stage, want[n]), "stage %d is '%s', expected '%s': %s", n, stage,
+			  want[n] ? want[n] : "(none)", line);
+		cr_expect(ms >= 0, "%s", line);
+		sum += ms;
+		p += used;
+		if (*p == ';')
+			break;
+		if (*p++ != ',')
+			return -1;
+	}
+	cr_expect(!want[n + 1], "stages missing after '%s': %s", want[n], line);
+	int used = 0;
+	if (sscanf(p, "; %lf ms in all%n", &all, &used) != 1 || !used)
+		return -1;
+	p += used;
+	cr_expect(all >= sum - 0.0005 * (n + 1) && all <= sum + 0.0005 * (n + 1), "%f ms in all, stages sum to %f: %s",
+		  all, sum, line);
+	*nodes = 0;
+	if (*p == ',') {
+		cr_assert_eq(sscanf(p, ", %zu nodes, %lf us a node", nodes, &per), 2, "%s", line);
+		/* T is printed to the microsecond, U to the nanosecond. */
+		double tol = *nodes ? 0.5 / (double)*nodes + 0.001 : 0;
+		cr_expect(*nodes > 0 && per >= all * 1e3 / (double)*nodes - tol && per <= all * 1e3 / (double)*nodes + tol,
+			  "%f us a node for %zu nodes in %f ms: %s", per, *nodes, all, line);
+	}
+	return n + 1;
+}
+
+/* The lines of s, split in place. */
+static size_t split_lines(char *s, char **lines, size_t cap)
+{
+	size_t n = 0;
+	for (char *save = NULL, *l = strtok_r(s, "\n", &save); l && n < cap; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	return n;
+}
+
+/* check --timings: a line per file on stderr, in input order also with two jobs, with
+ * the stages the file went through; stdout as without it. */
+Test(cli, check_timings)
+{
+	const char *files[] = {GOOD_DIR "/if_outer.onnx", BAD_DIR "/empty.onnx", GOOD_DIR "/nested_32.onnx"};
+	result plain = run("check", "-j", "2", files[0], files[1], files[2], NULL);
+	result r = run("check", "--timings", "-j", "2", files[0], files[1], files[2], NULL);
+	cr_expect_eq(r.status, plain.status);
+	cr_expect_str_eq(r.out, plain.out);
+	char *lines[8];
+	size_t n = split_lines(r.err, lines, 8);
+	cr_assert_eq(n, 3, "%zu lines on stderr", n);
+	static const char *const checked[] = {"load", "infer", "lint", "report", "free", NULL};
+	static const char *const unreadable[] = {"load", "report", NULL};
+	size_t nodes[3];
+	cr_expect_eq(parse_timings(lines[0], files[0], checked, &nodes[0]), 5, "%s", lines[0]);
+	cr_expect_eq(parse_timings(lines[1], files[1], unreadable, &nodes[1]), 2, "%s", lines[1]);
+	cr_expect_eq(parse_timings(lines[2], files[2], checked, &nodes[2]), 5, "%s", lines[2]);
+	/* The summary counts the same nodes. */
+	char total[64];
+	snprintf(total, sizeof total, " in 3 files (%zu nodes)", nodes[0] + nodes[1] + nodes[2]);
+	cr_expect(nodes[0] && !nodes[1] && nodes[2] && contains(r.out, total), "%s", r.out);
+	cli_result_free(&plain);
+	cli_result_free(&r);
+}
+
+/* infer and rewrite --timings: their stages, and the same output file as without. */
+Test(cli, write_timings)
+{
+	char *dir = make_tmpdir_for("cli");
+	char *a = path_in(dir, "a.onnx"), *b = path_in(dir, "b.onnx");
+	const char *model = GOOD_DIR "/if_outer.onnx";
+	static const char *const infer_stages[] = {"load", "infer", "annotate", "write", "free", NULL};
+	static const char *const rewrite_stages[] = {"load", "infer", "rewrite", "write", "free", NULL};
+	static const struct {
+		const char *cmd;
+		const char *const *stages;
+	} cmds[] = {{"infer", infer_stages}, {"rewrite", rewrite_stages}};
+	for (size_t k = 0; k < 2; k++) {
+		unlink(a), unlink(b);
+		result plain = run(cmds[k].cmd, model, "-o", a, NULL);
+		result r = run(cmds[k].cmd, "--timings", model, "-o", b, NULL);
+		cr_expect_eq(plain.status, 0, "%s", plain.err);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(same_bytes(a, b), "%s --timings wrote other bytes", cmds[k].cmd);
+		char *lines[4];
+		cr_assert_eq(split_lines(r.err, lines, 4), 1, "%s: %s", cmds[k].cmd, r.err);
+		size_t nodes;
+		cr_expect_eq(parse_timings(lines[0], model, cmds[k].stages, &nodes), 5, "%s", lines[0]);
+		cr_expect_gt(nodes, 0);
+		cli_result_free(&plain);
+		cli_result_free(&r);
+	}
+	/* A model that cannot be loaded: the one stage it reached. */
+	result r = run("infer", "--timings", BAD_DIR "/empty.onnx", "-o", a, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.err, "onnxshape: timings: " BAD_DIR "/empty.onnx: load "), "%s", r.err);
+	cr_expect(contains(r.err, " ms in all\n"), "%s", r.err);
+	cli_result_free(&r);
+	free(a), free(b);
+	remove_dir(dir);
 }
