@@ -818,3 +818,17 @@ Test(cli, write_timings)
 	free(a), free(b);
 	remove_dir(dir);
 }
+
+/* A file that cannot be mapped is read instead. A sysfs attribute refuses mmap and
+ * says it has 4096 bytes, then reads as fewer: the read path's own check reports it. */
+Test(cli, unmappable_file_is_read)
+{
+	const char *path = "/sys/kernel/mm/transparent_hugepage/enabled";
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 4096)
+		cr_skip_test("no sysfs attribute to read here");
+	result r = run("check", path, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(contains(r.out, "enabled: error: the file shrank while being read"), "%s", r.out);
+	cli_result_free(&r);
+}
