@@ -134,12 +134,17 @@ static void *run_later(void *arg)
 	return NULL;
 }
 
+/* Below this many nodes the lint takes less time than starting a thread for it: at
+ * 1k nodes it took 0.03 ms, and running it on a thread made a 1.7 ms `infer` 0.06 ms
+ * slower (medians of 300); it costs about 25 ns a node. */
+#define LINT_THREAD_MIN 4096
+
 struct lint_later *lint_later_start(osh_model *m)
 {
 	struct lint_later *l = m->lint_later;
 	if (!l)
 		return NULL;
-	l->threaded = pthread_create(&l->thread, NULL, run_later, m) == 0;
+	l->threaded = osh_model_node_count(m) >= LINT_THREAD_MIN && pthread_create(&l->thread, NULL, run_later, m) == 0;
 	if (!l->threaded)
 		run_later(m);
 	return l;

@@ -3,11 +3,13 @@
  * the diagnostics a plain osh_infer gives, in the same order and with their input
  * shapes; an error it finds keeps the write from committing anything; what it needs
  * of the caller's options is kept; severities cannot be overridden while it is
- * pending. And `onnxshape infer`, which defers, prints what `check` prints. */
+ * pending; all of this also for a model big enough for the lint to run on a thread
+ * of its own. And `onnxshape infer`, which defers, prints what `check` prints. */
 #define _GNU_SOURCE /* asprintf, mkdtemp, strdup: test_files.h */
 #include <criterion/criterion.h>
 
 #include "test_files.h"
+#include "mb.h"
 #include "onnxshape.h"
 
 #include <stdio.h>
@@ -250,5 +252,83 @@ Test(defer_lint, cli_infer_prints_what_check_prints)
 	}
 	expect_listing(dir, "", "nothing left behind");
 	free(out);
+	remove_dir(dir);
+}
+
+/* A model of `nodes` nodes (a Relu chain, an outer product every 500 nodes: warnings
+ * the lint finds) and, when `conflict`, the two nodes of symbol_constraint_conflict
+ * at the end: an error only the lint finds. */
+static void save_big(const char *path, int nodes, bool conflict)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_input(b, "y", DT_FLOAT, "8,3");
+	mb_input(b, "w", DT_FLOAT, "5,3");
+	mb_input(b, "col", DT_FLOAT, "3,1");
+	mb_input(b, "row", DT_FLOAT, "1,4");
+	char in[32] = "x", out[32], outer[32];
+	for (int i = 0; i < nodes; i++) {
+		snprintf(out, sizeof out, "r%d", i);
+		if (i % 500 == 499) {
+			snprintf(outer, sizeof outer, "o%d", i);
+			mb_node(b, "Mul", "col,row", outer);
+			mb_output(b, outer, 0, NULL);
+			continue;
+		}
+		mb_node(b, "Relu", in, out);
+		snprintf(in, sizeof in, "%s", out);
+	}
+	mb_output(b, in, 0, NULL);
+	if (conflict) {
+		mb_node(b, "Add", "x,y", "s");
+		mb_node(b, "PRelu", "x,w", "p");
+		mb_output(b, "s", 0, NULL);
+		mb_output(b, "p", 0, NULL);
+	}
+	mb_save(b, path);
+}
+
+/* With enough nodes the write runs the lint on a thread of its own: the same
+ * diagnostics as a plain inference, in the same order, the same bytes written, and
+ * an error it finds still blocks the write. */
+Test(defer_lint, on_a_thread_for_a_big_model)
+{
+	char *dir = make_tmpdir_for("defer");
+	char *in = path_in(dir, "big.onnx"), *out = path_in(dir, "out.onnx"), *again = path_in(dir, "plain.onnx");
+	for (int conflict = 0; conflict < 2; conflict++) {
+		save_big(in, 6000, conflict);
+		osh_model *plain = NULL, *later = NULL;
+		osh_error err = {0};
+		cr_assert_eq(osh_model_load(&plain, in, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_model_load(&later, in, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_geq(osh_model_node_count(later), 4096, "too few nodes for the lint's thread");
+		cr_assert_eq(osh_infer(plain, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_infer(later, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK, "%s", err.message);
+		cr_expect_lt(osh_model_diag_count(later), osh_model_diag_count(plain), "the lint's findings are pending");
+		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
+		osh_status s = osh_model_write(later, out, NULL, &err);
+		char *want = diag_text(plain), *got = diag_text(later);
+		cr_expect_str_eq(got, want, "conflict %d", conflict);
+		cr_expect(strstr(want, "outer-broadcast"), "the lint's warnings are there");
+		if (conflict) {
+			cr_expect_eq(s, OSH_ERR_INVALID, "%d %s", s, err.message);
+			cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
+			cr_expect(strstr(want, "symbol-constraint"), "%s", want);
+		} else {
+			cr_expect_eq(s, OSH_OK, "%s", err.message);
+			cr_assert_eq(osh_annotate(plain, &err), OSH_OK);
+			cr_assert_eq(osh_model_write(plain, again, NULL, &err), OSH_OK, "%s", err.message);
+			size_t na, nb;
+			uint8_t *a = slurp(out, &na), *b = slurp(again, &nb);
+			cr_expect(na == nb && !memcmp(a, b, na), "other bytes");
+			free(a), free(b);
+			remove(out), remove(again);
+		}
+		free(want), free(got);
+		osh_model_free(plain), osh_model_free(later);
+	}
+	remove(in);
+	expect_listing(dir, "", "nothing left");
+	free(in), free(out), free(again);
 	remove_dir(dir);
 }
