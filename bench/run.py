@@ -8,6 +8,8 @@ environment:
   BENCH_FAMILIES=...   transformer,cnn (default both)
   BENCH_BIG=SPEC,...   extra models in gen_models.py's FAMILY:NODES:WIDTH form (default
                        transformer:1k:d1024, 1.3 GB of weights; none when quick; "" none)
+  BENCH_ZOO=NAME,...   classic networks rebuilt by gen_zoo.py (default resnet50,densenet121,
+                       inception_v1; none when quick; "" none)
   BENCH_RUNS=N         runs per onnxshape tool and model (default 5)
   BENCH_PY_RUNS=N      runs per Python tool (default BENCH_RUNS; 3 at 100k nodes, 1 at 1M nodes, where
                        each takes up to a minute)
@@ -16,8 +18,8 @@ environment:
   BENCH_CORPUS=0       skip the ONNX backend node-test corpus
   BENCH_KEEP=0         delete the generated models (some GB) at the end
 
-Models are generated (bench/gen_models.py, seeded) into BUILD_DIR/bench/models and
-kept there for the next run. For each model, inline weights and external data, the
+Models are generated (bench/gen_models.py and bench/gen_zoo.py, seeded) into
+BUILD_DIR/bench/models and kept there for the next run. For each model, inline weights and external data, the
 tools run in rounds, BENCH_RUNS times, each round in a seeded shuffled order: the
 figures are medians. The output
 files are deleted before each run and the input (with its external data) is made
@@ -303,8 +305,9 @@ def corpus(osh, build, runs):
         ratio(r["py check"]["wall"], r["osh check"]["wall"]), ratio(r["py check"]["cpu"], r["osh check"]["cpu"]),
         ratio(r["py infer"]["wall"], r["osh infer"]["wall"]), ratio(r["py infer"]["cpu"], r["osh infer"]["cpu"])))
     if stubs:
-        print("  model zoo (corpus real/): %s are download stubs (data.json with a URL), not models: "
-              "not benchmarked" % ", ".join(s.replace("test_", "") for s in stubs))
+        print("  model zoo (corpus real/): %s are download stubs (data.json with a URL), not models; "
+              "resnet50, densenet121 and inception_v1 are rebuilt by gen_zoo.py (rows above)"
+              % ", ".join(s.replace("test_", "") for s in stubs))
     subprocess.run(["rm", "-rf", tmp])
 
 
@@ -323,8 +326,12 @@ def main():
     specs = ["%s:%s" % (f, s) for s in sizes for f in families]
     big = os.environ.get("BENCH_BIG", "" if quick else "transformer:1k:d1024")
     specs += [b for b in big.split(",") if b]
+    zoo = [z for z in os.environ.get("BENCH_ZOO", "" if quick else "resnet50,densenet121,inception_v1").split(",")
+           if z]
     t0 = time.perf_counter()
     subprocess.run([PY, os.path.join(HERE, "gen_models.py"), modeldir] + specs, check=True)
+    if zoo:
+        subprocess.run([PY, os.path.join(HERE, "gen_zoo.py"), modeldir] + zoo, check=True)
     print("models ready in %.1f s\n" % (time.perf_counter() - t0))
     print("onnxshape vs onnx %s (Python %s); wall = median of N runs in shuffled rounds; cpu = user + sys;"
           % (onnx_version(), sys.version.split()[0]))
@@ -351,6 +358,16 @@ def main():
                                          "" if py_runs >= runs else ", py x%d" % py_runs)
             print_row(name, nodes, m, w, r)
             rows.append((fam, "-ext" if w else "", size, nodes, r))
+    # The zoo's networks: real architectures, a few hundred nodes and 28 to 103 MB of
+    # weights each; not part of the scaling (other families).
+    for z in zoo:
+        for path in (os.path.join(modeldir, z + ".onnx"), os.path.join(modeldir, z + "-ext", "model.onnx")):
+            nodes = nodes_of(path, osh)
+            runs = int(os.environ.get("BENCH_RUNS", "5"))
+            r = bench_model(osh, path, nodes, runs, min(int(os.environ.get("BENCH_PY_RUNS", str(runs))), runs),
+                            nodes <= py_max)
+            m, w = file_bytes(path)
+            print_row("%s%s (x%d)" % (z, "-ext" if w else "", runs), nodes, m, w, r)
     # What any process costs to start and end, measured as the tools are: the part of
     # a small model's time per node that is not onnxshape's work.
     start = measure([("start", ["/bin/true"])], 21)["start"]
