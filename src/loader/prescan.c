@@ -460,16 +460,30 @@ static osh_status push(scan *s, const ProtobufCFieldDescriptor *fd, field_info *
 	if (s->top == PRESCAN_MAX_DEPTH)
 		return refuse(s, OSH_ERR_LIMIT, key_at, fd, "messages are nested more than %d levels deep",
 			    PRESCAN_MAX_DEPTH);
-	const ProtobufCMessageDescriptor *d = fd->descriptor;
-	if (d->n_fields > MAX_FIELDS)
-		return refuse(s, OSH_ERR_LIMIT, key_at, fd, "message type %s has %u fields, more than the pre-scan tracks",
-			    d->name, d->n_fields);
+	/* The nested type's table, once there is one, stands for the type: it was
+	 * checked when the table was made (no load through fd's descriptor, a cache
+	 * miss at every message). */
 	int t = fi->nested;
-	if (t == NO_TABLE && (t = table_for(s, d)) >= 0)
-		fi->nested = (int8_t)t;
+	const ProtobufCMessageDescriptor *d = t >= 0 ? s->tables[t].desc : fd->descriptor;
+	if (t < 0) {
+		if (d->n_fields > MAX_FIELDS)
+			return refuse(s, OSH_ERR_LIMIT, key_at, fd,
+				    "message type %s has %u fields, more than the pre-scan tracks", d->name, d->n_fields);
+		if ((t = table_for(s, d)) >= 0)
+			fi->nested = (int8_t)t;
+	}
+	/* Field by field: a compound literal was zeroed with `rep stos` first, whose
+	 * start-up was most of this function's time (a message every 27 bytes of an
+	 * external-data model: its location, offset and length entries). */
 	frame *f = &s->stack[++s->top];
-	*f = (frame){.desc = d, .fast = t >= 0 ? &s->tables[t] : NULL, .via = fd, .key_at = key_at, .start = start,
-		     .end = end};
+	f->desc = d;
+	f->fast = t >= 0 ? &s->tables[t] : NULL;
+	f->via = fd;
+	f->key_at = key_at;
+	f->start = start;
+	f->end = end;
+	f->members = f->unknown = f->singular_seen = f->repeated_seen = 0;
+	f->deferred = 0;
 	if (fd == s->graph_field && s->top == 1) {
 		f->deferred = s->defer;
 		s->graph_key = key_at, s->graph_start = start, s->graph_end = end;
