@@ -71,6 +71,8 @@ typedef enum attr_type {
 
 /* The IR structs below exist once per attribute, value and node of models with
  * millions of them: pointers first, then the 32-bit fields, so there is no padding. */
+/* decode_node.c's fill_attr sets every field of a new view, one by one: a field
+ * added here must be set there too. */
 typedef struct attr_view {
 	const char *name;
 	const char *ref;        /* ref_attr_name inside a function body, else NULL */
@@ -113,6 +115,8 @@ typedef struct value_extra {
 	int32_t outer_id;                  /* VAL_OUTER: its id in outer, else -1 */
 } value_extra;
 
+/* index.c's define_at sets every field of a new row, one by one: a field added here
+ * must be set there too. */
 typedef struct value {
 	const char *name;
 	int32_t *consumers;   /* node indices, in node order, a node once per use */

@@ -217,8 +217,15 @@ static const char *take_str(carve *k, const char *s, size_t n)
 static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p, size_t start, size_t end,
 			       const attr_presence *c, attr_view *v, carve *k)
 {
-	*v = (attr_view){.name = "", .graph_index = 0};
+	/* Field by field, not as a compound literal: see define_at (index.c). */
+	v->name = "";
+	v->ref = NULL;
+	v->s = NULL;
+	v->i = 0;
 	v->type = attr_type_of(c);
+	v->f = 0;
+	v->n = 0;
+	v->graph_index = 0;
 	int64_t *ints = NULL;
 	float *floats = NULL;
 	const char **strings = NULL;

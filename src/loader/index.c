@@ -84,7 +84,20 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 	int32_t id = g->nvalues++;
 	/* Unknown from the start, while its row is being written anyway: a pass over
 	 * the whole table to say so was a sweep of 147 MB at a million nodes. */
-	g->values[id] = (value){.name = name, .ti = tinfo_unknown(), .origin = origin, .producer = -1};
+	/* Field by field: as one compound literal (or a memset, or a copy of a blank
+	 * row) the row was zeroed with `rep stos` first, whose start-up cost more than
+	 * the row's own stores, at every value. */
+	value *v = &g->values[id];
+	v->name = name;
+	v->consumers = NULL;
+	v->init_view = NULL;
+	v->x = NULL;
+	v->ti = tinfo_unknown();
+	v->producer = -1;
+	v->producer_out = 0;
+	v->nconsumers = 0;
+	v->origin = (uint8_t)origin;
+	v->is_output = false;
 	g->nproduced += origin == VAL_NODE;
 	if (id % TABLE_AHEAD == 0)
 		rows_ahead(m, g->values, id, g->cap_values, sizeof *g->values);

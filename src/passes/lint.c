@@ -391,7 +391,9 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	dim(*dims)[MAX_LINT_RANK] = L->dims;
 	mono *counts = L->counts;
 	shape s[MAX_OPERANDS + 1];
-	const value *v[MAX_OPERANDS] = {0}; /* set up to b->n before any message reads them */
+	/* Set up to b->n before any message reads them; not zeroed, which was 512
+	 * bytes of `rep stos` at every broadcasting node. */
+	const value *v[MAX_OPERANDS];
 	const value *out = &g->values[n->outputs[0]];
 	if (out->producer != ni || has_shape_of(out, n, b->n, g))
 		return;
@@ -737,7 +739,9 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	if (L->flagged[ni] || b->n < 2 || b->n > MAX_OPERANDS || b->n > n->ninputs)
 		return;
 	shape s[MAX_OPERANDS];
-	const value *v[MAX_OPERANDS] = {0}; /* set up to b->n before any message reads them */
+	/* Set up to b->n before any message reads them; not zeroed, which was 512
+	 * bytes of `rep stos` at every broadcasting node. */
+	const value *v[MAX_OPERANDS];
 	int32_t total = 0;
 	for (int32_t i = 0; i < b->n; i++) {
 		if (n->inputs[i] < 0)
