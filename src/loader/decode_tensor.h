@@ -19,12 +19,16 @@
  * t is valid until the next decode_tensor on the same scratch. */
 typedef struct tensor_wire {
 	Onnx__TensorProto t;
+	Onnx__TensorProto blank; /* protobuf-c's initial message (tensor_wire_init) */
 	int64_t dims[TENSOR_WIRE_DIMS];
 	Onnx__StringStringEntryProto entries[TENSOR_WIRE_ENTRIES];
 	Onnx__StringStringEntryProto *entry_at[TENSOR_WIRE_ENTRIES];
 	char text[TENSOR_WIRE_TEXT]; /* name, doc_string, external_data keys and values */
 	size_t text_used;
 } tensor_wire;
+
+/* Makes w ready for decode_tensor (once, however many tensors it then reads). */
+void tensor_wire_init(tensor_wire *w);
 
 /* Reads the TensorProto in [p, p + len) into w->t, as protobuf-c would unpack it
  * except that raw_data points into p (not copied) and unknown fields are dropped.

@@ -932,6 +932,8 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 	tensor_scratch scratch = {0};
 	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
 	bool ok = !w->n || tw;
+	if (tw)
+		tensor_wire_init(tw);
 	uint32_t hash = 0, next_hash = 0;
 	bool hashed = false, next_hashed = false;
 	for (size_t i = 0; i < w->n && ok; i++) {

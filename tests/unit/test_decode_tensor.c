@@ -72,6 +72,7 @@ static void decodes_as_protobuf_c(const uint8_t *p, size_t n, const char *what)
 {
 	tensor_wire *w = malloc(sizeof *w);
 	cr_assert(w);
+	tensor_wire_init(w);
 	cr_assert(decode_tensor(p, n, w), "%s: not decoded", what);
 	expect_same(w, p, n, what);
 	free(w);
@@ -81,6 +82,7 @@ static bool decodes(const uint8_t *p, size_t n)
 {
 	tensor_wire *w = malloc(sizeof *w);
 	cr_assert(w);
+	tensor_wire_init(w);
 	bool ok = decode_tensor(p, n, w);
 	free(w);
 	return ok;
@@ -222,6 +224,7 @@ Test(decode_tensor, scratch_is_reused)
 	/* A tensor decoded after a bigger one keeps nothing of it. */
 	tensor_wire *w = malloc(sizeof *w);
 	cr_assert(w);
+	tensor_wire_init(w);
 	wb big = {0}, small = {0}, e = {0};
 	str(&e, 1, "location"), str(&e, 2, "a.bin");
 	for (int i = 0; i < 5; i++)
