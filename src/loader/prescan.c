@@ -73,6 +73,9 @@ typedef struct field_info {
 
 typedef struct field_table {
 	const ProtobufCMessageDescriptor *desc;
+	/* No field of the type is a message or repeated (an external-data entry, a
+	 * dimension): scan_leaf may read one whole without opening a frame. */
+	bool leaf;
 	field_info fields[FAST_FIELDS]; /* by field number */
 	/* By a one-byte key (a field number below 16 and a wire type): the number, when
 	 * the type has that field and the wire type is the one of its values, not
@@ -443,6 +446,9 @@ static int table_for(scan *s, const ProtobufCMessageDescriptor *d)
 		return -1;
 	field_table *t = &s->tables[s->ntables];
 	t->desc = d;
+	t->leaf = d->n_fields <= MAX_FIELDS;
+	for (unsigned i = 0; i < d->n_fields; i++)
+		t->leaf &= d->fields[i].type != PROTOBUF_C_TYPE_MESSAGE && d->fields[i].label != PROTOBUF_C_LABEL_REPEATED;
 	for (unsigned n = 0; n < FAST_FIELDS; n++)
 		t->fields[n] = info_of(d, n ? protobuf_c_message_descriptor_get_field(d, n) : NULL);
 	for (unsigned key = 0; key < 0x80; key++) {
@@ -500,6 +506,20 @@ typedef struct counts {
 	uint64_t charged, copied, strings, repeated;
 } counts;
 
+/* What a string or bytes payload of len bytes costs protobuf-c: its copy. */
+static inline void count_payload(const field_info *fi, uint64_t len, counts *c)
+{
+	if (fi->kind == K_STRING) { /* round_up(len + 1), without its case for 0 */
+		c->charged += (len + ROUND) / ROUND * ROUND;
+		c->copied += len;
+		c->strings++;
+	} else if (fi->kind == K_BYTES) {
+		if (len)
+			c->charged += round_up(len);
+		c->copied += len;
+	}
+}
+
 /* Counts one accepted occurrence of field fi of the message f: `count` elements (a
  * packed run), a payload of len bytes; a singular message field is marked met. */
 static inline void count_field(frame *f, const field_info *fi, uint64_t count, uint64_t len, counts *c)
@@ -513,24 +533,63 @@ static inline void count_field(frame *f, const field_info *fi, uint64_t count, u
 		c->repeated += count;
 		c->charged += count * fi->elt;
 	}
-	switch (fi->kind) {
-	case K_STRING: /* round_up(len + 1), without its case for 0 */
-		c->charged += (len + ROUND) / ROUND * ROUND;
-		c->copied += len;
-		c->strings++;
-		break;
-	case K_BYTES:
-		if (len)
-			c->charged += round_up(len);
-		c->copied += len;
-		break;
-	case K_MESSAGE:
-		if (!fi->elt)
-			f->singular_seen |= (uint64_t)1 << fi->index;
-		break;
+	if (fi->kind == K_MESSAGE && !fi->elt)
+		f->singular_seen |= (uint64_t)1 << fi->index;
+	count_payload(fi, len, c);
+}
+
+/* The end of the payload of a field whose one-byte key is `key`, from q (past the
+ * key) on, and in *body where it starts (past a length); NULL when it is not well
+ * formed within end (scan_field says how). */
+static inline __attribute__((always_inline)) const uint8_t *quick_payload(unsigned key, const uint8_t *q,
+									  const uint8_t *end, const uint8_t **body)
+{
+	uint64_t v;
+	int n;
+	*body = q;
+	switch (key & 7) {
+	case WT_VARINT:
+		return (n = read_varint(q, end, 10, &v)) > 0 ? q + n : NULL;
+	case WT_64BIT:
+		return end - q >= 8 ? q + 8 : NULL;
+	case WT_32BIT:
+		return end - q >= 4 ? q + 4 : NULL;
 	default:
-		break;
+		if ((n = read_varint(q, end, 5, &v)) <= 0 || v > (uint64_t)(end - q - n))
+			return NULL;
+		*body = q + n;
+		return *body + v;
 	}
+}
+
+/* A message of a leaf type (t->leaf) in [p, end), read here rather than pushed,
+ * and counted into *c as scan_fields and close_message would count it. An
+ * external-data model has three such entries per initializer: opening a frame for
+ * each was most of the pre-scan's time per message. False, with *c as it was, when
+ * the message needs more than the quick way (a field the quick table does not take
+ * or not well formed, a NUL in a string, more fields than protobuf-c's first scratch
+ * slab holds): the caller then pushes it and reads it the usual way, which also says
+ * what is wrong. */
+static __attribute__((noinline)) bool scan_leaf(const field_table *t, const uint8_t *p, const uint8_t *end, counts *c)
+{
+	counts k = *c;
+	unsigned members = 0;
+	while (p < end) {
+		unsigned key = *p, number = key < 0x80 ? t->quick[key] : 0;
+		if (!number || ++members > (1u << FIRST_SLAB_LOG2))
+			return false;
+		const field_info *fi = &t->fields[number];
+		const uint8_t *body, *q = quick_payload(key, p + 1, end, &body);
+		if (!q)
+			return false;
+		if (fi->kind == K_STRING && memchr(body, 0, (size_t)(q - body)))
+			return false;
+		count_payload(fi, (uint64_t)(q - body), &k);
+		p = q;
+	}
+	k.charged += round_up(t->desc->sizeof_message); /* close_message: no slab, nothing unknown */
+	*c = k;
+	return true;
 }
 
 static void add_counts(scan *s, const counts *c)
@@ -686,30 +745,9 @@ static osh_status scan_fields(scan *s, size_t *pos)
 		if (!number || members >= MAX_MEMBERS)
 			goto slow;
 		field_info *fi = &fast->fields[number];
-		const uint8_t *q = p + 1, *body = q;
-		uint64_t v;
-		int n;
-		switch (key & 7) {
-		case WT_VARINT:
-			if ((n = read_varint(q, end, 10, &v)) <= 0)
-				goto slow;
-			q += n;
-			break;
-		case WT_64BIT:
-		case WT_32BIT: {
-			size_t w = (key & 7) == WT_64BIT ? 8 : 4;
-			if ((size_t)(end - q) < w)
-				goto slow;
-			q += w;
-			break;
-		}
-		default:
-			if ((n = read_varint(q, end, 5, &v)) <= 0 || v > (uint64_t)(end - q - n))
-				goto slow;
-			body = q + n;
-			q = body + v;
-			break;
-		}
+		const uint8_t *body, *q = quick_payload(key, p + 1, end, &body);
+		if (!q)
+			goto slow;
 		if (fi->kind == K_STRING && memchr(body, 0, (size_t)(q - body)))
 			goto slow;
 		if (fi->kind == K_MESSAGE && !fi->elt && (f->singular_seen >> fi->index & 1))
@@ -720,6 +758,12 @@ static osh_status scan_fields(scan *s, size_t *pos)
 		if (fi->kind == K_MESSAGE) {
 			if (f->deferred >> fi->index & 1) { /* framed only, as in scan_field */
 				defer_element(s, fi->index, (size_t)(p - data), (size_t)(body - data), (size_t)(q - data));
+			} else if (fi->nested >= 0 && s->tables[fi->nested].leaf && s->top < PRESCAN_MAX_DEPTH &&
+				   scan_leaf(&s->tables[fi->nested], body, q, &c)) {
+				/* Read whole, one level down, as push and close_message count it. */
+				s->st.messages++;
+				if ((uint32_t)s->top + 1 > s->st.max_depth)
+					s->st.max_depth = (uint32_t)s->top + 1;
 			} else {
 				s->field_key_at = (size_t)(p - data);
 				*pos = (size_t)(body - data); /* read its fields next */

@@ -220,6 +220,28 @@ static size_t nul_in_name(wbuf *b)
 	return put_msg(b, 7, &g) + at;
 }
 
+/* The third external-data entry of an initializer, with a NUL in its value. The
+ * pre-scan reads such entries (leaf messages) whole, without a frame, from the second
+ * one of the file on: the NUL sends it back the usual way, which names the entry. */
+static size_t nul_in_leaf(wbuf *b)
+{
+	put_header(b);
+	wbuf g = {0}, t = {0}, e = {0};
+	put_str(&t, 8, "w");
+	put_str(&e, 1, "location");
+	put_str(&e, 2, "w.bin");
+	put_msg(&t, 13, &e);
+	put_str(&e, 1, "offset");
+	put_str(&e, 2, "0");
+	put_msg(&t, 13, &e);
+	put_str(&e, 1, "length");
+	put_bytes(&e, 2, "4\0", 2);
+	size_t at_e = e.n - 1;
+	size_t at = put_msg(&t, 13, &e) + at_e;
+	at = put_msg(&g, 5, &t) + at;
+	return put_msg(b, 7, &g) + at;
+}
+
 static size_t nul_in_repeated(wbuf *b)
 {
 	put_header(b);
@@ -326,6 +348,8 @@ static const wire_case wire_cases[] = {
 	 "graph.node[12].name"},
 	{"NUL in an input name", nul_in_repeated, OSH_ERR_DECODE, "string field 'input' holds a NUL byte",
 	 "graph.node[0].input[1]"},
+	{"NUL in an external-data entry", nul_in_leaf, OSH_ERR_DECODE, "string field 'value' holds a NUL byte",
+	 "graph.initializer[0].external_data[2].value"},
 	{"attribute tensor twice", repeated_singular_nested, OSH_ERR_DECODE,
 	 "singular message field 't' occurs more than once", "graph.node[2].attribute[0].t"},
 	{"nesting 100 deep", depth_100, OSH_OK, NULL, NULL},
@@ -447,6 +471,26 @@ Test(prescan, estimate_bounds_protobuf_c)
 	put_msg(&b, 7, &g);
 	char *dir = make_tmpdir_for("hostile"), *p = path_in(dir, "slabs.onnx");
 	FILE *f = fopen(p, "wb");
+	cr_assert(f);
+	fwrite(b.p, 1, b.n, f);
+	fclose(f);
+	check_estimate(p);
+	/* Leaf messages past 16 fields: 400 external-data entries whose key occurs 20
+	 * times (protobuf-c keeps the last, after a scratch slab for the rest), which the
+	 * pre-scan's whole-message reading of leaves must leave to the usual way. */
+	b = (wbuf){0};
+	put_header(&b);
+	wbuf t = {0}, e = {0};
+	for (int i = 0; i < 400; i++) {
+		for (int k = 0; k < 20; k++)
+			put_str(&e, 1, "location");
+		put_str(&e, 2, "w.bin");
+		put_msg(&t, 13, &e);
+	}
+	put_str(&t, 8, "w");
+	put_msg(&g, 5, &t);
+	put_msg(&b, 7, &g);
+	f = fopen(p, "wb");
 	cr_assert(f);
 	fwrite(b.p, 1, b.n, f);
 	fclose(f);
