@@ -71,9 +71,10 @@ bool parse_input_value(char *arg, input_values *iv);
 bool apply_input_values(osh_model *m, const input_values *iv, const style *st);
 
 /* --timings (timings.c): the wall time of each stage of one model, printed to stderr
- * (once its path is set) as "onnxshape: timings: PATH: load 0.712 ms, infer 0.141 ms, ...; 0.97 ms in all,
- * 1014 nodes, 0.957 us a node". A lap ends a stage; `in all` is the sum of the laps,
- * from timings_start to the last lap. Off, every call does nothing. */
+ * (once its path is set) as "onnxshape: timings: PATH: load 0.712 ms, infer 0.141
+ * ms, ...; 0.97 ms in all, 1014 nodes, 0.957 us a node". A lap ends a stage; `in all`
+ * is the sum of the laps, from timings_start to the last lap. Off, every call does
+ * nothing. */
 #define TIMINGS_MAX 8
 typedef struct timings {
 	bool on;
