@@ -27,14 +27,31 @@
  * dims_share.c), so the array's address stands for the shape. A shape with an
  * unknown size is never shared: each such size gets a name of its own. */
 #define TYPE_SLOTS 4096
+/* A smaller model gets a slot for every four values, at least this many: the table is
+ * zeroed, and at 4096 slots it was 96 KB, 24 fresh pages, most of annotating a
+ * 1k-node model (as for the shared dims, passes/dims_share.h). */
+#define TYPE_SLOTS_MIN 256
 
 typedef struct type_cache {
+	size_t mask; /* slots - 1, a power of two less one */
 	struct {
 		const dim *dims;
 		int32_t elem, rank;
 		Onnx__TypeProto *tp;
-	} slot[TYPE_SLOTS];
+	} slot[];
 } type_cache;
+
+/* A cache for a model of `values` values; NULL when there is no memory for one. */
+static type_cache *type_cache_new(size_t values)
+{
+	size_t n = TYPE_SLOTS_MIN;
+	while (n < TYPE_SLOTS && n < values / 4)
+		n *= 2;
+	type_cache *c = calloc(1, sizeof *c + n * sizeof c->slot[0]);
+	if (c)
+		c->mask = n - 1;
+	return c;
+}
 
 static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo *t, bool *skip)
 {
@@ -44,7 +61,7 @@ static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo 
 		/* Looked up before the dims are checked for unknown sizes: only shareable
 		 * dims are ever stored, and no symbol is resolved differently while the
 		 * model is annotated, so a hit is shareable still. */
-		i = (((uintptr_t)t->dims >> 3) ^ (uint32_t)t->elem * 31u ^ (uint32_t)t->rank) % TYPE_SLOTS;
+		i = (((uintptr_t)t->dims >> 3) ^ (uint32_t)t->elem * 31u ^ (uint32_t)t->rank) & c->mask;
 		if (c->slot[i].tp && c->slot[i].dims == t->dims && c->slot[i].elem == t->elem &&
 		    c->slot[i].rank == t->rank) {
 			*skip = false;
@@ -199,7 +216,10 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 	 * are the graph's own to this one. */
 	if (!loader_materialize_value_info(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
-	type_cache *types = calloc(1, sizeof *types); /* NULL: nothing is shared */
+	size_t values = 0;
+	for (int32_t i = 0; i < m->ngraphs; i++)
+		values += (size_t)m->graphs[i]->nvalues;
+	type_cache *types = type_cache_new(values); /* NULL: nothing is shared */
 	bool ok = true;
 	for (int32_t i = 0; i < m->ngraphs && ok; i++)
 		ok = !m->graphs[i]->proto || m->graphs[i]->depth > ANNOTATE_MAX_DEPTH ||
