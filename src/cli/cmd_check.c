@@ -238,7 +238,7 @@ static void check_one(const check_opts *o, file_result *r)
 		timings_lap(&r->time, "report");
 		return;
 	}
-	r->time.nodes = osh_model_node_count(m);
+	r->nodes = r->time.nodes = osh_model_node_count(m);
 	bool refused = false;
 	/* The lint after inference rather than inside it: the same work, timed apart. */
 	osh_infer_options io = o->infer;
@@ -269,7 +269,6 @@ static void check_one(const check_opts *o, file_result *r)
 		r->notes += s == OSH_NOTE;
 	}
 	r->errors += refused;
-	r->nodes = osh_model_node_count(m);
 	r->failed = osh_model_has_errors(m) || refused || (o->werror && r->warnings);
 	render(o, r, m, refused ? &err : NULL);
 	timings_lap(&r->time, "report");

@@ -115,7 +115,7 @@ typedef struct value_extra {
 	int32_t outer_id;                  /* VAL_OUTER: its id in outer, else -1 */
 } value_extra;
 
-/* index.c's define_at sets every field of a new row, one by one: a field added here
+/* index.c's value_new sets every field of a new row, one by one: a field added here
  * must be set there too. */
 typedef struct value {
 	const char *name;

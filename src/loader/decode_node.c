@@ -217,7 +217,7 @@ static const char *take_str(carve *k, const char *s, size_t n)
 static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p, size_t start, size_t end,
 			       const attr_presence *c, attr_view *v, carve *k)
 {
-	/* Field by field, not as a compound literal: see define_at (index.c). */
+	/* Field by field, not as a compound literal: see value_new (index.c). */
 	v->name = "";
 	v->ref = NULL;
 	v->s = NULL;

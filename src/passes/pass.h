@@ -52,10 +52,10 @@ bool lint_explicit(osh_model *m);
  * by the writer while it packs the model. lint_later_start starts it on a thread of
  * its own (or runs it on the caller's, for a model of few nodes or when no thread
  * starts) and returns it, or NULL when none is pending. Until lint_later_join, the
- * caller must neither allocate from
- * the model's arena, nor touch its symbols, values' types or diagnostics: packing
- * the messages does none of that. lint_later_join waits for it (NULL: at once) and
- * returns whether it did its job (false: out of memory); m->lint_later is then NULL. */
+ * caller must neither allocate from the model's arena, nor touch its symbols,
+ * values' types or diagnostics: packing the messages does none of that.
+ * lint_later_join waits for it (NULL: at once) and returns whether it did its job
+ * (false: out of memory); m->lint_later is then NULL. */
 struct lint_later *lint_later_start(osh_model *m);
 bool lint_later_join(osh_model *m, struct lint_later *l);
 
