@@ -89,6 +89,10 @@ void timings_start(timings *t, bool on);
 void timings_lap(timings *t, const char *stage);
 void timings_print(FILE *f, const timings *t);
 
+/* The CLI is done with model m: frees it, unless it is the `last` thing the process
+ * does before it exits (model_done.c). */
+void model_done(osh_model *m, bool last);
+
 int cmd_check(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_infer(int argc, char **argv);

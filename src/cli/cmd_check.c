@@ -146,6 +146,7 @@ typedef struct check_opts {
 	input_values values;
 	bool has_values;
 	bool timings;
+	bool one_file; /* the only file: its model is left to the exit (model_done) */
 } check_opts;
 
 /* --error/--warn/--ignore CODE. Prints why and returns false for a bad code. */
@@ -272,7 +273,7 @@ static void check_one(const check_opts *o, file_result *r)
 	r->failed = osh_model_has_errors(m) || refused || (o->werror && r->warnings);
 	render(o, r, m, refused ? &err : NULL);
 	timings_lap(&r->time, "report");
-	osh_model_free(m);
+	model_done(m, o->one_file);
 	timings_lap(&r->time, "free");
 }
 
@@ -508,6 +509,7 @@ int cmd_check(int argc, char **argv)
 		done[i] = true;
 	}
 
+	o.one_file = files.n == 1;
 	pool p = {.o = &o, .files = res, .done = done, .n = files.n};
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);

@@ -428,7 +428,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 	if (status != EXIT_CLEAN)
 		osh_write_cancel(job);
-	osh_model_free(m);
+	model_done(m, true); /* run_with's caller returns to main, which exits */
 	timings_lap(tm, "free");
 	return status;
 }

@@ -10,7 +10,7 @@
 /* Notes p as handed out (and returns it). */
 static const dim *own(dims_share *s, const dim *p, int32_t n)
 {
-	s->owned[dims_share_owned_slot(p)] = (dims_share_entry){p, n};
+	s->owned[dims_share_owned_slot(s, p)] = (dims_share_entry){p, n};
 	return p;
 }
 
@@ -20,9 +20,15 @@ dims_share *dims_share_new(arena *a, size_t values)
 	size_t n = DIMS_SHARE_MIN_SLOTS;
 	while (n < DIMS_SHARE_SLOTS && n < values / 4)
 		n *= 2;
-	dims_share *s = arena_zalloc(a, sizeof(dims_share) + n * sizeof(dims_share_entry));
-	if (s)
+	unsigned bits = DIMS_SHARE_OWNED_MIN_BITS;
+	while (bits < DIMS_SHARE_OWNED_BITS && (size_t)1 << bits < values / 4)
+		bits++;
+	dims_share *s = arena_zalloc(a, sizeof(dims_share) + (n + ((size_t)1 << bits)) * sizeof(dims_share_entry));
+	if (s) {
 		s->nslots = (int32_t)n;
+		s->owned = s->slot + n;
+		s->owned_shift = 64 - bits;
+	}
 	return s;
 }
 

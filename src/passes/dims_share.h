@@ -22,8 +22,9 @@
 #define DIMS_SHARE_SLOTS 4096
 #define DIMS_SHARE_MIN_SLOTS 256
 /* The arrays handed out lately, by address (dims_share_owns): enough for the shapes
- * the nodes of a few layers pass on. */
-#define DIMS_SHARE_OWNED 1024
+ * the nodes of a few layers pass on; a small graph gets fewer, as it gets fewer slots. */
+#define DIMS_SHARE_OWNED_BITS 10
+#define DIMS_SHARE_OWNED_MIN_BITS 6
 
 typedef struct dims_share_entry {
 	const dim *d;
@@ -33,15 +34,16 @@ typedef struct dims_share_entry {
 /* In the header only for dims_share_owns to be inline (asked once per node output);
  * the rest is dims_share.c's. */
 typedef struct dims_share {
-	dims_share_entry owned[DIMS_SHARE_OWNED];
+	dims_share_entry *owned; /* 1 << (64 - owned_shift) entries, after slot[] */
+	unsigned owned_shift;
 	int32_t last;   /* the slot of the last answer from the cache (dims_share_again) */
 	int32_t nslots; /* a power of two */
 	dims_share_entry slot[];
 } dims_share;
 
-static inline size_t dims_share_owned_slot(const dim *d)
+static inline size_t dims_share_owned_slot(const dims_share *s, const dim *d)
 {
-	return (size_t)(((uint64_t)(uintptr_t)d * 0x9e3779b97f4a7c15u) >> 54) % DIMS_SHARE_OWNED;
+	return (size_t)(((uint64_t)(uintptr_t)d * 0x9e3779b97f4a7c15u) >> s->owned_shift);
 }
 
 /* Whether a[0..n) and b[0..n) are the same dims, field by field (dim has padding
@@ -71,7 +73,7 @@ static inline bool dims_share_again(dims_share *s, const dim *p, int32_t n, int3
 {
 	if (!s || !p || at < 0 || at >= s->nslots || s->slot[at].d != p || s->slot[at].n != n)
 		return false;
-	s->owned[dims_share_owned_slot(p)] = (dims_share_entry){p, n};
+	s->owned[dims_share_owned_slot(s, p)] = (dims_share_entry){p, n};
 	return true;
 }
 
@@ -84,7 +86,7 @@ static inline bool dims_share_owns(const dims_share *s, const dim *d, int32_t n)
 {
 	if (!s || !d) /* an empty slot holds NULL; a scalar's dims may be NULL too */
 		return false;
-	const dims_share_entry *e = &s->owned[dims_share_owned_slot(d)];
+	const dims_share_entry *e = &s->owned[dims_share_owned_slot(s, d)];
 	return e->d == d && e->n == n;
 }
 

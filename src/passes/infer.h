@@ -183,15 +183,21 @@ const char *fmt_shape(infer_ctx *c, const tinfo *t);
 typedef struct rule_row {
 	const char *domain;
 	const char *op_type;
-	int64_t since;
+	int32_t op_len; /* strlen(op_type), from the literal's size */
+	int32_t since;
 	infer_fn fn;
 } rule_row;
 
+/* Rows by a hash of their op_type (its length, first and last characters), each
+ * bucket's rows in table order. Built in one counting pass over the table: no
+ * string is hashed or stored (a hash map of the 639 rows took a third of the time
+ * of checking a 39-node model, and the table shows no sign of shrinking). */
+#define RULE_BUCKETS 256
 typedef struct rule_index {
-	strmap by_op;         /* op_type → its last row in rows (any domain) */
 	const rule_row *rows; /* the table, as ops.def lists it */
-	int32_t *prev;        /* per row: the row before it with the same op_type, or -1 */
 	int32_t nrows;
+	uint16_t start[RULE_BUCKETS + 1]; /* bucket b's rows: in[start[b] .. start[b + 1]) */
+	uint16_t *in;                     /* nrows row indices, by bucket */
 } rule_index;
 
 bool rule_index_build(rule_index *ri, arena *a);

@@ -1,9 +1,9 @@
 /* rule_table.c: ops.def as a table, and its lookup.
  *
- * The table is constant data; each pass run indexes it by operator type in the
- * model's arena (a hash map to the operator's last row, each row linked to the
- * previous one of the same type), so a lookup is one hash probe and a short walk over
- * the operator's versions in every domain, whatever the number of nodes.
+ * The table is constant data; each pass run indexes it by operator type (infer.h's
+ * rule_index: rows bucketed by a cheap hash of their op_type), so a lookup compares
+ * a few rows of its bucket, whatever the number of nodes. Lookups are few anyway:
+ * infer.c remembers the answer per (op_type, domain, opset).
  */
 #include "passes/rules.h"
 
@@ -11,31 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "" op: a compile error unless op is a string literal, whose size is its length. */
 static const rule_row table[] = {
-#define OP(domain, op, since, fn) {domain, op, since, fn},
+#define OP(domain, op, since, fn) {domain, "" op, (int32_t)sizeof(op) - 1, since, fn},
 #include "passes/ops.def"
 #undef OP
-	{NULL, NULL, 0, NULL},
 };
+
+#define NROWS ((int32_t)(sizeof table / sizeof table[0]))
+_Static_assert(sizeof table / sizeof table[0] <= UINT16_MAX, "rule_index.in holds uint16_t row indices");
+
+static unsigned bucket(const char *op, size_t len)
+{
+	unsigned first = len ? (unsigned char)op[0] : 0, last = len ? (unsigned char)op[len - 1] : 0;
+	return ((unsigned)len * 31u + first * 7u + last) % RULE_BUCKETS;
+}
 
 bool rule_index_build(rule_index *ri, arena *a)
 {
-	/* Built per model, so it must cost little next to a small model: one pass over
-	 * the table, no sorting and no keys to print (sorting a copy and printing a key
-	 * per row took most of the time of checking a small model). */
-	int32_t n = (int32_t)(sizeof table / sizeof table[0]) - 1;
 	ri->rows = table;
-	ri->nrows = n;
-	ri->prev = arena_array(a, (size_t)(n ? n : 1), sizeof *ri->prev);
-	strmap_init(&ri->by_op, a);
-	if (!ri->prev || !strmap_reserve(&ri->by_op, (size_t)n))
+	ri->nrows = NROWS;
+	ri->in = arena_array(a, (size_t)NROWS, sizeof *ri->in);
+	if (!ri->in)
 		return false;
-	for (int32_t i = 0; i < n; i++) {
-		int32_t last = strmap_get(&ri->by_op, table[i].op_type);
-		ri->prev[i] = last;
-		if (!strmap_set(&ri->by_op, table[i].op_type, i))
-			return false;
+	/* A counting sort: each bucket's size, where each bucket starts, then the rows. */
+	uint16_t fill[RULE_BUCKETS];
+	memset(ri->start, 0, sizeof ri->start);
+	for (int32_t i = 0; i < NROWS; i++)
+		ri->start[bucket(table[i].op_type, (size_t)table[i].op_len) + 1]++;
+	for (unsigned b = 0; b < RULE_BUCKETS; b++) {
+		ri->start[b + 1] = (uint16_t)(ri->start[b + 1] + ri->start[b]);
+		fill[b] = ri->start[b];
 	}
+	for (int32_t i = 0; i < NROWS; i++)
+		ri->in[fill[bucket(table[i].op_type, (size_t)table[i].op_len)]++] = (uint16_t)i;
 	return true;
 }
 
@@ -44,9 +53,12 @@ infer_fn rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 {
 	infer_fn best = NULL;
 	int64_t best_since = -1;
-	for (int32_t i = strmap_get(&ri->by_op, op_type); i >= 0; i = ri->prev[i]) {
-		const rule_row *r = &ri->rows[i];
-		if (r->since <= version && r->since > best_since && !strcmp(r->domain, domain)) {
+	size_t len = strlen(op_type);
+	unsigned b = bucket(op_type, len);
+	for (unsigned k = ri->start[b]; k < ri->start[b + 1]; k++) {
+		const rule_row *r = &ri->rows[ri->in[k]];
+		if ((size_t)r->op_len == len && !memcmp(r->op_type, op_type, len) && r->since <= version &&
+		    r->since > best_since && !strcmp(r->domain, domain)) {
 			best = r->fn;
 			best_since = r->since;
 		}
