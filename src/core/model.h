@@ -206,6 +206,9 @@ typedef struct opset_entry {
 	int64_t version;
 } opset_entry;
 
+/* The smallest input whose pages are given back as they are read (above). */
+#define INPUT_DROP_MIN ((size_t)1 << 20)
+
 struct osh_model {
 	arena *arena;
 	uint64_t budget;  /* the arena's memory budget */
@@ -223,6 +226,9 @@ struct osh_model {
 	 * is done with them (they come back from the page cache when read again). */
 	uint8_t *input_map;
 	size_t input_map_size;
+	/* Below INPUT_DROP_MIN bytes its pages stay until the model is freed: giving
+	 * back a few dozen pages took three madvise calls, and the writer's reads then
+	 * faulted them in again, for less memory than the process's own code. */
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
 	bool external_views;    /* a view of a tensor in external data was made */
 	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */

@@ -389,6 +389,8 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
  * DROP_STEP of them have gathered, or all of them when `final`. */
 static void drop_upto(graph_plan *gp, size_t upto, bool final)
 {
+	if (gp->map_size < INPUT_DROP_MIN) /* kept: see osh_model.input_map */
+		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (!final)
 		upto = upto / page * page;

@@ -395,7 +395,7 @@ typedef struct input {
 
 void loader_release_input(osh_model *m, size_t upto)
 {
-	if (!m->input_file_mapped || upto > m->input_map_size)
+	if (!m->input_file_mapped || upto > m->input_map_size || m->input_map_size < INPUT_DROP_MIN)
 		return;
 	/* Called per initializer: most calls end here, before asking for the page size. */
 	if (upto < m->input_released + RELEASE_STEP && upto < m->input_map_size)

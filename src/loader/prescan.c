@@ -116,8 +116,9 @@ typedef struct scan {
 	prescan_spans *spans[2];       /* nodes, initializers: NULL once not recorded */
 	size_t spans_max;              /* elements recorded at most */
 	/* Last, and never cleared as a whole (start): 22 KB, written frame by frame
-	 * (push) and table by table (table_for) as they come into use. Zeroing them
-	 * touched six fresh pages of stack per file, a tenth of loading a small model. */
+	 * (push) and table by table (table_for) as they come into use. A small model
+	 * uses a few frames and a dozen tables; clearing all of them was 22 KB of
+	 * stores per file. */
 	frame stack[PRESCAN_MAX_DEPTH + 1];
 	field_table tables[FAST_TYPES];
 } scan;
@@ -455,7 +456,8 @@ static int table_for(scan *s, const ProtobufCMessageDescriptor *d)
 		t->leaf &= d->fields[i].type != PROTOBUF_C_TYPE_MESSAGE && d->fields[i].label != PROTOBUF_C_LABEL_REPEATED;
 	/* From the descriptor's fields, not number by number: a table is made per type
 	 * and file, and asking for each of 32 numbers (a binary search each) and then
-	 * deciding 128 keys one by one was a tenth of loading a small model. */
+	 * deciding 128 keys one by one took a sixth of the instructions of loading a
+	 * 39-node model (callgrind: 55k of 302k; now 12k). */
 	const field_info none = info_of(d, NULL);
 	for (unsigned n = 0; n < FAST_FIELDS; n++)
 		t->fields[n] = none;

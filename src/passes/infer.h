@@ -189,9 +189,9 @@ typedef struct rule_row {
 } rule_row;
 
 /* Rows by a hash of their op_type (its length, first and last characters), each
- * bucket's rows in table order. Built in one counting pass over the table: no
- * string is hashed or stored (a hash map of the 639 rows took a third of the time
- * of checking a 39-node model, and the table shows no sign of shrinking). */
+ * bucket's rows in table order. Built by a counting sort over the table, with no
+ * string hashed or stored: a hash map of the 639 rows, built per model, was 29% of
+ * the instructions of checking a 39-node model (callgrind: 193k of 662k; now 30k). */
 #define RULE_BUCKETS 256
 typedef struct rule_index {
 	const rule_row *rows; /* the table, as ops.def lists it */
