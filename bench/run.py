@@ -10,8 +10,8 @@ environment:
                        transformer:1k:d1024, 1.3 GB of weights; none when quick; "" none)
   BENCH_ZOO=NAME,...   classic networks rebuilt by gen_zoo.py (default resnet50,densenet121,
                        inception_v1; none when quick; "" none)
-  BENCH_RUNS=N         runs per onnxshape tool and model (default 5)
-  BENCH_PY_RUNS=N      runs per Python tool (default BENCH_RUNS; 3 at 100k nodes, 1 at 1M nodes, where
+  BENCH_RUNS=N         runs per onnxshape tool and model (default 9; 5 at 1M nodes)
+  BENCH_PY_RUNS=N      runs per Python tool (default 5; 3 at 100k nodes, 1 at 1M nodes, where
                        each takes up to a minute)
   BENCH_PY_MAX=N       skip onnx's Python tools on models of more than N nodes
                        (default 1000000: all)
@@ -345,12 +345,13 @@ def main():
         for path in (os.path.join(modeldir, "%s-%s.onnx" % (fam, size)),
                      os.path.join(modeldir, "%s-%s-ext" % (fam, size), "model.onnx")):
             nodes = nodes_of(path, osh)
-            # onnxshape 5 times at every size: with 3, one run slowed by the machine
-            # (a 100k-node check measured 54 to 112 ms in 18 runs of the same binary)
-            # was the median when a second was. onnx's tools, a few seconds a run
-            # from 100k nodes, fewer times.
-            runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "5"))
-            py_default = "1" if nodes > 500000 else "3" if nodes > 50000 else str(runs)
+            # onnxshape 9 times up to 100k nodes and 5 at 1M: with 3, one run slowed
+            # by the machine (a 100k-node check measured 54 to 112 ms in 18 runs of
+            # the same binary) was the median when a second was, and a run of 50 ms
+            # can be slowed whole where one of seconds is slowed in part. onnx's
+            # tools, a few seconds a run from 100k nodes, fewer times.
+            runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "5" if nodes > 500000 else "9"))
+            py_default = "1" if nodes > 500000 else "3" if nodes > 50000 else str(min(runs, 5))
             py_runs = int(os.environ.get("BENCH_PY_RUNS", str(runs) if quick else py_default))
             r = bench_model(osh, path, nodes, runs, min(py_runs, runs), nodes <= py_max)
             m, w = file_bytes(path)
@@ -363,11 +364,12 @@ def main():
     for z in zoo:
         for path in (os.path.join(modeldir, z + ".onnx"), os.path.join(modeldir, z + "-ext", "model.onnx")):
             nodes = nodes_of(path, osh)
-            runs = int(os.environ.get("BENCH_RUNS", "5"))
-            r = bench_model(osh, path, nodes, runs, min(int(os.environ.get("BENCH_PY_RUNS", str(runs))), runs),
-                            nodes <= py_max)
+            runs = int(os.environ.get("BENCH_RUNS", "9"))
+            py_runs = min(int(os.environ.get("BENCH_PY_RUNS", str(min(runs, 5)))), runs)
+            r = bench_model(osh, path, nodes, runs, py_runs, nodes <= py_max)
             m, w = file_bytes(path)
-            print_row("%s%s (x%d)" % (z, "-ext" if w else "", runs), nodes, m, w, r)
+            print_row("%s%s (x%d%s)" % (z, "-ext" if w else "", runs, "" if py_runs >= runs else ", py x%d" % py_runs),
+                      nodes, m, w, r)
     # What any process costs to start and end, measured as the tools are: the part of
     # a small model's time per node that is not onnxshape's work.
     start = measure([("start", ["/bin/true"])], 21)["start"]
