@@ -43,6 +43,7 @@ static const struct {
 	{"produced_twice.onnx", "value 't' is produced twice"},
 	{"cycle.onnx", "the graph has a cycle"},
 	{"out_of_order.onnx", "nodes are not in topological order"},
+	{"out_of_order_outer.onnx", "nodes are not in topological order"},
 	{"no_opset_import.onnx", "opset_import is missing"},
 	{"duplicate_opset.onnx", "opset_import lists domain 'ai.onnx' twice"},
 	{"domain_not_imported.onnx", "operator domain 'com.example' is not in the model's opset_import"},

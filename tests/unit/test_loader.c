@@ -138,6 +138,10 @@ typedef struct bad_case {
 	X(out_of_order, OSH_OK,                                                                        \
 	  "nodes are not in topological order: this node uses 't', which node 1 'first' (Relu) produces later", \
 	  1, "", 0, "second", "t")                                                                     \
+	/* The same through node 0's subgraph, which reads 't' from the outer scope. */               \
+	X(out_of_order_outer, OSH_OK,                                                                  \
+	  "nodes are not in topological order: this node uses 't', which node 1 'first' (Relu) produces later", \
+	  1, "", 0, "second", "t")                                                                     \
 	/* The node's domain is then not imported either: a second error. */                          \
 	X(no_opset_import, OSH_OK, "opset_import is missing", 2, "", -1, "", "")                       \
 	X(duplicate_opset, OSH_OK, "opset_import lists domain 'ai.onnx' twice (versions 13 and 14)", 1, \

@@ -132,6 +132,16 @@ def gen_bad():
                 helper.make_node("Relu", ["x"], ["t"], name="first")],
                [tin("x", [2, 3])], [tin("y", [2, 3])]), "out_of_order.onnx")
 
+    # The same through a subgraph: node 0's then_branch reads 't' from the outer
+    # scope, which node 1 'first' produces.
+    then_g = helper.make_graph([helper.make_node("Neg", ["t"], ["a"], name="then_neg")], "then", [],
+                               [tin("a", [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["b"], name="else_neg")], "else", [],
+                               [tin("b", [2, 3])])
+    save(model([helper.make_node("If", ["c"], ["y"], name="second", then_branch=then_g, else_branch=else_g),
+                helper.make_node("Relu", ["x"], ["t"], name="first")],
+               [tin("c", [], TensorProto.BOOL), tin("x", [2, 3])], [tin("y", [2, 3])]), "out_of_order_outer.onnx")
+
     # IR version 8 without any opset_import (only IR < 3 may omit it).
     m = base()
     del m.opset_import[:]
