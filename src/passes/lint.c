@@ -240,12 +240,14 @@ static void put_operand(text *t, osh_model *m, const value *v, shape s)
 }
 
 /* "'x' (2, 3), 'y' (3,) and 'z' ()". */
-static void put_operands(text *t, osh_model *m, const value *const *v, const shape *s, int32_t n)
+/* The first n inputs of node nd of g (every one present: the callers checked), with
+ * their shapes s. */
+static void put_operands(text *t, osh_model *m, const graph *g, const node *nd, const shape *s, int32_t n)
 {
 	for (int32_t i = 0; i < n; i++) {
 		if (i)
 			put(t, i == n - 1 ? " and " : ", ");
-		put_operand(t, m, v[i], s[i]);
+		put_operand(t, m, &g->values[nd->inputs[i]], s[i]);
 	}
 }
 
@@ -391,9 +393,6 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	dim(*dims)[MAX_LINT_RANK] = L->dims;
 	mono *counts = L->counts;
 	shape s[MAX_OPERANDS + 1];
-	/* Set up to b->n before any message reads them; not zeroed, which was 512
-	 * bytes of `rep stos` at every broadcasting node. */
-	const value *v[MAX_OPERANDS];
 	const value *out = &g->values[n->outputs[0]];
 	if (out->producer != ni || has_shape_of(out, n, b->n, g))
 		return;
@@ -405,8 +404,7 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	for (int32_t i = 0; i < b->n; i++) {
 		if (n->inputs[i] < 0)
 			return;
-		v[i] = &g->values[n->inputs[i]];
-		if (!resolved(m, &v[i]->ti, dims[i], &s[i]) || !mono_of(s[i], &counts[i]))
+		if (!resolved(m, &g->values[n->inputs[i]].ti, dims[i], &s[i]) || !mono_of(s[i], &counts[i]))
 			return;
 		if (!mono_gt(&counts[b->n], &counts[i]))
 			return; /* only a result larger than every input is reported */
@@ -417,7 +415,7 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 			largest = counts[i].coef;
 	}
 	text t = {.len = 0};
-	put_operands(&t, m, v, s, b->n);
+	put_operands(&t, m, g, n, s, b->n);
 	if (all_same_count && !all_same_shape) {
 		put(&t, " hold ");
 		put_mono(&t, m, &counts[0]);
@@ -739,15 +737,9 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 	if (L->flagged[ni] || b->n < 2 || b->n > MAX_OPERANDS || b->n > n->ninputs)
 		return;
 	shape s[MAX_OPERANDS];
-	/* Set up to b->n before any message reads them; not zeroed, which was 512
-	 * bytes of `rep stos` at every broadcasting node. */
-	const value *v[MAX_OPERANDS];
 	int32_t total = 0;
 	for (int32_t i = 0; i < b->n; i++) {
-		if (n->inputs[i] < 0)
-			return;
-		v[i] = &g->values[n->inputs[i]];
-		if (!stored(&v[i]->ti, &s[i]))
+		if (n->inputs[i] < 0 || !stored(&g->values[n->inputs[i]].ti, &s[i]))
 			return;
 		total += s[i].rank;
 	}
@@ -798,7 +790,7 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			put(&t, " at ");
 			put_node(&t, g, ni);
 			put(&t, ": ");
-			put_operands(&t, m, v, s, b->n);
+			put_operands(&t, m, g, n, s, b->n);
 			put(&t, " broadcast only then (%s rule)", bcast_rule_name(b->rule));
 			if (st == F_BROKEN)
 				put_found(&t, &m->syms, f);

@@ -606,7 +606,7 @@ void infer_gather(infer_ctx *c)
 		return;
 	}
 	/* Known indices must lie in [-d, d - 1]. */
-	const dim *iv;
+	const dim *iv = NULL;
 	int32_t ni = 0;
 	bool have_ix = in_ints(c, 1, &iv, &ni);
 	dim d = r > 0 ? dim_resolve(c->syms, x->dims[a]) : dim_unknown();
