@@ -117,8 +117,9 @@ def warm(paths):
 
 def op_seconds(out):
     """The time inside the tool's own work: py_tools.py's "op_seconds S" line, or the
-    "T ms in all" of onnxshape's --timings line (from loading to the model freed,
-    without starting and ending the process)."""
+    "T ms in all" of onnxshape's --timings line (from loading until the tool is done
+    with the model, which it leaves to the process's exit; without starting and ending
+    the process)."""
     for line in out.splitlines():
         if line.startswith("op_seconds"):
             return float(line.split()[1])
@@ -375,7 +376,7 @@ def main():
     start = measure([("start", ["/bin/true"])], 21)["start"]
     print("\nscaling: onnxshape time per node (us), wall then cpu, smallest to largest model")
     print("  (a process that does nothing, /bin/true, takes %.2f ms wall, %.2f ms cpu here; 'above start' "
-          "subtracts it;\n   'in the tool' is --timings' figure: from loading to the model freed, inside the process)"
+          "subtracts it;\n   'in the tool' is --timings' figure: from loading to the model done with, inside the process)"
           % (start["wall"] * 1e3, start["cpu"] * 1e3))
     for fam in families:
         for ext in ("", "-ext"):
