@@ -209,7 +209,7 @@ typedef struct opset_entry {
 	int64_t version;
 } opset_entry;
 
-/* The smallest input whose pages are given back as they are read (above). */
+/* The smallest input whose pages are given back as they are read (osh_model.input_map). */
 #define INPUT_DROP_MIN ((size_t)1 << 20)
 
 struct osh_model {
