@@ -174,7 +174,7 @@ struct graph {
 	int32_t nnodes;
 	int32_t *order;       /* topological order of node indices */
 	/* A node uses a value that it or a later node produces (index.c notes it as it
-	 * resolves inputs): the file order is not a topological one. */
+	 * adds consumers): the file order is not a topological one. */
 	bool backward;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */

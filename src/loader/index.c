@@ -19,6 +19,7 @@
 #include "loader/wire.h"
 #include "loader/wire_short.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,8 +165,12 @@ int32_t graph_lookup(graph *g, const char *name)
 	return id;
 }
 
-static bool add_consumer(osh_model *m, value *v, int32_t ni)
+/* Notes node ni of g as a consumer of v, and g as not in topological order when v
+ * comes from ni or a later node. */
+static bool add_consumer(osh_model *m, graph *g, value *v, int32_t ni)
 {
+	if (v->origin == VAL_NODE && v->producer >= ni)
+		g->backward = true;
 	if (v->nconsumers && v->consumers[v->nconsumers - 1] == ni)
 		return true; /* a node counts once per distinct use site in order */
 	/* Full at 0 and at every power of two from 2: the list starts with room for 2
@@ -295,11 +300,8 @@ static bool build_subgraphs(osh_model *m, graph *g, int32_t ni)
 			for (int32_t v = 0; v < sg->nvalues; v++) {
 				if (sg->values[v].origin != VAL_OUTER || value_outer(&sg->values[v]) != g)
 					continue;
-				value *outer = &g->values[value_outer_id(&sg->values[v])];
-				if (!add_consumer(m, outer, ni))
+				if (!add_consumer(m, g, &g->values[value_outer_id(&sg->values[v])], ni))
 					return false;
-				if (outer->origin == VAL_NODE && outer->producer >= ni)
-					g->backward = true;
 			}
 		}
 	}
@@ -648,10 +650,8 @@ static bool resolve_inputs(osh_model *m, graph *g)
 			if (id < -1)
 				return false;
 			n->inputs[k] = id;
-			if (id >= 0 && !add_consumer(m, &g->values[id], ni))
+			if (id >= 0 && !add_consumer(m, g, &g->values[id], ni))
 				return false;
-			if (id >= 0 && g->values[id].origin == VAL_NODE && g->values[id].producer >= ni)
-				g->backward = true;
 		}
 	}
 	return true;
@@ -666,7 +666,7 @@ static bool order_nodes(osh_model *m, graph *g)
 	g->order = arena_alloc(m->arena, (size_t)(n ? n : 1) * sizeof *g->order);
 	if (!g->order)
 		return false;
-	/* Nearly every graph comes in topological order, which resolving the inputs
+	/* Nearly every graph comes in topological order, which adding the consumers
 	 * found out (g->backward) without walking every value's consumers again: they
 	 * lie all over memory on a big graph (3% of the loader's thread on a 100k-node
 	 * transformer). */
@@ -678,8 +678,8 @@ static bool order_nodes(osh_model *m, graph *g)
 	int32_t *indeg = arena_array(m->arena, (size_t)n, sizeof *indeg);
 	if (n && !indeg)
 		return false;
-	/* Count edges producer → consumer; the file order is valid when every edge goes
-	 * forward. Remember the first backward edge for the message. */
+	/* Count edges producer → consumer, and remember the first backward edge (there
+	 * is one: g->backward) for the message. */
 	int32_t bad_consumer = -1, bad_value = -1;
 	for (int32_t v = 0; v < g->nvalues; v++) {
 		const value *val = &g->values[v];
@@ -692,11 +692,7 @@ static bool order_nodes(osh_model *m, graph *g)
 				bad_consumer = to, bad_value = v;
 		}
 	}
-	if (bad_consumer < 0) {
-		for (int32_t i = 0; i < n; i++)
-			g->order[i] = i;
-		return true;
-	}
+	assert(bad_consumer >= 0);
 	/* Kahn's algorithm with a min-heap on the node index: the result stays as close to
 	 * the file order as the dependencies allow. */
 	int32_t *heap = arena_array(m->arena, (size_t)n, sizeof *heap);
