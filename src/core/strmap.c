@@ -143,6 +143,15 @@ uint32_t strmap_prefetch(const strmap *m, const char *key, size_t len)
 	return h;
 }
 
+void strmap_prefetch_key(const strmap *m, uint32_t h)
+{
+	if (!m->cap)
+		return;
+	const strmap_slot *s = &m->slots[h & (m->cap - 1)];
+	if (s->key && s->hash == h)
+		__builtin_prefetch(s->key);
+}
+
 static int32_t insert(strmap *m, const char *key, int32_t val, bool overwrite)
 {
 	bool found;

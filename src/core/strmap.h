@@ -53,6 +53,11 @@ bool strmap_set(strmap *m, const char *key, int32_t val);
  * Returns the bytes' hash, for strmap_entry_hashed. */
 uint32_t strmap_prefetch(const strmap *m, const char *key, size_t len);
 
+/* The second step of a look-up fetched ahead: once the slot strmap_prefetch asked
+ * for is in the cache, starts bringing in the key it points at, when its hash is h,
+ * for the string comparison that confirms the match. Changes nothing. */
+void strmap_prefetch_key(const strmap *m, uint32_t h);
+
 /* Makes room for n keys in all, so that inserting them never rehashes (each rehash
  * leaves the old arrays in the arena). Returns false when memory ran out. */
 bool strmap_reserve(strmap *m, size_t n);
