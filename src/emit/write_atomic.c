@@ -42,10 +42,13 @@ const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
  * through it, then OUT_BUF. Every fresh page costs a fault, zeroing and accounting
  * (over 2 us each here): a 1 MiB buffer for a 1k-node model's 158 KB of output was 40
  * pages where 16 do, a tenth of writing it. A big output gets the big buffer, and its
- * fewer system calls, after its first megabyte. */
+ * fewer system calls, after its first megabyte. Not a bigger one: with the thread's
+ * spare (flush_behind.c), two 1 MiB buffers were 510 of the 1,600 page faults of a
+ * 100k-node transformer's `infer` (weights external), 125 at 256 KiB; a system
+ * call per 256 KiB is nothing beside copying them. */
 #define OUT_BUF_FIRST (64u << 10)
 #define OUT_GROW_AFTER ((uint64_t)1 << 20)
-#define OUT_BUF (1u << 20)
+#define OUT_BUF (256u << 10)
 /* Writeback is started every this many bytes written (see start_writeback). */
 #define WRITEBACK_STEP ((uint64_t)8 << 20)
 
@@ -66,10 +69,10 @@ static void start_writeback(out_file *o)
 #endif
 }
 
-/* A thread writes the full big buffers from the third one on: below 3 MB of output
- * (the first in small buffers, then two big ones), starting it costs more than it
+/* A thread writes the full big buffers from the ninth one on: below 3 MB of output
+ * (the first in small buffers, then eight big ones), starting it costs more than it
  * saves. */
-#define BEHIND_AFTER 2
+#define BEHIND_AFTER 8
 
 int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done)
 {

@@ -153,7 +153,7 @@ static bool is_tmp_name(const char *name, const char *base)
 }
 
 /* Writes the payload in uneven pieces: tiny ones that are buffered, ones that fill
- * the 1 MiB buffer over and over, and one bigger than the buffer that goes straight
+ * the 256 KiB buffer over and over, and one bigger than the buffer that goes straight
  * through, so there are many write() calls. */
 static int produce(out_file *o, void *ctx)
 {
@@ -325,7 +325,7 @@ static void every_n(size_t size, size_t max_write, const char *ctx)
 	free(p.data);
 }
 
-/* 3 MiB in uneven pieces: the small buffer and then the 1 MiB one fill and flush, and a 1.6 MB piece goes
+/* 3 MiB in uneven pieces: the small buffer and then the 256 KiB one fill and flush, and a 1.6 MB piece goes
  * straight out. */
 Test(write_atomic, fail_every_call)
 {
@@ -343,7 +343,7 @@ Test(write_atomic, fail_every_call_with_copies)
 	free(p.data);
 }
 
-/* Not durable: from the third full buffer on, the buffers are written by a thread of
+/* Not durable: from the ninth full buffer on, the buffers are written by a thread of
  * their own while produce fills the next one. A failure of any of its writes, or of
  * a copy (which waits for them), still leaves nothing behind. */
 Test(write_atomic, fail_every_call_written_behind)
@@ -360,8 +360,8 @@ Test(write_atomic, fail_every_call_written_behind)
 }
 
 /* ... and those writes do come from another thread, in order: the first MiB goes
- * through the small buffer (16 writes of 64 KiB), then seven 1 MiB buffers, of which
- * the first two are written by the owner. */
+ * through the small buffer (16 writes of 64 KiB), then 28 buffers of 256 KiB, of which
+ * the first eight are written by the owner. */
 Test(write_atomic, full_buffers_written_behind_in_order)
 {
 	payload p = make_payload((size_t)8 << 20);
@@ -377,7 +377,7 @@ Test(write_atomic, full_buffers_written_behind_in_order)
 		if (durable)
 			cr_expect_eq(fx.foreign_writes, 0, "a durable output was written by another thread");
 		else
-			cr_expect_eq(fx.foreign_writes, 5, "%d of 7 full big buffers written by another thread, want 5",
+			cr_expect_eq(fx.foreign_writes, 20, "%d of 28 full big buffers written by another thread, want 20",
 				     fx.foreign_writes);
 	}
 	expect_listing_at(dir, "out.bin", "written behind", 0);
