@@ -369,6 +369,8 @@ void osh_model_free(osh_model *m)
 	releaser_free(m->releaser); /* joined before the mapping it drops pages of goes */
 	if (m->input_map)
 		munmap(m->input_map, m->input_map_size);
+	wire_list_clear(&m->lazy);
+	wire_list_clear(&m->lazy_inits);
 	arena_free(m->arena);
 }
 

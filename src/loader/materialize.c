@@ -7,6 +7,7 @@
  * ones it would have built, but for weights pointing into the input.
  */
 #include "loader/materialize.h"
+#include "loader/unpack_split.h"
 #include "loader/unpack_tensor.h"
 #include "onnx-ml.pb-c.h"
 
@@ -32,7 +33,7 @@ static bool nodes(osh_model *m)
 	}
 	gp->node = v;
 	gp->n_node = m->lazy.n;
-	m->lazy = (wire_list){0};
+	wire_list_clear(&m->lazy);
 	return true;
 }
 
@@ -65,7 +66,7 @@ static bool initializers(osh_model *m)
 		return false;
 	gp->initializer = v;
 	gp->n_initializer = w->n;
-	m->lazy_inits = (wire_list){0};
+	wire_list_clear(&m->lazy_inits);
 	return true;
 }
 

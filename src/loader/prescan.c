@@ -980,7 +980,9 @@ bool prescan_spans_grow(prescan_spans *l)
 
 void prescan_spans_free(prescan_spans *l)
 {
-	free(l->start), free(l->off), free(l->len);
+	free(l->start);
+	if (!l->given)
+		free(l->off), free(l->len);
 	*l = (prescan_spans){0};
 }
 

@@ -70,6 +70,8 @@ typedef struct prescan_spans {
 	/* Some element's key and length are not the shortest encoding, or bytes lie
 	 * between two elements: they are not one stretch as a writer writes them. */
 	bool loose;
+	/* off and len were given to a wire_list (unpack_split): its owner frees them. */
+	bool given;
 } prescan_spans;
 
 /* Where element k of l ends (its content's end). */

@@ -53,10 +53,17 @@ static split_result collect(const uint8_t *data, const span *gfield, prescan_spa
 }
 
 /* Each entry's payload extent, in the arena; `copy`: the bytes too, one after
- * another (else `bytes` is the input, which outlives the list). */
-static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, ProtobufCAllocator *alloc,
+ * another (else `bytes` is the input, which outlives the list). `take`: l's own
+ * arrays become the list's (l is an outline's: see unpack_split.h), when the bytes
+ * are not copied. */
+static bool keep(const uint8_t *data, prescan_spans *l, bool copy, bool take, ProtobufCAllocator *alloc,
 		 wire_list *out)
 {
+	if (take && !copy && l->n) {
+		*out = (wire_list){.bytes = data, .off = l->off, .len = l->len, .n = l->n, .tight = !l->loose, .owns = true};
+		l->given = true;
+		return true;
+	}
 	size_t total = 0;
 	for (size_t k = 0; copy && k < l->n; k++)
 		total += l->len[k];
@@ -79,6 +86,13 @@ static bool keep(const uint8_t *data, const prescan_spans *l, bool copy, Protobu
 	return true;
 }
 
+void wire_list_clear(wire_list *w)
+{
+	if (w->owns)
+		free((void *)w->off), free((void *)w->len);
+	*w = (wire_list){0};
+}
+
 /* Whether an initializer sits between the first node and the last. The index reads
  * the nodes' bytes three times (to count outputs, to decode, to resolve inputs):
  * in place, nodes spread among the weights would page the whole file in each time,
@@ -95,7 +109,7 @@ static bool interleaved(const prescan_spans *nodes, const prescan_spans *inits)
 	return false;
 }
 
-split_result unpack_split(const uint8_t *data, size_t size, const prescan_outline_result *outline,
+split_result unpack_split(const uint8_t *data, size_t size, prescan_outline_result *outline,
 			  ProtobufCAllocator *alloc, Onnx__ModelProto **out, wire_list *nodes_out, wire_list *inits_out)
 {
 	*out = NULL;
@@ -105,7 +119,7 @@ split_result unpack_split(const uint8_t *data, size_t size, const prescan_outlin
 	if (!wire_find_one(data, 0, size, 7, &g)) /* the model's graph, once */
 		return SPLIT_NOT_USED;
 	prescan_spans own[2] = {{0}};
-	const prescan_spans *nodes = &own[0], *inits = &own[1];
+	prescan_spans *nodes = &own[0], *inits = &own[1];
 	split_result r = SPLIT_OK;
 	if (outline && outline->spans)
 		nodes = &outline->nodes, inits = &outline->inits;
@@ -155,9 +169,10 @@ split_result unpack_split(const uint8_t *data, size_t size, const prescan_outlin
 	memcpy(b + w, data + g.end, rest), w += rest;
 	Onnx__ModelProto *m = onnx__model_proto__unpack(alloc, w, b);
 	free(b);
+	bool take = nodes != &own[0];
 	bool ok = m && m->graph && !m->graph->n_initializer && !m->graph->n_node &&
-		  keep(data, nodes, interleaved(nodes, inits), alloc, nodes_out) &&
-		  keep(data, inits, false, alloc, inits_out);
+		  keep(data, nodes, interleaved(nodes, inits), take, alloc, nodes_out) &&
+		  keep(data, inits, false, take, alloc, inits_out);
 	prescan_spans_free(&own[0]), prescan_spans_free(&own[1]);
 	if (!ok)
 		return SPLIT_FAILED;

@@ -31,8 +31,13 @@ typedef enum split_result {
  * n_initializer 0); *inits holds their extents in `data`, which must then live as
  * long as the model, and *nodes theirs, in `data` too or in a copy in the arena.
  * outline, when not NULL, is the outline pre-scan of the same bytes: the elements
- * it recorded are not looked for again. */
-split_result unpack_split(const uint8_t *data, size_t size, const prescan_outline_result *outline,
+ * it recorded are not looked for again, and the lists that point into `data` take
+ * its arrays of offsets and lengths (given, and the list `owns` them), which the
+ * outline's readers may go on reading. */
+split_result unpack_split(const uint8_t *data, size_t size, prescan_outline_result *outline,
 			  ProtobufCAllocator *alloc, Onnx__ModelProto **out, wire_list *nodes, wire_list *inits);
+
+/* Empties w, freeing the arrays it owns. */
+void wire_list_clear(wire_list *w);
 
 #endif
