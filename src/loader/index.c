@@ -15,6 +15,7 @@
 #include "loader/decode_node.h"
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
+#include "loader/resolve.h"
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"
 #include "loader/wire_short.h"
@@ -557,48 +558,16 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	return ok;
 }
 
-/* Whether stored is the len (> 0) bytes at name. The first bytes are compared here:
- * most guesses that miss (input_id) differ there, without a call. */
-static bool name_is(const char *stored, const char *name, size_t len)
+/* The value of input name (len bytes, not terminated) of node ni, which g's map does
+ * not hold (RESOLVE_LATER): an outer scope's, or, reported and defined as
+ * VAL_UNDEFINED, nobody's. Looked up again first: an earlier input of the same name
+ * defined it meanwhile. -2 when memory ran out. */
+static int32_t input_elsewhere(osh_model *m, graph *g, int32_t ni, const char *name, size_t len)
 {
-	return stored && stored[0] == name[0] && !strncmp(stored, name, len) && stored[len] == '\0';
-}
-
-/* The value id of input name (len bytes, not terminated) of node ni, or -1 for "";
- * an unknown name is reported and defined as VAL_UNDEFINED. -2 when memory ran out.
- * *next_init: the value after the initializer an input named last, a guess at the
- * next one (see below). */
-static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, size_t len, uint32_t hash,
-		       int32_t *next_init)
-{
-	if (!len)
-		return -1;
-	/* Exporters list the weights in the order the layers use them: the next
-	 * initializer is a better guess than a hash probe, which misses the cache on
-	 * a big model (two-thirds of a CNN's inputs are weights). Names are unique
-	 * among a graph's initializers, so a match is the answer. */
-	int32_t c = *next_init;
-	if (c < g->nvalues && g->values[c].origin == VAL_INITIALIZER && name_is(g->values[c].name, name, len)) {
-		*next_init = c + 1;
-		return c;
-	}
-	/* Most inputs are an output of the node just before (chains, residual blocks):
-	 * its names are in cache, the map's slot and key often are not. */
-	if (ni > 0) {
-		const node *prev = &g->nodes[ni - 1];
-		for (int32_t k = 0; k < prev->noutputs; k++) {
-			int32_t o = prev->outputs[k];
-			if (o >= 0 && name_is(g->values[o].name, name, len))
-				return o;
-		}
-	}
-	int32_t id = strmap_getn_hashed(&g->names, name, len, hash, NULL);
-	if (id >= 0) {
-		if (g->values[id].origin == VAL_INITIALIZER)
-			*next_init = id + 1;
+	int32_t id = strmap_getn(&g->names, name, len, NULL);
+	if (id >= 0)
 		return id;
-	}
-	/* Not of this graph: an outer scope's, or nobody's (rare: a copy to name it). */
+	/* A copy to name it (rare). */
 	char *copy = arena_strndup(m->arena, name, len);
 	if (!copy)
 		return -2;
@@ -613,76 +582,60 @@ static int32_t input_id(osh_model *m, graph *g, int32_t ni, const char *name, si
 	return id < 0 ? -2 : id;
 }
 
-/* A walk over the input names of g's nodes, node by node: a decoded node's are
- * still in its bytes. */
-typedef struct input_walk {
+/* From this many nodes, a second thread finds the values of the later part's inputs
+ * (resolve.h): the look-ups were about a sixth of the loader's thread on a
+ * 100k-node transformer, and starting a thread costs some tens of microseconds. */
+#define RESOLVE_THREAD_MIN 16384
+
+/* Where note_consumers stopped: node ni, its input k. */
+typedef struct input_at {
 	int32_t ni, k;
-	size_t pos;
-	bool failed; /* a name could not be read: the walk is over */
-} input_walk;
+} input_at;
 
-static bool next_input(const osh_model *m, const graph *g, input_walk *w, const char **name, size_t *len)
+/* Notes the consumers of the inputs from *at up to node `end`, in node order;
+ * `settle`: first settles the names g's map does not hold (input_elsewhere), else
+ * stops at the first one, *at saying where. False when memory ran out. */
+static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bool settle)
 {
-	for (; !w->failed && w->ni < g->nnodes; w->ni++, w->k = 0, w->pos = 0) {
-		const node *n = &g->nodes[w->ni];
-		if (w->k == n->ninputs)
-			continue;
-		w->k++;
-		if (n->proto) {
-			*name = str(n->proto->input[w->k - 1]);
-			*len = strlen(*name);
-			return true;
-		}
-		w->failed = !decode_next_input(m->lazy.bytes + m->lazy.off[w->ni], m->lazy.len[w->ni], &w->pos, name,
-					       len);
-		return !w->failed;
-	}
-	return false;
-}
-
-/* How many inputs ahead of its use each name is hashed and its slot in the value
- * map fetched. The map is far bigger than the cache on a big graph, and a third of
- * a transformer's inputs are neither the initializer nor the node input_id guesses
- * first: their probes took a tenth of the main thread's samples (perf,
- * transformer-100k-ext check: 9% to none; check, medians of 61: transformer-100k
- * 86.6 -> 81.6 ms, transformer-100k-ext 68.3 -> 65.1 ms). */
-#define LOOKUP_AHEAD 16
-
-static bool resolve_inputs(osh_model *m, graph *g)
-{
-	struct {
-		const char *name;
-		size_t len;
-		uint32_t hash;
-	} ring[LOOKUP_AHEAD];
-	size_t head = 0, queued = 0;
-	input_walk front = {0};
-	int32_t next_init = 0;
-	for (int32_t ni = 0; ni < g->nnodes; ni++) {
-		node *n = &g->nodes[ni];
-		for (int32_t k = 0; k < n->ninputs; k++) {
-			const char *name;
-			size_t len;
-			while (queued < LOOKUP_AHEAD && next_input(m, g, &front, &name, &len)) {
-				size_t at = (head + queued++) % LOOKUP_AHEAD;
-				ring[at].name = name, ring[at].len = len;
-				ring[at].hash = strmap_prefetch(&g->names, name, len);
-				/* Halfway: its slot has arrived; the key it points at is next. */
-				if (queued > LOOKUP_AHEAD / 2)
-					strmap_prefetch_key(&g->names, ring[(head + queued - 1 - LOOKUP_AHEAD / 2) % LOOKUP_AHEAD].hash);
+	for (; at->ni < end; at->ni++, at->k = 0) {
+		node *n = &g->nodes[at->ni];
+		for (; at->k < n->ninputs; at->k++) {
+			int32_t id = n->inputs[at->k];
+			if (id == RESOLVE_LATER) {
+				if (!settle)
+					return true;
+				const char *name;
+				size_t len;
+				if (!resolve_input_name(m, g, at->ni, at->k, &name, &len) ||
+				    (id = input_elsewhere(m, g, at->ni, name, len)) < -1)
+					return false;
+				n->inputs[at->k] = id;
 			}
-			if (!queued)
-				return false; /* decode_node counted the names: cannot happen */
-			int32_t id = input_id(m, g, ni, ring[head].name, ring[head].len, ring[head].hash, &next_init);
-			head = (head + 1) % LOOKUP_AHEAD, queued--;
-			if (id < -1)
-				return false;
-			n->inputs[k] = id;
-			if (id >= 0 && !add_consumer(m, g, &g->values[id], ni))
+			if (id >= 0 && !add_consumer(m, g, &g->values[id], at->ni))
 				return false;
 		}
 	}
 	return true;
+}
+
+/* Each node's input ids, and each value's consumers. The look-ups change nothing
+ * (resolve_range); on a big graph a second thread takes the later part of them,
+ * while this one notes its own part's consumers. Then this thread goes on in node
+ * order: settling a name g's map does not hold may define a value, so that waits
+ * until the other thread is done reading the map. */
+static bool resolve_inputs(osh_model *m, graph *g)
+{
+	/* The part this thread looks up is the smaller one: it notes consumers too. */
+	resolve_job job = {.m = m, .g = g, .lo = (int32_t)((int64_t)g->nnodes * 9 / 20), .hi = g->nnodes};
+	bool split = g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job);
+	int32_t own = split ? job.lo : g->nnodes;
+	input_at at = {0};
+	bool ok = resolve_range(m, g, 0, own) && note_consumers(m, g, &at, own, false);
+	if (split && !resolve_job_join(&job))
+		ok = false;
+	/* resolve_range fails only when a name cannot be read, which decode_node read
+	 * before: it cannot happen. */
+	return ok && note_consumers(m, g, &at, g->nnodes, true);
 }
 
 /* Dependencies of node ni: producers of its inputs and of the outer values its

@@ -1,0 +1,49 @@
+/* resolve.h: the value each node input of a graph names, found without changing
+ * anything, for a range of the graph's nodes: index.c (resolve_inputs) finds a big
+ * graph's on two threads, and then, on its own, settles the names the graph does
+ * not define and notes the consumers, in node order.
+ */
+#ifndef OSH_LOADER_RESOLVE_H
+#define OSH_LOADER_RESOLVE_H
+
+#include "core/model.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* An input whose name is not in the graph's value map: an outer scope's, or
+ * nobody's; index.c decides which. */
+#define RESOLVE_LATER INT32_MIN
+
+/* The value id of input name (len bytes, not terminated, with strmap_hash `hash`)
+ * of node ni of g: -1 for "", RESOLVE_LATER when g's map does not hold it. Reads
+ * g only. *next_init: the value after the initializer an input named last, a guess
+ * at the next one (resolve.c says why). */
+int32_t resolve_input(const graph *g, int32_t ni, const char *name, size_t len, uint32_t hash,
+		      int32_t *next_init);
+
+/* Sets nodes[lo, hi)'s inputs (their ids, as resolve_input) from their names. Reads
+ * everything else only, so two ranges may be resolved at once. False when a name
+ * could not be read (decode_node read them all before: it cannot happen). */
+bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi);
+
+/* Input k of node ni's name. */
+bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t k, const char **name,
+			size_t *len);
+
+/* resolve_range on a thread of its own. */
+typedef struct resolve_job {
+	const osh_model *m;
+	graph *g;
+	int32_t lo, hi;
+	bool ok;
+	pthread_t thread;
+} resolve_job;
+
+/* Starts j; false when no thread could be started (nothing was done). */
+bool resolve_job_start(resolve_job *j);
+/* Waits for j: what resolve_range returned. */
+bool resolve_job_join(resolve_job *j);
+
+#endif
