@@ -9,6 +9,7 @@
  */
 #include "core/model.h"
 #include "core/error.h"
+#include "core/table_size.h"
 #include "emit/type_proto.h"
 #include "loader/materialize.h"
 #include "loader/prescan.h"
@@ -44,9 +45,7 @@ typedef struct type_cache {
 /* A cache for a model of `values` values; NULL when there is no memory for one. */
 static type_cache *type_cache_new(size_t values)
 {
-	size_t n = TYPE_SLOTS_MIN;
-	while (n < TYPE_SLOTS && n < values / 4)
-		n *= 2;
+	size_t n = table_size(values, TYPE_SLOTS_MIN, TYPE_SLOTS);
 	type_cache *c = calloc(1, sizeof *c + n * sizeof c->slot[0]);
 	if (c)
 		c->mask = n - 1;

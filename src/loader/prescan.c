@@ -820,12 +820,18 @@ static osh_status run(scan *s, size_t pos, int base)
 	}
 }
 
+/* Clears s but for its frames and tables (see scan), for `size` bytes at data. */
+static void scan_init(scan *s, const uint8_t *data, size_t size, const char *name, osh_error *err)
+{
+	memset(s, 0, offsetof(scan, stack));
+	s->data = data, s->size = size, s->name = name, s->err = err;
+}
+
 /* Starts a scan of `size` bytes as a message of type desc: the top frame. */
 static osh_status start(scan *s, const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
 			const char *name, osh_error *err)
 {
-	memset(s, 0, offsetof(scan, stack));
-	s->data = data, s->size = size, s->name = name, s->err = err;
+	scan_init(s, data, size, name, err);
 	s->stack[0] = (frame){.desc = desc, .start = 0, .end = size};
 	s->st.messages = 1;
 	if (desc->n_fields > MAX_FIELDS)
@@ -930,7 +936,8 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 	 * opened by push as there. No error is formatted here (the caller scans again
 	 * with prescan_message for that), so the outer frames only set the depth. */
 	const ProtobufCMessageDescriptor *g = &onnx__graph_proto__descriptor;
-	scan s = {.data = data, .size = size, .name = ""};
+	scan s;
+	scan_init(&s, data, size, "", NULL);
 	s.stack[0] = (frame){.desc = &onnx__model_proto__descriptor, .end = size};
 	s.stack[1] = (frame){.desc = g, .start = o->graph_start, .end = o->graph_end};
 	static const unsigned kinds[2] = {PRESCAN_INIT_FIELD, PRESCAN_NODE_FIELD};

@@ -1,5 +1,6 @@
 /* dims_share.c: the shared-dims cache (see dims_share.h). */
 #include "passes/dims_share.h"
+#include "core/table_size.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -16,18 +17,13 @@ static const dim *own(dims_share *s, const dim *p, int32_t n)
 
 dims_share *dims_share_new(arena *a, size_t values)
 {
-	/* A slot for every few values: far more than the distinct shapes of a graph. */
-	size_t n = DIMS_SHARE_MIN_SLOTS;
-	while (n < DIMS_SHARE_SLOTS && n < values / 4)
-		n *= 2;
-	unsigned bits = DIMS_SHARE_OWNED_MIN_BITS;
-	while (bits < DIMS_SHARE_OWNED_BITS && (size_t)1 << bits < values / 4)
-		bits++;
-	dims_share *s = arena_zalloc(a, sizeof(dims_share) + (n + ((size_t)1 << bits)) * sizeof(dims_share_entry));
+	size_t n = table_size(values, DIMS_SHARE_MIN_SLOTS, DIMS_SHARE_SLOTS);
+	size_t owned = table_size(values, (size_t)1 << DIMS_SHARE_OWNED_MIN_BITS, (size_t)1 << DIMS_SHARE_OWNED_BITS);
+	dims_share *s = arena_zalloc(a, sizeof(dims_share) + (n + owned) * sizeof(dims_share_entry));
 	if (s) {
 		s->nslots = (int32_t)n;
 		s->owned = s->slot + n;
-		s->owned_shift = 64 - bits;
+		s->owned_shift = 64 - (unsigned)__builtin_ctzll(owned); /* the owned table's bits */
 	}
 	return s;
 }
