@@ -169,6 +169,7 @@ struct graph {
 	value *values;
 	int32_t nvalues, cap_values;
 	int32_t nproduced;    /* values of origin VAL_NODE */
+	int32_t first_produced; /* the first of them: define_nodes appends them all, in a row */
 	strmap names;         /* value name → id */
 	node *nodes;
 	int32_t nnodes;

@@ -479,6 +479,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	if (lazy && !loader_wait_room(m, (uint64_t)count * sizeof *g->nodes))
 		return false; /* refused: the loader says why */
 	g->nnodes = (int32_t)count;
+	g->first_produced = g->nvalues;
 	/* Not zeroed: decode_node and from_proto write each node whole (count is at
 	 * most INT32_MAX / 2: the size does not overflow). */
 	g->nodes = arena_alloc(m->arena, count * sizeof *g->nodes);
