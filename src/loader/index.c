@@ -583,8 +583,8 @@ static int32_t input_elsewhere(osh_model *m, graph *g, int32_t ni, const char *n
 	return id < 0 ? -2 : id;
 }
 
-/* From this many nodes, a second thread finds the values of the later part's inputs
- * (resolve.h): the look-ups were about a sixth of the loader's thread on a
+/* From this many nodes, a second thread finds the values of the inputs of the nodes
+ * from the back while this one works from the front (resolve.h): the look-ups were about a sixth of the loader's thread on a
  * 100k-node transformer, and starting a thread costs some tens of microseconds. */
 #define RESOLVE_THREAD_MIN 16384
 
@@ -620,20 +620,27 @@ static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bo
 }
 
 /* Each node's input ids, and each value's consumers. The look-ups change nothing
- * (resolve_range); on a big graph a second thread takes the later part of them,
- * while this one notes its own part's consumers. Then this thread goes on in node
- * order: settling a name g's map does not hold may define a value, so that waits
- * until the other thread is done reading the map. */
+ * (resolve_range); on a big graph a second thread takes stretches of nodes from the
+ * back while this one takes them from the front and notes their consumers. Then this
+ * thread goes on in node order: settling a name g's map does not hold may define a
+ * value, so that waits until the other thread is done reading the map. */
 static bool resolve_inputs(osh_model *m, graph *g)
 {
-	/* The part this thread looks up is the smaller one: it notes consumers too. */
-	resolve_job job = {.m = m, .g = g, .lo = (int32_t)((int64_t)g->nnodes * 9 / 20), .hi = g->nnodes};
-	bool split = g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job);
-	int32_t own = split ? job.lo : g->nnodes;
+	resolve_job job;
+	bool split = g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job, m, g);
 	input_at at = {0};
-	bool ok = resolve_range(m, g, 0, own) && note_consumers(m, g, &at, own, false);
-	if (split && !resolve_job_join(&job))
-		ok = false;
+	bool ok = true;
+	if (split) {
+		/* This thread's stretches come in node order: their consumers are noted
+		 * as they are looked up. */
+		int32_t lo, hi;
+		while (ok && resolve_job_take(&job, &lo, &hi))
+			ok = resolve_range(m, g, lo, hi) && note_consumers(m, g, &at, hi, false);
+		if (!resolve_job_join(&job))
+			ok = false;
+	} else {
+		ok = resolve_range(m, g, 0, g->nnodes);
+	}
 	/* resolve_range fails only when a name cannot be read, which decode_node read
 	 * before: it cannot happen. */
 	return ok && note_consumers(m, g, &at, g->nnodes, true);

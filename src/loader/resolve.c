@@ -131,15 +131,43 @@ bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi)
 	return true;
 }
 
+bool resolve_job_take(resolve_job *j, int32_t *lo, int32_t *hi)
+{
+	pthread_mutex_lock(&j->mu);
+	*lo = j->front;
+	*hi = j->back - j->front > RESOLVE_CHUNK ? j->front + RESOLVE_CHUNK : j->back;
+	j->front = *hi;
+	pthread_mutex_unlock(&j->mu);
+	return *hi > *lo;
+}
+
+/* The thread's next stretch, from the back. */
+static bool take_back(resolve_job *j, int32_t *lo, int32_t *hi)
+{
+	pthread_mutex_lock(&j->mu);
+	*hi = j->back;
+	*lo = j->back - j->front > RESOLVE_CHUNK ? j->back - RESOLVE_CHUNK : j->front;
+	j->back = *lo;
+	pthread_mutex_unlock(&j->mu);
+	return *hi > *lo;
+}
+
 static void *run(void *arg)
 {
 	resolve_job *j = arg;
-	j->ok = resolve_range(j->m, j->g, j->lo, j->hi);
+	int32_t lo, hi;
+	bool ok = true;
+	while (ok && take_back(j, &lo, &hi))
+		ok = resolve_range(j->m, j->g, lo, hi);
+	j->ok = ok;
 	return NULL;
 }
 
-bool resolve_job_start(resolve_job *j)
+bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g)
 {
+	*j = (resolve_job){.m = m, .g = g, .back = g->nnodes};
+	if (pthread_mutex_init(&j->mu, NULL) != 0)
+		return false;
 	/* Signals go to the threads they went to before this one existed: a handler
 	 * the application installed may count on that. */
 	sigset_t all, old;
@@ -147,11 +175,14 @@ bool resolve_job_start(resolve_job *j)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	bool started = pthread_create(&j->thread, NULL, run, j) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started)
+		pthread_mutex_destroy(&j->mu);
 	return started;
 }
 
 bool resolve_job_join(resolve_job *j)
 {
 	pthread_join(j->thread, NULL);
+	pthread_mutex_destroy(&j->mu);
 	return j->ok;
 }

@@ -32,18 +32,28 @@ bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi);
 bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t k, const char **name,
 			size_t *len);
 
-/* resolve_range on a thread of its own. */
+/* A graph's nodes resolved by two threads, a stretch of RESOLVE_CHUNK nodes at a
+ * time: the caller's from the front, in node order, a thread of the job's own from
+ * the back, until they meet. Which does more is decided as they go: the second core
+ * is sometimes busy with other work (a writer's copy), and a fixed share had one
+ * thread wait for the other. */
+#define RESOLVE_CHUNK 2048
+
 typedef struct resolve_job {
 	const osh_model *m;
 	graph *g;
-	int32_t lo, hi;
+	pthread_mutex_t mu;
+	int32_t front, back; /* [0, front) taken by the caller, [back, nnodes) by the thread */
 	bool ok;
 	pthread_t thread;
 } resolve_job;
 
-/* Starts j; false when no thread could be started (nothing was done). */
-bool resolve_job_start(resolve_job *j);
-/* Waits for j: what resolve_range returned. */
+/* Starts resolving g's nodes from the back on another thread; false when no thread
+ * could be started (nothing was done, j needs no join). */
+bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g);
+/* The caller's next stretch [*lo, *hi), from the front; false when the two met. */
+bool resolve_job_take(resolve_job *j, int32_t *lo, int32_t *hi);
+/* Waits for the thread: false when a range it resolved failed. */
 bool resolve_job_join(resolve_job *j);
 
 #endif
