@@ -583,9 +583,10 @@ static int32_t input_elsewhere(osh_model *m, graph *g, int32_t ni, const char *n
 	return id < 0 ? -2 : id;
 }
 
-/* From this many nodes, a second thread finds the values of the inputs of the nodes
- * from the back while this one works from the front (resolve.h): the look-ups were about a sixth of the loader's thread on a
- * 100k-node transformer, and starting a thread costs some tens of microseconds. */
+/* From this many nodes, a second thread finds the values of the nodes' inputs from
+ * the back while this one works from the front (resolve.h): the look-ups were about
+ * a sixth of the loader's thread on a 100k-node transformer, and starting a thread
+ * costs some tens of microseconds. */
 #define RESOLVE_THREAD_MIN 16384
 
 /* Where note_consumers stopped: node ni, its input k. */
@@ -1118,13 +1119,9 @@ static bool build_graph(osh_model *m, graph *g)
 		return false;
 	if (g->proto) {
 		Onnx__GraphProto *gp = g->proto;
-		if (getenv("OSH_DBG") && g == m->main) fprintf(stderr, "arena before inits %.1f MB\n", arena_used(m->arena)/1e6);
-		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g))
+		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g) ||
+		    !define_nodes(m, g, gp->node, gp->n_node))
 			return false;
-		if (getenv("OSH_DBG") && g == m->main) fprintf(stderr, "arena after inits %.1f MB\n", arena_used(m->arena)/1e6);
-		if (!define_nodes(m, g, gp->node, gp->n_node))
-			return false;
-		if (getenv("OSH_DBG") && g == m->main) fprintf(stderr, "arena after nodes %.1f MB\n", arena_used(m->arena)/1e6);
 	} else {
 		Onnx__FunctionProto *f = g->function;
 		if (!define_inputs(m, g, f->n_input, NULL, f->input) || !define_nodes(m, g, f->node, f->n_node))
@@ -1132,7 +1129,6 @@ static bool build_graph(osh_model *m, graph *g)
 	}
 	if (!resolve_inputs(m, g))
 		return false;
-	if (getenv("OSH_DBG") && g == m->main) fprintf(stderr, "arena after resolve %.1f MB\n", arena_used(m->arena)/1e6);
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		check_node(m, g, ni);
 		if (!build_subgraphs(m, g, ni))
@@ -1159,7 +1155,6 @@ static bool build_graph(osh_model *m, graph *g)
 		}
 	}
 	free(listed);
-	if (getenv("OSH_DBG") && g == m->main) fprintf(stderr, "arena after decls %.1f MB\n", arena_used(m->arena)/1e6);
 	return !m->nomem && order_nodes(m, g);
 }
 
