@@ -20,8 +20,12 @@ static bool name_is(const char *stored, const char *name, size_t len)
 	return stored && stored[0] == name[0] && !strncmp(stored, name, len) && stored[len] == '\0';
 }
 
-int32_t resolve_input(const graph *g, int32_t ni, const char *name, size_t len, uint32_t hash,
-		      int32_t *next_init)
+/* The value id of input name (len bytes, not terminated, with strmap_hash `hash`)
+ * of node ni of g: -1 for "", RESOLVE_LATER when g's map does not hold it.
+ * *next_init: the value after the initializer an input named last, a guess at the
+ * next one. */
+static int32_t resolve_input(const graph *g, int32_t ni, const char *name, size_t len, uint32_t hash,
+			     int32_t *next_init)
 {
 	if (!len)
 		return -1;

@@ -16,16 +16,10 @@
  * nobody's; index.c decides which. */
 #define RESOLVE_LATER INT32_MIN
 
-/* The value id of input name (len bytes, not terminated, with strmap_hash `hash`)
- * of node ni of g: -1 for "", RESOLVE_LATER when g's map does not hold it. Reads
- * g only. *next_init: the value after the initializer an input named last, a guess
- * at the next one (resolve.c says why). */
-int32_t resolve_input(const graph *g, int32_t ni, const char *name, size_t len, uint32_t hash,
-		      int32_t *next_init);
-
-/* Sets nodes[lo, hi)'s inputs (their ids, as resolve_input) from their names. Reads
- * everything else only, so two ranges may be resolved at once. False when a name
- * could not be read (decode_node read them all before: it cannot happen). */
+/* Sets nodes[lo, hi)'s inputs from their names: each its value id, -1 for "",
+ * RESOLVE_LATER when g's map does not hold the name. Reads everything else only, so
+ * two ranges may be resolved at once. False when a name could not be read
+ * (decode_node read them all before: it cannot happen). */
 bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi);
 
 /* Input k of node ni's name. */
