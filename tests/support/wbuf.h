@@ -2,7 +2,7 @@
  * that build models no encoder would make, or too big for wb.h's fixed buffer
  * (test_hostile.c, test_scan_split.c, test_load_split.c, test_pack_stream.c).
  * Header-only, as the Criterion assertions need the test's own translation unit:
- * include after <criterion/criterion.h>.
+ * include after <criterion/criterion.h>, with _GNU_SOURCE (mkstemp).
  */
 #ifndef OSH_TEST_WBUF_H
 #define OSH_TEST_WBUF_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct wbuf {
 	uint8_t *p;
@@ -64,6 +65,16 @@ static inline size_t put_msg(wbuf *b, uint64_t field, wbuf *inner)
 	free(inner->p);
 	*inner = (wbuf){0};
 	return at;
+}
+
+/* Writes b's bytes to a new file named from the mkstemp template `path`, which then
+ * holds the name: the caller unlinks it. */
+static inline void wbuf_to_temp(const wbuf *b, char *path)
+{
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0, "mkstemp %s", path);
+	cr_assert(write(fd, b->p, b->n) == (ssize_t)b->n, "%s: short write", path);
+	close(fd);
 }
 
 #endif

@@ -137,10 +137,7 @@ static wbuf model_mixed(int k, int64_t rows, int64_t odd_rows)
 static void same_both_ways(wbuf *m)
 {
 	char path[] = "/tmp/osh_split_XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	cr_assert(write(fd, m->p, m->n) == (ssize_t)m->n);
-	close(fd);
+	wbuf_to_temp(m, path);
 	osh_model *a = NULL, *b = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&a, path, NULL, &err), OSH_OK, "%s", err.message);
@@ -251,16 +248,13 @@ Test(load_split, changed_source_not_written)
 	 * since loading must not be mixed into the output. */
 	wbuf m = model(6, 1024);
 	char path[] = "/tmp/osh_split_stale_XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	cr_assert(write(fd, m.p, m.n) == (ssize_t)m.n);
-	close(fd);
+	wbuf_to_temp(&m, path);
 	osh_model *a = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&a, path, NULL, &err), OSH_OK, "%s", err.message);
 	/* Same size, other bytes, another time stamp. */
 	m.p[m.n - 1] ^= 1;
-	fd = open(path, O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	cr_assert(fd >= 0 && pwrite(fd, m.p, m.n, 0) == (ssize_t)m.n);
 	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
 	cr_assert(futimens(fd, ts) == 0);

@@ -149,10 +149,7 @@ Test(resolve, two_threads_same_as_one_pass)
 	model_bytes(&b);
 	cr_assert_gt(b.n, (size_t)1 << 20, "the model must take the split pre-scan: %zu bytes", b.n);
 	char path[] = "/tmp/osh_resolve_XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	cr_assert(write(fd, b.p, b.n) == (ssize_t)b.n);
-	close(fd);
+	wbuf_to_temp(&b, path);
 	osh_model *m = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
