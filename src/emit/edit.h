@@ -27,7 +27,8 @@
 
 typedef struct edit edit;
 
-/* Starts a session: indexes every name the model uses. NULL when memory ran out. */
+/* Starts a session. NULL when memory ran out. Every name the model uses is indexed
+ * at the first edit_fresh_name. */
 edit *edit_begin(osh_model *m);
 
 /* A value/node/initializer name derived from `base` that nothing in the model uses:
