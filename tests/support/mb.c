@@ -238,6 +238,8 @@ void mb_node(mb *b, const char *op, const char *inputs, const char *outputs)
 
 void mb_node_domain(mb *b, const char *domain) { b->last->domain = dup(b, domain); }
 
+void mb_node_name(mb *b, const char *name) { b->last->name = dup(b, name); }
+
 static Onnx__AttributeProto *attr(mb *b, const char *name, Onnx__AttributeProto__AttributeType type)
 {
 	Onnx__AttributeProto *a = NEW(b, Onnx__AttributeProto);

@@ -39,6 +39,8 @@ void mb_init(mb *b, const char *name, int32_t elem, const char *dims);
  * Attributes apply to the node added last. */
 void mb_node(mb *b, const char *op, const char *inputs, const char *outputs);
 void mb_node_domain(mb *b, const char *domain);
+/* Renames the node added last (mb_node names it <op>_<index>). */
+void mb_node_name(mb *b, const char *name);
 void mb_attr_i(mb *b, const char *name, int64_t v);
 void mb_attr_f(mb *b, const char *name, float v);
 void mb_attr_s(mb *b, const char *name, const char *v);

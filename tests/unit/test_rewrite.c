@@ -3,7 +3,9 @@
  * picks the domain, a dry run changes nothing, --target-opset values the rewrite
  * refuses, a Paddle node inside a subgraph, an operand of unknown rank (an error,
  * never a guessed placement), the value_info of new values, and the CLI's exit
- * statuses, summary line and "nothing written" for those.
+ * statuses, summary line and "nothing written" for those. Also: a diagnostic matched
+ * to its candidate in the second of two subgraphs of one path, and a memory budget
+ * that fits loading and inference fitting the rewrite of 3,000 legacy nodes.
  *
  * Expected summaries follow the issue's format ("rewrote K nodes (paddle: a, legacy:
  * b, stray: c); inserted R Reshape, U Unsqueeze; opset 6 → 7"), with the counts the
@@ -68,6 +70,18 @@ static void paddle_node(mb *b, const char *op, const char *domain, const char *x
 	mb_node(b, full, in, out);
 	mb_node_domain(b, domain);
 	mb_attr_i(b, "axis", 1);
+}
+
+/* An If node of b making `out` from input "cond": then-branch t (consumed), and an
+ * else-branch that passes input "x" through. */
+static void if_node(mb *b, const char *out, mb *t)
+{
+	mb_node(b, "If", "cond", out);
+	mb *e = mb_new(13);
+	mb_node(e, "Identity", "x", "ea");
+	mb_output(e, "ea", 0, NULL);
+	mb_attr_graph(b, "then_branch", t);
+	mb_attr_graph(b, "else_branch", e);
 }
 
 static osh_rewrite_report rewrite(osh_model *m, const osh_rewrite_options *o, osh_status want)
@@ -202,15 +216,10 @@ Test(rewrite, paddle_node_in_a_subgraph)
 	mb_input(b, "cond", DT_BOOL, "");
 	mb_input(b, "x", DT_FLOAT, "2,3,4");
 	mb_input(b, "y", DT_FLOAT, "3");
-	mb_node(b, "If", "cond", "r");
 	mb *t = mb_new(13);
 	paddle_node(t, "add", "paddle", "x", "y", "ta");
 	mb_output(t, "ta", 0, NULL);
-	mb *e = mb_new(13);
-	mb_node(e, "Identity", "x", "ea");
-	mb_output(e, "ea", 0, NULL);
-	mb_attr_graph(b, "then_branch", t);
-	mb_attr_graph(b, "else_branch", e);
+	if_node(b, "r", t);
 	mb_output(b, "r", 0, NULL);
 	osh_model *m = mb_infer(b);
 	cr_assert_not_null(m);
@@ -490,4 +499,127 @@ Test(rewrite, training_mode_is_refused)
 					  "%s", mb_message(m, "rewrite-unsupported"));
 			osh_model_free(m);
 		}
+}
+
+Test(rewrite, stray_node_in_the_second_subgraph_of_a_path)
+{
+	/* Two If nodes of the same name: their then-branches share the path
+	 * "same/then_branch", by which diagnostics name their graph. The second one's
+	 * Add, read the numpy way, is a broadcast mismatch that its rewrite supersedes;
+	 * the first branch's node 0 is no candidate, so the diagnostic must be matched
+	 * to the second graph: left on it, it would block the rewrite as an error
+	 * elsewhere. */
+	mb *b = mb_new(13);
+	mb_input(b, "cond", DT_BOOL, "");
+	mb_input(b, "x", DT_FLOAT, "2,3,4");
+	mb_input(b, "y", DT_FLOAT, "3");
+	for (int k = 0; k < 2; k++) {
+		mb *t = mb_new(13);
+		if (k) {
+			mb_node(t, "Add", "x,y", "ta");
+			mb_attr_i(t, "broadcast", 1);
+			mb_attr_i(t, "axis", 1);
+		} else {
+			mb_node(t, "Identity", "x", "ta");
+		}
+		mb_output(t, "ta", 0, NULL);
+		if_node(b, k ? "r1" : "r0", t);
+		mb_node_name(b, "same");
+	}
+	mb_output(b, "r0", 0, NULL);
+	mb_output(b, "r1", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_assert_eq(mb_count(m, "broadcast-mismatch"), 1);
+	osh_rewrite_report rep = rewrite(m, NULL, OSH_OK);
+	cr_expect_eq(rep.n_errors, 0);
+	cr_expect(rep.changed);
+	cr_expect_eq(rep.n_stray, 1);
+	cr_expect_eq(rep.n_reshape, 1);
+	osh_model *r = reload(m);
+	int branches = 0;
+	for (int32_t i = 0; i < r->ngraphs; i++) {
+		const graph *g = r->graphs[i];
+		if (strcmp(g->path, "same/then_branch"))
+			continue;
+		/* In graph order: the first If's branch, then the second's. */
+		if (branches++ == 0) {
+			cr_expect_eq(g->nnodes, 1);
+			continue;
+		}
+		cr_assert_eq(g->nnodes, 2);
+		cr_expect_str_eq(g->nodes[0].op_type, "Reshape");
+		cr_expect_str_eq(g->nodes[1].op_type, "Add");
+		cr_expect_eq(g->nodes[1].nattrs, 0);
+	}
+	cr_expect_eq(branches, 2);
+	cr_expect_not(osh_model_has_errors(r));
+	osh_model_free(r);
+	osh_model_free(m);
+}
+
+/* Loads `path` under `budget` bytes of arena and infers: whether both fit. */
+static bool fits(const char *path, uint64_t budget)
+{
+	osh_model *m = NULL;
+	osh_error err = {0};
+	osh_load_options lo = {.memory_budget = budget};
+	bool ok = osh_model_load(&m, path, &lo, &err) == OSH_OK && osh_infer(m, NULL, &err) == OSH_OK &&
+		  !osh_model_has_errors(m);
+	osh_model_free(m);
+	return ok;
+}
+
+Test(rewrite, a_budget_that_fits_inference_fits_the_rewrite)
+{
+	/* The budget is the guard against files built to exhaust memory; a rewrite is our
+	 * own growth, proportional to the model: a Reshape and its shape per legacy node,
+	 * a second IR and a second inference. So the least budget under which the model
+	 * loads and infers must carry its rewrite too (a 200k-node legacy model once ran
+	 * out of it re-indexing). */
+	char dir[] = "/tmp/osh_test_rewrite.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char in[256];
+	snprintf(in, sizeof in, "%s/legacy.onnx", dir);
+	enum { NODES = 3000 };
+	mb *b = mb_new(6);
+	mb_input(b, "x0", DT_FLOAT, "N,8,4,4");
+	for (int i = 0; i < NODES; i++) {
+		char bias[32], io[64], out[32];
+		snprintf(bias, sizeof bias, "b%d", i);
+		snprintf(io, sizeof io, "x%d,b%d", i, i);
+		snprintf(out, sizeof out, "x%d", i + 1);
+		mb_init(b, bias, DT_FLOAT, "8");
+		mb_node(b, i % 2 ? "Mul" : "Add", io, out);
+		mb_attr_i(b, "broadcast", 1);
+		mb_attr_i(b, "axis", 1);
+	}
+	char last[32];
+	snprintf(last, sizeof last, "x%d", NODES);
+	mb_output(b, last, 0, NULL);
+	mb_save(b, in);
+	/* The least budget that fits, to within 1%. */
+	uint64_t lo = 1 << 20, hi = (uint64_t)1 << 30;
+	cr_assert(fits(in, hi));
+	cr_assert_not(fits(in, lo));
+	while (hi - lo > hi / 100) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		*(fits(in, mid) ? &hi : &lo) = mid;
+	}
+	osh_model *m = NULL;
+	osh_error err = {0};
+	osh_load_options opts = {.memory_budget = hi};
+	cr_assert_eq(osh_model_load(&m, in, &opts, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	osh_rewrite_report rep = rewrite(m, NULL, OSH_OK);
+	cr_expect(rep.changed);
+	cr_expect_eq(rep.n_legacy, NODES);
+	cr_expect_eq(rep.n_reshape, NODES);
+	uint8_t *buf;
+	size_t len;
+	cr_expect_eq(osh_model_pack(m, &buf, &len, &err), OSH_OK, "%s", err.message);
+	free(buf);
+	osh_model_free(m);
+	unlink(in);
+	rmdir(dir);
 }
