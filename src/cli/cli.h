@@ -28,8 +28,9 @@ bool parse_color(const char *arg, int fd, style *st);
 
 /* "model.onnx: graph 'If_1/then_branch': node 3 'Add_3' (Add): error: ... [code]" */
 void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
-/* Prints every diagnostic of the model; returns how many were errors. */
-size_t print_diags(FILE *f, const style *st, const osh_model *m);
+/* Prints the model's diagnostics from index `from` on (only its errors with
+ * errors_only), f's descriptor written a block at a time. */
+void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only);
 void print_error(FILE *f, const style *st, const osh_error *err);
 
 /* Loads a model (opts may be NULL), printing every diagnostic to stderr. Returns NULL

@@ -188,9 +188,7 @@ static int rewrite_model(osh_model *m, const char *in, const style *st, const re
 	/* A changed model's diagnostics were rebuilt from scratch. */
 	if (rep.changed && !ra->dry_run)
 		from = 0;
-	for (size_t i = from; i < osh_model_diag_count(m); i++)
-		if (osh_model_diag_at(m, i)->severity == OSH_ERROR)
-			print_diag(stderr, st, in, osh_model_diag_at(m, i));
+	print_diag_span(stderr, st, in, m, from, true);
 	if (ra->dry_run) {
 		print_rewrite_changes(stdout, in, &rep);
 		/* Blocked: a count of zero rewritten nodes would read as "nothing to do". */
@@ -420,8 +418,8 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 	}
 	/* infer's lint ran on another thread meanwhile (defer_lint). */
 	timings_lap(tm, "write");
-	for (size_t i = printed < 0 ? osh_model_diag_count(m) : (size_t)printed; i < osh_model_diag_count(m); i++)
-		print_diag(stderr, &st, in, osh_model_diag_at(m, i));
+	if (printed >= 0)
+		print_diag_span(stderr, &st, in, m, (size_t)printed, false);
 	if (status == EXIT_TROUBLE)
 		print_error(stderr, &st, &err);
 	if (status == EXIT_FINDINGS)
