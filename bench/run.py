@@ -15,6 +15,8 @@ environment:
                        each takes up to a minute)
   BENCH_PY_MAX=N       skip onnx's Python tools on models of more than N nodes
                        (default 1000000: all)
+  BENCH_LEGACY=1k,...  sizes of gen_legacy.py's models, which rewrite has something to
+                       rewrite in (default 1k,10k,100k; 1k when quick; "" none)
   BENCH_CORPUS=0       skip the ONNX backend node-test corpus
   BENCH_KEEP=0         delete the generated models (some GB) at the end
 
@@ -38,6 +40,7 @@ import atexit
 import mmap
 import os
 import random
+import select
 import statistics
 import subprocess
 import sys
@@ -59,6 +62,23 @@ def remove_rss_file():
 atexit.register(remove_rss_file)
 
 
+def read_both(p):
+    """p's stdout and stderr to their ends, read as they come: a tool that fills one
+    pipe while the other is read to its end waits forever (`infer` of a legacy model
+    prints a note per node to stderr). Not communicate(): it reaps the process, whose
+    resource usage wait4 then could not get."""
+    fds = {p.stdout.fileno(): [], p.stderr.fileno(): []}
+    live = list(fds)
+    while live:
+        for fd in select.select(live, [], [])[0]:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                fds[fd].append(chunk)
+            else:
+                live.remove(fd)
+    return b"".join(fds[p.stdout.fileno()]), b"".join(fds[p.stderr.fileno()])
+
+
 def run_once(argv, with_rss, cwd=None):
     """(wall seconds, peak RSS bytes or None, exit status, stdout, cpu seconds) of one
     process: the tool itself, or, with_rss, the tool under /usr/bin/time.
@@ -73,8 +93,7 @@ def run_once(argv, with_rss, cwd=None):
     t0 = time.perf_counter()
     p = subprocess.Popen((["/usr/bin/time", "-f", "%M", "-o", RSS_FILE] if with_rss else []) + argv, cwd=cwd,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = p.stdout.read()
-    err = p.stderr.read()
+    out, err = read_both(p)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -312,6 +331,43 @@ def corpus(osh, build, runs):
     subprocess.run(["rm", "-rf", tmp])
 
 
+def legacy_section(osh, modeldir, sizes, runs):
+    """`rewrite` with something to rewrite: the other families have no candidate, so
+    their rewrite column times the pass finding none. gen_legacy.py's models have
+    three candidates in every four nodes; onnx has no such tool, so onnxshape alone,
+    its three commands, and rewrite's time per node across sizes."""
+    subprocess.run([PY, os.path.join(HERE, "gen_legacy.py"), modeldir] + sizes, check=True)
+    print("\nrewrite with candidates (gen_legacy.py: opset 6 broadcast=1 axis=1 Add and Mul, Paddle "
+          "elementwise_sub; x%d each):" % runs)
+    print("model | nodes | file | osh check wall | rss | osh infer wall | rss | osh rewrite wall | rss | "
+          "rewrite us/node wall | in the tool | rewrite rss/file")
+    per_wall, per_tool = [], []
+    for size in sizes:
+        path = os.path.join(modeldir, "legacy-%s.onnx" % size)
+        out = os.path.join(modeldir, "legacy-out.onnx")
+        nodes = nodes_of(path, osh)
+        tools = [("osh check", [osh, "check", "--timings", "-j", "1", path]),
+                 ("osh infer", [osh, "infer", "--timings", path, "-o", out]),
+                 ("osh rewrite", [osh, "rewrite", "--timings", path, "-o", out])]
+        r = measure(tools, runs, None, (out,), [path])
+        if os.path.exists(out):
+            os.unlink(out)
+        size_b = os.path.getsize(path)
+        rw = r["osh rewrite"]
+        if rw["status"] != 0:
+            print("  legacy-%s: rewrite exited %d" % (size, rw["status"]))
+        per_wall.append(rw["wall"] / nodes * 1e6)
+        per_tool.append(rw["op"] / nodes * 1e6 if rw["op"] else float("nan"))
+        print("legacy-%s | %d | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.1f" % (
+            size, nodes, fmt_mb(size_b), fmt_t(r["osh check"]["wall"]), fmt_mb(r["osh check"]["rss"]),
+            fmt_t(r["osh infer"]["wall"]), fmt_mb(r["osh infer"]["rss"]), fmt_t(rw["wall"]), fmt_mb(rw["rss"]),
+            per_wall[-1], per_tool[-1], rw["rss"] / size_b))
+    print("  legacy osh rewrite wall: %s  (max/min %.2f)" % (" ".join("%.2f" % v for v in per_wall),
+                                                              max(per_wall) / min(per_wall)))
+    print("  legacy osh rewrite in the tool: %s  (max/min %.2f)" % (" ".join("%.2f" % v for v in per_tool),
+                                                                     max(per_tool) / min(per_tool)))
+
+
 def onnx_version():
     return subprocess.run([PY, "-c", "import onnx; print(onnx.__version__)"], capture_output=True,
                           text=True).stdout.strip()
@@ -395,6 +451,9 @@ def main():
                 if len(inside) == len(sel):
                     print("  %s%s %s in the tool: %s  (max/min %.2f)" % (
                         fam, ext, tool, " ".join("%.2f" % v for v in inside), max(inside) / min(inside)))
+    legacy = [x for x in os.environ.get("BENCH_LEGACY", "1k" if quick else "1k,10k,100k").split(",") if x]
+    if legacy:
+        legacy_section(osh, modeldir, legacy, 3 if quick else int(os.environ.get("BENCH_RUNS", "9")))
     print("\nload average at end: %.1f %.1f %.1f" % os.getloadavg())
     if os.environ.get("BENCH_CORPUS", "1") != "0":
         corpus(osh, build, 3 if quick else int(os.environ.get("BENCH_RUNS", "3")))
