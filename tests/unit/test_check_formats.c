@@ -225,6 +225,20 @@ Test(check, summary_and_colour)
 	result_free(&r);
 }
 
+Test(check, text_keeps_hostile_names_on_one_line)
+{
+	/* Newline, tab and control bytes escaped, the rest (bytes >= 0x80 too) as it is,
+	 * the stretches between escapes written whole: one line per finding. */
+	result r = check("--color=never", hostile_model(), NULL);
+	cr_expect_eq(r.status, 0);
+	expect_has(r.out, "(Add): warning: 'q\"uote\\back\\nnew\\ttab\\x01\\x1f \xff\xfe end \xe2\x82\xac' (4, 1) "
+			  "and 't' (4,) hold 4 elements each");
+	const char *nl = strchr(r.out, '\n');
+	cr_assert_not_null(nl);
+	cr_expect(nl - r.out > 12 && !strncmp(nl - 21, "[same-size-broadcast]", 21), "%s", r.out);
+	result_free(&r);
+}
+
 /* ---- JSON and SARIF -------------------------------------------------------------------- */
 
 Test(check, json_is_valid_and_complete)
