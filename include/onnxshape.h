@@ -88,7 +88,10 @@ typedef struct osh_input_layout {
 } osh_input_layout;
 
 typedef struct osh_load_options {
-	/* Most bytes the model's arena may use; 0 chooses a budget from the file size. */
+	/* Most bytes the model's arena may use for loading, inference and writing; 0
+	 * chooses a budget from the file size. osh_rewrite raises it for its edits, the
+	 * second index and the second inference: at each of its stages, by the bytes then
+	 * in use and 4 KiB per node the stage inserts. */
 	uint64_t memory_budget;
 	/* Called once, on the loading thread, when a file of 1 MB or more holds its main
 	 * graph's initializers in one stretch, each key and length in its shortest
