@@ -4,11 +4,10 @@
  * free) or `pending` (handed over, being written); never both. Everything the two
  * threads share is read and written under `mu`.
  */
-#define _DEFAULT_SOURCE /* pthread_sigmask, sigset_t */
 #include "emit/flush_behind.h"
+#include "core/quiet_thread.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -59,15 +58,8 @@ flush_behind *flush_behind_new(const sys_io *io, int fd, size_t cap)
 	bool mu = f->spare && pthread_mutex_init(&f->mu, NULL) == 0;
 	bool cv = mu && pthread_cond_init(&f->cv, NULL) == 0;
 	int started = -1;
-	if (cv) {
-		/* Signals go to the threads they went to before this one existed: a
-		 * handler the application installed may count on that. */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		started = pthread_create(&f->thread, NULL, run, f);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	if (cv)
+		started = quiet_thread_start(&f->thread, run, f);
 	if (started == 0)
 		return f;
 	if (cv)

@@ -4,11 +4,10 @@
  * was given; the value map, the value table and the node table are only read, and
  * nobody writes them while a range is being resolved (index.c).
  */
-#define _DEFAULT_SOURCE /* pthread_sigmask, sigset_t */
 #include "loader/resolve.h"
+#include "core/quiet_thread.h"
 #include "loader/decode_node.h"
 
-#include <signal.h>
 #include <string.h>
 
 static const char *str(const char *s) { return s ? s : ""; }
@@ -172,13 +171,7 @@ bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g)
 	*j = (resolve_job){.m = m, .g = g, .back = g->nnodes};
 	if (pthread_mutex_init(&j->mu, NULL) != 0)
 		return false;
-	/* Signals go to the threads they went to before this one existed: a handler
-	 * the application installed may count on that. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	bool started = pthread_create(&j->thread, NULL, run, j) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	bool started = quiet_thread_start(&j->thread, run, j) == 0;
 	if (!started)
 		pthread_mutex_destroy(&j->mu);
 	return started;
