@@ -344,14 +344,8 @@ def legacy_section(osh, modeldir, sizes, runs):
     per_wall, per_tool = [], []
     for size in sizes:
         path = os.path.join(modeldir, "legacy-%s.onnx" % size)
-        out = os.path.join(modeldir, "legacy-out.onnx")
         nodes = nodes_of(path, osh)
-        tools = [("osh check", [osh, "check", "--timings", "-j", "1", path]),
-                 ("osh infer", [osh, "infer", "--timings", path, "-o", out]),
-                 ("osh rewrite", [osh, "rewrite", "--timings", path, "-o", out])]
-        r = measure(tools, runs, None, (out,), [path])
-        if os.path.exists(out):
-            os.unlink(out)
+        r = bench_model(osh, path, nodes, runs, runs, False)
         size_b = os.path.getsize(path)
         rw = r["osh rewrite"]
         if rw["status"] != 0:
