@@ -99,6 +99,22 @@ typedef struct osh_load_options {
 	 * called. osh_write_ahead_layout is one (see osh_write_begin). */
 	void (*on_layout)(void *ctx, const osh_input_layout *layout);
 	void *layout_ctx;
+	/* By default the file is read into memory the model owns, so that another
+	 * process shrinking or rewriting it meanwhile changes nothing we read (a shrink
+	 * during the read is the error "the input changed while it was read"; a change
+	 * after it is caught when the model is written back). With map_file the file
+	 * is mapped instead: no copy, and the pages of its weights are the page
+	 * cache's, not ours; but a page read after another process truncated the file
+	 * raises SIGBUS, in whichever thread reads it, while the model lives. The
+	 * library installs no handler for that (signal dispositions belong to the
+	 * program): set map_file only in a program that handles SIGBUS. on_map, when
+	 * set, is called with the mapping before anything reads it, so that the
+	 * handler can tell a fault in it from another; the mapping lasts until
+	 * osh_model_load fails or osh_model_free returns. The onnxshape tool names the
+	 * file, removes its temporary files (osh_write_abandon_all) and exits 2. */
+	bool map_file;
+	void (*on_map)(void *ctx, const void *addr, size_t size);
+	void *map_ctx;
 } osh_load_options;
 
 /* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
@@ -419,6 +435,12 @@ OSH_API osh_status osh_write_begin(const char *path, const osh_write_options *op
 OSH_API void osh_write_ahead_layout(void *job, const osh_input_layout *layout);
 OSH_API osh_status osh_write_finish(osh_write_job *job, osh_model *m, osh_error *err);
 OSH_API void osh_write_cancel(osh_write_job *job);
+
+/* Removes the temporary file of every write in progress in the process, for a
+ * program about to end from a handler of a fatal signal (SIGBUS from a mapped
+ * input: osh_load_options.map_file); async-signal-safe. The writes themselves are
+ * not usable afterwards: call it only on the way out. */
+OSH_API void osh_write_abandon_all(void);
 
 /* Serializes the model into a buffer from malloc (the caller frees it). */
 OSH_API osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err);

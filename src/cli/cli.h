@@ -38,6 +38,19 @@ void print_error(FILE *f, const style *st, const osh_error *err);
  * *status gets the exit status to use then. */
 osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status);
 
+/* The models the tool reads are mapped (osh_load_options.map_file), and a SIGBUS
+ * from one truncated meanwhile ends the run with exit 2 and a message naming it
+ * (input_guard.c). install: once, in main. claim: before loading `path` (which must
+ * outlive the claim), sets lo's mapping fields; returns the slot to release once
+ * the model is freed, or -1 (then lo asks for a copy, which needs no guard). */
+void input_guard_install(void);
+int input_guard_claim(const char *path, osh_load_options *lo);
+void input_guard_release(int slot);
+
+/* --memory-budget SIZE: bytes, or with a suffix K, M, G or T (powers of 1024, "MiB"
+ * and "MB" alike); false for anything else or 0. (parse_bytes.c) */
+bool parse_bytes(const char *arg, uint64_t *out);
+
 /* "(1, 3, N, ?)" into buf. */
 void format_type_shape(char *buf, size_t cap, const osh_type *t);
 

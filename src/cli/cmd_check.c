@@ -53,7 +53,9 @@ static const char help[] =
 	"                            a known value for one graph input (repeatable)\n"
 	"      --list-rules          list the diagnostic codes and exit\n"
 	"      --timings             print how long each stage of each file took (load,\n"
-	"                            infer, lint, report, free) to stderr\n"
+"                            infer, lint, report, free) to stderr\n"
+	"      --memory-budget SIZE  most memory a model may take (512M, 4G...;\n"
+	"                            default: from the file's size)\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"exit status: 0 no errors; 1 at least one model has errors (or warnings, with\n"
@@ -62,16 +64,31 @@ static const char help[] =
 
 /* ---- the files to check ---------------------------------------------------------- */
 
+/* Paths to check, each with the errno of a directory that could not be read (0 for
+ * a file): such a directory is reported in its place among the files. */
 typedef struct path_list {
 	char **v;
-	size_t n, cap;
+	int *err;
+	size_t n, cap, cap_err;
 } path_list;
 
-static bool push(path_list *l, char *p)
+static bool push(path_list *l, char *p, int err)
 {
-	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v))
+	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v) || !grow_array(&l->err, l->n, &l->cap_err, sizeof *l->err))
 		return false;
+	l->err[l->n] = err;
 	l->v[l->n++] = p;
+	return true;
+}
+
+/* push of a copy of p. */
+static bool push_copy(path_list *l, const char *p, int err)
+{
+	char *q = strdup(p);
+	if (!q || !push(l, q, err)) {
+		free(q);
+		return false;
+	}
 	return true;
 }
 
@@ -83,39 +100,62 @@ static bool has_onnx_suffix(const char *name)
 	return n > 5 && !strcmp(name + n - 5, ".onnx");
 }
 
-/* Appends the *.onnx files under dir, sorted, depth first. Symlinked directories are
- * not followed (no loops). */
+/* The path of entry `name` of dir as the report shows it (malloc'd), NULL when
+ * memory runs out. */
+static char *join(const char *dir, const char *name)
+{
+	/* "check ." reports "a.onnx", not "./a.onnx", as compilers do. */
+	if (!strcmp(dir, "."))
+		return strdup(name);
+	/* "check dir/" gives "dir/a.onnx", not "dir//a.onnx". */
+	size_t dn = strlen(dir);
+	const char *sep = dn && dir[dn - 1] == '/' ? "" : "/";
+	char *p;
+	return asprintf(&p, "%s%s%s", dir, sep, name) < 0 ? NULL : p;
+}
+
+/* Appends to `here` the entries of d (the directory dir) worth a look: directories
+ * and *.onnx files. *err is readdir's errno when it stopped early, else 0. Returns
+ * false when memory ran out. */
+static bool read_entries(DIR *d, const char *dir, path_list *here, int *err)
+{
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			*err = errno;
+			return true;
+		}
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *p = join(dir, e->d_name);
+		if (!p)
+			return false;
+		struct stat st;
+		if (lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && has_onnx_suffix(e->d_name)))) {
+			free(p);
+			continue;
+		}
+		if (!push(here, p, 0)) {
+			free(p);
+			return false;
+		}
+	}
+}
+
+/* Appends the *.onnx files under dir to out, sorted, depth first. A directory that
+ * cannot be opened or read goes into out too, with its errno, where it was met, and
+ * the walk goes on: one unreadable folder must not hide the files after it.
+ * Symlinked directories are not followed (no loops). Returns false only when memory
+ * ran out. */
 static bool walk(const char *dir, path_list *out)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return false;
+		return push_copy(out, dir, errno ? errno : EIO);
 	path_list here = {0};
-	struct dirent *e;
-	bool ok = true;
-	while ((e = readdir(d)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *p = NULL;
-		/* "check ." reports "a.onnx", not "./a.onnx", as compilers do. */
-		/* "check dir/" gives "dir/a.onnx", not "dir//a.onnx". */
-		size_t dn = strlen(dir);
-		const char *sep = dn && dir[dn - 1] == '/' ? "" : "/";
-		if (strcmp(dir, ".") ? asprintf(&p, "%s%s%s", dir, sep, e->d_name) < 0 : !(p = strdup(e->d_name))) {
-			ok = false;
-			break;
-		}
-		struct stat st;
-		if (lstat(p, &st) == 0 && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && has_onnx_suffix(e->d_name)))) {
-			if (!push(&here, p)) {
-				free(p);
-				ok = false;
-				break;
-			}
-		} else {
-			free(p);
-		}
-	}
+	int err = 0;
+	bool ok = read_entries(d, dir, &here, &err);
 	closedir(d);
 	if (here.n) /* qsort on a NULL array is undefined even for 0 elements */
 		qsort(here.v, here.n, sizeof *here.v, cmp_str);
@@ -124,13 +164,16 @@ static bool walk(const char *dir, path_list *out)
 		if (ok && lstat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			ok = walk(here.v[i], out);
 			free(here.v[i]);
-		} else if (!ok || !push(out, here.v[i])) {
+		} else if (!ok || !push(out, here.v[i], 0)) {
 			free(here.v[i]);
 			ok = false;
 		}
 	}
 	free(here.v);
-	return ok;
+	free(here.err);
+	/* A listing cut short: what was read is still checked, and the directory is
+	 * reported after it. */
+	return ok && (!err || push_copy(out, dir, err));
 }
 
 /* ---- options ----------------------------------------------------------------------- */
@@ -139,6 +182,7 @@ typedef struct check_opts {
 	check_format format;
 	style st;
 	bool werror;
+	uint64_t memory_budget; /* --memory-budget; 0: the loader's choice */
 	osh_infer_options infer;
 	infer_args args; /* backing storage for infer's shapes and assumptions */
 	osh_severity_override *overrides;
@@ -230,9 +274,12 @@ static void check_one(const check_opts *o, file_result *r)
 	osh_error err = {0};
 	timings_start(&r->time, o->timings);
 	r->time.path = r->path;
-	osh_status loaded = osh_model_load(&m, r->path, NULL, &err);
+	osh_load_options lo = {.memory_budget = o->memory_budget};
+	int guard = input_guard_claim(r->path, &lo);
+	osh_status loaded = osh_model_load(&m, r->path, &lo, &err);
 	timings_lap(&r->time, "load");
 	if (loaded != OSH_OK) {
+		input_guard_release(guard);
 		r->unreadable = r->trouble = true;
 		r->errors = 1;
 		render(o, r, NULL, &err);
@@ -274,6 +321,7 @@ static void check_one(const check_opts *o, file_result *r)
 	render(o, r, m, refused ? &err : NULL);
 	timings_lap(&r->time, "report");
 	model_done(m, o->one_file);
+	input_guard_release(guard);
 	timings_lap(&r->time, "free");
 }
 
@@ -344,7 +392,7 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS };
+	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
@@ -362,6 +410,7 @@ int cmd_check(int argc, char **argv)
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		{"list-rules", no_argument, NULL, OPT_LIST_RULES},
 		{"timings", no_argument, NULL, OPT_TIMINGS},
+		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
 		{0},
 	};
 	check_opts o = {.format = FORMAT_TEXT};
@@ -401,6 +450,12 @@ int cmd_check(int argc, char **argv)
 		case OPT_WARN: usage = !add_override(&o, optarg, false, OSH_WARNING); break;
 		case OPT_IGNORE: usage = !add_override(&o, optarg, true, OSH_NOTE); break;
 		case OPT_WERROR: o.werror = true; break;
+		case OPT_MEMORY_BUDGET:
+			if (!parse_bytes(optarg, &o.memory_budget)) {
+				fprintf(stderr, "onnxshape: error: --memory-budget wants a size: bytes, or 512M, 4G...\n");
+				usage = true;
+			}
+			break;
 		case OPT_STATIC: o.infer.require_static = true; break;
 		case OPT_REQUIRE_EXPLICIT: o.infer.require_explicit = true; break;
 		case OPT_INPUT_SHAPE:
@@ -452,38 +507,13 @@ int cmd_check(int argc, char **argv)
 
 	/* The files, in input order; a directory that cannot be read is a result too. */
 	path_list files = {0};
-	int *dir_errno = NULL; /* per file: nonzero for a directory that could not be read */
-	size_t cap_errno = 0;
 	bool nomem = false;
 	for (int i = optind; i < argc && !nomem; i++) {
 		struct stat sb;
-		size_t before = files.n;
-		int err = 0;
-		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			errno = 0;
-			if (!walk(argv[i], &files)) {
-				err = errno ? errno : EIO;
-				/* What was found is still checked; the directory is reported. */
-				char *p = strdup(argv[i]);
-				if (!p || !push(&files, p)) {
-					free(p);
-					nomem = true;
-				}
-			}
-		} else {
-			char *p = strdup(argv[i]);
-			if (!p || !push(&files, p)) {
-				free(p);
-				nomem = true;
-			}
-		}
-		for (size_t k = before; !nomem && k < files.n; k++) {
-			if (!grow_array(&dir_errno, k, &cap_errno, sizeof *dir_errno)) {
-				nomem = true;
-				break;
-			}
-			dir_errno[k] = k == files.n - 1 ? err : 0;
-		}
+		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			nomem = !walk(argv[i], &files);
+		else
+			nomem = !push_copy(&files, argv[i], 0);
 	}
 	file_result *res = calloc(files.n ? files.n : 1, sizeof *res);
 	bool *done = calloc(files.n ? files.n : 1, sizeof *done);
@@ -491,18 +521,18 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "onnxshape: error: out of memory\n");
 		for (size_t i = 0; i < files.n; i++)
 			free(files.v[i]);
-		free(files.v), free(dir_errno), free(res), free(done);
+		free(files.v), free(files.err), free(res), free(done);
 		opts_free(&o);
 		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < files.n; i++) {
 		file_result *r = &res[i];
 		r->path = files.v[i];
-		if (!dir_errno[i])
+		if (!files.err[i])
 			continue;
 		osh_error err = {.status = OSH_ERR_IO};
 		snprintf(err.message, sizeof err.message, "%s: cannot read the directory: %s", r->path,
-			 strerror(dir_errno[i]));
+			 strerror(files.err[i]));
 		r->unreadable = r->trouble = true;
 		r->errors = 1;
 		render(&o, r, NULL, &err);
@@ -558,7 +588,7 @@ int cmd_check(int argc, char **argv)
 		free(res[i].aux);
 		free(files.v[i]);
 	}
-	free(files.v), free(dir_errno), free(res), free(done);
+	free(files.v), free(files.err), free(res), free(done);
 	opts_free(&o);
 	return totals.status;
 }

@@ -13,6 +13,8 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --color=WHEN   colour diagnostics: auto (default), always, never\n"
+	"  --memory-budget SIZE\n"
+	"                 most memory a model may take (512M, 4G...)\n"
 	"  -h, --help     show this help\n";
 
 static void human_bytes(char *buf, size_t cap, uint64_t b)
@@ -76,18 +78,28 @@ static void print_summary(const char *path, const osh_summary *s)
 int cmd_print(int argc, char **argv)
 {
 	static const struct option longs[] = {
-		{"help", no_argument, NULL, 'h'}, {"color", required_argument, NULL, 'C'}, {0}};
+		{"help", no_argument, NULL, 'h'},
+		{"color", required_argument, NULL, 'C'},
+		{"memory-budget", required_argument, NULL, 'M'},
+		{0}};
 	style st = {0};
 	const char *color = NULL;
+	uint64_t budget = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
 			return EXIT_CLEAN;
 		}
-		if (c == 'C')
+		if (c == 'C') {
 			color = optarg;
-		else {
+		} else if (c == 'M') {
+			if (!parse_bytes(optarg, &budget)) {
+				fprintf(stderr, "onnxshape print: error: bad --memory-budget '%s' (expected bytes, or 512M, 4G...)\n",
+					optarg);
+				return EXIT_TROUBLE;
+			}
+		} else {
 			fputs(help, stderr);
 			return EXIT_TROUBLE;
 		}
@@ -103,11 +115,15 @@ int cmd_print(int argc, char **argv)
 	int worst = EXIT_CLEAN;
 	for (int i = optind; i < argc; i++) {
 		int status;
-		osh_model *m = load_or_report(argv[i], NULL, &st, &status);
+		osh_load_options lo = {.memory_budget = budget};
+		int guard = input_guard_claim(argv[i], &lo);
+		osh_model *m = load_or_report(argv[i], &lo, &st, &status);
 		if (status > worst)
 			worst = status;
-		if (!m)
+		if (!m) {
+			input_guard_release(guard);
 			continue;
+		}
 		const osh_summary *s = osh_model_summary(m);
 		if (s) {
 			if (i > optind)
@@ -115,6 +131,7 @@ int cmd_print(int argc, char **argv)
 			print_summary(argv[i], s);
 		}
 		osh_model_free(m);
+		input_guard_release(guard);
 	}
 	return worst;
 }

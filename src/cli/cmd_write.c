@@ -42,6 +42,8 @@ static const write_cmd infer_cmd = {
 	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
 	"      --timings             print how long each stage took (load, infer,\n"
 	"                            annotate, write, free) to stderr\n"
+	"      --memory-budget SIZE  most memory the model may take (512M, 4G...;\n"
+	"                            default: from the file's size)\n"
 	"  -h, --help                show this help\n",
 	true,
 };
@@ -90,6 +92,9 @@ static const write_cmd rewrite_cmd = {
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"      --timings      print how long each stage took (load, infer, rewrite,\n"
 	"                     write, free) to stderr\n"
+	"      --memory-budget SIZE\n"
+	"                     most memory the model may take (512M, 4G...; default:\n"
+	"                     from the file's size, raised for each rewrite stage)\n"
 	"  -h, --help         show this help\n",
 	false,
 };
@@ -221,7 +226,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 {
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
-	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS };
+	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -240,6 +245,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		{"timings", no_argument, NULL, OPT_TIMINGS},
+		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
@@ -250,6 +256,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 	bool ignore_declared = false;
 	rewrite_args ra = {0};
 	bool timed = false;
+	uint64_t budget = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
 		switch (c) {
@@ -273,6 +280,13 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 			break;
 		case OPT_TIMINGS:
 			timed = true;
+			break;
+		case OPT_MEMORY_BUDGET:
+			if (!parse_bytes(optarg, &budget)) {
+				fprintf(stderr, "onnxshape %s: error: bad --memory-budget '%s' (expected bytes, or 512M, 4G...)\n",
+					cmd->name, optarg);
+				return EXIT_TROUBLE;
+			}
 			break;
 		case OPT_INPUT_DATA:
 		case OPT_INPUT_VALUE:
@@ -367,11 +381,14 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		print_error(stderr, &st, &err);
 		return EXIT_TROUBLE;
 	}
-	osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
-	osh_model *m = load_or_report(in, job ? &lo : NULL, &st, &status);
+	osh_load_options lo = {.on_layout = job ? osh_write_ahead_layout : NULL, .layout_ctx = job,
+			       .memory_budget = budget};
+	int guard = input_guard_claim(in, &lo);
+	osh_model *m = load_or_report(in, &lo, &st, &status);
 	timings_lap(tm, "load");
 	if (!m) {
 		osh_write_cancel(job);
+		input_guard_release(guard);
 		return status;
 	}
 	tm->nodes = osh_model_node_count(m);
@@ -382,6 +399,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 			if (status == EXIT_FINDINGS && !ra.dry_run)
 				fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 			osh_model_free(m);
+			input_guard_release(guard);
 			timings_lap(tm, "free");
 			return status;
 		}
@@ -389,6 +407,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &iv, &st)) {
 		osh_write_cancel(job);
 		osh_model_free(m);
+		input_guard_release(guard);
 		return EXIT_TROUBLE;
 	}
 	/* infer's diagnostics, printed once the lint has run: inference's and the lint's
@@ -427,6 +446,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 	if (status != EXIT_CLEAN)
 		osh_write_cancel(job);
 	model_done(m, true); /* run_with's caller returns to main, which exits */
+	input_guard_release(guard);
 	timings_lap(tm, "free");
 	return status;
 }

@@ -5,36 +5,68 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static void *read_all(const char *path, size_t *size)
+/* protobuf's limit for one message: a TensorProto file cannot be bigger. */
+#define MAX_VALUE_BYTES (((size_t)2 << 30) - 1)
+
+/* Opens path if it is a regular file that a TensorProto can fill: an fd and the
+ * file's size, or -1 with *why. Anything else is refused before a byte is read, as
+ * the model path is (osh_model_load): /dev/zero never ends, and a FIFO would wait
+ * for a writer (O_NONBLOCK: not even the open waits). */
+static int open_value(const char *path, size_t *size, const char **why)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		*why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if ((uint64_t)st.st_size > MAX_VALUE_BYTES)
+		*why = "over protobuf's 2 GiB limit for one message";
+	else {
+		*size = (size_t)st.st_size;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+/* The file at path whole (malloc'd, *size bytes), or NULL with *why. */
+static void *read_value(const char *path, size_t *size, const char **why)
+{
+	size_t want;
+	int fd = open_value(path, &want, why);
+	if (fd < 0)
 		return NULL;
-	size_t cap = 1 << 16, len = 0;
-	unsigned char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (len < cap)
-			break;
-		unsigned char *nb = cap < ((size_t)1 << 31) ? realloc(buf, cap * 2) : NULL;
-		if (!nb) {
+	unsigned char *buf = malloc(want ? want : 1);
+	if (!buf)
+		*why = strerror(ENOMEM);
+	/* Up to the size fstat saw: a file that grows meanwhile is read as it was. */
+	size_t len = 0;
+	while (buf && len < want) {
+		ssize_t n = read(fd, buf + len, want - len);
+		if (n > 0) {
+			len += (size_t)n;
+		} else if (n == 0) {
+			break; /* it shrank: what is left is the value */
+		} else if (errno != EINTR) {
+			*why = strerror(errno);
 			free(buf);
 			buf = NULL;
-			break;
 		}
-		buf = nb;
-		cap *= 2;
 	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
+	close(fd);
 	*size = len;
 	return buf;
 }
@@ -42,9 +74,10 @@ static void *read_all(const char *path, size_t *size)
 static bool give(osh_model *m, const char *name, int index, const char *path, const style *st)
 {
 	size_t size = 0;
-	void *data = read_all(path, &size);
+	const char *why = NULL;
+	void *data = read_value(path, &size, &why);
 	if (!data) {
-		fprintf(stderr, "%s: error: cannot read: %s\n", path, strerror(errno ? errno : EIO));
+		fprintf(stderr, "%s: error: cannot read: %s\n", path, why);
 		return false;
 	}
 	osh_error err = {0};
@@ -68,10 +101,10 @@ bool apply_input_values(osh_model *m, const input_values *iv, const style *st)
 		for (int i = 0;; i++) {
 			char path[4096];
 			snprintf(path, sizeof path, "%s/input_%d.pb", iv->data_dir, i);
-			FILE *probe = fopen(path, "rb");
-			if (!probe)
+			/* Not opened here: a FIFO would wait for a writer (read_value refuses
+			 * it without waiting). */
+			if (access(path, F_OK) != 0)
 				break; /* a model may have no inputs at all */
-			fclose(probe);
 			if (!give(m, NULL, i, path, st))
 				return false;
 		}

@@ -39,6 +39,7 @@ int main(int argc, char **argv)
 		printf("onnxshape %s\n", osh_version());
 		return EXIT_CLEAN;
 	}
+	input_guard_install();
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* madvise, MADV_POPULATE_WRITE */
 #include "core/arena.h"
+#include "core/error.h"
 #include "core/prefault.h"
 
 #include <protobuf-c/protobuf-c.h>
@@ -47,6 +48,7 @@ struct arena {
 	uint64_t used;
 	uint64_t budget;
 	bool exhausted;
+	bool over_budget; /* exhausted by the budget, not by malloc */
 	ProtobufCAllocator pb;
 };
 
@@ -85,7 +87,7 @@ void arena_free(arena *a)
 static bool charge(arena *a, size_t n)
 {
 	if (a->budget && (n > a->budget || a->used > a->budget - n)) {
-		a->exhausted = true;
+		a->exhausted = a->over_budget = true;
 		return false;
 	}
 	a->used += n;
@@ -398,6 +400,15 @@ void *arena_grow(arena *a, void *p, size_t old_n, size_t new_n, size_t size)
 }
 
 bool arena_exhausted(const arena *a) { return a->exhausted; }
+
+osh_status arena_error(const arena *a, osh_error *err, const char *path, const char *what)
+{
+	if (a->over_budget)
+		return error_set(err, OSH_ERR_LIMIT,
+			    "%s: %s needs more than the memory budget of %llu bytes " ARENA_BUDGET_HINT,
+			    path, what, (unsigned long long)a->budget);
+	return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in %s", path, what);
+}
 uint64_t arena_used(const arena *a) { return a->used; }
 void arena_set_budget(arena *a, uint64_t budget) { a->budget = budget; }
 void *arena_protobuf_allocator(arena *a) { return &a->pb; }

@@ -13,6 +13,8 @@
 #ifndef OSH_CORE_ARENA_H
 #define OSH_CORE_ARENA_H
 
+#include "onnxshape.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +67,12 @@ void arena_expect(arena *a, size_t bytes);
 void arena_will_write(arena *a, void *p, size_t len);
 
 bool arena_exhausted(const arena *a);
+/* The error for work on `path` that ran out of the arena's memory: over its budget
+ * (OSH_ERR_LIMIT, saying the budget and how to raise it), or malloc failed
+ * (OSH_ERR_NOMEM). `what` names the work: "the infer pass". */
+osh_status arena_error(const arena *a, osh_error *err, const char *path, const char *what);
+/* How a user raises the budget, for the end of any message about it. */
+#define ARENA_BUDGET_HINT "(raise it with --memory-budget, or osh_load_options.memory_budget)"
 uint64_t arena_used(const arena *a);
 void arena_set_budget(arena *a, uint64_t budget);
 

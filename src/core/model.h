@@ -227,10 +227,11 @@ struct osh_model {
 	 * loaded from memory. */
 	int src_fd;
 	const uint8_t *src_copy;
-	/* The input mapping (the file itself, or an anonymous copy of a small one),
-	 * kept while the main graph's nodes and initializers are read from it (lazy,
-	 * lazy_inits) and weights point into it; its pages are dropped as the loader
-	 * is done with them (they come back from the page cache when read again). */
+	/* The input's bytes at their offsets in the file: the file mapped
+	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
+	 * graph's nodes and initializers are read from it (lazy, lazy_inits) and
+	 * weights point into it; a mapping's pages are dropped as the loader is done
+	 * with them (they come back from the page cache when read again). */
 	uint8_t *input_map;
 	size_t input_map_size;
 	/* Below INPUT_DROP_MIN bytes its pages stay until the model is freed: giving
@@ -287,14 +288,9 @@ struct osh_model {
 	 * passes/pipeline.c. */
 	struct lint_later *lint_later;
 	osh_summary *summary;
-	/* The external data file checked last (loader/external.c): models point thousands
-	 * of tensors at one file, which is opened and checked once for all of them. */
-	struct {
-		const char *location; /* NULL: none yet */
-		int err;              /* errno of opening it, 0 when it opened */
-		bool stat_ok, regular;
-		uint64_t nlink, size;
-	} ext_last;
+	/* The external data files checked so far (loader/external.h), NULL before the
+	 * first: models point thousands of tensors at a few files, each checked once. */
+	struct ext_cache *ext;
 };
 
 /* Readers of value_extra: NULL (outer_id -1) when v has no extra block. */

@@ -10,6 +10,14 @@ int quiet_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	 * creation, then give the creator its own mask back. */
 	sigset_t all, old;
 	sigfillset(&all);
+	/* Except the signals of a fault, which the kernel delivers to the faulting
+	 * thread whatever its mask, killing the process if they are blocked: a
+	 * program's handler for them (SIGBUS from a mapped input that shrank,
+	 * osh_load_options.map_file) must run in our threads too. */
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int e = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -221,8 +221,9 @@ typedef struct graph_plan {
 	size_t nnodes;
 	const wire_list *lazy_inits; /* the initializers as bytes, or NULL */
 	const vi_list *lazy_vi;       /* value_info entries after the messages, or NULL */
-	const uint8_t *map;           /* the input file's mapping, or NULL */
+	const uint8_t *map;           /* the input file's bytes (pack_source.map), or NULL */
 	size_t map_size;
+	bool droppable;               /* map maps the file (pack_source.map_is_file) */
 	int fd;                       /* the input file (pack_source.fd) */
 	size_t dropped;               /* map's pages before this were given back */
 	size_t node_messages;         /* lazy nodes with a message (node_message) */
@@ -391,7 +392,8 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
  * DROP_STEP of them have gathered, or all of them when `final`. */
 static void drop_upto(graph_plan *gp, size_t upto, bool final)
 {
-	if (gp->map_size < INPUT_DROP_MIN) /* kept: see osh_model.input_map */
+	/* Kept: see osh_model.input_map; a private copy holds the model's only bytes. */
+	if (gp->map_size < INPUT_DROP_MIN || !gp->droppable)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (!final)
@@ -653,6 +655,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 	*gp = (graph_plan){.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
 			   .lazy_vi = src->lazy_vi && src->lazy_vi->n ? src->lazy_vi : NULL,
 			   .map = src->map, .map_size = src->map_size, .fd = src->map ? src->fd : -1,
+			   .droppable = src->map_is_file,
 			   .nodes = src->nodes, .nnodes = src->nnodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)

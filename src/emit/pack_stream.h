@@ -24,9 +24,12 @@ typedef struct pack_source {
 	/* value_info entries of the main graph not yet messages (m->lazy_vi): packed
 	 * after the graph's own entries, each a name and a type. */
 	const vi_list *lazy_vi;
+	/* The input file's bytes at their offsets: the file mapped, or a private copy
+	 * of it (osh_load_options.map_file). Bytes that lie in it are copied from fd. */
 	const uint8_t *map;
 	size_t map_size;
-	int fd; /* the file mapped at map: its bytes are copied from it (out_copy) */
+	int fd;
+	bool map_is_file; /* map maps fd: its pages may be given back once written */
 } pack_source;
 
 /* Writes model, packed exactly as protobuf_c_message_pack would, to out; but when

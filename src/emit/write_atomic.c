@@ -4,7 +4,9 @@
  * every exit path either renames it over the destination (complete, and fsynced when
  * durable) or unlinks it. The destination is never opened for writing. SIGINT and SIGTERM are an
  * exit path too: while a temporary file exists, a handler unlinks it before the
- * signal takes its course (see "Signals" below).
+ * signal takes its course (see "Signals" below). SIGKILL is not, so the temporary
+ * file is locked for as long as it is being written, and what a dead writer left is
+ * removed by the next write into its directory (see "Temporary files" below).
  */
 #define _GNU_SOURCE
 #include "emit/write_atomic.h"
@@ -12,8 +14,10 @@
 #include "core/error.h"
 #include "core/pread_all.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -255,23 +259,131 @@ static char *dir_of(const char *dest, const char **base)
 	return strndup(dest, (size_t)(slash - dest));
 }
 
+/* ---- Temporary files ---------------------------------------------------------
+ *
+ * The temporary file of a write to BASE is ".BASE.osh-XXXXXXXX.tmp" beside it (eight
+ * random lowercase hexadecimal digits). SIGINT and SIGTERM remove it (see "Signals"),
+ * but nothing of ours runs on SIGKILL, an abort or a crash, and their leftovers would
+ * pile up. So the writer holds a write lock on the whole file from its creation to
+ * its rename or removal: an open file description lock, which the kernel drops when
+ * the last descriptor of that description is closed, as the death of the process
+ * does whatever killed it. (Not a classic POSIX lock: those belong to the process,
+ * and the sweep of another thread of the same process would be granted them.)
+ *
+ * Each write begins by sweeping its directory: one readdir, and every regular file
+ * whose name has that pattern and whose lock it can take, no live writer holds, so
+ * it is removed. The sweep probes with a read lock, through a descriptor for reading
+ * only (a temporary file takes the destination's mode, which may deny writing), and
+ * removes the file while holding it, only if the name still leads to the file it
+ * locked. A writer locks its new file waiting out such a probe, and then checks that
+ * the name is still its file: a sweep that came between the creation and the lock
+ * removed it, and the writer takes another name. Names of another pattern, links,
+ * FIFOs, devices and directories are never opened or removed. Where the file system
+ * has no such locks (kernels before 3.15, some network file systems), writers go on
+ * without them and sweeps remove nothing.
+ */
+
+#define TEMP_TAG ".osh-"
+#define TEMP_DIGITS 8
+#define TEMP_END ".tmp"
+
+/* Whether name is "." BASE TEMP_TAG, TEMP_DIGITS lowercase hexadecimal digits and
+ * TEMP_END, for some non-empty BASE. */
+static bool is_temp_name(const char *name)
+{
+	size_t n = strlen(name), tag = strlen(TEMP_TAG), tail = tag + TEMP_DIGITS + strlen(TEMP_END);
+	if (name[0] != '.' || n < 2 + tail)
+		return false;
+	const char *t = name + n - tail;
+	if (memcmp(t, TEMP_TAG, tag) != 0 || strcmp(t + tag + TEMP_DIGITS, TEMP_END) != 0)
+		return false;
+	for (const char *h = t + tag; h < t + tag + TEMP_DIGITS; h++)
+		if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+			return false;
+	return true;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Locks the whole file fd (l_len 0: to its end, however far it grows). */
+static int lock_whole(int fd, int cmd, short type)
+{
+	struct flock lk = {.l_type = type, .l_whence = SEEK_SET};
+	return fcntl(fd, cmd, &lk);
+}
+
+/* Removes the entry `name` of directory dfd if it is a regular file that no live
+ * writer holds locked. */
+static void remove_if_stale(int dfd, const char *name)
+{
+	struct stat seen, opened, now;
+	if (fstatat(dfd, name, &seen, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(seen.st_mode))
+		return;
+	/* Should the name become a FIFO or a terminal after the check, the open neither
+	 * blocks nor adopts it, and the fstat below turns it away. */
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &opened) == 0 && same_file(&opened, &seen) && lock_whole(fd, F_OFD_SETLK, F_RDLCK) == 0 &&
+	    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&now, &opened))
+		unlinkat(dfd, name, 0);
+	close(fd); /* the lock goes only now, with the name */
+}
+
+/* The sweep (see above). Best effort: what cannot be read or removed stays for a later
+ * write, and a directory we cannot use is reported when the temporary file cannot be
+ * created in it. */
+static void sweep_stale(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (is_temp_name(e->d_name))
+			remove_if_stale(dirfd(d), e->d_name);
+	closedir(d);
+}
+
+/* Locks the new temporary file fd, named path: false when a sweep removed it between
+ * its creation and the lock (a sweep probing it now is waited for). */
+static bool lock_new_temp(int fd, const char *path)
+{
+	while (lock_whole(fd, F_OFD_SETLKW, F_WRLCK) != 0) {
+		if (errno != EINTR)
+			return true; /* no such locks here: no sweep removes it either */
+	}
+	struct stat mine, named;
+	return fstat(fd, &mine) == 0 && lstat(path, &named) == 0 && same_file(&mine, &named);
+}
+
 static int create_temp(const char *dir, const char *base, char **path)
 {
 	for (int attempt = 0; attempt < 64; attempt++) {
-		uint64_t r = 0;
+		uint32_t r = 0;
 		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
-			r = (uint64_t)getpid() * 2654435761u + (uint64_t)attempt;
+			r = (uint32_t)getpid() * 2654435761u + (uint32_t)attempt;
 		char *p = NULL;
-		if (asprintf(&p, "%s/.%s.%012llx.tmp", dir, base, (unsigned long long)(r & 0xffffffffffffull)) < 0)
+		if (asprintf(&p, "%s/.%s" TEMP_TAG "%08" PRIx32 TEMP_END, dir, base, r) < 0)
 			return -ENOMEM;
 		/* 0666 and O_EXCL: the umask applies as for any new file, and an existing
 		 * file (or a symlink planted there) is never opened. */
 		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-		if (fd >= 0) {
+		if (fd >= 0 && lock_new_temp(fd, p)) {
 			*path = p;
 			return fd;
 		}
-		int e = errno;
+		int e = fd >= 0 ? EEXIST : errno; /* swept away: another name */
+		if (fd >= 0)
+			close(fd);
 		free(p);
 		if (e != EEXIST)
 			return -e;
@@ -320,9 +432,7 @@ static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (atomic_load(&temp_slots[i].state) == SLOT_ARMED)
-			unlink(temp_slots[i].path);
+	osh_write_abandon_all();
 	const struct sigaction *prev = &previous[sig == SIGINT ? 0 : 1];
 	if (prev->sa_flags & SA_SIGINFO) {
 		prev->sa_sigaction(sig, info, uctx);
@@ -335,6 +445,13 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 		prev->sa_handler(sig);
 	}
 	errno = saved_errno;
+}
+
+void osh_write_abandon_all(void)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (atomic_load(&temp_slots[i].state) == SLOT_ARMED)
+			unlink(temp_slots[i].path);
 }
 
 static void install_handlers(void)
@@ -417,55 +534,119 @@ static int create_armed_temp(const char *dir, const char *base, char **path, int
 	return fd;
 }
 
-/* Resolves dest, refuses what it must, and creates the temporary file (armed in
- * `slot`) into f. */
-static osh_status open_temp(const char *dest, const atomic_opts *opts, atomic_file *f, osh_error *err, int slot)
+/* dest as a write replaces it (malloc'd into *real): writing to a symbolic link
+ * updates what it leads to (as cp does), rather than replacing the link with a file
+ * and leaving its target stale. */
+static osh_status resolve_dest(const char *dest, char **real, osh_error *err)
 {
-	/* Writing to a symlink updates what it points to (as cp does), rather than
-	 * replacing the link with a file and leaving its target stale. */
 	struct stat lst;
-	if (lstat(dest, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		char *resolved = realpath(dest, NULL);
-		if (!resolved)
-			return error_set(err, OSH_ERR_IO, "%s: is a symbolic link to a missing file", dest);
-		osh_status s = open_temp(resolved, opts, f, err, slot);
-		free(resolved);
+	if (lstat(dest, &lst) != 0 || !S_ISLNK(lst.st_mode))
+		*real = strdup(dest);
+	else if (!(*real = realpath(dest, NULL)) && errno == ENOENT)
+		return error_set(err, OSH_ERR_IO, "%s: is a symbolic link to a missing file", dest);
+	else if (!*real && errno != ENOMEM) /* a loop, a directory we may not search */
+		return error_set(err, OSH_ERR_IO, "%s: cannot follow the symbolic link: %s", dest, strerror(errno));
+	return *real ? OSH_OK : error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+}
+
+osh_status atomic_dest_dir(const char *dest, char **dir, osh_error *err)
+{
+	char *real = NULL;
+	osh_status s = resolve_dest(dest, &real, err);
+	if (s != OSH_OK)
 		return s;
+	const char *base;
+	*dir = dir_of(real, &base);
+	free(real);
+	return *dir ? OSH_OK : error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+}
+
+/* Only a regular file is replaced: renaming a file over a FIFO or a device would
+ * swap what its readers and writers use (as root, the system's /dev/null) for a
+ * plain file. `given`: dest as the caller named it, a link that leads to `real`. */
+static osh_status refuse_special(const char *given, const char *real, mode_t mode, osh_error *err)
+{
+	if (S_ISDIR(mode))
+		return error_set(err, OSH_ERR_IO, "%s: is a directory", real);
+	const char *kind = S_ISFIFO(mode)  ? "a FIFO"
+			   : S_ISCHR(mode) ? "a character device"
+			   : S_ISBLK(mode) ? "a block device"
+			   : S_ISSOCK(mode) ? "a socket"
+					    : "of an unknown kind";
+	if (strcmp(given, real) != 0)
+		return error_set(err, OSH_ERR_IO,
+				 "%s: leads to '%s', which is not a regular file (%s); refusing to replace it", given,
+				 real, kind);
+	return error_set(err, OSH_ERR_IO, "%s: is not a regular file (%s); refusing to replace it", given, kind);
+}
+
+/* The new file takes the old one's owner and group, then its mode (a change of owner
+ * may clear the set-user-ID and set-group-ID bits), as an edit in place would keep
+ * them. Only root may give a file away; another user keeps the group where a member
+ * of it. Not being allowed (EPERM; EINVAL: an owner this user namespace cannot name)
+ * is no error: the file is then the writer's, as with cp. 0 or an errno. */
+static int take_over(int fd, const struct stat *old)
+{
+	if (fchown(fd, old->st_uid, old->st_gid) != 0) {
+		if (errno != EPERM && errno != EINVAL)
+			return errno;
+		if (fchown(fd, (uid_t)-1, old->st_gid) != 0 && errno != EPERM && errno != EINVAL)
+			return errno;
 	}
+	return fchmod(fd, old->st_mode & 07777) != 0 ? errno : 0;
+}
+
+/* open_temp for dest resolved: `real`. */
+static osh_status open_temp_at(const char *given, const char *real, const atomic_opts *opts, atomic_file *f,
+			       osh_error *err, int slot)
+{
 	struct stat st;
-	bool exists = stat(dest, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode))
-		return error_set(err, OSH_ERR_IO, "%s: is a directory", dest);
+	bool exists = stat(real, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		return refuse_special(given, real, st.st_mode, err);
 	if (exists && opts->has_source && st.st_dev == opts->src_dev && st.st_ino == opts->src_ino &&
 	    !opts->in_place)
 		return error_set(err, OSH_ERR_SAME_FILE,
-			    "%s: is the input model; refusing to overwrite it without --in-place", dest);
+			    "%s: is the input model; refusing to overwrite it without --in-place", real);
 	const char *base;
-	char *dir = dir_of(dest, &base);
+	char *dir = dir_of(real, &base);
 	if (!dir)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", real);
 	if (!*base) {
 		free(dir);
-		return error_set(err, OSH_ERR_IO, "%s: not a file name", dest);
+		return error_set(err, OSH_ERR_IO, "%s: not a file name", real);
 	}
+	sweep_stale(dir);
 	char *tmp = NULL;
 	int fd = create_armed_temp(dir, base, &tmp, slot);
 	if (fd < 0) {
-		error_set(err, OSH_ERR_IO, "%s: cannot create a temporary file in '%s': %s", dest, dir,
+		error_set(err, OSH_ERR_IO, "%s: cannot create a temporary file in '%s': %s", real, dir,
 		     strerror(-fd));
 		free(dir);
 		return OSH_ERR_IO;
 	}
-	f->dest = strdup(dest);
+	f->dest = strdup(real);
 	f->dir = dir, f->tmp = tmp, f->fd = fd;
-	f->mode_err = exists && fchmod(fd, st.st_mode & 07777) != 0 ? errno : 0;
+	f->mode_err = exists ? take_over(fd, &st) : 0;
 	if (!f->dest) {
+		unlink(tmp); /* while it is locked: no sweep removes it meanwhile */
 		close(fd);
-		unlink(tmp);
 		free(tmp), free(dir);
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", real);
 	}
 	return OSH_OK;
+}
+
+/* Resolves dest, refuses what it must, and creates the temporary file (armed in
+ * `slot`) into f. */
+static osh_status open_temp(const char *dest, const atomic_opts *opts, atomic_file *f, osh_error *err, int slot)
+{
+	char *real = NULL;
+	osh_status s = resolve_dest(dest, &real, err);
+	if (s == OSH_OK)
+		s = open_temp_at(dest, real, opts, f, err, slot);
+	free(real);
+	return s;
 }
 
 osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **out, osh_error *err)
@@ -502,8 +683,8 @@ void atomic_abort(atomic_file *f)
 {
 	if (!f)
 		return;
+	unlink(f->tmp); /* while it is locked: no sweep removes it meanwhile */
 	f->io->close(f->fd);
-	unlink(f->tmp);
 	atomic_free(f);
 }
 
@@ -513,7 +694,7 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	const sys_io *io = f->io;
 	int fd = f->fd;
 	int e = f->mode_err;
-	const char *what = e ? "set the mode of" : "write";
+	const char *what = e ? "set the owner and mode of" : "write";
 	/* A durable output starts its writeback as it goes (start_writeback), after
 	 * each write: it is written by this thread. */
 	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF_FIRST), .cap = OUT_BUF_FIRST, .durable = f->durable,
@@ -540,13 +721,22 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 		e = errno, what = "truncate";
 	if (!e && f->durable && io->fsync(fd) != 0)
 		e = errno, what = "fsync";
+	/* The close reports the file's last errors before the rename, but would drop its
+	 * lock there, and another write's sweep could take it for a dead writer's: a
+	 * second descriptor of it holds the lock until the file is renamed or removed.
+	 * Without one (no descriptor left), the worst a sweep does is the rename's
+	 * ENOENT. */
+	int hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	int ce = io->close(fd) != 0 ? errno : 0;
 	if (!e && ce)
 		e = ce, what = "close";
 	if (!e && io->rename(f->tmp, f->dest) != 0)
 		e = errno, what = "rename the temporary file over";
-	if (e) {
+	if (e)
 		unlink(f->tmp);
+	if (hold >= 0)
+		close(hold);
+	if (e) {
 		error_set(err, OSH_ERR_IO, "%s: cannot %s the output: %s (the destination is unchanged)", f->dest,
 			  what, strerror(e));
 		atomic_free(f);

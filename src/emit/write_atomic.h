@@ -1,5 +1,6 @@
 /* write_atomic.h: replace a file so that readers see the old or the new content,
- * never a mix, and a failure leaves the old file and no debris.
+ * never a mix, and a failure leaves the old file and no debris (what a writer killed
+ * by SIGKILL leaves, the next write into that directory removes).
  *
  * The system calls that can fail midway go through a table (sys_io) so tests can make
  * the Nth write, copy, fsync, close or rename fail and check the promise for every N.
@@ -84,17 +85,23 @@ typedef struct atomic_opts {
 	const sys_io *io;    /* NULL: sys_io_default */
 } atomic_opts;
 
-/* A write in progress: the temporary file exists (and is armed for the signal
- * handlers) from atomic_open until atomic_commit or atomic_abort. */
+/* A write in progress: the temporary file exists (armed for the signal handlers,
+ * and locked, so that no other write's sweep takes it for a dead writer's) from
+ * atomic_open until atomic_commit or atomic_abort. */
 typedef struct atomic_file {
 	char *dest, *dir, *tmp; /* dest with a symbolic link resolved */
 	int fd;                 /* the temporary file's */
 	int slot;               /* its signal-handler slot, -1 for none */
-	int mode_err;           /* errno of giving it dest's mode, 0 */
+	int mode_err;           /* errno of giving it dest's owner and mode, 0 */
 	bool prefilled;         /* bytes were put in through fd before atomic_commit */
 	bool durable;
 	const sys_io *io;
 } atomic_file;
+
+/* The directory a write to dest lands in (malloc'd into *dir): that of the file a
+ * symbolic link dest leads to, as write_atomic follows it. A link that leads nowhere
+ * is the error write_atomic would return. */
+osh_status atomic_dest_dir(const char *dest, char **dir, osh_error *err);
 
 /* write_atomic in two steps, so that bytes can go into the temporary file (at
  * offsets of the caller's choosing, through fd) before the content is produced:
@@ -107,13 +114,23 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 			 osh_error *err);
 void atomic_abort(atomic_file *f);
 
-/* Creates a temporary file beside dest (exclusively, with the default or dest's mode),
- * fills it with produce and renames it over dest. With opts->durable, the file is on
- * the disk before the rename (fsync) and the rename after it (the directory's fsync):
- * a power cut then leaves the old or the new file. Without, readers and a crash of
- * this process still see one or the other, never a mix; after a power cut the file
- * system decides (ext4 flushes a file renamed over another before the rename; a new
- * file may come back empty), as for a compiler's output.
+/* Creates a temporary file beside dest (exclusively, with the default mode, or dest's
+ * owner, group and mode where the process may give them), fills it with produce and
+ * renames it over dest. A symbolic link dest is followed: the file it leads to is
+ * replaced. A dest that exists and is not a regular file (a directory, FIFO, device
+ * or socket) is refused, OSH_ERR_IO.
+ *
+ * The temporary file is named ".BASE.osh-XXXXXXXX.tmp" (BASE: dest's name, X: a
+ * hexadecimal digit) and locked while the write runs; before creating it, the write
+ * removes every file of that pattern in the directory that no live process holds
+ * locked: what writers killed by SIGKILL (or a crash) left.
+ *
+ * With opts->durable, the file is on the disk before the rename (fsync) and the
+ * rename after it (the directory's fsync): a power cut then leaves the old or the new
+ * file. Without, readers and a crash of this process still see one or the other,
+ * never a mix; after a power cut the file system decides (ext4 flushes a file renamed
+ * over another before the rename; a new file may come back empty), as for a
+ * compiler's output.
  *
  * While it runs, SIGINT and SIGTERM handlers (unless the signal is ignored) unlink
  * the temporary file and then hand the signal on: to the handler installed before,

@@ -52,8 +52,9 @@ static pack_source source_of(const osh_model *m)
 			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
 			     .lazy_inits = &m->lazy_inits,
 			     .lazy_vi = &m->lazy_vi,
-			     .map = m->input_file_mapped ? m->input_map : NULL,
+			     .map = m->input_map,
 			     .map_size = m->input_map_size,
+			     .map_is_file = m->input_file_mapped,
 			     .fd = m->src_fd};
 }
 
@@ -144,23 +145,27 @@ static bool has_external_data(const osh_model *m)
 }
 
 /* External data locations are relative to the model's directory: a copy of the model
- * elsewhere would point at files that are not there. */
+ * elsewhere would point at files that are not there. Elsewhere is judged where the
+ * file will land, as the writer resolves path (a symbolic link is followed to the
+ * file it leads to), and directories are compared as files (device and inode), not
+ * by how they are spelled. */
 static osh_status check_external_dir(osh_model *m, const char *path, osh_error *err)
 {
 	if (!has_external_data(m))
 		return OSH_OK;
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	char *dir = NULL;
+	osh_status s = atomic_dest_dir(path, &dir, err);
+	if (s != OSH_OK)
+		return s;
 	struct stat a, b;
-	bool same = dir && stat(dir, &a) == 0 && stat(m->dir, &b) == 0 && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino;
+	bool same = stat(dir, &a) == 0 && stat(m->dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (!same)
+		error_set(err, OSH_ERR_INVALID,
+			  "%s: the model keeps weights in external data files relative to '%s', and the output would "
+			  "land in '%s', where they are not; write it into the model's directory",
+			  path, m->dir, dir);
 	free(dir);
-	if (same)
-		return OSH_OK;
-	return error_set(err, OSH_ERR_INVALID,
-		    "%s: the model keeps weights in external data files relative to '%s'; write it into that "
-		    "directory (the output would point at files that are not beside it)",
-		    path, m->dir);
+	return same ? OSH_OK : OSH_ERR_INVALID;
 }
 
 atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino)
@@ -189,8 +194,14 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 	if (job.too_big)
 		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
 	if (job.lint_nomem)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in the lint; nothing written to '%s'", m->path,
-				 path);
+	{
+		osh_status s2 = arena_error(m->arena, err, m->path, "the lint");
+		if (err) {
+			size_t n = strlen(err->message);
+			snprintf(err->message + n, sizeof err->message - n, "; nothing written to '%s'", path);
+		}
+		return s2;
+	}
 	if (s != OSH_OK && job.linted && m->has_errors)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model has errors; nothing written to '%s'", m->path, path);
 	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))

@@ -2,21 +2,26 @@
  *
  * The location must name a regular file inside the model's directory. We do not
  * trust the string: it is refused when empty, absolute, containing a backslash or a
- * ".." component, and it is then opened one component at a time relative to the
- * model's directory with O_NOFOLLOW, so a symlink at any level (which could lead
- * outside) is refused too. The opened file is checked with fstat after opening (so
- * what we checked is what we opened): a regular file with a single link, long enough
- * for offset + length, with length equal to what the dims need. Models point
- * thousands of tensors at one file: the last file checked is remembered in the model,
- * so a run of tensors naming it costs one open and one fstat, not one each.
+ * ".." component, or ending in a form that names a directory ("w.bin/", "x/."). It
+ * is then opened one component at a time relative to the model's directory with
+ * O_NOFOLLOW, so a symlink at any level (which could lead outside) is refused too;
+ * the directories are opened with O_PATH, so that, as for any path, searching them
+ * is all the permission needed. The opened file is checked with fstat after opening
+ * (so what we checked is what we opened): a regular file with a single link, long
+ * enough for offset + length, with length equal to what the dims need. Models point
+ * thousands of tensors at a few files, under several spellings: the model's cache
+ * (external.h) opens and checks each distinct file once.
  */
 #define _GNU_SOURCE
 #include "core/dtype.h"
+#include "loader/external.h"
 #include "loader/loader.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -84,76 +89,194 @@ static const char *location_problem(const char *loc)
 		return "is an absolute path";
 	if (strchr(loc, '\\'))
 		return "contains a backslash";
-	for (const char *p = loc; *p;) {
+	const char *p = loc;
+	for (;;) {
 		const char *e = strchr(p, '/');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		if (n == 2 && p[0] == '.' && p[1] == '.')
 			return "contains a '..' component";
-		p += n + (e != NULL);
+		if (!e)
+			break;
+		p = e + 1;
 	}
+	/* p is the last component. The kernel would open "w.bin/" as w.bin, but the
+	 * writer meant a directory: what the location names is not the file we check. */
+	if (!*p)
+		return "ends with '/' (a location names a file, not a directory)";
+	if (p[0] == '.' && !p[1])
+		return "ends with a '.' component (a location names a file, not a directory)";
 	return NULL;
 }
 
-/* Opens loc under dirfd without following any symlink. Returns an fd or -1 with errno. */
-static int open_beneath(int dirfd, const char *loc)
+/* loc without empty and "." components into out (cap bytes): one file has one
+ * spelling in the cache, and the walk opens no component twice. loc passed
+ * location_problem, so what is left is not empty. Returns false when it does not
+ * fit. */
+static bool normalize(const char *loc, char *out, size_t cap)
 {
-	int cur = dup(dirfd);
-	if (cur < 0)
-		return -1;
-	const char *p = loc;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char comp[256];
-		if (n >= sizeof comp) {
+	size_t len = 0;
+	for (const char *p = loc; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n && !(n == 1 && p[0] == '.')) {
+			if (len + (len > 0) + n >= cap)
+				return false;
+			if (len)
+				out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n + (p[n] == '/');
+	}
+	out[len] = '\0';
+	return true;
+}
+
+/* After ENOTDIR opening the directory `name` under cur: a symbolic link there (which
+ * O_PATH | O_NOFOLLOW | O_DIRECTORY also refuses with ENOTDIR) is ELOOP, what it is
+ * for the last component. The open decided the refusal: this only names it. */
+static int not_dir_errno(int cur, const char *name)
+{
+	struct stat st;
+	return fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+}
+
+/* Opens path (normalized) under dirfd without following any symlink: directories
+ * with O_PATH, the file for reading. Returns an fd, or -1 with errno and *failed the
+ * length of the leading components up to the one that failed. path is cut at each
+ * '/' in turn and put back. */
+static int open_beneath(int dirfd, char *path, size_t *failed)
+{
+	int cur = dirfd;
+	for (char *p = path;;) {
+		char *e = strchr(p, '/');
+		if (e)
+			*e = '\0';
+		int flags = O_CLOEXEC | O_NOFOLLOW | (e ? O_PATH | O_DIRECTORY : O_RDONLY | O_NONBLOCK);
+		int next = openat(cur, p, flags);
+		int err = next < 0 && errno == ENOTDIR && e ? not_dir_errno(cur, p) : errno;
+		if (e)
+			*e = '/';
+		if (cur != dirfd)
 			close(cur);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		bool last = !e || !e[strspn(e, "/")];
-		int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY);
-		int next = openat(cur, comp, flags);
-		int saved = errno;
-		close(cur);
 		if (next < 0) {
-			errno = saved;
+			*failed = (size_t)((e ? e : p + strlen(p)) - path);
+			errno = err;
 			return -1;
 		}
-		if (last)
+		if (!e)
 			return next;
 		cur = next;
-		p = e;
+		p = e + 1;
 	}
 }
 
-/* Opens and stats loc (beneath the model's directory) into m->ext_last. Only the
- * last file is remembered: tensors pointing at one file come one after another. */
-static void stat_location(osh_model *m, const char *loc)
+/* Opens and checks path (normalized) beneath the model's directory. */
+static ext_file check_path(osh_model *m, char *path)
 {
-	m->ext_last.location = NULL;
-	int dirfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int fd = dirfd < 0 ? -1 : open_beneath(dirfd, loc);
+	ext_file f = {0};
+	int dirfd = open(m->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	size_t failed = 0;
+	int fd = dirfd < 0 ? -1 : open_beneath(dirfd, path, &failed);
 	int e = errno;
 	if (dirfd >= 0)
 		close(dirfd);
-	m->ext_last.err = fd < 0 ? (e ? e : EIO) : 0;
-	m->ext_last.stat_ok = m->ext_last.regular = false;
-	m->ext_last.nlink = m->ext_last.size = 0;
-	if (fd >= 0) {
-		struct stat st;
-		m->ext_last.stat_ok = fstat(fd, &st) == 0;
-		close(fd);
-		if (m->ext_last.stat_ok) {
-			m->ext_last.regular = S_ISREG(st.st_mode);
-			m->ext_last.nlink = (uint64_t)st.st_nlink;
-			m->ext_last.size = (uint64_t)st.st_size;
-		}
+	if (fd < 0) {
+		f.err = e ? e : EIO;
+		if (f.err == ENOTDIR)
+			f.at = arena_strndup(m->arena, path, failed); /* NULL: named without it */
+		return f;
 	}
-	m->ext_last.location = arena_strdup(m->arena, loc); /* NULL (no memory): not cached */
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		f.err = errno ? errno : EIO;
+	} else {
+		f.regular = S_ISREG(st.st_mode);
+		f.nlink = (uint64_t)st.st_nlink;
+		f.size = (uint64_t)st.st_size;
+	}
+	close(fd);
+	return f;
+}
+
+/* The model's cache, made on first use; NULL when memory ran out. */
+static ext_cache *cache_of(osh_model *m)
+{
+	if (!m->ext && (m->ext = arena_zalloc(m->arena, sizeof *m->ext)))
+		strmap_init(&m->ext->index, m->arena);
+	return m->ext;
+}
+
+/* Stores f as the file of key (copied). Returns its index, -1 when memory ran out;
+ * *stored gets the key as stored. */
+static int32_t add_file(ext_cache *c, arena *a, const char *key, const ext_file *f, const char **stored)
+{
+	if (c->nfiles == c->cap) {
+		int32_t cap = c->cap ? 2 * c->cap : 8;
+		ext_file *g = arena_grow(a, c->files, (size_t)c->cap, (size_t)cap, sizeof *g);
+		if (!g)
+			return -1;
+		c->files = g, c->cap = cap;
+	}
+	char *k = arena_strdup(a, key);
+	if (!k || strmap_put(&c->index, k, c->nfiles) < 0)
+		return -1;
+	c->files[c->nfiles] = *f;
+	*stored = k;
+	return c->nfiles++;
+}
+
+/* What the file at loc (which passed location_problem) is: from the cache when
+ * this spelling, or its normalized form, was checked before; else opened and
+ * checked now, and remembered under both. */
+static ext_file file_at(osh_model *m, const char *loc)
+{
+	ext_cache *c = cache_of(m);
+	const char *key = NULL;
+	int32_t i = c ? strmap_getn(&c->index, loc, strlen(loc), &key) : -1;
+	if (i < 0) {
+		char norm[PATH_MAX];
+		if (!normalize(loc, norm, sizeof norm))
+			return (ext_file){.err = ENAMETOOLONG};
+		i = c ? strmap_getn(&c->index, norm, strlen(norm), &key) : -1;
+		if (i < 0) {
+			ext_file f = check_path(m, norm);
+			if (c)
+				c->walks++;
+			if (!c || (i = add_file(c, m->arena, norm, &f, &key)) < 0)
+				return f; /* out of memory: checked, not remembered */
+		}
+		const char *spelled;
+		if (strcmp(loc, key) != 0 && (spelled = arena_strdup(m->arena, loc)) &&
+		    strmap_put(&c->index, spelled, i) >= 0)
+			key = spelled;
+	}
+	c->last = key, c->last_file = i;
+	return c->files[i];
+}
+
+/* What is wrong with f as the file of a tensor's data, written into buf as it
+ * follows "external data file 'LOCATION'" (errno's text after "': "). Returns false
+ * when nothing is. */
+static bool file_problem(const ext_file *f, char *buf, size_t cap)
+{
+	if (f->err == ELOOP)
+		snprintf(buf, cap, " is or passes through a symbolic link");
+	else if (f->err == ENOENT)
+		snprintf(buf, cap, " does not exist");
+	else if (f->err == ENOTDIR && f->at)
+		snprintf(buf, cap, ": '%.256s' is not a directory", f->at);
+	else if (f->err == ENOTDIR)
+		snprintf(buf, cap, ": a component is not a directory");
+	else if (f->err)
+		snprintf(buf, cap, ": %s", strerror(f->err));
+	else if (!f->regular)
+		snprintf(buf, cap, " is not a regular file");
+	else if (f->nlink > 1)
+		snprintf(buf, cap, " has %ju hard links (refused: it may be a file outside the model's directory)",
+			 (uintmax_t)f->nlink);
+	else
+		return false;
+	return true;
 }
 
 /* W: how messages name t (tensor_what), written only when there is a message. */
@@ -165,9 +288,10 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 	char buf[TENSOR_WHAT_CAP];
 	const char *name = t->name ? t->name : "";
 	ext_ref r = parse_ref(t);
-	/* The remembered file's location passed location_problem before it was opened:
-	 * the same string passes again, and thousands of tensors name it. */
-	bool same = m->ext_last.location && r.location && strcmp(m->ext_last.location, r.location) == 0;
+	/* The location the last tensor named passed location_problem before: the same
+	 * string passes again, and thousands of tensors name it. */
+	ext_cache *c = m->ext;
+	bool same = c && c->last && r.location && strcmp(c->last, r.location) == 0;
 	const char *why = same ? NULL : location_problem(r.location);
 	if (why) {
 		malformed(m, g, ni, name, "%s: external data location '%s' %s", W,
@@ -179,28 +303,13 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 			  W);
 		return;
 	}
-	if (!same)
-		stat_location(m, r.location);
-	if (m->ext_last.err) {
-		int e = m->ext_last.err;
-		malformed(m, g, ni, name, "%s: external data file '%s' %s", W, r.location,
-			  e == ELOOP || e == ENOTDIR ? "is or passes through a symbolic link"
-			  : e == ENOENT		     ? "does not exist"
-						     : strerror(e));
+	ext_file f = same ? c->files[c->last_file] : file_at(m, r.location);
+	char why_file[320];
+	if (file_problem(&f, why_file, sizeof why_file)) {
+		malformed(m, g, ni, name, "%s: external data file '%s'%s", W, r.location, why_file);
 		return;
 	}
-	if (!m->ext_last.stat_ok || !m->ext_last.regular) {
-		malformed(m, g, ni, name, "%s: external data file '%s' is not a regular file", W,
-			  r.location);
-		return;
-	}
-	if (m->ext_last.nlink > 1) {
-		malformed(m, g, ni, name,
-			  "%s: external data file '%s' has %ju hard links (refused: it may be a file outside the model's directory)",
-			  W, r.location, (uintmax_t)m->ext_last.nlink);
-		return;
-	}
-	uint64_t size = m->ext_last.size;
+	uint64_t size = f.size;
 	int64_t n = 1;
 	for (size_t i = 0; i < t->n_dims; i++)
 		n *= t->dims[i]; /* validate_tensor checked the product for overflow */

@@ -94,7 +94,7 @@ static osh_status plan_budget(const char *name, const prescan_stats *ps, size_t 
 	if (opts && opts->memory_budget) {
 		if (need > opts->memory_budget)
 			return error_set(err, OSH_ERR_LIMIT,
-				    "%s: decoding needs %llu bytes, more than the memory budget of %llu bytes",
+				    "%s: decoding needs %llu bytes, more than the memory budget of %llu bytes " ARENA_BUDGET_HINT,
 				    name, (unsigned long long)need, (unsigned long long)opts->memory_budget);
 		*budget = opts->memory_budget;
 		return OSH_OK;
@@ -316,7 +316,7 @@ static osh_status job_finish(osh_model *m, bool stop, osh_error *err)
 	arena_set_budget(m->arena, budget);
 	m->budget = budget;
 	if (arena_used(m->arena) > budget)
-		return error_set(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes",
+		return error_set(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes " ARENA_BUDGET_HINT,
 			    m->path, (unsigned long long)budget);
 	return OSH_OK;
 }
@@ -351,7 +351,7 @@ static osh_model *model_new(const char *path, uint64_t budget)
 static osh_status no_model(osh_error *err, const char *path, const osh_load_options *opts)
 {
 	if (opts && opts->memory_budget)
-		return error_set(err, OSH_ERR_LIMIT, "%s: the memory budget of %llu bytes is too small", path,
+		return error_set(err, OSH_ERR_LIMIT, "%s: the memory budget of %llu bytes is too small " ARENA_BUDGET_HINT, path,
 			    (unsigned long long)opts->memory_budget);
 	return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", path);
 }
@@ -477,9 +477,7 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		if ((js = job_finish(m, true, err)) != OSH_OK)
 			return js;
 		if (arena_exhausted(m->arena))
-			return error_set(err, OSH_ERR_LIMIT,
-				    "%s: decoding needs more than the memory budget of %llu bytes",
-				    m->path, (unsigned long long)m->budget);
+			return arena_error(m->arena, err, m->path, "decoding");
 		/* The pre-scan accepts only what protobuf-c reads: this is a bug of ours. */
 		return error_set(err, OSH_ERR_DECODE,
 			    "%s: not an ONNX model: the protobuf data is truncated or corrupt", m->path);
@@ -490,10 +488,7 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 	if ((js = job_finish(m, !indexed, err)) != OSH_OK)
 		return js;
 	if (!indexed) {
-		if (arena_exhausted(m->arena))
-			return error_set(err, OSH_ERR_LIMIT, "%s: indexing needs more than the memory budget of %llu bytes",
-				    m->path, (unsigned long long)m->budget);
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory while indexing the model", m->path);
+		return arena_error(m->arena, err, m->path, "indexing");
 	}
 	/* What the index read of the weights: the page cache keeps it. */
 	loader_release_input(m, m->input_map_size);
@@ -505,18 +500,27 @@ static osh_status empty(const char *name, osh_error *err)
 	return error_set(err, OSH_ERR_DECODE, "%s: not an ONNX model: the file is empty", name);
 }
 
-/* The whole file in a mapping whose pages can be given back piecemeal
- * (unpack_split): the file itself, else, where it cannot be mapped (some file
- * systems), a private anonymous mapping it is read into. */
-static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out, bool *file_mapped,
-			   osh_error *err)
+/* The input the loader reads.
+ *
+ * Mapped (opts->map_file), the pages are the page cache's: nothing is copied and
+ * the loader can give them back piecemeal (unpack_split, release.c); the program
+ * answers for the SIGBUS of a page read after someone truncated the file.
+ * Otherwise, or where the file cannot be mapped (some file systems), it is read
+ * into a private anonymous mapping: from then on nothing another process does to
+ * the file reaches what we read. */
+static osh_status read_all(int fd, const char *path, size_t size, const osh_load_options *opts, uint8_t **out,
+			   bool *file_mapped, osh_error *err)
 {
 	*file_mapped = false;
-	uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map != MAP_FAILED) {
-		*out = map;
-		*file_mapped = true;
-		return OSH_OK;
+	if (opts && opts->map_file) {
+		uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			if (opts->on_map)
+				opts->on_map(opts->map_ctx, map, size);
+			*out = map;
+			*file_mapped = true;
+			return OSH_OK;
+		}
 	}
 	uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
@@ -530,7 +534,7 @@ static osh_status read_all(int fd, const char *path, size_t size, uint8_t **out,
 	if (e) {
 		munmap(buf, size);
 		if (e < 0)
-			return error_set(err, OSH_ERR_IO, "%s: the file shrank while being read", path);
+			return error_set(err, OSH_ERR_IO, "%s: the input changed while it was read (it shrank)", path);
 		return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
 	}
 	*out = buf;
@@ -548,6 +552,19 @@ static void report_layout(int fd, uint64_t size, const prescan_outline_result *o
 			      .graph_end = o->graph_end, .inits_start = in->start[0],
 			      .inits_end = prescan_spans_end(in, in->n - 1), .elements = o->deferred};
 	opts->on_layout(opts->layout_ctx, &l);
+}
+
+/* A file written to while it was read (same size or not) may have given us half of
+ * each version: refused, as a file that shrank is. */
+static osh_status unchanged_since_open(const osh_model *m, osh_error *err)
+{
+	struct stat st;
+	if (fstat(m->src_fd, &st) != 0)
+		return error_set(err, OSH_ERR_IO, "%s: cannot stat: %s", m->path, strerror(errno));
+	if ((uint64_t)st.st_size != m->src_size || (int64_t)st.st_mtim.tv_sec != m->src_mtime_sec ||
+	    (int64_t)st.st_mtim.tv_nsec != m->src_mtime_nsec)
+		return error_set(err, OSH_ERR_IO, "%s: the input changed while it was read", m->path);
+	return OSH_OK;
 }
 
 osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
@@ -583,7 +600,7 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	uint64_t budget = 0;
 	bool file_mapped = false;
 	scan_job *job = NULL;
-	osh_status s = read_all(fd, path, (size_t)size, &data, &file_mapped, err);
+	osh_status s = read_all(fd, path, (size_t)size, opts, &data, &file_mapped, err);
 	if (s == OSH_OK)
 		s = size >= SPLIT_SCAN_MIN ? plan_split(path, data, (size_t)size, opts, &budget, &job, err)
 					   : plan(path, data, (size_t)size, 0, opts, &budget, err);
@@ -612,6 +629,8 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	m->src_mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
 	input in = {.data = data, .size = (size_t)size, .mapped = true, .file_mapped = file_mapped};
 	s = build(m, &in, err); /* unmaps data, or gives it to m */
+	if (s == OSH_OK)
+		s = unchanged_since_open(m, err);
 	if (s != OSH_OK) {
 		osh_model_free(m);
 		return s;

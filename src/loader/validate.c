@@ -2,8 +2,9 @@
  * the model header and opset imports, data types, dims, and the agreement between a
  * tensor's dims and the data it carries.
  *
- * Every finding is a malformed-model error; nothing here stops the load, so a file
- * with several problems reports all of them.
+ * Every finding is a malformed-model error but one, a declared shape with more
+ * elements than any tensor (a shape-error: see validate_declared_dims); nothing here
+ * stops the load, so a file with several problems reports all of them.
  */
 #include "core/dtype.h"
 #include "loader/loader.h"
@@ -151,6 +152,37 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 
 #undef W
 
+/* A declared shape: no negative dim (malformed), and known dims whose product fits in
+ * int64. No tensor of more than INT64_MAX elements exists, so no run could feed or
+ * produce the value; but unlike a negative dim the shape is well formed, and the graph
+ * is still worth inferring over: a shape-error, as for a Reshape to such a shape.
+ * Symbols and unknown dims are left out of the product (any size), and a known 0
+ * empties the tensor whatever the rest. */
+static void validate_declared_dims(osh_model *m, const graph *g, const char *name,
+				   const Onnx__TensorShapeProto *shp)
+{
+	int64_t count = 1;
+	bool overflow = false, empty = false, negative = false;
+	for (size_t i = 0; i < shp->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = shp->dim[i];
+		if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			continue;
+		if (d->dim_value < 0) {
+			malformed(m, g, -1, name, "'%s' is declared with a negative dimension %lld at axis %zu",
+				  name, (long long)d->dim_value, i);
+			negative = true;
+			continue;
+		}
+		empty |= d->dim_value == 0;
+		overflow |= __builtin_mul_overflow(count, d->dim_value, &count);
+	}
+	/* A negative dim has been reported: a count over it would say nothing more. */
+	if (overflow && !empty && !negative)
+		model_diag(m, OSH_ERROR, "shape-error", g, -1, name,
+			   "'%s' is declared with dims whose element count overflows int64: no tensor has that shape",
+			   name);
+}
+
 /* A TypeProto, recursively through sequence/map/optional. Protobuf-c has already
  * bounded the nesting by the stack it survived; `depth` keeps our own walk bounded. */
 static void validate_type(osh_model *m, const graph *g, const char *name, const Onnx__TypeProto *tp,
@@ -202,14 +234,8 @@ static void validate_type(osh_model *m, const graph *g, const char *name, const 
 	/* 0 (UNDEFINED) is how subgraph and function signatures leave the type open. */
 	if (has_et && et != 0 && !dtype_valid(et))
 		malformed(m, g, -1, name, "'%s' has an unknown element type %lld", name, (long long)et);
-	if (!shp)
-		return;
-	for (size_t i = 0; i < shp->n_dim; i++) {
-		const Onnx__TensorShapeProto__Dimension *d = shp->dim[i];
-		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value < 0)
-			malformed(m, g, -1, name, "'%s' is declared with a negative dimension %lld at axis %zu",
-				  name, (long long)d->dim_value, i);
-	}
+	if (shp)
+		validate_declared_dims(m, g, name, shp);
 }
 
 void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi)

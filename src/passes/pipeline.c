@@ -113,7 +113,9 @@ static bool keep_options(osh_model *m, struct lint_later *l, const pass_options 
 
 static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
 {
-	return error_set(err, OSH_ERR_NOMEM, "%s: out of memory in the %s pass", m->path, pass);
+	char what[64];
+	snprintf(what, sizeof what, "the %s pass", pass);
+	return arena_error(m->arena, err, m->path, what);
 }
 
 osh_status osh_lint(osh_model *m, osh_error *err)

@@ -6,7 +6,10 @@
  * symbols or unknown. A -1 entry is solved from the element counts, symbols included:
  * both counts are written as a known factor times a product of symbols, common symbols
  * cancel (a valid run has no zero-sized symbol there, else -1 would be ambiguous), and
- * what is left names the -1 dim when it is a known size or exactly one symbol.
+ * what is left names the -1 dim when it is a known size or exactly one symbol. A
+ * target whose known dims multiply past INT64_MAX is reported, whatever the input: no
+ * tensor holds that many elements (an empty input still fits a -1, as 0). So is an
+ * Expand whose result would.
  *
  * Content moves along: Reshape, Flatten, Squeeze and Unsqueeze keep the row-major
  * order, so content passes unchanged; Transpose, Expand and Tile move entries through
@@ -21,6 +24,7 @@
 
 #include "core/dtype.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- symbolic element counts -------------------------------------------------- */
@@ -114,6 +118,36 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 	return true;
 }
 
+/* Whether the known dims (but the one at `skip`) multiply past INT64_MAX, none of
+ * them 0: no tensor has that many elements, whatever the other dims turn out to be.
+ * A symbol counts as unknown, as in a declared shape (validate.c). */
+static bool count_overflows(infer_ctx *c, const dim *dims, int32_t n, int32_t skip)
+{
+	int64_t p = 1;
+	bool over = false;
+	for (int32_t k = 0; k < n; k++) {
+		dim d = dim_resolve(c->syms, dims[k]);
+		if (k == skip || d.kind != DIM_KNOWN)
+			continue;
+		if (d.v == 0)
+			return false;
+		over |= __builtin_mul_overflow(p, d.v, &p);
+	}
+	return over;
+}
+
+/* Reports a target shape v[0..n) (with its -1 at `minus`, or none: -1) that
+ * count_overflows: it cannot hold the `count` elements of input 0 (-1: not known). */
+static void report_overflow(infer_ctx *c, const tinfo *x, int64_t count, const dim *v, int32_t n, int32_t minus)
+{
+	char target[512], had[64] = "";
+	shape_format(target, sizeof target, (shape){n, v}, sym_name_cb, c->syms);
+	if (count >= 0)
+		snprintf(had, sizeof had, " (%lld elements)", (long long)count);
+	tr_error(c, "cannot reshape '%s' %s%s to %s: %s overflows int64", in_name(c, 0), fmt_shape(c, x), had, target,
+		 minus >= 0 ? "the product of the other target dims" : "its element count");
+}
+
 /* Reshape of input 0 to the shape given as content v[0..n). */
 static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 {
@@ -166,7 +200,16 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	if (minus >= 0) {
+	int64_t a = xr >= 0 ? tr_count(c, xr, x->dims) : -1;
+	if (count_overflows(c, out, n, minus)) {
+		/* Only an empty input fits, as the 0 a -1 then stands for. */
+		if (minus < 0 || a != 0) {
+			report_overflow(c, x, a, v, n, minus);
+			set_out_elem(c, 0, elem);
+			return;
+		}
+		out[minus] = dim_known(0);
+	} else if (minus >= 0) {
 		if (!solve(c, xr >= 0 ? x : NULL, out, n, minus, &out[minus])) {
 			set_out_elem(c, 0, elem);
 			return;
@@ -175,7 +218,7 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 		if (out[minus].kind == DIM_UNKNOWN)
 			out[minus] = dim_fresh(c);
 	} else if (xr >= 0) {
-		int64_t a = tr_count(c, xr, x->dims), b = tr_count(c, n, out);
+		int64_t b = tr_count(c, n, out);
 		if (a >= 0 && b >= 0 && a != b) {
 			tr_error(c, "cannot reshape '%s' %s (%lld elements) to %lld elements", in_name(c, 0),
 				 fmt_shape(c, x), (long long)a, (long long)b);
@@ -677,6 +720,15 @@ void infer_expand(infer_ctx *c)
 	dim out[TR_MAX_RANK];
 	int32_t orank;
 	if (!broadcast_bidir(c, x, target, n, &orank, out)) {
+		set_out_elem(c, 0, elem);
+		return;
+	}
+	if (count_overflows(c, out, orank, -1)) {
+		char shown[512];
+		shape_format(shown, sizeof shown, (shape){orank, out}, sym_name_cb, c->syms);
+		tr_error(c, "expanding '%s' %s to the target shape given by '%s' gives %s, whose element count "
+			 "overflows int64",
+			 in_name(c, 0), fmt_shape(c, x), in_name(c, 1), shown);
 		set_out_elem(c, 0, elem);
 		return;
 	}

@@ -67,6 +67,35 @@ static inline size_t put_msg(wbuf *b, uint64_t field, wbuf *inner)
 	return at;
 }
 
+/* The fields of a ModelProto before its graph: IR version 8, the default domain at
+ * `opset`. */
+static inline void put_model_header(wbuf *b, int opset)
+{
+	put_vfield(b, 1, 8);
+	wbuf op = {0};
+	put_str(&op, 1, "");
+	put_vfield(&op, 2, (uint64_t)opset);
+	put_msg(b, 8, &op);
+}
+
+/* A ValueInfoProto as field `field` of graph g (11 input, 12 output, 13 value_info):
+ * `name`, a tensor of elem_type, of one dim `size` (no shape when size < 0). */
+static inline void put_tensor_vi(wbuf *g, uint64_t field, const char *name, int elem_type, int64_t size)
+{
+	wbuf vi = {0}, tp = {0}, tensor = {0};
+	put_vfield(&tensor, 1, (uint64_t)elem_type);
+	if (size >= 0) {
+		wbuf shp = {0}, dm = {0};
+		put_vfield(&dm, 1, (uint64_t)size);
+		put_msg(&shp, 1, &dm);
+		put_msg(&tensor, 2, &shp);
+	}
+	put_msg(&tp, 1, &tensor);
+	put_str(&vi, 1, name);
+	put_msg(&vi, 2, &tp);
+	put_msg(g, field, &vi);
+}
+
 /* Writes b's bytes to a new file named from the mkstemp template `path`, which then
  * holds the name: the caller unlinks it. */
 static inline void wbuf_to_temp(const wbuf *b, char *path)

@@ -830,6 +830,38 @@ Test(cli, unmappable_file_is_read)
 		cr_skip_test("no sysfs attribute to read here");
 	result r = run("check", path, NULL);
 	cr_expect_eq(r.status, 2);
-	cr_expect(contains(r.out, "enabled: error: the file shrank while being read"), "%s", r.out);
+	cr_expect(contains(r.out, "enabled: error: the input changed while it was read (it shrank)"), "%s", r.out);
 	cli_result_free(&r);
+}
+
+/* --memory-budget on every command that loads: a budget too small is named, with how
+ * to raise it, in the stage that ran into it; a bad size is a usage error. */
+Test(cli, memory_budget_option)
+{
+	const char *model = GOOD_DIR "/if_outer.onnx";
+	result r = run("check", "--memory-budget", "20K", model, NULL);
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(contains(r.out, "the memory budget of 20480 bytes (raise it with --memory-budget"), "%s", r.out);
+	cr_expect(!contains(r.out, "out of memory"), "%s", r.out);
+	cli_result_free(&r);
+	r = run("check", "--memory-budget", "64M", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cli_result_free(&r);
+	r = run("print", "--memory-budget", "64MiB", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cli_result_free(&r);
+	char out[PATH_MAX];
+	snprintf(out, sizeof out, "%s/budget_out.onnx", capture_dir);
+	r = run("infer", "--memory-budget", "40K", model, "-o", out, NULL);
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(contains(r.err, "the memory budget of 40960 bytes"), "%s", r.err);
+	cr_expect(contains(r.err, "nothing written"), "%s", r.err);
+	cr_expect(access(out, F_OK) != 0, "infer wrote under a budget too small");
+	cli_result_free(&r);
+	const char *sizes[] = {"0", "12Q", "-5", "", "1e9"};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		r = run("check", "--memory-budget", sizes[i], model, NULL);
+		cr_expect_eq(r.status, 2, "'%s' accepted", sizes[i]);
+		cli_result_free(&r);
+	}
 }

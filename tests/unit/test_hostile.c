@@ -56,14 +56,7 @@
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
 
 /* ModelProto: ir_version 8, opset_import { domain "" version 13 }. */
-static void put_header(wbuf *b)
-{
-	put_vfield(b, 1, 8);
-	wbuf op = {0};
-	put_str(&op, 1, "");
-	put_vfield(&op, 2, 13);
-	put_msg(b, 8, &op);
-}
+static void put_header(wbuf *b) { put_model_header(b, 13); }
 
 /* ---- prescan: table-driven ------------------------------------------------------ */
 
@@ -750,18 +743,9 @@ static wbuf relu_chain(int n)
 		put_str(&nd, 4, "Relu");
 		put_msg(&g, 1, &nd);
 	}
-	for (int k = 0; k < 2; k++) {
-		wbuf vi = {0}, tp = {0}, tensor = {0}, shp = {0}, dm = {0};
-		put_vfield(&dm, 1, 8);
-		put_msg(&shp, 1, &dm);
-		put_vfield(&tensor, 1, 1);
-		put_msg(&tensor, 2, &shp);
-		put_msg(&tp, 1, &tensor);
-		snprintf(in, sizeof in, "t%d", k ? n : 0);
-		put_str(&vi, 1, in);
-		put_msg(&vi, 2, &tp);
-		put_msg(&g, k ? 12 : 11, &vi);
-	}
+	put_tensor_vi(&g, 11, "t0", 1, 8);
+	snprintf(out, sizeof out, "t%d", n);
+	put_tensor_vi(&g, 12, out, 1, 8);
 	put_msg(&b, 7, &g);
 	return b;
 }
@@ -1030,4 +1014,62 @@ Test(write_signal, ignored_signal_stays_ignored)
 	cr_expect(!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN, "SIGINT is no longer ignored");
 	free(dest);
 	remove_dir(dir);
+}
+
+/* ---- nesting of subgraphs, as the README states it ------------------------------- */
+
+/* A graph whose one node is an If nesting `depth` more levels of the same in its then
+ * branch (its else branch an Identity), each graph's output typed FLOAT (1). */
+static void nested_if_graph(wbuf *g, int depth, int tag)
+{
+	char out[32];
+	snprintf(out, sizeof out, "y%d_%d", depth, tag);
+	wbuf nd = {0};
+	if (depth == 0) {
+		put_str(&nd, 1, "x");
+		put_str(&nd, 2, out);
+		put_str(&nd, 4, "Identity");
+	} else {
+		put_str(&nd, 1, "c");
+		put_str(&nd, 2, out);
+		put_str(&nd, 4, "If");
+		for (int k = 0; k < 2; k++) {
+			wbuf at = {0}, sub = {0};
+			put_str(&at, 1, k ? "else_branch" : "then_branch");
+			nested_if_graph(&sub, k ? 0 : depth - 1, k);
+			put_msg(&at, 6, &sub);
+			put_vfield(&at, 20, 5); /* GRAPH */
+			put_msg(&nd, 5, &at);
+		}
+	}
+	put_msg(g, 1, &nd);
+	put_str(g, 2, "g");
+	put_tensor_vi(g, 12, out, 1, 1);
+}
+
+static osh_status load_nested(int depth, osh_error *err)
+{
+	wbuf b = {0}, g = {0};
+	put_header(&b);
+	nested_if_graph(&g, depth, 0);
+	put_tensor_vi(&g, 11, "x", 1, -1);
+	put_tensor_vi(&g, 11, "c", 9, -1);
+	put_msg(&b, 7, &g);
+	osh_model *m = NULL;
+	osh_status s = osh_model_load_buffer(&m, b.p, b.n, "nested.onnx", NULL, err);
+	if (s == OSH_OK && osh_model_is_malformed(m))
+		s = OSH_ERR_INVALID;
+	osh_model_free(m);
+	free(b.p);
+	return s;
+}
+
+/* README, "What the loader refuses": 31 nested If bodies with typed outputs load, 32
+ * are refused by protobuf's nesting limit, with its message. */
+Test(nesting, subgraph_depth_as_documented)
+{
+	osh_error err = {0};
+	cr_expect_eq(load_nested(31, &err), OSH_OK, "31 levels: %s", err.message);
+	cr_expect_eq(load_nested(32, &err), OSH_ERR_LIMIT, "32 levels loaded");
+	cr_expect(strstr(err.message, "messages are nested more than 100 levels deep"), "%s", err.message);
 }

@@ -663,6 +663,37 @@ Test(load, budget_failures_are_limit)
 	cr_assert_fail("%s does not load with 100000 bytes", path);
 }
 
+/* A pass that runs into the budget says so, with the budget and how to raise it: not
+ * "out of memory" while memory is free. Searched for: the least budgets under which
+ * a model loads, and the infer pass does not. */
+Test(load, budget_overrun_in_a_pass_names_the_budget)
+{
+	const char *path = GOOD_DIR "/if_outer.onnx";
+	bool seen = false;
+	for (uint64_t budget = 4096; budget < ((uint64_t)64 << 20) && !seen; budget += budget / 16) {
+		osh_model *m = NULL;
+		osh_error err = {0};
+		osh_load_options opts = {.memory_budget = budget};
+		if (osh_model_load(&m, path, &opts, &err) != OSH_OK)
+			continue;
+		osh_status s = osh_infer(m, NULL, &err);
+		if (s != OSH_OK) {
+			seen = true;
+			char num[64];
+			snprintf(num, sizeof num, "the memory budget of %llu bytes", (unsigned long long)budget);
+			cr_expect_eq(s, OSH_ERR_LIMIT, "budget %llu: status %d (%s)", (unsigned long long)budget, (int)s,
+				     err.message);
+			cr_expect(contains(err.message, num), "%s", err.message);
+			cr_expect(contains(err.message, "--memory-budget"), "%s", err.message);
+			cr_expect(!contains(err.message, "out of memory"), "%s", err.message);
+		}
+		osh_model_free(m);
+		if (s == OSH_OK)
+			break; /* loads and infers: no budget in between */
+	}
+	cr_expect(seen, "no budget loads %s but is too small for its inference", path);
+}
+
 /* ---- validate_tensor: data types and the fields their data lives in ----------- */
 
 typedef struct tensor_case {

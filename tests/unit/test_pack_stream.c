@@ -413,7 +413,8 @@ Test(pack_stream, written_runs_give_the_input_back)
 	fclose(f);
 	osh_model *m = NULL;
 	osh_error err = {0};
-	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
+	osh_load_options lo = {.map_file = true}; /* what the tool does: pages to give back */
+	cr_assert_eq(osh_model_load(&m, path, &lo, &err), OSH_OK, "%s", err.message);
 	osh_write_options wo = {.force_pack = true};
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s", err.message);
 	bool mapped;
