@@ -99,11 +99,38 @@ static const osh_rule rules[] = {
 	 "model.onnx: node 0 'add' (elementwise_add): error: cannot place 'Y' at axis 1 of 'X': the rank "
 	 "of 'X' is unknown [rewrite-unsupported]"},
 	{"attribute-not-in-version", OSH_WARNING, "An attribute this operator version does not have.",
-	 "The node carries an attribute that the operator's schema at the model's opset does not "
-	 "define; runtimes reject it or ignore it.",
+	 "No longer reported: an attribute the operator's schema at the model's opset does not define "
+	 "is an attribute-error, since ONNX Runtime refuses such a node. The code stays so that "
+	 "--ignore attribute-not-in-version keeps working.",
 	 "model.onnx: node 0 'pool' (MaxPool): warning: 'dilations' is not an attribute of MaxPool at "
 	 "opset 8 (it came in opset 10): runtimes differ on it, so what it would change is left unknown "
 	 "[attribute-not-in-version]"},
+	{"type-error", OSH_ERROR, "An input's type is not one its operator's schema allows.",
+	 "Each input's type, as declared or inferred, is checked against its formal parameter in the "
+	 "operator's schema at the model's opset: the type constraint's list (Add-14's T has no int8 "
+	 "before opset 14), a literal type (Reshape's shape is int64), and the inputs bound to one type "
+	 "variable having one type (Add(float, int64)). ONNX Runtime refuses such a model when it loads it.",
+	 "model.onnx: node 0 'add' (Add): error: input 0 'a' (A) is tensor(int8), which Add-13 does not "
+	 "take: T of Add is one of FLOAT, INT32, INT64, FLOAT16, DOUBLE, UINT32, UINT64, BFLOAT16 [type-error]"},
+	{"arity-error", OSH_ERROR, "A node has more or fewer inputs or outputs than its operator takes.",
+	 "The counts of the schema at the model's opset, and no required input left empty. ONNX Runtime "
+	 "refuses the model; the node's shape rule still runs, quietly, for what it can tell.",
+	 "model.onnx: node 0 'gemm' (Gemm): error: Gemm-13 takes 2 to 3 inputs, the node has 4 [arity-error]"},
+	{"attribute-error", OSH_ERROR, "An attribute its operator does not have, or of the wrong type.",
+	 "An attribute the schema at the model's opset does not list, one given twice, one of another "
+	 "type than the schema's, a required one missing, or a string outside the values the spec "
+	 "enumerates (auto_pad, Pad's and Resize's modes...). ONNX Runtime refuses the model.",
+	 "legacy_broadcast_attr.onnx: node 0 'add' (Add): error: 'axis' is not an attribute of Add-13 "
+	 "(ai.onnx) [attribute-error]"},
+	{"op-not-in-opset", OSH_ERROR, "An operator its domain does not define at the imported opset.",
+	 "The node's operator does not exist in the operator set version the model imports for its "
+	 "domain (Gelu came in opset 20), or not at all. Only for the domains whose schemas are known: "
+	 "ai.onnx, ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training.",
+	 "model.onnx: node 0 'gelu' (Gelu): error: Gelu is not defined in opset 13 of ai.onnx: it came in "
+	 "opset 20 [op-not-in-opset]"},
+	{"not-in-spec", OSH_WARNING, "The spec forbids it; ONNX Runtime runs it.",
+	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
+	 "model.onnx: node 1 'range' (Range): warning: 'limit' (input 'n1') is (1,): the spec wants a scalar (ONNX Runtime runs a computed tensor of one element) [not-in-spec]"},
 	{"deprecated", OSH_WARNING, "A deprecated operator.",
 	 "The operator is deprecated at the model's opset (Upsample since 10): it still has a shape "
 	 "rule, but runtimes may drop it.",

@@ -18,6 +18,7 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
+#include "passes/check_schema.h"
 #include "passes/pass.h"
 #include "passes/provenance.h"
 #include "passes/rules_paddle.h"
@@ -477,6 +478,8 @@ const char *fmt_shape(infer_ctx *c, const tinfo *t)
 
 void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
 {
+	if (c->quiet)
+		return;
 	char buf[1536];
 	va_list ap;
 	va_start(ap, fmt);
@@ -790,15 +793,18 @@ static void infer_call(infer_ctx *c, graph *body)
 typedef struct op_handler {
 	infer_fn fn;
 	graph *body;
+	const sch_row *schema; /* the operator's schema at the node's opset, or NULL */
 	bool lint; /* lint_may_broadcast */
 } op_handler;
 
 static op_handler resolve_op(const infer_ctx *c, const node *n)
 {
-	op_handler h = {NULL, NULL, lint_may_broadcast(n->domain, n->op_type, n->opset)};
+	op_handler h = {NULL, NULL, NULL, lint_may_broadcast(n->domain, n->op_type, n->opset)};
 	int64_t since = 0;
-	if (n->opset >= 0)
+	if (n->opset >= 0) {
 		h.fn = rule_lookup(c->rules, n->domain, n->op_type, n->opset, &since);
+		h.schema = schema_lookup(n->domain, n->op_type, n->opset);
+	}
 	if (!h.fn)
 		h.body = model_function(c->m, n->domain, n->op_type);
 	if (!h.fn && !h.body && n->opset >= 0)
@@ -870,11 +876,15 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			list_for_lint(&c, ps, ni);
 		infer_fn fn = h.fn;
 		graph *body = h.body;
+		/* A node its schema refuses is reported once, as such: its rule runs
+		 * quiet (rules cope with any inputs, reading them by position). */
+		c.quiet = base->quiet ||
+			  (h.schema ? !check_schema_node(&c, h.schema) : !body && !check_schema_missing(&c));
 		if (fn)
 			fn(&c);
 		else if (body)
 			infer_call(&c, body);
-		else
+		else if (!c.quiet)
 			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
 				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
 				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);

@@ -31,6 +31,9 @@ typedef struct infer_ctx {
 	const struct infer_ctx *caller;
 	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
 	struct op_memo *ops;       /* the pass's node type → rule memo (infer.c) */
+	/* The node's schema refused its inputs or outputs (check_schema.h): its rule
+	 * still sets what it can, but what it would say is said already. */
+	bool quiet;
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);

@@ -119,8 +119,18 @@ void infer_if(infer_ctx *c)
 		infer_diag(c, OSH_ERROR, "shape-error", "If needs both then_branch and else_branch graphs");
 		return;
 	}
-	infer_subgraph(c, then_g, NULL, 0);
-	infer_subgraph(c, else_g, NULL, 0);
+	/* A condition known at load time (a function body choosing by rank, as
+	 * AffineGrid's does) leaves one branch that never runs: not inferred (what
+	 * it would find of the sizes, facts included, is not true of the model), and
+	 * the outputs are the other's. */
+	int64_t cond = -1;
+	int32_t nk;
+	if (!(in(c, 0) && in_known_ints(c, 0, &cond, 1, &nk) && nk == 1))
+		cond = -1;
+	if (cond != 0)
+		infer_subgraph(c, then_g, NULL, 0);
+	if (cond != 1)
+		infer_subgraph(c, else_g, NULL, 0);
 	if (then_g->noutputs != else_g->noutputs || then_g->noutputs != out_count(c)) {
 		infer_diag(c, OSH_ERROR, "shape-error",
 			   "If's branches produce %d and %d outputs but the node has %d", then_g->noutputs,
@@ -128,7 +138,9 @@ void infer_if(infer_ctx *c)
 		return;
 	}
 	for (int32_t k = 0; k < out_count(c); k++) {
-		tinfo t = join(c, sub_out(then_g, k), sub_out(else_g, k));
+		tinfo t = cond == 1	? *sub_out(then_g, k)
+			  : cond == 0 ? *sub_out(else_g, k)
+				      : join(c, sub_out(then_g, k), sub_out(else_g, k));
 		set_out_info(c, k, &t);
 	}
 }

@@ -149,14 +149,6 @@ bool nn_sizes_ok(infer_ctx *c, int32_t i, const dim *v, int32_t n)
 	return true;
 }
 
-void nn_warn_stray(infer_ctx *c, const char *name, int64_t since, bool added)
-{
-	infer_diag(c, OSH_WARNING, "attribute-not-in-version",
-		   "'%s' is not an attribute of %s at opset %lld (it %s in opset %lld): runtimes differ on it, so "
-		   "what it would change is left unknown",
-		   name, c->n->op_type, (long long)c->opset, added ? "came" : "became an input", (long long)since);
-}
-
 bool nn_merge_dim(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i)
 {
 	dim before = dim_resolve(c->syms, *acc), merged;

@@ -67,10 +67,6 @@ bool nn_ints_view(infer_ctx *c, const attr_view *a, const char *name, int32_t n,
 
 /* Content v (n entries) of input i used as sizes: reports a negative one. */
 bool nn_sizes_ok(infer_ctx *c, int32_t i, const dim *v, int32_t n);
-/* Warns about attribute `name`, present on the node although its operator version
- * lacks it: it was `added` in opset `since`, or became an input then. Some runtimes
- * honour such an attribute, strict ones ignore it. */
-void nn_warn_stray(infer_ctx *c, const char *name, int64_t since, bool added);
 /* A dim as text for messages ("3", "N", "?"), in the arena. */
 const char *nn_dim_text(infer_ctx *c, dim d);
 /* Merges d (from input i) into *acc, a size two inputs must agree on; on a conflict

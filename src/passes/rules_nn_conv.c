@@ -555,10 +555,10 @@ static const pool_kind pool_kinds[] = {
 
 /* An attribute that changes sizes but came in a later version than the node's: a
  * runtime sharing one kernel across versions honours it, a strict one ignores it, so
- * the sizes it would change are left unknown. True (with a warning) in that case. */
-static bool stray_attr(infer_ctx *c, const win_attrs *wa, win_attr which, int64_t since)
+ * the sizes it would change are left unknown. True in that case (the schema reports
+ * the attribute: check_schema.c). */
+static bool stray_attr(const win_attrs *wa, win_attr which)
 {
-	const char *name = win_attr_names[which];
 	const attr_view *a = wa->a[which];
 	const int64_t *v;
 	int32_t n;
@@ -566,8 +566,6 @@ static bool stray_attr(infer_ctx *c, const win_attrs *wa, win_attr which, int64_
 	if (!set && view_ints(a, &v, &n))
 		for (int32_t i = 0; i < n && !set; i++)
 			set = v[i] != 1;
-	if (set)
-		nn_warn_stray(c, name, since, true);
 	return set;
 }
 
@@ -614,8 +612,8 @@ void infer_pool(infer_ctx *c)
 	};
 	if (!read_window(c, r - 2, &o, &wa, &w))
 		return;
-	bool stray = !o.ceil && stray_attr(c, &wa, WA_CEIL, k->ceil_since);
-	if (!o.dilations && stray_attr(c, &wa, WA_DILATIONS, k->dilations_since))
+	bool stray = !o.ceil && stray_attr(&wa, WA_CEIL);
+	if (!o.dilations && stray_attr(&wa, WA_DILATIONS))
 		stray = true;
 	dim small[SCRATCH_SMALL];
 	dim *out = dims_room(c, small, r);
@@ -849,7 +847,9 @@ void infer_col2im(infer_ctx *c)
 		if (d.kind == DIM_KNOWN && d.v <= NN_MAX_RANK - 2)
 			ni = (int32_t)d.v;
 	}
-	if (!in_known_ints(c, 2, blk, NN_MAX_RANK, &nb)) {
+	/* Its values, or only its length when they are not known. */
+	bool blk_known = in_known_ints(c, 2, blk, NN_MAX_RANK, &nb);
+	if (!blk_known) {
 		nb = -1;
 		dim d = bs && bs->rank == 1 ? dim_resolve(c->syms, bs->dims[0]) : dim_unknown();
 		if (d.kind == DIM_KNOWN && d.v <= NN_MAX_RANK - 2)
@@ -873,7 +873,6 @@ void infer_col2im(infer_ctx *c)
 	if (!nn_ints_attr(c, "dilations", n, 1, 1, dil) || !nn_ints_attr(c, "strides", n, 1, 1, str) ||
 	    !nn_ints_attr(c, "pads", 2 * n, 0, 0, pads))
 		return;
-	bool blk_known = nb >= 0;
 	for (int32_t i = 0; blk_known && i < n; i++) {
 		if (blk[i] < 1) {
 			infer_diag(c, OSH_ERROR, "shape-error", "block_shape[%d] is %lld", i, (long long)blk[i]);

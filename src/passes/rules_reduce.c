@@ -205,10 +205,10 @@ void infer_reduce_input(infer_ctx *c)
 {
 	bool noop = attr_i(c, "noop_with_empty_axes", 0) != 0;
 	if (!in(c, 1)) {
-		/* An axes attribute left over from the earlier versions: runtimes reading
-		 * it reduce those axes, strict ones every axis. */
+		/* An axes attribute left over from the earlier versions (an
+		 * attribute-error of its schema): runtimes reading it reduce those axes,
+		 * strict ones every axis. */
 		if (attr_has(c, "axes")) {
-			nn_warn_stray(c, "axes", strcmp(c->n->op_type, "ReduceSum") ? 18 : 13, false);
 			reduce_shape(c, false, NULL, 0, noop);
 			return;
 		}

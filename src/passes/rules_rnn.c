@@ -144,10 +144,8 @@ static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 	int64_t layout = 0;
 	if (attr_has(c, "layout")) {
 		layout = attr_i(c, "layout", 0);
-		if (c->opset < 14 && layout != 0) {
-			nn_warn_stray(c, "layout", 14, true);
-			return;
-		}
+		if (c->opset < 14 && layout != 0)
+			return; /* an attribute-error of its schema: what it would change is unknown */
 		if (layout != 0 && layout != 1) {
 			infer_diag(c, OSH_ERROR, "shape-error", "layout is %lld; it must be 0 or 1", (long long)layout);
 			return;

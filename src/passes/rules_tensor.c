@@ -552,12 +552,30 @@ void infer_range(infer_ctx *c)
 	static const char *const names[] = {"start", "limit", "delta"};
 	for (int32_t i = 0; i < 3; i++) {
 		const tinfo *t = tr_tensor(c, i);
-		if (t && t->rank > 0) {
+		if (!t || t->rank <= 0)
+			continue;
+		/* ONNX Runtime's kernel takes a tensor of one element for a scalar, and
+		 * ONNX's own function bodies compute one (AffineGrid's); its load-time
+		 * check refuses one only where the shape is given (an initializer, a
+		 * declared input). More than one element is an error. */
+		int64_t count = 1;
+		bool known = true;
+		for (int32_t k = 0; k < t->rank && known; k++) {
+			dim d = dim_resolve(c->syms, t->dims[k]);
+			known = d.kind == DIM_KNOWN;
+			if (known && __builtin_mul_overflow(count, d.v, &count))
+				count = INT64_MAX;
+		}
+		bool given = c->g->values[c->n->inputs[i]].origin != VAL_NODE;
+		if ((known && count != 1) || given) {
 			tr_error(c, "'%s' (input '%s') must be a scalar, it is %s", names[i], in_name(c, i),
 				 fmt_shape(c, t));
 			set_out_elem(c, 0, elem);
 			return;
 		}
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "'%s' (input '%s') is %s: the spec wants a scalar (ONNX Runtime runs a computed tensor "
+			   "of one element)", names[i], in_name(c, i), fmt_shape(c, t));
 	}
 	dim s, l, d;
 	if (tr_single(c, 0, &s) && tr_single(c, 1, &l) && tr_single(c, 2, &d) && s.kind == DIM_KNOWN &&

@@ -167,8 +167,8 @@ class Case:
                 attrs["broadcast"] = 1
             if self.axis != -1 or self.kind == "stray":
                 attrs["axis"] = self.axis
-            if self.opset < 6:
-                attrs["consumed_inputs"] = [0, 0]
+            if self.opset < 6 and self.op in ("add", "sub", "mul", "div"):
+                attrs["consumed_inputs"] = [0, 0]  # Add-1...Div-1 only: Pow-1, Equal-1... never had it
             node = helper.make_node(ONNX_NAME[self.op], [an, bn], [out], name=self.name, **attrs)
             opsets = [helper.make_opsetid("", self.opset)]
         inputs = [value_info(an, self.dtype, self.a_decl)]

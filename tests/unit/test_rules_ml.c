@@ -531,6 +531,20 @@ Test(rules_ml, tree_ensembles_need_2d)
 	osh_model_free(m);
 }
 
+/* The attributes TreeEnsemble-5 requires but its rule does not read, for a tree of
+ * one node whose two branches are leaves 0 and 1 (the rest of a node's attributes,
+ * nodes_splits, leaf_targetids and leaf_weights, are the test's). */
+static void tree_structure(mb *b)
+{
+	mb_attr_ints(b, "tree_roots", 1, (int64_t[]){0});
+	mb_attr_tensor_zeros(b, "nodes_modes", DT_UINT8, "1"); /* BRANCH_LEQ */
+	mb_attr_ints(b, "nodes_featureids", 1, (int64_t[]){0});
+	mb_attr_ints(b, "nodes_truenodeids", 1, (int64_t[]){0});
+	mb_attr_ints(b, "nodes_trueleafs", 1, (int64_t[]){1});
+	mb_attr_ints(b, "nodes_falsenodeids", 1, (int64_t[]){1});
+	mb_attr_ints(b, "nodes_falseleafs", 1, (int64_t[]){1});
+}
+
 /* ai.onnx.ml 5: TreeEnsemble; the old operators are gone (said, still read). */
 Test(rules_ml, tree_ensemble_5)
 {
@@ -540,15 +554,21 @@ Test(rules_ml, tree_ensemble_5)
 	mb_input(b, "i", DT_INT64, "N,3");
 	ml_node(b, "TreeEnsemble", "x", "y"); /* example tree_ensemble_single_tree: double (3, 2) */
 	mb_attr_i(b, "n_targets", 2);
+	tree_structure(b);
 	mb_attr_tensor_zeros(b, "nodes_splits", DT_DOUBLE, "1");
 	mb_attr_tensor_zeros(b, "leaf_weights", DT_DOUBLE, "2");
 	mb_attr_ints(b, "leaf_targetids", 2, (int64_t[]){0, 1});
 	ml_node(b, "TreeEnsembleRegressor", "f", "old");
 	mb_attr_i(b, "n_targets", 1);
-	ml_node(b, "TreeEnsemble", "i", "bad"); /* INT64 input */
+	ml_node(b, "TreeEnsemble", "i", "bad"); /* INT64 input: the rule's shape-error and the schema's type-error */
 	mb_attr_i(b, "n_targets", 1);
+	tree_structure(b);
+	mb_attr_tensor_zeros(b, "nodes_splits", DT_INT64, "1"); /* of the input's type: only the input is wrong */
+	mb_attr_tensor_zeros(b, "leaf_weights", DT_INT64, "2");
+	mb_attr_ints(b, "leaf_targetids", 2, (int64_t[]){0, 1});
 	ml_node(b, "TreeEnsemble", "f", "mixed"); /* DOUBLE weights for a FLOAT input; 1 id, 2 weights */
 	mb_attr_i(b, "n_targets", 1);
+	tree_structure(b);
 	mb_attr_tensor_zeros(b, "nodes_splits", DT_FLOAT, "1");
 	mb_attr_tensor_zeros(b, "leaf_weights", DT_DOUBLE, "2");
 	mb_attr_ints(b, "leaf_targetids", 1, (int64_t[]){0});
@@ -558,5 +578,7 @@ Test(rules_ml, tree_ensemble_5)
 	cr_expect_str_eq(mb_type(m, "mixed"), "FLOAT (N, 1)");
 	cr_expect_eq(mb_count(m, "deprecated"), 1);
 	cr_expect_eq(mb_count(m, "shape-error"), 3);
+	cr_expect_eq(mb_count(m, "type-error"), 1);
+	cr_expect_eq(mb_count(m, "attribute-error"), 0);
 	osh_model_free(m);
 }

@@ -67,7 +67,7 @@ static const nn_case gemm_cases[] = {
 	{"A of rank 3", 13, "Gemm", "a,b", "a:2,3,5|b:5,4", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "shape-error"},
 	{"C required before 11", 9, "Gemm", "a,b", "a:3,5|b:5,4", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "arity-error"},
 	/* opset < 7: broadcast=1 places C under the legacy rule, broadcast=0 wants (M, N) */
 	{"legacy broadcast=1", 6, "Gemm", "a,b,c", "a:3,5|b:5,4|c:4", .attrs = "i:broadcast=1", .outputs = "y",
 	 .expect = "FLOAT (3, 4)"},
@@ -123,8 +123,9 @@ static const nn_case einsum_cases[] = {
 	 .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"bad character", 12, "Einsum", "a", "a:2,3", .attrs = "s:equation=i1->i", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	/* Einsum-12 requires equation: the schema says so */
 	{"no equation", 12, "Einsum", "a", "a:2,3", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "attribute-error"},
 };
 
 Test(rules_nn, einsum) { NN_CHECK_ALL(einsum_cases); }
@@ -200,8 +201,9 @@ static const nn_case conv_cases[] = {
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"zero stride", 11, "Conv", "x,w", "x:1,1,5,5|w:1,1,3,3", .attrs = "is:strides=0,1", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	/* auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID: the schema says so */
 	{"unknown auto_pad", 11, "Conv", "x,w", "x:1,1,5,5|w:1,1,3,3", .attrs = "s:auto_pad=SAME", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	 .expect = "FLOAT (rank unknown)", .diag = "attribute-error"},
 	{"pads beside auto_pad", 11, "Conv", "x,w", "x:1,1,5,5|w:1,1,3,3",
 	 .attrs = "s:auto_pad=SAME_UPPER|is:pads=1,1,1,1", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "shape-error"},
@@ -293,12 +295,14 @@ static const nn_case pool_cases[] = {
 	{"ceil_mode with pads", 11, "AveragePool", "x", "x:1,1,5",
 	 .attrs = "is:kernel_shape=3|is:strides=2|is:pads=1,1|i:ceil_mode=1", .outputs = "y",
 	 .expect = "FLOAT (1, 1, 3)"},
-	/* ceil_mode came in MaxPool-10: runtimes differ on a MaxPool-8 carrying it */
+	/* ceil_mode came in MaxPool-10: on a MaxPool-8 it is an attribute-error of the
+	 * schema, and runtimes differ on the sizes it would change (not on a 0) */
 	{"MaxPool-8 has no ceil_mode", 8, "MaxPool", "x", "x:N,1,4,4",
 	 .attrs = "is:kernel_shape=3,3|is:strides=2,2|i:ceil_mode=1", .outputs = "y", .expect = "FLOAT (N, 1, ?, ?)",
-	 .diag = "attribute-not-in-version"},
+	 .diag = "attribute-error"},
 	{"MaxPool-8 with ceil_mode 0", 8, "MaxPool", "x", "x:1,1,4,4",
-	 .attrs = "is:kernel_shape=3,3|is:strides=2,2|i:ceil_mode=0", .outputs = "y", .expect = "FLOAT (1, 1, 1, 1)"},
+	 .attrs = "is:kernel_shape=3,3|is:strides=2,2|i:ceil_mode=0", .outputs = "y", .expect = "FLOAT (1, 1, 1, 1)",
+	 .diag = "attribute-error"},
 	{"MaxPool Indices", 12, "MaxPool", "x", "x:N,3,5,5", .attrs = "is:kernel_shape=3,3|is:pads=1,1,1,1",
 	 .outputs = "y,i", .expect = "FLOAT (N, 3, 5, 5)", .expect2 = "INT64 (N, 3, 5, 5)"},
 	/* (5 + 1 - 2) / 2 + 1 = 3, and 4 for an 8, along 17 axes */
@@ -313,11 +317,13 @@ static const nn_case pool_cases[] = {
 	/* effective kernel (2 - 1) * 2 + 1 = 3 */
 	{"MaxPool dilations", 12, "MaxPool", "x", "x:1,1,4,4", .attrs = "is:kernel_shape=2,2|is:dilations=2,2",
 	 .outputs = "y", .expect = "FLOAT (1, 1, 2, 2)"},
+	/* dilations came in AveragePool-19: an attribute-error of the schema before */
 	{"AveragePool-11 has no dilations", 11, "AveragePool", "x", "x:1,1,4,4",
 	 .attrs = "is:kernel_shape=2,2|is:dilations=2,2", .outputs = "y", .expect = "FLOAT (1, 1, ?, ?)",
-	 .diag = "attribute-not-in-version"},
+	 .diag = "attribute-error"},
 	{"AveragePool-11 with dilations of 1", 11, "AveragePool", "x", "x:1,1,4,4",
-	 .attrs = "is:kernel_shape=2,2|is:dilations=1,1", .outputs = "y", .expect = "FLOAT (1, 1, 3, 3)"},
+	 .attrs = "is:kernel_shape=2,2|is:dilations=1,1", .outputs = "y", .expect = "FLOAT (1, 1, 3, 3)",
+	 .diag = "attribute-error"},
 	{"AveragePool-19 dilations", 19, "AveragePool", "x", "x:1,1,4,4",
 	 .attrs = "is:kernel_shape=2,2|is:dilations=2,2", .outputs = "y", .expect = "FLOAT (1, 1, 2, 2)"},
 	{"AveragePool SAME_UPPER", 7, "AveragePool", "x", "x:1,3,32,32",
@@ -333,8 +339,9 @@ static const nn_case pool_cases[] = {
 	 .attrs = "is:kernel_shape=3,3|is:pads=1,1,1,1", .outputs = "y", .expect = "FLOAT (N, 3, H, W)"},
 	{"symbolic spatial dims shrink", 11, "MaxPool", "x", "x:N,3,H,W", .attrs = "is:kernel_shape=3,3",
 	 .outputs = "y", .expect = "FLOAT (N, 3, ?, ?)"},
+	/* MaxPool-11 requires kernel_shape: the schema says so */
 	{"kernel_shape required", 11, "MaxPool", "x", "x:1,3,5,5", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "attribute-error"},
 	{"kernel_shape of the wrong length", 11, "MaxPool", "x", "x:1,3,5,5", .attrs = "is:kernel_shape=2",
 	 .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"rank below 2", 11, "MaxPool", "x", "x:5", .attrs = "is:kernel_shape=2", .outputs = "y",
@@ -342,7 +349,7 @@ static const nn_case pool_cases[] = {
 	{"LpPool-1 without kernel_shape", 1, "LpPool", "x", "x:1,3,8,8", .outputs = "y",
 	 .expect = "FLOAT (1, 3, ?, ?)"},
 	{"LpPool-2 needs kernel_shape", 2, "LpPool", "x", "x:1,3,8,8", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "attribute-error"}, /* required from LpPool-2: the schema says so */
 	{"LpPool-18 ceil_mode", 18, "LpPool", "x", "x:1,1,4,4",
 	 .attrs = "is:kernel_shape=3,3|is:strides=2,2|i:ceil_mode=1", .outputs = "y", .expect = "FLOAT (1, 1, 2, 2)"},
 	{"rank from kernel_shape", 11, "MaxPool", "x", "x:*", .attrs = "is:kernel_shape=3,3", .outputs = "y",

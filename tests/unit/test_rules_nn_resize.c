@@ -50,9 +50,10 @@ static const nn_case resize_cases[] = {
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"negative size", 13, "Resize", "x,,,z", "x:1,1,4,4", .ints = "z:4:1,1,-1,4", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	/* keep_aspect_ratio_policy is stretch, not_larger or not_smaller: the schema says so */
 	{"unknown policy", 18, "Resize", "x,,,z", "x:1,1,2,2", .ints = "z:4:1,1,4,4",
 	 .attrs = "s:keep_aspect_ratio_policy=fit", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "attribute-error"},
 	{"axes out of range", 18, "Resize", "x,,s", "x:1,1,4,4", .floats = "s:1:2", .attrs = "is:axes=4",
 	 .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"Upsample-1", 1, "Upsample", "x", "x:1,1,2,2", .attrs = "f:height_scale=2|f:width_scale=3", .outputs = "y",
@@ -89,8 +90,9 @@ static const nn_case rearrange_cases[] = {
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"DepthToSpace rank", 13, "DepthToSpace", "x", "x:8,2,3", .attrs = "i:blocksize=2", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	/* DepthToSpace-13 requires blocksize: the schema says so */
 	{"DepthToSpace blocksize missing", 13, "DepthToSpace", "x", "x:1,8,2,3", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	 .expect = "FLOAT (rank unknown)", .diag = "attribute-error"},
 	{"SpaceToDepth", 13, "SpaceToDepth", "x", "x:1,2,4,6", .attrs = "i:blocksize=2", .outputs = "y",
 	 .expect = "FLOAT (1, 8, 2, 3)"},
 	{"SpaceToDepth not divisible", 1, "SpaceToDepth", "x", "x:1,2,5,6", .attrs = "i:blocksize=2", .outputs = "y",
@@ -171,8 +173,9 @@ static const nn_case signal_cases[] = {
 	{"Trilu needs 2 dims", 14, "Trilu", "x", "x:4", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "shape-error"},
 	{"LRN", 13, "LRN", "x", "x:N,3,5,5", .attrs = "i:size=3", .outputs = "y", .expect = "FLOAT (N, 3, 5, 5)"},
+	/* LRN-1 requires size: the schema says so */
 	{"LRN without size", 1, "LRN", "x", "x:N,3,5,5", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	 .diag = "shape-error"},
+	 .diag = "attribute-error"},
 };
 
 Test(rules_nn_resize, signal) { NN_CHECK_ALL(signal_cases); }

@@ -126,6 +126,15 @@ Test(rules_string, tfidf_vectorizer_1d_and_2d)
 	osh_model_free(m);
 }
 
+/* The attributes TfIdfVectorizer-9 requires that the rule does not read: unigrams. */
+static void unigrams(mb *b)
+{
+	mb_attr_i(b, "min_gram_length", 1);
+	mb_attr_i(b, "max_gram_length", 1);
+	mb_attr_i(b, "max_skip_count", 0);
+	mb_attr_ints(b, "ngram_counts", 1, (int64_t[]){0});
+}
+
 Test(rules_string, tfidf_vectorizer_errors)
 {
 	const char *spool[] = {"a"};
@@ -134,18 +143,22 @@ Test(rules_string, tfidf_vectorizer_errors)
 	mb_input(b, "t", DT_INT64, "2,3,4");
 	mb_node(b, "TfIdfVectorizer", "v", "strings_for_ints");
 	mb_attr_s(b, "mode", "TF");
+	unigrams(b);
 	mb_attr_ints(b, "ngram_indexes", 1, (int64_t[]){0});
 	mb_attr_strings(b, "pool_strings", 1, spool);
 	mb_node(b, "TfIdfVectorizer", "v", "negative_index");
 	mb_attr_s(b, "mode", "TF");
+	unigrams(b);
 	mb_attr_ints(b, "ngram_indexes", 2, (int64_t[]){0, -1});
 	mb_attr_ints(b, "pool_int64s", 2, (int64_t[]){1, 2});
 	mb_node(b, "TfIdfVectorizer", "t", "rank3");
 	mb_attr_s(b, "mode", "TF");
+	unigrams(b);
 	mb_attr_ints(b, "ngram_indexes", 1, (int64_t[]){0});
 	mb_attr_ints(b, "pool_int64s", 1, (int64_t[]){1});
 	mb_node(b, "TfIdfVectorizer", "v", "huge_index"); /* max + 1 does not fit int64: no size */
 	mb_attr_s(b, "mode", "TF");
+	unigrams(b);
 	mb_attr_ints(b, "ngram_indexes", 1, (int64_t[]){INT64_MAX});
 	mb_attr_ints(b, "pool_int64s", 1, (int64_t[]){1});
 	static const char *const outs[] = {"strings_for_ints", "negative_index", "rank3", "huge_index"};

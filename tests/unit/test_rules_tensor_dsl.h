@@ -242,7 +242,8 @@ static void run_case(const tcase *t)
 	dsl_check(m, t->name, t->expect, dsl_type_of);
 	if (t->content)
 		dsl_check(m, t->name, t->content, dsl_content);
-	int errors = mb_count(m, "shape-error") + mb_count(m, "broadcast-mismatch");
+	int errors = mb_count(m, "shape-error") + mb_count(m, "broadcast-mismatch") + mb_count(m, "arity-error") +
+		     mb_count(m, "type-error") + mb_count(m, "attribute-error");
 	cr_expect_eq(errors, t->errors, "%s: %d errors, expected %d (first: %s%s)", t->name, errors, t->errors,
 		     mb_message(m, "shape-error"), mb_message(m, "broadcast-mismatch"));
 	osh_model_free(m);

@@ -1,0 +1,94 @@
+/* schema.c: resolving a node to its operator schema row.
+ *
+ * The rows (schema_table.c, generated) are sorted by (domain, op_type, since) in
+ * strcmp order, so a node resolves by one binary search: the last row not above
+ * (domain, op_type, opset), kept when it is of the same operator. Constant data only;
+ * schema_rows itself is defined by the generated file, beside the rows.
+ */
+#include "core/schema/schema.h"
+
+#include <string.h>
+
+/* ONNX names the default domain both ways; the table writes it "". */
+static const char *canonical_domain(const char *domain)
+{
+	if (domain == NULL || strcmp(domain, "ai.onnx") == 0)
+		return "";
+	return domain;
+}
+
+static int cmp_op(const sch_row *r, const char *domain, const char *op_type)
+{
+	int c = strcmp(r->domain, domain);
+	return c != 0 ? c : strcmp(r->op_type, op_type);
+}
+
+const sch_row *schema_lookup(const char *domain, const char *op_type, int64_t opset)
+{
+	int32_t n;
+	const sch_row *rows = schema_rows(&n);
+	if (op_type == NULL || opset < 1)
+		return NULL;
+	domain = canonical_domain(domain);
+	/* The first row above the key; the one before it is the candidate. */
+	int32_t lo = 0, hi = n;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		int c = cmp_op(&rows[mid], domain, op_type);
+		if (c < 0 || (c == 0 && rows[mid].since <= opset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || cmp_op(&rows[lo - 1], domain, op_type) != 0)
+		return NULL;
+	return &rows[lo - 1];
+}
+
+/* The rows of one domain, [*first, *end): they are contiguous because the domain
+ * leads the sort key. */
+static void domain_range(const char *domain, int32_t *first, int32_t *end)
+{
+	int32_t n;
+	const sch_row *rows = schema_rows(&n);
+	int32_t lo = 0, hi = n;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(rows[mid].domain, domain) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	hi = n;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(rows[mid].domain, domain) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*end = lo;
+}
+
+/* The documentation has a version section for an operator set only where some
+ * operator changed (the generator fails on an empty one), so the domain's newest
+ * version is its highest since_version. A scan of the domain's rows: callers ask
+ * once per model and domain. */
+int32_t schema_newest_opset(const char *domain)
+{
+	int32_t n, first, end, newest = 0;
+	const sch_row *rows = schema_rows(&n);
+	domain_range(canonical_domain(domain), &first, &end);
+	for (int32_t i = first; i < end; i++)
+		if (rows[i].since > newest)
+			newest = rows[i].since;
+	return newest;
+}
+
+bool schema_knows_domain(const char *domain)
+{
+	int32_t first, end;
+	domain_range(canonical_domain(domain), &first, &end);
+	return first < end;
+}

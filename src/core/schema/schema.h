@@ -1,0 +1,96 @@
+/* schema.h: the ONNX operator schemas, as the ONNX documentation states them.
+ *
+ * One row per (domain, op_type, since_version) of every operator of the default
+ * domain (opsets 1 to 28), ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training:
+ * formal inputs and outputs, attributes, type constraints, deprecation. The rows are
+ * generated (schema_table.c, by gen_schema.py from ../shared/reference/onnx's
+ * Changelog.md and Changelog-ml.md) and committed, so that a change to them is a
+ * reviewable diff; a test regenerates them and compares.
+ *
+ * A node resolves to the row of its (domain, op_type) with the highest
+ * since_version not above the node's imported opset for that domain, as ONNX
+ * resolves it. Only constant data here: no state, no allocation. In core, as
+ * dtype.h is: facts about ONNX that the loader (opsets) and the passes (checks,
+ * rules) both read.
+ */
+#ifndef OSH_CORE_SCHEMA_H
+#define OSH_CORE_SCHEMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A set of types, as a type constraint or a literal formal type allows them. Each
+ * mask has bit k set for element type k (onnx.TensorProto.DataType, 1..26). */
+typedef struct sch_types {
+	uint64_t tensor;      /* tensor(T) */
+	uint64_t sparse;      /* sparse_tensor(T) */
+	uint64_t seq;         /* seq(tensor(T)) */
+	uint64_t opt_tensor;  /* optional(tensor(T)) */
+	uint64_t opt_seq;     /* optional(seq(tensor(T))) */
+	/* map(K, V) and seq(map(K, V)): allowed whatever K and V (rare: ai.onnx.ml). */
+	bool map, seq_map;
+} sch_types;
+
+enum sch_option { SCH_SINGLE = 0, SCH_OPTIONAL = 1, SCH_VARIADIC = 2 };
+
+/* One formal input or output. */
+typedef struct sch_param {
+	const char *name;
+	/* Index into the row's constraints when the formal type is a type variable
+	 * ("T"), else -1 and `types` holds its literal type ("tensor(int64)"). */
+	int8_t constraint;
+	uint8_t option;      /* enum sch_option */
+	bool heterogeneous;  /* SCH_VARIADIC: the arguments may differ in type */
+	uint8_t min_arity;   /* SCH_VARIADIC: the least number of arguments; 0 otherwise */
+	sch_types types;     /* constraint == -1 only */
+} sch_param;
+
+/* Attribute types as onnx.AttributeProto.AttributeType numbers them (core/model.h's
+ * attr_type). */
+typedef struct sch_attr {
+	const char *name;
+	uint8_t type;
+	bool required;
+	/* The default as the documentation writes it ("1", "NOTSET", "['Tanh', 'Tanh']"),
+	 * or NULL when none is given. */
+	const char *default_text;
+} sch_attr;
+
+typedef struct sch_constraint {
+	const char *var; /* "T", "T1", "V" */
+	sch_types allowed;
+} sch_constraint;
+
+typedef struct sch_row {
+	const char *domain;  /* "" for ai.onnx */
+	const char *op_type;
+	int32_t since;
+	/* Deprecated since this opset (this row's own version: Upsample-10, Scatter-11,
+	 * GroupNormalization-18), 0 when not: the operator must not be used from then on. */
+	int32_t deprecated;
+	/* The documentation's "Inputs (min - max)"; max is INT32_MAX for "∞". Without a
+	 * range, counted as ONNX counts them: min up to the last required parameter
+	 * (optional ones before it included), max all of them. */
+	int32_t min_inputs, max_inputs, min_outputs, max_outputs;
+	const sch_param *inputs, *outputs;
+	const sch_attr *attrs;
+	const sch_constraint *constraints;
+	uint8_t ninputs, noutputs, nattrs, nconstraints;
+} sch_row;
+
+/* The row a node of (domain, op_type) at imported version `opset` resolves to, or
+ * NULL when the operator is not defined at that opset (or not at all). domain ""
+ * is ai.onnx ("ai.onnx" is accepted too). */
+const sch_row *schema_lookup(const char *domain, const char *op_type, int64_t opset);
+
+/* The newest version of the domain's operator set the table knows (28 for "",
+ * 5 for "ai.onnx.ml", ...), 0 for a domain it does not know. */
+int32_t schema_newest_opset(const char *domain);
+
+/* Whether the table knows the domain at all. */
+bool schema_knows_domain(const char *domain);
+
+/* Every row, for tests and tools. */
+const sch_row *schema_rows(int32_t *n);
+
+#endif

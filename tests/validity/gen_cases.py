@@ -1,0 +1,1098 @@
+#!/usr/bin/python3
+"""gen_cases.py: the validity battery's models (run_battery.py, ctest validity/battery).
+
+    /usr/bin/python3 tests/validity/gen_cases.py OUT_DIR
+
+Writes, for every case, a deliberately INVALID model and its VALID twin (the same model
+with the one defect fixed) as OUT_DIR/FAMILY/CASE_invalid.onnx and
+OUT_DIR/FAMILY/CASE_valid.onnx, and OUT_DIR/cases.json listing them:
+[{"id": "FAMILY/CASE", "family", "case", "what", "files": {"invalid": path, "valid":
+path}}] (paths relative to OUT_DIR; the family "guards" has valid models only: models
+ONNX Runtime runs that `onnxshape check` must not flag).
+
+The intent ("invalid") is only the author's: ONNX Runtime 1.30 is the judge
+(judge_ort.js), and run_battery.py classifies every file by its verdict. Models are
+built with onnx.helper and saved with onnx.save without onnx.checker (most of them are
+meant to fail it); the malformed ones are built as protos by hand. Opsets 9-21 and IR
+versions 7-10, all of which ONNX Runtime 1.30 reads, except where the version is the
+defect (opset 99, IR 3, IR 99); every graph input has a small static shape so that the
+judge can feed it, and every "huge" size overflows int64 or size_t instead of asking
+for memory that might exist. Deterministic: the same bytes every run.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, TensorProto, helper, numpy_helper, shape_inference
+
+F, I8, I32, I64, B, S = (TensorProto.FLOAT, TensorProto.INT8, TensorProto.INT32, TensorProto.INT64,
+                         TensorProto.BOOL, TensorProto.STRING)
+BIG = 1 << 40
+
+CASES = []  # (family, case, what, builder)
+
+
+def case(family, name, what):
+    def reg(fn):
+        CASES.append((family, name, what, fn))
+        return fn
+    return reg
+
+
+# ---- builders ------------------------------------------------------------------------
+
+def vi(name, elem, shape=None):
+    """A tensor ValueInfo; shape None leaves the rank unknown (outputs)."""
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def node(op, ins, outs, domain=None, **attrs):
+    n = helper.make_node(op, ins, outs, **attrs)
+    if domain is not None:
+        n.domain = domain
+    return n
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def i64(name, vals):
+    return init(name, np.array(vals, dtype=np.int64))
+
+
+def f32(name, vals):
+    return init(name, np.array(vals, dtype=np.float32))
+
+
+def graph(nodes, inputs, outputs, inits=(), value_info=(), name="g"):
+    return helper.make_graph(list(nodes), name, list(inputs), list(outputs), initializer=list(inits),
+                             value_info=list(value_info))
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, ir=7, opsets=None, functions=(), value_info=()):
+    g = graph(nodes, inputs, outputs, inits, value_info)
+    ops = opsets if opsets is not None else [helper.make_opsetid("", opset)]
+    m = helper.make_model(g, opset_imports=ops, ir_version=ir)
+    m.producer_name = "onnxshape-validity"
+    for f in functions:
+        m.functions.append(f)
+    return m
+
+
+def unary(op, elem, opset=13, shape=(2, 3), out_elem=None, **attrs):
+    """One node, one input X, one output Y."""
+    return model([node(op, ["X"], ["Y"], **attrs)], [vi("X", elem, list(shape))],
+                 [vi("Y", out_elem if out_elem is not None else elem)], opset=opset)
+
+
+def binary(op, ea, eb, opset=13, sa=(2, 3), sb=(2, 3), out_elem=None, **attrs):
+    return model([node(op, ["A", "B"], ["Y"], **attrs)], [vi("A", ea, list(sa)), vi("B", eb, list(sb))],
+                 [vi("Y", out_elem if out_elem is not None else ea)], opset=opset)
+
+
+# ---- types ---------------------------------------------------------------------------
+
+@case("types", "add_int8_op13", "Add on int8 at opset 13 (int8 arrives in Add-14)")
+def _():
+    return binary("Add", I8, I8, opset=13), binary("Add", I8, I8, opset=14)
+
+
+@case("types", "add_float_int64", "Add(float, int64): T must be one type")
+def _():
+    return binary("Add", F, I64), binary("Add", F, F)
+
+
+@case("types", "matmul_bool", "MatMul on bool")
+def _():
+    return (binary("MatMul", B, B, sa=(2, 3), sb=(3, 2)), binary("MatMul", F, F, sa=(2, 3), sb=(3, 2)))
+
+
+@case("types", "relu_int32_op13", "Relu on int32 at opset 13 (integers arrive in Relu-14)")
+def _():
+    return unary("Relu", I32, opset=13), unary("Relu", F, opset=13)
+
+
+@case("types", "conv_int64", "Conv on int64 tensors")
+def _():
+    def m(e):
+        return model([node("Conv", ["X", "W"], ["Y"])], [vi("X", e, [1, 1, 3, 3]), vi("W", e, [1, 1, 2, 2])],
+                     [vi("Y", e)])
+    return m(I64), m(F)
+
+
+@case("types", "where_float_cond", "Where with a float condition")
+def _():
+    def m(e):
+        return model([node("Where", ["C", "A", "B"], ["Y"])],
+                     [vi("C", e, [2]), vi("A", F, [2]), vi("B", F, [2])], [vi("Y", F)])
+    return m(F), m(B)
+
+
+@case("types", "less_strings", "Less on strings")
+def _():
+    return binary("Less", S, S, out_elem=B), binary("Less", F, F, out_elem=B)
+
+
+@case("types", "reshape_int32_shape", "Reshape with an int32 shape")
+def _():
+    def m(e):
+        return model([node("Reshape", ["X", "shape"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     [init("shape", np.array([3, 2], dtype=np.int32 if e == I32 else np.int64))])
+    return m(I32), m(I64)
+
+
+@case("types", "topk_int32_k", "TopK with an int32 k")
+def _():
+    def m(dt):
+        return model([node("TopK", ["X", "K"], ["V", "I"])], [vi("X", F, [2, 3])], [vi("V", F), vi("I", I64)],
+                     [init("K", np.array([1], dtype=dt))])
+    return m(np.int32), m(np.int64)
+
+
+@case("types", "equal_float_op10", "Equal on float at opset 10 (floats arrive in Equal-11)")
+def _():
+    return binary("Equal", F, F, opset=10, out_elem=B), binary("Equal", F, F, opset=11, out_elem=B)
+
+
+@case("types", "cast_to_undefined", "Cast to UNDEFINED (0)")
+def _():
+    return unary("Cast", F, out_elem=F, to=0), unary("Cast", I32, out_elem=F, to=F)
+
+
+@case("types", "gather_float_indices", "Gather with float indices")
+def _():
+    def m(e):
+        return model([node("Gather", ["X", "idx"], ["Y"])], [vi("X", F, [3, 2]), vi("idx", e, [2])], [vi("Y", F)])
+    return m(F), m(I64)
+
+
+@case("types", "sqrt_int32", "Sqrt on int32")
+def _():
+    return unary("Sqrt", I32), unary("Sqrt", F)
+
+
+@case("types", "and_float", "And on float (T is bool)")
+def _():
+    return binary("And", F, F, out_elem=B), binary("And", B, B, out_elem=B)
+
+
+@case("types", "output_elem_type_wrong", "Relu's float output declared int64 in the graph outputs")
+def _():
+    return unary("Relu", F, out_elem=I64), unary("Relu", F, out_elem=F)
+
+
+# ---- arity ---------------------------------------------------------------------------
+
+@case("arity", "conv_one_input", "Conv with only X (W is required)")
+def _():
+    def m(ins):
+        return model([node("Conv", ins, ["Y"])], [vi("X", F, [1, 1, 3, 3]), vi("W", F, [1, 1, 2, 2])], [vi("Y", F)])
+    return m(["X"]), m(["X", "W"])
+
+
+@case("arity", "reshape_one_input", "Reshape with only data")
+def _():
+    def m(ins):
+        return model([node("Reshape", ins, ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [i64("shape", [3, 2])])
+    return m(["X"]), m(["X", "shape"])
+
+
+@case("arity", "reshape_shape_empty_name", "Reshape whose required shape input is given as ''")
+def _():
+    def m(ins):
+        return model([node("Reshape", ins, ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [i64("shape", [3, 2])])
+    return m(["X", ""]), m(["X", "shape"])
+
+
+@case("arity", "matmul_one_input", "MatMul with one input")
+def _():
+    def m(ins):
+        return model([node("MatMul", ins, ["Y"])], [vi("A", F, [2, 3]), vi("B", F, [3, 2])], [vi("Y", F)])
+    return m(["A"]), m(["A", "B"])
+
+
+@case("arity", "gather_one_input", "Gather without indices")
+def _():
+    def m(ins):
+        return model([node("Gather", ins, ["Y"])], [vi("X", F, [3, 2])], [vi("Y", F)], [i64("idx", [0, 1])])
+    return m(["X"]), m(["X", "idx"])
+
+
+@case("arity", "gemm_four_inputs", "Gemm with four inputs (at most three)")
+def _():
+    def m(ins):
+        return model([node("Gemm", ins, ["Y"])], [vi("A", F, [2, 3]), vi("B", F, [3, 2])], [vi("Y", F)],
+                     [f32("C", [0.0, 0.0]), f32("D", [0.0, 0.0])])
+    return m(["A", "B", "C", "D"]), m(["A", "B", "C"])
+
+
+@case("arity", "topk_no_k", "TopK-13 without its k input")
+def _():
+    def m(ins):
+        return model([node("TopK", ins, ["V", "I"])], [vi("X", F, [2, 3])], [vi("V", F), vi("I", I64)],
+                     [i64("K", [1])])
+    return m(["X"]), m(["X", "K"])
+
+
+@case("arity", "relu_two_outputs", "Relu with two outputs")
+def _():
+    def m(outs):
+        return model([node("Relu", ["X"], outs)], [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m(["Y", "Z"]), m(["Y"])
+
+
+@case("arity", "concat_zero_inputs", "Concat with no inputs")
+def _():
+    def m(ins):
+        return model([node("Concat", ins, ["Y"], axis=0)], [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m([]), m(["X"])
+
+
+@case("arity", "add_three_inputs", "Add with three inputs")
+def _():
+    def m(ins):
+        return model([node("Add", ins, ["Y"])], [vi("A", F, [2]), vi("B", F, [2]), vi("C", F, [2])], [vi("Y", F)])
+    return m(["A", "B", "C"]), m(["A", "B"])
+
+
+@case("arity", "where_two_inputs", "Where with two inputs")
+def _():
+    def m(ins):
+        return model([node("Where", ins, ["Y"])], [vi("C", B, [2]), vi("A", F, [2]), vi("B", F, [2])], [vi("Y", F)])
+    return m(["C", "A"]), m(["C", "A", "B"])
+
+
+@case("arity", "dropout_three_outputs", "Dropout with three outputs (at most two)")
+def _():
+    def m(outs):
+        return model([node("Dropout", ["X"], outs)], [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m(["Y", "M", "Z"]), m(["Y", "M"])
+
+
+# ---- attributes ----------------------------------------------------------------------
+
+@case("attributes", "relu_unknown_attr", "Relu with an attribute 'foo' it does not have")
+def _():
+    return unary("Relu", F, foo=1), unary("Relu", F)
+
+
+@case("attributes", "concat_axis_float", "Concat whose axis is a FLOAT attribute")
+def _():
+    def m(axis):
+        return model([node("Concat", ["A", "B"], ["Y"], axis=axis)], [vi("A", F, [2, 3]), vi("B", F, [2, 3])],
+                     [vi("Y", F)])
+    return m(1.0), m(1)
+
+
+@case("attributes", "attr_twice", "Concat with its axis attribute given twice")
+def _():
+    def m(twice):
+        n = node("Concat", ["A", "B"], ["Y"], axis=1)
+        if twice:
+            n.attribute.append(helper.make_attribute("axis", 0))
+        return model([n], [vi("A", F, [2, 3]), vi("B", F, [2, 3])], [vi("Y", F)])
+    return m(True), m(False)
+
+
+@case("attributes", "transpose_perm_length", "Transpose perm of length 3 on a rank-2 tensor")
+def _():
+    return unary("Transpose", F, perm=[1, 0, 2]), unary("Transpose", F, perm=[1, 0])
+
+
+@case("attributes", "transpose_perm_range", "Transpose perm naming axis 5 of a rank-2 tensor")
+def _():
+    return unary("Transpose", F, perm=[0, 5]), unary("Transpose", F, perm=[1, 0])
+
+
+@case("attributes", "transpose_perm_repeat", "Transpose perm [0, 0] (not a permutation)")
+def _():
+    return unary("Transpose", F, perm=[0, 0]), unary("Transpose", F, perm=[1, 0])
+
+
+@case("attributes", "conv_auto_pad_foo", "Conv auto_pad 'FOO'")
+def _():
+    def m(pad):
+        return model([node("Conv", ["X", "W"], ["Y"], auto_pad=pad)],
+                     [vi("X", F, [1, 1, 3, 3]), vi("W", F, [1, 1, 2, 2])], [vi("Y", F)])
+    return m("FOO"), m("VALID")
+
+
+@case("attributes", "softmax_axis_range", "Softmax axis 3 on a rank-2 tensor")
+def _():
+    return unary("Softmax", F, axis=3), unary("Softmax", F, axis=1)
+
+
+@case("attributes", "concat_no_axis", "Concat without its required axis")
+def _():
+    def m(**a):
+        return model([node("Concat", ["A", "B"], ["Y"], **a)], [vi("A", F, [2, 3]), vi("B", F, [2, 3])], [vi("Y", F)])
+    return m(), m(axis=0)
+
+
+@case("attributes", "cast_no_to", "Cast without its required 'to'")
+def _():
+    return unary("Cast", I32, out_elem=F), unary("Cast", I32, out_elem=F, to=F)
+
+
+@case("attributes", "gather_axis_range", "Gather axis 2 on a rank-2 tensor")
+def _():
+    def m(axis):
+        return model([node("Gather", ["X", "idx"], ["Y"], axis=axis)], [vi("X", F, [3, 2])], [vi("Y", F)],
+                     [i64("idx", [0, 1])])
+    return m(2), m(1)
+
+
+@case("attributes", "leakyrelu_alpha_string", "LeakyRelu alpha as a STRING attribute")
+def _():
+    return unary("LeakyRelu", F, alpha="0.1"), unary("LeakyRelu", F, alpha=0.1)
+
+
+@case("attributes", "flatten_axis_range", "Flatten axis 5 on a rank-2 tensor")
+def _():
+    return unary("Flatten", F, axis=5), unary("Flatten", F, axis=1)
+
+
+@case("attributes", "attr_no_type", "LeakyRelu whose alpha attribute has no type (UNDEFINED)")
+def _():
+    def m(typed):
+        n = node("LeakyRelu", ["X"], ["Y"])
+        a = AttributeProto(name="alpha", f=0.1)
+        if typed:
+            a.type = AttributeProto.FLOAT
+        n.attribute.append(a)
+        return model([n], [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m(False), m(True)
+
+
+# ---- opset ---------------------------------------------------------------------------
+
+@case("opset", "gelu_op13", "Gelu at opset 13 (defined in opset 20)")
+def _():
+    def m(opset, ir):
+        return model([node("Gelu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F, [2, 3])], opset=opset, ir=ir)
+    return m(13, 7), m(20, 9)
+
+
+@case("opset", "hardswish_op13", "HardSwish at opset 13 (defined in opset 14)")
+def _():
+    return unary("HardSwish", F, opset=13), unary("HardSwish", F, opset=14)
+
+
+@case("opset", "layernorm_op16", "LayerNormalization at opset 16 (defined in opset 17)")
+def _():
+    def m(opset):
+        return model([node("LayerNormalization", ["X", "scale"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     [f32("scale", [1.0, 1.0, 1.0])], opset=opset, ir=8)
+    return m(16), m(17)
+
+
+@case("opset", "upsample_op11", "Upsample at opset 11 (deprecated since opset 10)")
+def _():
+    def m(opset):
+        return model([node("Upsample", ["X", "scales"], ["Y"])], [vi("X", F, [1, 1, 2, 2])], [vi("Y", F)],
+                     [f32("scales", [1.0, 1.0, 2.0, 2.0])], opset=opset)
+    return m(11), m(9)
+
+
+@case("opset", "scatter_op11", "Scatter at opset 11 (deprecated in opset 11)")
+def _():
+    def m(opset):
+        return model([node("Scatter", ["X", "idx", "upd"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     [i64("idx", [[0, 1, 0]]), f32("upd", [[5.0, 6.0, 7.0]])], opset=opset)
+    return m(11), m(10)
+
+
+@case("opset", "opset_99", "ai.onnx opset 99")
+def _():
+    return unary("Relu", F, opset=99), unary("Relu", F, opset=13)
+
+
+@case("opset", "ir_version_99", "IR version 99")
+def _():
+    bad = unary("Relu", F)
+    bad.ir_version = 99
+    return bad, unary("Relu", F)
+
+
+@case("opset", "ir_too_old", "IR version 3 with opset 13 (opset 13 needs IR 7)")
+def _():
+    bad = unary("Relu", F)
+    bad.ir_version = 3
+    return bad, unary("Relu", F)
+
+
+@case("opset", "domain_not_imported", "A com.microsoft node without com.microsoft in opset_import")
+def _():
+    def m(imported):
+        ops = [helper.make_opsetid("", 13)] + ([helper.make_opsetid("com.microsoft", 1)] if imported else [])
+        return model([node("Gelu", ["X"], ["Y"], domain="com.microsoft")], [vi("X", F, [2, 3])],
+                     [vi("Y", F, [2, 3])], opsets=ops)
+    return m(False), m(True)
+
+
+@case("opset", "no_opset_import", "A model with no opset_import at all")
+def _():
+    return model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], opsets=[]), unary("Relu", F)
+
+
+@case("opset", "reducesum_axes_attr_op13", "ReduceSum-13 with the axes attribute of ReduceSum-11")
+def _():
+    bad = unary("ReduceSum", F, opset=13, axes=[1])
+    good = model([node("ReduceSum", ["X", "axes"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [i64("axes", [1])])
+    return bad, good
+
+
+@case("opset", "unknown_op", "An ai.onnx operator that does not exist (Relu6)")
+def _():
+    return unary("Relu6", F), unary("Relu", F)
+
+
+@case("opset", "unknown_domain_version", "com.microsoft imported at version 99")
+def _():
+    def m(v):
+        return model([node("Gelu", ["X"], ["Y"], domain="com.microsoft")], [vi("X", F, [2, 3])],
+                     [vi("Y", F, [2, 3])],
+                     opsets=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", v)])
+    return m(99), m(1)
+
+
+# ---- graph ---------------------------------------------------------------------------
+
+@case("graph", "input_no_type", "A graph input with no type")
+def _():
+    bad = unary("Relu", F)
+    bad.graph.input[0].ClearField("type")
+    return bad, unary("Relu", F)
+
+
+@case("graph", "init_type_contradicts_input", "An initializer int64 where the graph input of its name is float")
+def _():
+    def m(arr):
+        return model([node("Add", ["X", "W"], ["Y"])], [vi("X", F, [2]), vi("W", F, [2])], [vi("Y", F)], [arr])
+    return m(i64("W", [1, 2])), m(f32("W", [1.0, 2.0]))
+
+
+@case("graph", "output_no_producer", "A graph output that nothing produces")
+def _():
+    def m(out):
+        return model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi(out, F, [2, 3])])
+    return m("Z"), m("Y")
+
+
+@case("graph", "output_shape_wrong", "A graph output declared (3,) where Relu gives (2, 3)")
+def _():
+    def m(shape):
+        return model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F, shape)])
+    return m([3]), m([2, 3])
+
+
+@case("graph", "value_info_type_wrong", "value_info declares an intermediate int64 where it is float")
+def _():
+    def m(e):
+        return model([node("Relu", ["X"], ["T"]), node("Neg", ["T"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     value_info=[vi("T", e, [2, 3])])
+    return m(I64), m(F)
+
+
+@case("graph", "input_undefined", "A node input that nothing defines")
+def _():
+    def m(name):
+        return model([node("Relu", [name], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m("ghost"), m("X")
+
+
+@case("graph", "output_produced_twice", "Two nodes writing the same value")
+def _():
+    def m(second):
+        return model([node("Relu", ["X"], ["T"]), node("Neg", ["X"], [second]), node("Add", ["T", "U"], ["Y"])]
+                     if second == "U" else
+                     [node("Relu", ["X"], ["T"]), node("Neg", ["X"], ["T"]), node("Add", ["T", "T"], ["Y"])],
+                     [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m("T"), m("U")
+
+
+@case("graph", "cycle", "Two nodes feeding each other")
+def _():
+    def m(cyc):
+        a = node("Add", ["X", "V" if cyc else "X"], ["U"])
+        b = node("Relu", ["U"], ["V"])
+        return model([a, b], [vi("X", F, [2])], [vi("V", F)])
+    return m(True), m(False)
+
+
+@case("graph", "raw_data_size", "A float[2] initializer with 3 bytes of raw_data")
+def _():
+    def m(n):
+        t = TensorProto(name="W", data_type=F, dims=[2], raw_data=np.array([1.0, 2.0], np.float32).tobytes()[:n])
+        return model([node("Add", ["X", "W"], ["Y"])], [vi("X", F, [2])], [vi("Y", F)], [t])
+    return m(3), m(8)
+
+
+@case("graph", "duplicate_input", "The same graph input declared twice")
+def _():
+    bad = unary("Relu", F)
+    bad.graph.input.append(vi("X", F, [2, 3]))
+    return bad, unary("Relu", F)
+
+
+@case("graph", "nodes_out_of_order", "Nodes not in topological order")
+def _():
+    def m(rev):
+        ns = [node("Relu", ["X"], ["T"]), node("Neg", ["T"], ["Y"])]
+        return model(ns[::-1] if rev else ns, [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m(True), m(False)
+
+
+@case("graph", "init_dims_no_data", "A float[2, 2] initializer with no data")
+def _():
+    def m(data):
+        t = TensorProto(name="W", data_type=F, dims=[2, 2])
+        if data:
+            t.float_data.extend([1.0, 2.0, 3.0, 4.0])
+        return model([node("Add", ["X", "W"], ["Y"])], [vi("X", F, [2, 2])], [vi("Y", F)], [t])
+    return m(False), m(True)
+
+
+@case("graph", "node_name_twice", "Two nodes with the same name")
+def _():
+    def m(second):
+        return model([node("Relu", ["X"], ["T"], name="n"), node("Neg", ["T"], ["Y"], name=second)],
+                     [vi("X", F, [2, 3])], [vi("Y", F)])
+    return m("n"), m("n2")
+
+
+@case("graph", "elem_type_undefined", "A graph input of elem_type UNDEFINED")
+def _():
+    bad = unary("Relu", F)
+    bad.graph.input[0].type.tensor_type.elem_type = 0
+    return bad, unary("Relu", F)
+
+
+# ---- subgraphs -----------------------------------------------------------------------
+
+def if_model(then_g, else_g, out_elem=F, cond_elem=B):
+    return model([node("If", ["cond"], ["Y"], then_branch=then_g, else_branch=else_g)],
+                 [vi("cond", cond_elem, []), vi("X", F, [2])], [vi("Y", out_elem)])
+
+
+def branch(nodes, out="o", elem=F, inits=(), name="b"):
+    return graph(nodes, [], [vi(out, elem, [2])], inits, name=name)
+
+
+@case("subgraphs", "if_then_type_error", "An If whose then-branch adds float and int64")
+def _():
+    def m(c):
+        then_g = branch([node("Add", ["X", "c"], ["o"])], inits=[c], name="then")
+        else_g = branch([node("Identity", ["X"], ["o"])], name="else")
+        return if_model(then_g, else_g)
+    return m(i64("c", [1, 1])), m(f32("c", [1.0, 1.0]))
+
+
+@case("subgraphs", "if_branch_types_differ", "If branches giving float and int64")
+def _():
+    def m(e):
+        then_g = branch([node("Identity", ["X"], ["o"])], name="then")
+        else_g = branch([node("Cast", ["X"], ["o"], to=e)], elem=e, name="else")
+        return if_model(then_g, else_g)
+    return m(I64), m(F)
+
+
+@case("subgraphs", "if_cond_float", "If with a float condition")
+def _():
+    def m(e):
+        return if_model(branch([node("Identity", ["X"], ["o"])], name="then"),
+                        branch([node("Neg", ["X"], ["o"])], name="else"), cond_elem=e)
+    return m(F), m(B)
+
+
+@case("subgraphs", "if_branch_output_count", "If then-branch with two outputs, else with one")
+def _():
+    def m(two):
+        outs = [vi("o", F, [2])] + ([vi("p", F, [2])] if two else [])
+        then_g = graph([node("Identity", ["X"], ["o"])] + ([node("Neg", ["X"], ["p"])] if two else []), [], outs,
+                       name="then")
+        return if_model(then_g, branch([node("Neg", ["X"], ["o"])], name="else"))
+    return m(True), m(False)
+
+
+@case("subgraphs", "if_no_else", "If without its else_branch")
+def _():
+    then_g = branch([node("Identity", ["X"], ["o"])], name="then")
+    bad = model([node("If", ["cond"], ["Y"], then_branch=then_g)], [vi("cond", B, []), vi("X", F, [2])],
+                [vi("Y", F)])
+    return bad, if_model(then_g, branch([node("Neg", ["X"], ["o"])], name="else"))
+
+
+@case("subgraphs", "if_body_undefined_name", "An If branch reading a name defined nowhere")
+def _():
+    def m(name):
+        return if_model(branch([node("Identity", [name], ["o"])], name="then"),
+                        branch([node("Neg", ["X"], ["o"])], name="else"))
+    return m("ghost"), m("X")
+
+
+def loop_model(body, cond_init=None, v_elem=F):
+    cond_init = cond_init if cond_init is not None else init("c0", np.array(True))
+    return model([node("Loop", ["M", "c0", "v0"], ["vN"], body=body)], [vi("v0", v_elem, [2])], [vi("vN", v_elem, [2])],
+                 [i64("M", 2), cond_init])
+
+
+def loop_body(nodes, ins=None, outs=None, inits=()):
+    ins = ins if ins is not None else [vi("i", I64, []), vi("ci", B, []), vi("v", F, [2])]
+    outs = outs if outs is not None else [vi("co", B, []), vi("vo", F, [2])]
+    return graph(nodes, ins, outs, inits, name="body")
+
+
+@case("subgraphs", "loop_body_type_error", "A Loop body adding float and int64")
+def _():
+    def m(c):
+        return loop_model(loop_body([node("Identity", ["ci"], ["co"]), node("Add", ["v", "k"], ["vo"])], inits=[c]))
+    return m(i64("k", [1, 1])), m(f32("k", [1.0, 1.0]))
+
+
+@case("subgraphs", "loop_cond_float", "Loop with a float condition")
+def _():
+    body = loop_body([node("Identity", ["ci"], ["co"]), node("Neg", ["v"], ["vo"])])
+    bad_body = loop_body([node("Identity", ["ci"], ["co"]), node("Neg", ["v"], ["vo"])],
+                         ins=[vi("i", I64, []), vi("ci", F, []), vi("v", F, [2])],
+                         outs=[vi("co", F, []), vi("vo", F, [2])])
+    return loop_model(bad_body, init("c0", np.array(1.0, np.float32))), loop_model(body)
+
+
+@case("subgraphs", "loop_carried_type_change", "A Loop-carried value entering float and leaving int64")
+def _():
+    bad = loop_body([node("Identity", ["ci"], ["co"]), node("Cast", ["v"], ["vo"], to=I64)],
+                    outs=[vi("co", B, []), vi("vo", I64, [2])])
+    good = loop_body([node("Identity", ["ci"], ["co"]), node("Cast", ["v"], ["vo"], to=F)])
+    return loop_model(bad), loop_model(good)
+
+
+@case("subgraphs", "loop_body_input_count", "A Loop body without its condition input")
+def _():
+    bad = loop_body([node("Identity", ["v"], ["vo"]), node("Constant", [], ["co"], value=helper.make_tensor(
+        "t", B, [], [True]))], ins=[vi("i", I64, []), vi("v", F, [2])])
+    good = loop_body([node("Identity", ["ci"], ["co"]), node("Identity", ["v"], ["vo"])])
+    return loop_model(bad), loop_model(good)
+
+
+def scan_model(body, x_shapes=((3, 2),), nscan=1):
+    ins = [vi("s0", F, [2])] + [vi("x%d" % k, F, list(s)) for k, s in enumerate(x_shapes)]
+    return model([node("Scan", [i.name for i in ins], ["sN", "ys"], body=body, num_scan_inputs=nscan)], ins,
+                 [vi("sN", F), vi("ys", F)])
+
+
+def scan_body(nodes, ins, outs):
+    return graph(nodes, ins, outs, name="body")
+
+
+@case("subgraphs", "scan_body_type_error", "A Scan body adding float and int64")
+def _():
+    def m(c):
+        body = graph([node("Add", ["s", "x"], ["t"]), node("Add", ["t", "k"], ["so"]), node("Identity", ["t"], ["y"])],
+                     [vi("s", F, [2]), vi("x", F, [2])], [vi("so", F, [2]), vi("y", F, [2])], [c], name="body")
+        return scan_model(body)
+    return m(i64("k", [1, 1])), m(f32("k", [1.0, 1.0]))
+
+
+@case("subgraphs", "scan_length_mismatch", "Scan over two inputs of lengths 3 and 4")
+def _():
+    def m(shapes):
+        body = scan_body([node("Add", ["s", "x"], ["t"]), node("Add", ["t", "z"], ["so"]),
+                          node("Identity", ["t"], ["y"])],
+                         [vi("s", F, [2]), vi("x", F, [2]), vi("z", F, [2])], [vi("so", F, [2]), vi("y", F, [2])])
+        return scan_model(body, shapes, nscan=2)
+    return m(((3, 2), (4, 2))), m(((3, 2), (3, 2)))
+
+
+@case("subgraphs", "scan_body_input_count", "A Scan body with one input for one state and one scan input")
+def _():
+    def m(two):
+        if two:
+            body = scan_body([node("Add", ["s", "x"], ["so"]), node("Identity", ["x"], ["y"])],
+                             [vi("s", F, [2]), vi("x", F, [2])], [vi("so", F, [2]), vi("y", F, [2])])
+        else:
+            body = scan_body([node("Identity", ["s"], ["so"]), node("Identity", ["s"], ["y"])],
+                             [vi("s", F, [2])], [vi("so", F, [2]), vi("y", F, [2])])
+        return scan_model(body)
+    return m(False), m(True)
+
+
+@case("subgraphs", "scan_state_type_change", "A Scan state entering float and leaving int64")
+def _():
+    def m(e):
+        body = scan_body([node("Add", ["s", "x"], ["t"]), node("Cast", ["t"], ["so"], to=e),
+                          node("Identity", ["x"], ["y"])],
+                         [vi("s", F, [2]), vi("x", F, [2])], [vi("so", e, [2]), vi("y", F, [2])])
+        return scan_model(body)
+    return m(I64), m(F)
+
+
+# ---- functions -----------------------------------------------------------------------
+
+LOCAL = "local.fn"
+
+
+def fn(name, nodes, ins=("x",), outs=("y",), opsets=None, attrs=()):
+    ops = opsets if opsets is not None else [helper.make_opsetid("", 13)]
+    return helper.make_function(LOCAL, name, list(ins), list(outs), list(nodes), ops, list(attrs))
+
+
+def fn_model(funcs, call_ins=("X",), call_outs=("Y",), op="Foo", import_local=True, out_elem=F, attrs=None,
+             inputs=None):
+    ops = [helper.make_opsetid("", 13)] + ([helper.make_opsetid(LOCAL, 1)] if import_local else [])
+    n = node(op, list(call_ins), list(call_outs), domain=LOCAL)
+    for a in attrs or []:
+        n.attribute.append(a)
+    return model([n], inputs or [vi("X", F, [2, 3])], [vi(o, out_elem) for o in call_outs], ir=8, opsets=ops,
+                 functions=funcs)
+
+
+def const_node(out, arr):
+    return node("Constant", [], [out], value=numpy_helper.from_array(np.asarray(arr), out))
+
+
+@case("functions", "body_type_error", "A model-local function adding float and int64 in its body")
+def _():
+    def m(dt):
+        return fn_model([fn("Foo", [const_node("c", np.array([1], dt)), node("Add", ["x", "c"], ["y"])])])
+    return m(np.int64), m(np.float32)
+
+
+@case("functions", "body_unknown_op", "A function body calling an operator that does not exist")
+def _():
+    def m(op):
+        return fn_model([fn("Foo", [node(op, ["x"], ["y"])])])
+    return m("NoSuchOp"), m("Relu")
+
+
+@case("functions", "body_opset_missing", "A function body using ai.onnx ops without importing ai.onnx")
+def _():
+    def m(ops):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])], opsets=ops)])
+    return m([helper.make_opsetid("com.example", 1)]), m([helper.make_opsetid("", 13)])
+
+
+@case("functions", "call_too_many_inputs", "A call with two inputs to a function declaring one")
+def _():
+    def m(ins):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])], call_ins=ins,
+                        inputs=[vi("X", F, [2, 3]), vi("X2", F, [2, 3])])
+    return m(("X", "X2")), m(("X",))
+
+
+@case("functions", "call_too_many_outputs", "A call with two outputs to a function declaring one")
+def _():
+    def m(outs):
+        mm = fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])], call_outs=outs)
+        for o in mm.graph.output:
+            o.type.tensor_type.shape.dim.add()
+            o.type.tensor_type.shape.dim.add()
+        return mm
+    return m(("Y", "Z")), m(("Y",))
+
+
+@case("functions", "domain_not_imported", "A call to a model-local function whose domain is not imported")
+def _():
+    def m(imported):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])], import_local=imported)
+    return m(False), m(True)
+
+
+@case("functions", "output_not_produced", "A function whose declared output its body never produces")
+def _():
+    def m(out):
+        return fn_model([fn("Foo", [node("Relu", ["x"], [out])])])
+    return m("z"), m("y")
+
+
+@case("functions", "body_undefined_name", "A function body reading a name defined nowhere")
+def _():
+    def m(name):
+        return fn_model([fn("Foo", [node("Relu", [name], ["y"])])])
+    return m("ghost"), m("x")
+
+
+@case("functions", "attr_ref_unbound", "A body Concat whose axis refers to an attribute the call does not give")
+def _():
+    def m(bound):
+        ref = AttributeProto(name="axis", ref_attr_name="axis", type=AttributeProto.INT)
+        cat = node("Concat", ["x", "x"], ["y"])
+        cat.attribute.append(ref)
+        attrs = [helper.make_attribute("axis", 0)] if bound else []
+        return fn_model([fn("Foo", [cat], attrs=["axis"])], attrs=attrs)
+    return m(False), m(True)
+
+
+@case("functions", "recursive", "A function that calls itself")
+def _():
+    def m(rec):
+        body = node("Foo", ["x"], ["y"], domain=LOCAL) if rec else node("Relu", ["x"], ["y"])
+        ops = [helper.make_opsetid("", 13), helper.make_opsetid(LOCAL, 1)]
+        return fn_model([fn("Foo", [body], opsets=ops)])
+    return m(True), m(False)
+
+
+@case("functions", "unknown_function", "A call in the function's domain to a name no function has")
+def _():
+    def m(op):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])], op=op)
+    return m("Bar"), m("Foo")
+
+
+@case("functions", "body_arity", "A function body with a one-input Gemm")
+def _():
+    def m(ins):
+        return fn_model([fn("Foo", [node("Gemm", ins, ["y"], transB=1)])])
+    return m(["x"]), m(["x", "x"])
+
+
+# ---- overflow ------------------------------------------------------------------------
+
+@case("overflow", "reshape_huge", "Reshape a 4-element tensor to (2^40, 2^40)")
+def _():
+    def m(shape):
+        return model([node("Reshape", ["X", "shape"], ["Y"])], [vi("X", F, [4])], [vi("Y", F)], [i64("shape", shape)])
+    return m([BIG, BIG]), m([2, 2])
+
+
+@case("overflow", "input_declared_huge", "A graph input declared (2^40, 2^40)")
+def _():
+    return unary("Relu", F, shape=(BIG, BIG)), unary("Relu", F, shape=(2, 2))
+
+
+@case("overflow", "expand_huge", "Expand to (2^40, 2^40)")
+def _():
+    def m(shape):
+        return model([node("Expand", ["X", "shape"], ["Y"])], [vi("X", F, [1])], [vi("Y", F)], [i64("shape", shape)])
+    return m([BIG, BIG]), m([2, 2])
+
+
+@case("overflow", "constantofshape_huge", "ConstantOfShape (2^40, 2^40)")
+def _():
+    def m(shape):
+        return model([node("ConstantOfShape", ["shape"], ["Y"])], [], [vi("Y", F)], [i64("shape", shape)])
+    return m([BIG, BIG]), m([2, 2])
+
+
+@case("overflow", "tile_huge", "Tile a (2,) tensor 2^62 times")
+def _():
+    def m(rep):
+        return model([node("Tile", ["X", "rep"], ["Y"])], [vi("X", F, [2])], [vi("Y", F)], [i64("rep", [rep])])
+    return m(1 << 62), m(2)
+
+
+@case("overflow", "init_dims_overflow", "An initializer declared (2^40, 2^40) with no data")
+def _():
+    def m(big):
+        if big:
+            t = TensorProto(name="W", data_type=F, dims=[BIG, BIG])
+        else:
+            t = f32("W", [[1.0, 2.0], [3.0, 4.0]])
+        return model([node("Add", ["X", "W"], ["Y"])], [vi("X", F, [2, 2])], [vi("Y", F)], [t])
+    return m(True), m(False)
+
+
+@case("overflow", "range_huge", "Range(0, 2^62, 1) on int64")
+def _():
+    def m(limit):
+        return model([node("Range", ["s", "l", "d"], ["Y"])], [], [vi("Y", I64)],
+                     [i64("s", 0), i64("l", limit), i64("d", 1)])
+    return m(1 << 62), m(4)
+
+
+@case("overflow", "pad_huge", "Pad a (2,) tensor by 2^62 at its end")
+def _():
+    def m(p):
+        return model([node("Pad", ["X", "pads"], ["Y"])], [vi("X", F, [2])], [vi("Y", F)], [i64("pads", [0, p])])
+    return m(1 << 62), m(1)
+
+
+@case("overflow", "resize_huge", "Resize by scales 1e10 on both spatial axes")
+def _():
+    def m(s):
+        return model([node("Resize", ["X", "", "scales"], ["Y"])], [vi("X", F, [1, 1, 2, 2])], [vi("Y", F)],
+                     [f32("scales", [1.0, 1.0, s, s])])
+    return m(1e10), m(2.0)
+
+
+@case("overflow", "concat_declared_huge", "Concat of two inputs declared (2^62,) and (2^62,)")
+def _():
+    def m(n):
+        return model([node("Concat", ["A", "B"], ["Y"], axis=0)], [vi("A", F, [n]), vi("B", F, [n])], [vi("Y", F)])
+    return m(1 << 62), m(2)
+
+
+# ---- guards (valid only) -------------------------------------------------------------
+
+@case("guards", "custom_domain_only", "opset_import names only com.microsoft; default-domain ops still "
+                                      "resolve (IR.md: the default set is implicitly imported)")
+def _():
+    return None, model([node("Relu", ["X"], ["T"]), node("Gelu", ["T"], ["Y"], domain="com.microsoft")],
+                       [vi("X", F, [2, 3])], [vi("Y", F, [2, 3])], opsets=[helper.make_opsetid("com.microsoft", 1)])
+
+
+@case("guards", "default_domain_twice", "opset_import lists the default domain twice (same version)")
+def _():
+    return None, model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                       opsets=[helper.make_opsetid("", 13), helper.make_opsetid("", 13)])
+
+
+@case("guards", "ai_onnx_alias", "opset_import spells the default domain 'ai.onnx'")
+def _():
+    return None, model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                       opsets=[helper.make_opsetid("ai.onnx", 13)])
+
+
+@case("guards", "symbolic_dims", "A graph input with a symbolic batch dimension")
+def _():
+    return None, unary("Relu", F, shape=("N", 3))
+
+
+@case("guards", "optional_input_omitted", "Clip with its optional min given as ''")
+def _():
+    return None, model([node("Clip", ["X", "", "hi"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                       [f32("hi", 1.0)])
+
+
+@case("guards", "unused_initializer", "An initializer no node reads")
+def _():
+    return None, model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [f32("unused", [1.0])])
+
+
+@case("guards", "overridable_initializer", "A graph input that also has an initializer (a default value)")
+def _():
+    return None, model([node("Add", ["X", "W"], ["Y"])], [vi("X", F, [2]), vi("W", F, [2])], [vi("Y", F)],
+                       [f32("W", [1.0, 2.0])])
+
+
+@case("guards", "input_is_output", "A graph output that is a graph input, no node between")
+def _():
+    return None, model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F, [2, 3]), vi("X", F, [2, 3])])
+
+
+@case("guards", "zero_size_dim", "A graph input of shape (0, 3)")
+def _():
+    return None, unary("Relu", F, shape=(0, 3))
+
+
+@case("guards", "opset21_ir10", "Opset 21 at IR version 10")
+def _():
+    m = unary("Relu", F, opset=21)
+    m.ir_version = 10
+    return None, m
+
+
+@case("guards", "outer_scope_in_if", "If branches reading the outer graph's X")
+def _():
+    return None, if_model(branch([node("Relu", ["X"], ["o"])], name="then"),
+                          branch([node("Neg", ["X"], ["o"])], name="else"))
+
+
+@case("guards", "function_with_default_attr", "A model-local function called twice, with and without attributes")
+def _():
+    ref = AttributeProto(name="alpha", ref_attr_name="alpha", type=AttributeProto.FLOAT)
+    lr = node("LeakyRelu", ["x"], ["y"])
+    lr.attribute.append(ref)
+    f = fn("Foo", [lr], attrs=["alpha"])
+    ops = [helper.make_opsetid("", 13), helper.make_opsetid(LOCAL, 1)]
+    n1 = node("Foo", ["X"], ["T"], domain=LOCAL, alpha=0.2)
+    n2 = node("Foo", ["T"], ["Y"], domain=LOCAL)
+    return None, model([n1, n2], [vi("X", F, [2, 3])], [vi("Y", F)], ir=8, opsets=ops, functions=[f])
+
+
+@case("guards", "unnamed_nodes", "Nodes without names")
+def _():
+    return None, model([node("Relu", ["X"], ["T"]), node("Neg", ["T"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)])
+
+
+@case("guards", "if_branch_shapes_differ", "If branches giving (2,) and (3,): the output's size is unknown")
+def _():
+    then_g = branch([node("Relu", ["X"], ["o"])], name="then")
+    else_g = graph([node("Concat", ["X", "one"], ["o"], axis=0)], [], [vi("o", F, [3])], [f32("one", [1.0])],
+                   name="else")
+    return None, model([node("If", ["cond"], ["Y"], then_branch=then_g, else_branch=else_g)],
+                       [vi("cond", B, []), vi("X", F, [2])], [vi("Y", F, [None])])
+
+
+@case("guards", "reshape_zero_minus_one", "Reshape with 0 (copy) and -1 (infer) in its shape")
+def _():
+    return None, model([node("Reshape", ["X", "shape"], ["Y"])], [vi("X", F, [2, 3, 4])], [vi("Y", F, [2, 12])],
+                       [i64("shape", [0, -1])])
+
+
+@case("guards", "broadcast_add", "Add of (2, 3) and (3,), numpy broadcasting")
+def _():
+    return None, binary("Add", F, F, sa=(2, 3), sb=(3,))
+
+
+@case("guards", "old_opset_ir_newer", "Opset 9 at IR version 7")
+def _():
+    return None, unary("Relu", F, opset=9)
+
+
+@case("guards", "value_info_for_input", "value_info repeating a graph input's declaration")
+def _():
+    return None, model([node("Relu", ["X"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)],
+                       value_info=[vi("X", F, [2, 3])])
+
+
+# ---- writing -------------------------------------------------------------------------
+
+def declare_output_shapes(bad, good):
+    """onnx.checker wants a shape on every graph output. Every output declared without
+    one gets the rank onnx infers for the valid twin, with unknown dims, in both twins:
+    they still differ by their one defect only, and no declared size can conflict with
+    the invalid model's (a conflict would be caught for the wrong reason). Outputs onnx
+    1.12 cannot infer (newer opsets, contrib domains) keep what the case declared."""
+    ranks = {}
+    try:
+        g = shape_inference.infer_shapes(good).graph
+        ranks = {o.name: len(o.type.tensor_type.shape.dim) for o in g.output if o.type.tensor_type.HasField("shape")}
+    except Exception:  # noqa: BLE001 - the valid twin may be beyond onnx 1.12
+        pass
+    for m in (bad, good):
+        if m is None:
+            continue
+        for o in m.graph.output:
+            t = o.type.tensor_type
+            if o.HasField("type") and not t.HasField("shape") and o.name in ranks:
+                t.shape.SetInParent()
+                for _ in range(ranks[o.name]):
+                    t.shape.dim.add()
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: gen_cases.py OUT_DIR\n")
+        return 2
+    out = argv[1]
+    listing = []
+    seen = set()
+    for family, name, what, build in CASES:
+        cid = family + "/" + name
+        assert cid not in seen, cid
+        seen.add(cid)
+        bad, good = build()
+        declare_output_shapes(bad, good)
+        os.makedirs(os.path.join(out, family), exist_ok=True)
+        files = {}
+        for kind, m in (("invalid", bad), ("valid", good)):
+            if m is None:
+                continue
+            rel = "%s/%s_%s.onnx" % (family, name, kind)
+            onnx.save(m, os.path.join(out, rel))
+            files[kind] = rel
+        listing.append({"id": cid, "family": family, "case": name, "what": what, "files": files})
+    tmp = os.path.join(out, "cases.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(listing, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, os.path.join(out, "cases.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
