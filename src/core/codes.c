@@ -35,8 +35,10 @@ static const osh_rule rules[] = {
 	 "set by node 'reshape' (Reshape), then passed through 'relu_b' (Relu) [broadcast-mismatch]"},
 	{"shape-conflict", OSH_ERROR, "A declared shape contradicts the inferred one.",
 	 "A graph input, output or value_info declares a type or shape that inference proves wrong. "
-	 "The declaration is kept (downstream shapes follow it) and reported.",
-	 "shape_conflict.onnx: node 0 'relu' (Relu): error: 'y' is declared FLOAT (2, 4) but inferred "
+	 "The declaration is kept (downstream shapes follow it) and reported: as an error when the "
+	 "element type or kind differs (ONNX Runtime refuses the model), as a warning when only the "
+	 "rank or sizes do (ONNX Runtime runs it, computing the sizes).",
+	 "shape_conflict.onnx: node 0 'relu' (Relu): warning: 'y' is declared FLOAT (2, 4) but inferred "
 	 "(2, 3): dimension 1 is 3, declared 4 [shape-conflict]"},
 	{"shape-error", OSH_ERROR, "An operator's inputs or attributes are invalid for it.",
 	 "An axis out of range, a wrong number of inputs, a Reshape whose target does not fit the "
@@ -128,14 +130,28 @@ static const osh_rule rules[] = {
 	 "ai.onnx, ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training.",
 	 "model.onnx: node 0 'gelu' (Gelu): error: Gelu is not defined in opset 13 of ai.onnx: it came in "
 	 "opset 20 [op-not-in-opset]"},
+	{"graph-error", OSH_ERROR, "The graph breaks a rule ONNX Runtime checks when it loads it.",
+	 "A graph input without a type (and no initializer), an element type of 0, two nodes of one name, an initializer whose shape contradicts the graph input of its name (a contradicting element type is a type-error): ONNX Runtime refuses the model. Unlike malformed-model, the rest of the model is still checked.",
+	 "model.onnx: node 1 'act' (Neg): error: "
+	 "node name 'act' is taken by node 0 (Relu): ONNX Runtime refuses two nodes of one name [graph-error]"},
+	{"opset-error", OSH_ERROR, "An opset or IR version the model cannot have.",
+	 "An operator set version newer than any the schemas know (ai.onnx 28, ai.onnx.ml 5, the preview domains 1, com.microsoft 1), an IR version newer than any known (14), a node of a custom domain that no opset_import lists: ONNX Runtime refuses the model. Opsets the table knows but a given ONNX Runtime release does not run yet are not errors of the model (see the README).",
+	 "model.onnx: error: "
+	 "opset_import asks for ai.onnx version 99, newer than any released (the newest is 28) [opset-error]"},
+	{"subgraph-error", OSH_ERROR, "An If, Loop or Scan body that does not fit its node.",
+	 "If branches producing different numbers or element types of outputs; a Loop or Scan body with the wrong number of inputs or outputs, or a body input declared with another type (or, for Scan, shape) than the node passes; a loop-carried value or scan state changing type; a Loop body condition that is not bool; scan inputs of different lengths (for Scan-8, batch sizes). ONNX Runtime refuses the model or fails to run it.",
+	 "model.onnx: node 0 'if' (If): error: If's branches give output 0 ('Y') different types: FLOAT from "
+	 "then_branch, INT64 from else_branch [subgraph-error]"},
+	{"function-error", OSH_ERROR, "A model-local function that cannot be called as written.",
+	 "A function body using a domain its own opset_import does not list, a call with more inputs or outputs than the function declares, a function whose domain the model does not import, a call to a function of a function domain that does not exist. ONNX Runtime refuses the model.",
+	 "model.onnx: node 0 'foo' (Foo): error: "
+	 "calls function 'Foo' with 2 inputs: it declares 1 [function-error]"},
 	{"not-in-spec", OSH_WARNING, "The spec forbids it; ONNX Runtime runs it.",
-	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
+	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: nodes out of topological order; the default domain (or com.microsoft, or a domain the schemas know) used without an opset_import, resolved at its newest version; a domain imported twice, resolved at the last version as ONNX Runtime does; LayerNormalization before opset 17 and SimplifiedLayerNormalization (ONNX Runtime has its own kernels of those names); Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
 	 "model.onnx: node 1 'range' (Range): warning: 'limit' (input 'n1') is (1,): the spec wants a scalar (ONNX Runtime runs a computed tensor of one element) [not-in-spec]"},
-	{"deprecated", OSH_WARNING, "A deprecated operator.",
-	 "The operator is deprecated at the model's opset (Upsample since 10): it still has a shape "
-	 "rule, but runtimes may drop it.",
-	 "model.onnx: node 0 'up' (Upsample): warning: Upsample is deprecated since opset 10: use "
-	 "Resize [deprecated]"},
+	{"deprecated", OSH_WARNING, "A deprecated operator version that a later one replaces.",
+	 "A version the ONNX docs mark deprecated, that a later version replaces (GroupNormalization-18, replaced by 21): ONNX Runtime still runs it, and its signature is not checked (the docs give none). A deprecated operator that nothing replaces (Upsample from opset 10, Scatter from 11) is an op-not-in-opset error: ONNX Runtime refuses it.",
+	 "model.onnx: node 0 (GroupNormalization): warning: GroupNormalization-18 is deprecated (GroupNormalization-21 replaces it): its signature is not checked [deprecated]"},
 	{"implicit-broadcast", OSH_NOTE, "A node still broadcasts implicitly (only with --require-explicit).",
 	 "Only with check --require-explicit, for deployment targets where every elementwise "
 	 "operator must see inputs of identical shape (accelerators, DSP compilers, OpenVINO's "

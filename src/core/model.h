@@ -95,6 +95,12 @@ typedef struct attr_view {
 	int32_t graph_index;    /* AT_GRAPH / AT_GRAPHS: first index into node.subgraphs */
 } attr_view;
 
+/* graph_index of an attribute (not a graph) whose file leaves its type out: its type
+ * is then read from the field that is set, and ONNX Runtime refuses the model
+ * (passes/check_schema.c says so). A field of its own would cost 8 bytes an
+ * attribute. */
+#define ATTR_UNTYPED (-1)
+
 /* One exists per attribute of every node (millions in a large model): the union
  * took it from 96 bytes to 48 (with 64-bit pointers). A field added here costs that
  * much memory again per attribute; this makes the cost a decision, not an accident. */
@@ -252,6 +258,10 @@ struct osh_model {
 	int32_t nopsets;
 	strmap opset_index; /* domain → index into opsets */
 	strmap functions;   /* model-local functions by function_key (loader/index.c) */
+	strmap function_domains; /* the domains of those functions (a call to a name none has) */
+	/* Domains nodes use that opset_import leaves out, and that ONNX Runtime fills in
+	 * itself → the version they resolve at (loader/index.c; reported once each). */
+	strmap implied_opsets;
 	graph **function_graphs; /* the body of proto->functions[i], NULL if not indexed */
 	symtab syms;      /* every dim_param of the model, interned by the loader */
 	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the

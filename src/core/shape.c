@@ -1,4 +1,4 @@
-/* shape.c: text for dimensions and shapes, for diagnostics and dumps.
+/* shape.c: element counts, and text for dimensions and shapes (diagnostics, dumps).
  *
  * Invariant: every writer behaves like snprintf. It never writes past cap, always
  * NUL-terminates when cap > 0, and returns the full length the text needs, so callers
@@ -12,6 +12,24 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+bool shape_known_count(shape sh, int32_t skip, int64_t *count)
+{
+	int64_t p = 1;
+	bool over = false;
+	for (int32_t k = 0; k < sh.rank; k++) {
+		if (k == skip || sh.dims[k].kind != DIM_KNOWN)
+			continue;
+		if (sh.dims[k].v == 0) {
+			*count = 0;
+			return true;
+		}
+		/* Not a return: a 0 further on still empties the tensor. */
+		over |= __builtin_mul_overflow(p, sh.dims[k].v, &p);
+	}
+	*count = p;
+	return !over;
+}
 
 /* Appends to a bounded buffer while counting everything it was asked to write. */
 typedef struct sink {

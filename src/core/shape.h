@@ -37,6 +37,13 @@ static inline dim dim_unknown(void) { return (dim){DIM_UNKNOWN, 0}; }
 static inline bool dim_eq(dim a, dim b) { return a.kind == b.kind && (a.kind == DIM_UNKNOWN ? false : a.v == b.v); }
 static inline bool dim_is(dim a, int64_t v) { return a.kind == DIM_KNOWN && a.v == v; }
 
+/* The element count a shape's known dims make, ignoring the one at `skip` (-1: none):
+ * symbols and unknown dims count as 1 (a known 0 anywhere makes the count 0, whatever
+ * the rest). Sets *count and returns true, or returns false when the product overflows
+ * int64: no tensor has that shape, whatever the other dims turn out to be. Symbols are
+ * taken as they are (resolve them first to count bound ones). Rank RANK_UNKNOWN: 1. */
+bool shape_known_count(shape s, int32_t skip, int64_t *count);
+
 typedef const char *(*sym_name_fn)(void *ctx, int64_t id);
 
 /* Writes one dimension: its size, its symbol's name, or "?" when unknown. Symbol

@@ -3,15 +3,22 @@
  * For the main graph, every subgraph held in a node attribute (If/Loop/Scan bodies,
  * recursively) and every model-local function body: the value table (graph inputs,
  * initializers, node outputs, outer-scope references), each value's producer and
- * consumers, and a topological order of the nodes. Problems are malformed-model
- * errors: an input nothing defines, a value defined twice, nodes out of order, a
- * cycle, a node whose domain is not imported. The index is complete even then (the
- * order covers every node), so later passes can keep working and report more.
+ * consumers, and a topological order of the nodes. What leaves the IR without a
+ * meaning is a malformed-model error: an input nothing defines, a value defined
+ * twice, a cycle. What ONNX Runtime refuses but indexes fine has its own code: a
+ * domain nobody imports (opset-error), two nodes of one name, a graph input without
+ * a type (graph-error), an initializer of another type than its graph input
+ * (type-error), a call that does not fit its model-local function (function-error).
+ * What only the spec forbids is a not-in-spec warning: nodes out of order (the order
+ * is a sorted one then), a default or runtime domain left out of opset_import. The
+ * index is complete in every case (the order covers every node), so later passes
+ * can keep working and report more.
  *
  * Invariant: a subgraph's reference to a name of an enclosing graph creates a
  * VAL_OUTER entry in every graph between the two, so each node depends only on values
  * of its own graph, either directly or through the outer references of its subgraphs.
  */
+#include "core/dtype.h"
 #include "loader/decode_node.h"
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
@@ -212,19 +219,63 @@ static const char *describe_def(osh_model *m, const graph *g, int32_t id)
 	}
 }
 
-/* Opset version for a node: a function body uses its own imports, then the model's. */
-static int64_t node_opset(osh_model *m, const graph *g, const char *domain)
+/* The opset version node ni of g resolves at for `domain`, -1 when nothing imports
+ * it (check_node reports that).
+ *
+ * A function body, and every subgraph in it, uses the function's own opset_import:
+ * ONNX Runtime refuses a body whose node's domain it leaves out (a function-error,
+ * once per graph and domain: `reported` holds those), which then resolves at the
+ * model's import, so that the rest is still checked. A domain the model leaves out
+ * that ONNX Runtime fills in itself (the default domain, which IR.md imports
+ * implicitly, and the others it publishes) resolves at the newest version, as ONNX
+ * Runtime resolves it at its own newest: a not-in-spec warning, once per model. */
+static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain, strmap *reported)
 {
-	if (g->function) {
-		for (size_t i = 0; i < g->function->n_opset_import; i++) {
-			const char *d = str(g->function->opset_import[i]->domain);
+	const graph *root = g;
+	while (root->parent)
+		root = root->parent;
+	const Onnx__FunctionProto *f = root->function;
+	if (f) {
+		for (size_t i = 0; i < f->n_opset_import; i++) {
+			const char *d = str(f->opset_import[i]->domain);
 			if (!strcmp(d, "ai.onnx"))
 				d = "";
 			if (!strcmp(d, domain))
-				return g->function->opset_import[i]->version;
+				return f->opset_import[i]->version;
+		}
+		bool found;
+		int32_t *seen = strmap_entry(reported, domain, &found);
+		if (!seen) {
+			OOM(m);
+			return -1;
+		}
+		if (!found) {
+			*seen = 0;
+			model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+				   "domain '%s' is not in the function's own opset_import: ONNX Runtime refuses the function",
+				   domain[0] ? domain : "ai.onnx");
 		}
 	}
-	return model_opset(m, domain);
+	int64_t v = model_opset(m, domain);
+	if (v >= 0)
+		return v;
+	int32_t implied = strmap_get(&m->implied_opsets, domain);
+	if (implied >= 0)
+		return implied;
+	int64_t newest = opset_newest_known(domain);
+	if (newest <= 0 || newest > INT32_MAX)
+		return -1;
+	if (strmap_put(&m->implied_opsets, domain, (int32_t)newest) == -2) {
+		OOM(m);
+		return -1;
+	}
+	/* Without any opset_import the model was refused already: nothing to add. */
+	if (m->proto->n_opset_import)
+		model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+			   "operator domain '%s' is not in the model's opset_import: resolved at its newest version, %lld "
+			   "(ONNX Runtime takes its own newest)",
+			   domain[0] ? domain : "ai.onnx", (long long)newest);
+	return newest;
 }
 
 /* The model-local function (domain, name) names, by index into proto->functions
@@ -245,11 +296,6 @@ static int32_t find_function(const osh_model *m, const char *domain, const char 
 	int32_t id = strmap_get(&m->functions, key);
 	free(key);
 	return id;
-}
-
-static bool is_local_function(const osh_model *m, const char *domain, const char *op_type)
-{
-	return find_function(m, domain, op_type) >= 0;
 }
 
 graph *model_function(const osh_model *m, const char *domain, const char *name)
@@ -350,15 +396,46 @@ static void check_attribute(osh_model *m, graph *g, int32_t ni, const Onnx__Attr
 	}
 }
 
-/* Checks the attributes that carry tensors, and that the operator's domain is imported. */
+/* What ONNX Runtime refuses in a call to model-local function f: a domain the model
+ * does not import, more inputs or outputs than the function declares (fewer are
+ * optional ones left out). */
+static void check_call(osh_model *m, graph *g, int32_t ni, const Onnx__FunctionProto *f)
+{
+	const node *n = &g->nodes[ni];
+	if (n->opset < 0)
+		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+			   "calls function '%s' of domain '%s', which the model's opset_import does not list",
+			   n->op_type, n->domain);
+	if ((size_t)n->ninputs > f->n_input)
+		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+			   "calls function '%s' with %d inputs: it declares %zu", n->op_type, n->ninputs, f->n_input);
+	if ((size_t)n->noutputs > f->n_output)
+		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+			   "calls function '%s' with %d outputs: it declares %zu", n->op_type, n->noutputs,
+			   f->n_output);
+}
+
+/* Checks the attributes that carry tensors, that the operator's domain is imported,
+ * and calls to model-local functions. */
 static void check_node(osh_model *m, graph *g, int32_t ni)
 {
 	node *n = &g->nodes[ni];
 	if (!n->op_type[0])
 		malformed(m, g, ni, NULL, "node has no op_type");
-	if (n->opset < 0 && !is_local_function(m, n->domain, n->op_type))
-		malformed(m, g, ni, NULL, "operator domain '%s' is not in the model's opset_import",
-			  n->domain[0] ? n->domain : "ai.onnx");
+	/* Most models have no functions: no look-up per node for them. */
+	int32_t fn = m->functions.len ? find_function(m, n->domain, n->op_type) : -1;
+	if (fn >= 0)
+		check_call(m, g, ni, m->proto->functions[fn]);
+	else if (n->opset < 0)
+		model_diag(m, OSH_ERROR, "opset-error", g, ni, NULL,
+			   "operator domain '%s' is not in the model's opset_import", n->domain[0] ? n->domain : "ai.onnx");
+	/* A name in a domain of the model's functions that none of them has, where no
+	 * runtime publishes operators: ONNX Runtime finds nothing to run. */
+	if (fn < 0 && m->function_domains.len && strmap_get(&m->function_domains, n->domain) >= 0 &&
+	    !opset_newest_known(n->domain))
+		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+			   "no function '%s' in domain '%s': the model's functions there do not include it", n->op_type,
+			   n->domain);
 	/* A node decoded from its bytes has no tensor, sparse tensor or type in its
 	 * attributes, and decode_node.c checked their types. */
 	for (size_t i = 0; n->proto && i < n->proto->n_attribute; i++) {
@@ -491,6 +568,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	 * strings, and a graph's nodes are nearly all of one domain. */
 	const char *last_domain = NULL;
 	int64_t last_opset = -1;
+	strmap reported; /* node_opset's */
+	strmap_init(&reported, m->arena);
 	/* The hashes of the first outputs of the nodes up to OUTPUT_AHEAD ahead, whose
 	 * slots were fetched when the node OUTPUT_AHEAD before them was defined. */
 	uint32_t ahead_hash[OUTPUT_AHEAD];
@@ -546,7 +625,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		}
 		if (n->domain != last_domain) {
 			last_domain = n->domain;
-			last_opset = node_opset(m, g, n->domain);
+			last_opset = node_opset(m, g, ni, n->domain, &reported);
 		}
 		n->opset = last_opset;
 		ok = define_outputs_of(m, g, ni, outs, first_hash);
@@ -730,14 +809,13 @@ static bool order_nodes(osh_model *m, graph *g)
 	}
 #undef HEAP_PUSH
 	if (out == n) {
-		const node *c = &g->nodes[bad_consumer];
+		/* The spec wants the file's order topological; ONNX Runtime sorts the
+		 * nodes itself, and so does g->order. */
 		const value *v = &g->values[bad_value];
 		const node *p = &g->nodes[v->producer];
-		malformed(m, g, bad_consumer, v->name,
-			  "nodes are not in topological order: this node uses '%s', which node %d '%s' (%s) produces %s",
-			  v->name, v->producer, p->name, p->op_type,
-			  v->producer == bad_consumer ? "itself" : "later");
-		(void)c;
+		model_diag(m, OSH_WARNING, "not-in-spec", g, bad_consumer, v->name,
+			   "nodes are not in topological order: this node uses '%s', which node %d '%s' (%s) produces %s",
+			   v->name, v->producer, p->name, p->op_type, v->producer == bad_consumer ? "itself" : "later");
 		return true;
 	}
 	/* A cycle: walk backwards from a node left over, through producers that are left
@@ -893,6 +971,64 @@ static bool set_initializer(osh_model *m, value *v, Onnx__TensorProto *t, const 
 	return true;
 }
 
+/* "(2, N, ?)" for n dims into buf (cap bytes, cut short when long): the initializer's
+ * when shp is NULL, else the declared ones. */
+static const char *dims_text(char *buf, size_t cap, const int64_t *dims, size_t n, const Onnx__TensorShapeProto *shp)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k <= n && len < cap; k++) {
+		const char *sep = k ? ", " : "(";
+		int w;
+		if (k == n)
+			w = snprintf(buf + len, cap - len, "%s)", n == 0 ? "(" : n == 1 ? "," : "");
+		else if (!shp)
+			w = snprintf(buf + len, cap - len, "%s%lld", sep, (long long)dims[k]);
+		else if (shp->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			w = snprintf(buf + len, cap - len, "%s%lld", sep, (long long)shp->dim[k]->dim_value);
+		else if (shp->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+			w = snprintf(buf + len, cap - len, "%s%.40s", sep, str(shp->dim[k]->dim_param));
+		else
+			w = snprintf(buf + len, cap - len, "%s?", sep);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+/* An initializer that is graph input v's default must fit the type the input
+ * declares: ONNX Runtime refuses another element type (type-error) or another shape
+ * (graph-error; a symbolic or unknown dim takes any size). */
+static void check_default(osh_model *m, graph *g, const value *v, const tensor_view *tv)
+{
+	const Onnx__ValueInfoProto *decl = value_decl(v);
+	const Onnx__TypeProto *tp = decl ? decl->type : NULL;
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+		return;
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	if (tt->has_elem_type && dtype_valid(tt->elem_type) && dtype_valid(tv->dtype) && tt->elem_type != tv->dtype) {
+		model_diag(m, OSH_ERROR, "type-error", g, -1, v->name,
+			   "initializer '%s' is %s but graph input '%s' is declared %s", v->name, dtype_name(tv->dtype),
+			   v->name, dtype_name(tt->elem_type));
+		return;
+	}
+	const Onnx__TensorShapeProto *shp = tt->shape;
+	if (!shp || tv->count < 0)
+		return;
+	bool differs = shp->n_dim != (size_t)tv->rank;
+	for (size_t k = 0; !differs && k < shp->n_dim; k++)
+		differs = shp->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+			  shp->dim[k]->dim_value != tv->dims[k];
+	if (differs) {
+		char have[128], want[128];
+		model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+			   "initializer '%s' has shape %s but graph input '%s' is declared %s", v->name,
+			   dims_text(have, sizeof have, tv->dims, (size_t)tv->rank, NULL), v->name,
+			   dims_text(want, sizeof want, NULL, shp->n_dim, shp));
+	}
+}
+
 /* Defines initializer #i: t (NULL while it is still in the input) viewed as tv.
  * hash, when not NULL, is the hash of its name. */
 static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv,
@@ -909,8 +1045,10 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 			      : strmap_entry(&g->names, name, &found);
 	if (!entry)
 		return false;
-	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT && !g->values[*entry].init_view)
+	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT && !g->values[*entry].init_view) {
+		check_default(m, g, &g->values[*entry], tv);
 		return set_initializer(m, &g->values[*entry], t, tv);
+	}
 	int32_t id = define_at(m, g, entry, name, VAL_INITIALIZER);
 	if (id == -1)
 		return false;
@@ -1107,6 +1245,74 @@ static int32_t *declared_ids(graph *g, int32_t *n)
 	return ids;
 }
 
+/* How many nodes ahead check_node_names hashes a name and fetches its slot: one
+ * node's work did not hide the miss on the slot of a big graph's map. */
+#define NAME_AHEAD 8
+
+/* The hash of node ni's name, its slot in `seen` on its way to the cache; 0 for an
+ * unnamed node or one past the end. */
+static uint32_t name_ahead(const graph *g, const strmap *seen, int32_t ni)
+{
+	const char *name = ni < g->nnodes ? g->nodes[ni].name : "";
+	return name[0] ? strmap_prefetch(seen, name, strlen(name)) : 0;
+}
+
+/* ONNX Runtime refuses two nodes of one name in a graph (a function body's too: it
+ * inlines them under one prefix). Unnamed nodes never clash, and some exports leave
+ * every node unnamed: no map for them. False when memory ran out. */
+static bool check_node_names(osh_model *m, graph *g)
+{
+	int32_t ni = 0;
+	while (ni < g->nnodes && !g->nodes[ni].name[0])
+		ni++;
+	if (ni == g->nnodes)
+		return true;
+	strmap seen;
+	strmap_init(&seen, m->arena);
+	/* Room for every name up front: a rehash would move the slots fetched ahead. */
+	if (!strmap_reserve(&seen, (size_t)(g->nnodes - ni)))
+		return false;
+	uint32_t ahead[NAME_AHEAD];
+	for (int32_t k = 0; k < NAME_AHEAD; k++)
+		ahead[(ni + k) % NAME_AHEAD] = name_ahead(g, &seen, ni + k);
+	for (; ni < g->nnodes; ni++) {
+		uint32_t h = ahead[ni % NAME_AHEAD];
+		ahead[ni % NAME_AHEAD] = name_ahead(g, &seen, ni + NAME_AHEAD);
+		const char *name = g->nodes[ni].name;
+		if (!name[0])
+			continue;
+		bool found;
+		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);
+		if (!first)
+			return false;
+		if (!found)
+			*first = ni;
+		else
+			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+				   "node name '%s' is taken by node %d (%s): ONNX Runtime refuses two nodes of one name",
+				   name, *first, g->nodes[*first].op_type);
+	}
+	return !m->nomem;
+}
+
+/* The main graph's inputs need a type, but for those an initializer gives one:
+ * ONNX Runtime refuses the model otherwise. A subgraph's inputs may leave theirs to
+ * the node that runs it. */
+static bool check_inputs_typed(osh_model *m, graph *g)
+{
+	if (g != m->main)
+		return true;
+	for (int32_t i = 0; i < g->ninputs; i++) {
+		const value *v = &g->values[g->inputs[i]];
+		const Onnx__ValueInfoProto *decl = value_decl(v);
+		bool typed = decl && decl->type && decl->type->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET;
+		if (!typed && !v->init_view)
+			model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+				   "graph input '%s' has no type (and no initializer to give it one)", v->name);
+	}
+	return !m->nomem;
+}
+
 static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
@@ -1127,7 +1333,7 @@ static bool build_graph(osh_model *m, graph *g)
 		if (!define_inputs(m, g, f->n_input, NULL, f->input) || !define_nodes(m, g, f->node, f->n_node))
 			return false;
 	}
-	if (!resolve_inputs(m, g))
+	if (!resolve_inputs(m, g) || !check_node_names(m, g) || !check_inputs_typed(m, g))
 		return false;
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		check_node(m, g, ni);
@@ -1160,15 +1366,18 @@ static bool build_graph(osh_model *m, graph *g)
 
 /* ---- model-local functions: how many, who calls whom ------------------------ */
 
-/* Fills m->functions with the first `n` functions of the model. */
+/* Fills m->functions with the first `n` functions of the model, and
+ * m->function_domains with their domains. */
 static bool index_functions(osh_model *m, size_t n)
 {
 	strmap_init(&m->functions, m->arena);
+	strmap_init(&m->function_domains, m->arena);
 	for (size_t i = 0; i < n; i++) {
 		const Onnx__FunctionProto *f = m->proto->functions[i];
 		const char *dom = str(f->domain), *name = str(f->name);
 		const char *key = arena_printf(m->arena, "%zu:%s%s", strlen(dom), dom, name);
-		if (!key || strmap_put(&m->functions, key, (int32_t)i) == -2)
+		if (!key || strmap_put(&m->functions, key, (int32_t)i) == -2 ||
+		    strmap_put(&m->function_domains, dom, 0) == -2)
 			return false;
 	}
 	return true;
@@ -1332,6 +1541,7 @@ bool index_model(osh_model *m)
 	if (too_many_functions)
 		malformed(m, NULL, -1, NULL, "the model defines %zu functions, more than the %d onnxshape accepts",
 			  mp->n_functions, MAX_FUNCTIONS);
+	strmap_init(&m->implied_opsets, m->arena);
 	if (!index_functions(m, too_many_functions ? 0 : mp->n_functions))
 		return false;
 	if (mp->graph) {

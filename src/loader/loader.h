@@ -3,7 +3,10 @@
  * read (load.c) → validate_model (validate.c: opsets, types, tensors, external data
  * references) → index_model (index.c: value tables, producers and consumers,
  * topological order, subgraphs and functions). Each stage reports what it finds as
- * malformed-model diagnostics and only returns false when memory ran out.
+ * diagnostics and only returns false when memory ran out: malformed-model for what
+ * cannot be read or indexed as it is, an error of its own code (opset-error,
+ * graph-error, function-error, type-error) for what ONNX Runtime refuses to load, a
+ * not-in-spec warning for what only the spec forbids.
  */
 #ifndef OSH_LOADER_LOADER_H
 #define OSH_LOADER_LOADER_H
@@ -38,9 +41,15 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
  * buf, TENSOR_WHAT_CAP bytes. */
 #define TENSOR_WHAT_CAP 300
 const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf);
+/* Checks the type a graph declares for one of its values (an input, an output, a
+ * value_info entry). */
 void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi);
 /* Checks a TypeProto held by an attribute (data types, dims); `what` names it. */
 void validate_type_proto(osh_model *m, const graph *g, const char *what, const Onnx__TypeProto *tp);
+/* The newest version of the domain's operator set that any release defines ("" and
+ * "ai.onnx": the schema's newest; com.microsoft: 1), 0 for a domain nobody
+ * publishes (a custom one: any version goes). */
+int64_t opset_newest_known(const char *domain);
 bool index_model(osh_model *m);
 /* The index has read the input up to offset `upto`: when the input maps the file,
  * the pages behind go back to the page cache, in steps (load.c). Rereading them is

@@ -2,11 +2,16 @@
  * the model header and opset imports, data types, dims, and the agreement between a
  * tensor's dims and the data it carries.
  *
- * Every finding is a malformed-model error but one, a declared shape with more
- * elements than any tensor (a shape-error: see validate_declared_dims); nothing here
- * stops the load, so a file with several problems reports all of them.
+ * A finding is a malformed-model error when the rest cannot be read or indexed
+ * without guessing. What ONNX Runtime refuses although the model can still be indexed
+ * (an opset or IR version newer than any released, an element type of 0) is an error
+ * of its own code, and what only the spec forbids (ONNX Runtime loads it) is a
+ * not-in-spec warning; a declared shape with more elements than any tensor is a
+ * shape-error (see validate_declared_dims). Nothing here stops the load, so a file
+ * with several problems reports all of them.
  */
 #include "core/dtype.h"
+#include "core/schema/schema.h"
 #include "loader/loader.h"
 
 #include <string.h>
@@ -184,9 +189,12 @@ static void validate_declared_dims(osh_model *m, const graph *g, const char *nam
 }
 
 /* A TypeProto, recursively through sequence/map/optional. Protobuf-c has already
- * bounded the nesting by the stack it survived; `depth` keeps our own walk bounded. */
+ * bounded the nesting by the stack it survived; `depth` keeps our own walk bounded.
+ * `declared`: the type a graph declares for one of its values (input, output,
+ * value_info), where ONNX Runtime refuses a tensor of element type 0; an attribute's
+ * type may leave it open. */
 static void validate_type(osh_model *m, const graph *g, const char *name, const Onnx__TypeProto *tp,
-			  int depth)
+			  int depth, bool declared)
 {
 	if (!tp)
 		return;
@@ -214,11 +222,11 @@ static void validate_type(osh_model *m, const graph *g, const char *name, const 
 		break;
 	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
 		if (tp->sequence_type)
-			validate_type(m, g, name, tp->sequence_type->elem_type, depth + 1);
+			validate_type(m, g, name, tp->sequence_type->elem_type, depth + 1, declared);
 		return;
 	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
 		if (tp->optional_type)
-			validate_type(m, g, name, tp->optional_type->elem_type, depth + 1);
+			validate_type(m, g, name, tp->optional_type->elem_type, depth + 1, declared);
 		return;
 	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
 		if (!tp->map_type)
@@ -226,13 +234,19 @@ static void validate_type(osh_model *m, const graph *g, const char *name, const 
 		if (tp->map_type->has_key_type && !dtype_valid(tp->map_type->key_type))
 			malformed(m, g, -1, name, "'%s' is a map with an unknown key type %d", name,
 				  (int)tp->map_type->key_type);
-		validate_type(m, g, name, tp->map_type->value_type, depth + 1);
+		validate_type(m, g, name, tp->map_type->value_type, depth + 1, declared);
 		return;
 	default:
 		return;
 	}
-	/* 0 (UNDEFINED) is how subgraph and function signatures leave the type open. */
-	if (has_et && et != 0 && !dtype_valid(et))
+	/* ONNX Runtime refuses element type 0 (UNDEFINED) wherever a graph declares it
+	 * ("Invalid tensor data type 0"). A tensor type that leaves the field out reads
+	 * the same to it, but is taken here as what the writer meant, an element type
+	 * not known yet (onnxshape's own tests build such declarations). */
+	if (declared && has_et && et == 0)
+		model_diag(m, OSH_ERROR, "graph-error", g, -1, name,
+			   "'%s' is declared a tensor of element type 0 (UNDEFINED): ONNX Runtime refuses it", name);
+	else if (has_et && et != 0 && !dtype_valid(et))
 		malformed(m, g, -1, name, "'%s' has an unknown element type %lld", name, (long long)et);
 	if (shp)
 		validate_declared_dims(m, g, name, shp);
@@ -240,13 +254,25 @@ static void validate_type(osh_model *m, const graph *g, const char *name, const 
 
 void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProto *vi)
 {
-	validate_type(m, g, vi->name ? vi->name : "", vi->type, 0);
+	validate_type(m, g, vi->name ? vi->name : "", vi->type, 0, true);
 }
 
 void validate_type_proto(osh_model *m, const graph *g, const char *what, const Onnx__TypeProto *tp)
 {
-	validate_type(m, g, what, tp, 0);
+	validate_type(m, g, what, tp, 0, false);
 }
+
+int64_t opset_newest_known(const char *domain)
+{
+	if (!strcmp(domain, "com.microsoft"))
+		return 1; /* ONNX Runtime's contrib operators: one version so far */
+	return schema_newest_opset(domain); /* "" and "ai.onnx" alike; 0 when unknown */
+}
+
+/* The newest IR version ONNX has released (the one its 1.23.1 test models use, with
+ * opset 28). A newer one is a file from the future or a corrupt field, and ONNX
+ * Runtime refuses it. */
+#define IR_NEWEST 14
 
 static bool opsets_from(osh_model *m, Onnx__OperatorSetIdProto **ops, size_t n)
 {
@@ -262,14 +288,28 @@ static bool opsets_from(osh_model *m, Onnx__OperatorSetIdProto **ops, size_t n)
 				  ops[i]->has_version ? "a non-positive" : "no");
 			continue;
 		}
+		int64_t newest = opset_newest_known(dom);
+		if (newest > 0 && ops[i]->version > newest)
+			model_diag(m, OSH_ERROR, "opset-error", NULL, -1, NULL,
+				   "opset_import asks for %s version %lld, newer than any released (the newest is %lld)",
+				   dom[0] ? dom : "ai.onnx", (long long)ops[i]->version, (long long)newest);
 		int32_t at = strmap_put(&m->opset_index, dom, m->nopsets);
 		if (at == -2)
 			return false;
 		if (at != m->nopsets) {
-			malformed(m, NULL, -1, NULL,
-				  "opset_import lists domain '%s' twice (versions %lld and %lld)",
-				  dom[0] ? dom : "ai.onnx", (long long)m->opsets[at].version,
-				  (long long)ops[i]->version);
+			/* The spec wants each domain once; ONNX Runtime keeps the last entry. */
+			int64_t had = m->opsets[at].version;
+			if (had == ops[i]->version)
+				model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+					   "opset_import lists domain '%s' twice (versions %lld and %lld)",
+					   dom[0] ? dom : "ai.onnx", (long long)had, (long long)ops[i]->version);
+			else
+				model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+					   "opset_import lists domain '%s' twice (versions %lld and %lld): "
+					   "resolved at %lld, the last, as ONNX Runtime does",
+					   dom[0] ? dom : "ai.onnx", (long long)had, (long long)ops[i]->version,
+					   (long long)ops[i]->version);
+			m->opsets[at].version = ops[i]->version;
 			continue;
 		}
 		m->opsets[m->nopsets++] = (opset_entry){dom, ops[i]->version};
@@ -285,6 +325,10 @@ bool validate_model(osh_model *m)
 	else if (mp->ir_version < 1)
 		malformed(m, NULL, -1, NULL, "ir_version %lld is not a valid IR version",
 			  (long long)mp->ir_version);
+	else if (mp->ir_version > IR_NEWEST)
+		model_diag(m, OSH_ERROR, "opset-error", NULL, -1, NULL,
+			   "ir_version %lld is newer than any released (the newest is %d)",
+			   (long long)mp->ir_version, IR_NEWEST);
 	if (!opsets_from(m, mp->opset_import, mp->n_opset_import))
 		return false;
 	/* IR version 3 introduced opset_import; earlier models imply ai.onnx version 1. */

@@ -294,6 +294,8 @@ bool view_attrs(osh_model *m, node *n)
 		v->i = a->i;
 		v->f = a->f;
 		v->graph_index = graphs;
+		if (!(a->has_type && a->type) && v->type != AT_GRAPH && v->type != AT_GRAPHS)
+			v->graph_index = ATTR_UNTYPED;
 		graphs += (a->g != NULL) + (int32_t)a->n_graphs;
 		/* Only the type's payload: the pointers share a union (model.h), so a
 		 * stray s on a TENSOR attribute without t would otherwise read as its t. */

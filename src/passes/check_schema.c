@@ -294,6 +294,11 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 				ok = false;
 				break;
 			}
+		if (a->graph_index == ATTR_UNTYPED) {
+			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' has no type (AttributeProto.type)",
+				   a->name);
+			ok = false;
+		}
 		const sch_attr *s = attr_schema(r, a->name);
 		if (!s) {
 			infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
@@ -330,14 +335,50 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 
 bool check_schema_node(infer_ctx *c, const sch_row *r)
 {
-	/* A deprecated version has no signature of its own; its rule says so. */
-	if (r->deprecated)
-		return true;
+	/* A deprecated version has no signature: it marks the operator as gone from
+	 * that opset on, and ONNX Runtime refuses it there (Upsample from 10, Scatter
+	 * from 11), unless a later version brings it back (GroupNormalization-21):
+	 * then it still runs the old one. */
+	if (r->deprecated) {
+		const sch_row *newest = schema_lookup(r->domain, r->op_type, INT32_MAX);
+		if (newest != r) {
+			infer_diag(c, OSH_WARNING, "deprecated",
+				   "%s-%d is deprecated (%s-%d replaces it): its signature is not checked", r->op_type,
+				   r->since, newest->op_type, newest->since);
+			return true;
+		}
+		infer_diag(c, OSH_ERROR, "op-not-in-opset",
+			   "%s was deprecated in opset %d of %s: ONNX Runtime refuses it from then on", r->op_type,
+			   r->deprecated, row_domain(r));
+		return false;
+	}
 	if (!check_arity(c, r))
 		return false;
 	bool attrs_ok = check_attrs(c, r);
 	check_types(c, r);
 	return attrs_ok;
+}
+
+/* Operators ONNX Runtime registers in the ai.onnx domain before (or without) ONNX
+ * defining them there: its CPU kernels for LayerNormalization (from opset 1; ONNX's
+ * came in 17) and SimplifiedLayerNormalization (never in ONNX). It runs them, so
+ * they are the spec's complaint only. */
+static const struct {
+	const char *op;
+	int32_t below; /* from this opset on ONNX defines it; INT32_MAX: never */
+} ort_extras[] = {
+	{"LayerNormalization", 17},
+	{"SimplifiedLayerNormalization", INT32_MAX},
+};
+
+static bool ort_runs_anyway(const node *n)
+{
+	if (n->domain[0])
+		return false;
+	for (size_t i = 0; i < sizeof ort_extras / sizeof ort_extras[0]; i++)
+		if (!strcmp(n->op_type, ort_extras[i].op) && n->opset < ort_extras[i].below)
+			return true;
+	return false;
 }
 
 bool check_schema_missing(infer_ctx *c)
@@ -346,6 +387,12 @@ bool check_schema_missing(infer_ctx *c)
 	if (n->opset < 0 || !schema_knows_domain(n->domain))
 		return true;
 	const char *dom = n->domain[0] ? n->domain : "ai.onnx";
+	if (ort_runs_anyway(n)) {
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
+			   n->op_type, (long long)n->opset, dom);
+		return true;
+	}
 	const sch_row *later = schema_lookup(n->domain, n->op_type, INT32_MAX);
 	if (!later) {
 		infer_diag(c, OSH_ERROR, "op-not-in-opset", "%s is not an operator of %s", n->op_type, dom);

@@ -223,6 +223,61 @@ static const dim *publish_ints(infer_ctx *c, const int64_t *v, int32_t n, bool d
 	return share(c, buf, n);
 }
 
+/* Whether no tensor of element type elem has the known dims d[0..n): their product
+ * (shape_known_count), or that times the element's width in bytes, overflows int64.
+ * ONNX Runtime cannot run the node that makes such an output, whichever operator it
+ * is (it fails sizing the output's storage, or allocating it), so the check is made
+ * here, once for every rule. Inline and cheap: it runs on every output of every node. */
+static inline bool too_big(int32_t elem, const dim *d, int32_t n)
+{
+	int64_t count, bytes;
+	if (!shape_known_count((shape){n, d}, -1, &count))
+		return true;
+	/* No type is wider than 16 bytes; below that the width need not be looked up.
+	 * Sub-byte types take fewer bytes than elements. */
+	if (count <= INT64_MAX / 16)
+		return false;
+	int bits = dtype_bits(elem);
+	return bits > 8 && __builtin_mul_overflow(count, bits / 8, &bytes);
+}
+
+/* Output i of shape d[0..n), too_big: reports it, and returns what to publish
+ * instead, the same dims with the known ones but 1 unknown, so that no node after
+ * this one multiplies them again (or d when out of memory). An output as big as one
+ * of the node's inputs already is (a declaration, reported where it was read) is
+ * returned as it is, unreported. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static const dim *too_big_out(infer_ctx *c, int32_t i, int32_t elem, const dim *d, int32_t n)
+{
+	for (int32_t k = 0; k < c->n->ninputs; k++) {
+		const tinfo *t = in(c, k);
+		if (t && t->kind == TK_TENSOR && t->rank > 0 && too_big(t->elem, t->dims, t->rank))
+			return d;
+	}
+	char shown[512], why[160];
+	shape_format(shown, sizeof shown, (shape){n, d}, sym_name_cb, c->syms);
+	int64_t count;
+	if (shape_known_count((shape){n, d}, -1, &count)) {
+		snprintf(why, sizeof why, "%lld elements of %d bytes overflow int64 as a byte count", (long long)count,
+			 dtype_bits(elem) / 8);
+	} else {
+		double p = 1;
+		for (int32_t k = 0; k < n; k++)
+			if (d[k].kind == DIM_KNOWN)
+				p *= (double)d[k].v;
+		snprintf(why, sizeof why, "%.3g elements overflow int64", p);
+	}
+	infer_diag(c, OSH_ERROR, "shape-error", "output '%s' would be %s: %s", c->g->values[c->n->outputs[i]].name,
+		   shown, why);
+	dim *r = dims_dup(c, d, n);
+	for (int32_t k = 0; r && k < n; k++)
+		if (r[k].kind == DIM_KNOWN && r[k].v > 1)
+			r[k] = dim_unknown();
+	return r ? r : d;
+}
+
 void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dims)
 {
 	value *v = out_value(c, i);
@@ -235,6 +290,8 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 		const dim *d = publish_shape(c, dims, rank);
 		if (!d)
 			return;
+		if (too_big(t.elem, d, rank))
+			d = too_big_out(c, i, t.elem, d, rank);
 		t.rank = rank;
 		t.dims = d;
 	}
@@ -244,8 +301,16 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 void set_out_info(infer_ctx *c, int32_t i, const tinfo *t)
 {
 	value *v = out_value(c, i);
-	if (v)
-		v->ti = *t;
+	if (!v)
+		return;
+	v->ti = *t;
+	if (t->kind == TK_TENSOR && t->rank > 0 && too_big(t->elem, t->dims, t->rank)) {
+		const dim *d = too_big_out(c, i, t->elem, t->dims, t->rank);
+		if (d != t->dims) {
+			v->ti.dims = d;
+			v->ti.nval = v->ti.nfval = -1; /* content of a tensor that cannot be */
+		}
+	}
 }
 
 static int64_t element_count(const tinfo *t)
@@ -671,6 +736,9 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 	}
 	const char *why = NULL;
 	char buf[256];
+	/* ONNX Runtime refuses a declared type that contradicts the inferred one, and
+	 * runs a declared shape that does: it computes the sizes as it goes. */
+	bool type_differs = t->kind != d->kind || (t->elem && d->elem && t->elem != d->elem);
 	if (t->kind != d->kind) {
 		why = "a different kind of value";
 	} else if (t->elem && d->elem && t->elem != d->elem) {
@@ -702,7 +770,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 	}
 	if (why) {
 		tinfo inferred = *t;
-		model_diag(c->m, OSH_ERROR, "shape-conflict", c->g, v->producer, v->name,
+		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, "shape-conflict", c->g, v->producer, v->name,
 			   "'%s' is declared %s %s but inferred %s: %s", v->name,
 			   d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
 		tinfo keep = *d;

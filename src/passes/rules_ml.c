@@ -525,19 +525,6 @@ void infer_ml_tree_ensemble_regressor(infer_ctx *c)
 	set_out(c, 0, DT_FLOAT, 2, d);
 }
 
-/* Removed from ai.onnx.ml 5 in favour of TreeEnsemble: said, then read as version 3,
- * the last one a runtime can run. */
-void infer_ml_tree_ensemble_classifier5(infer_ctx *c)
-{
-	infer_diag(c, OSH_WARNING, "deprecated", "TreeEnsembleClassifier was removed in ai.onnx.ml 5: use TreeEnsemble");
-	infer_ml_tree_ensemble_classifier(c);
-}
-
-void infer_ml_tree_ensemble_regressor5(infer_ctx *c)
-{
-	infer_diag(c, OSH_WARNING, "deprecated", "TreeEnsembleRegressor was removed in ai.onnx.ml 5: use TreeEnsemble");
-	infer_ml_tree_ensemble_regressor(c);
-}
 
 /* A TENSOR attribute, or NULL. */
 static const tensor_view *tensor_attr(infer_ctx *c, const char *name)

@@ -25,8 +25,6 @@ void infer_ml_scaler(infer_ctx *c);
 void infer_ml_tree_ensemble_classifier(infer_ctx *c);
 void infer_ml_tree_ensemble_regressor(infer_ctx *c);
 /* TreeEnsembleClassifier/Regressor under ai.onnx.ml 5, where they were removed. */
-void infer_ml_tree_ensemble_classifier5(infer_ctx *c);
-void infer_ml_tree_ensemble_regressor5(infer_ctx *c);
 void infer_ml_tree_ensemble(infer_ctx *c);
 void infer_ml_zipmap(infer_ctx *c);
 

@@ -115,7 +115,6 @@ void infer_resize18(infer_ctx *c);
 void infer_upsample1(infer_ctx *c);
 void infer_upsample7(infer_ctx *c);
 void infer_upsample9(infer_ctx *c);
-void infer_upsample10(infer_ctx *c);
 void infer_depth_to_space(infer_ctx *c);
 void infer_space_to_depth(infer_ctx *c);
 void infer_grid_sample16(infer_ctx *c);

@@ -330,13 +330,6 @@ void infer_upsample9(infer_ctx *c)
 	upsample_shape(c, NULL, 0);
 }
 
-/* Deprecated in opset 10 in favour of Resize; runtimes still run it as version 9. */
-void infer_upsample10(infer_ctx *c)
-{
-	infer_diag(c, OSH_WARNING, "deprecated", "Upsample is deprecated since opset 10: use Resize");
-	infer_upsample9(c);
-}
-
 /* ---- DepthToSpace, SpaceToDepth ------------------------------------------------ */
 
 static bool blocksize(infer_ctx *c, int64_t *b)
@@ -505,7 +498,7 @@ void infer_affine_grid(infer_ctx *c)
 	}
 	if (sp < 0)
 		return;
-	const dim *v;
+	const dim *v = NULL;
 	int32_t nv;
 	bool content = in_ints(c, 1, &v, &nv) && nv == sp + 2;
 	if (content && !nn_sizes_ok(c, 1, v, nv))

@@ -119,21 +119,20 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 }
 
 /* Whether the known dims (but the one at `skip`) multiply past INT64_MAX, none of
- * them 0: no tensor has that many elements, whatever the other dims turn out to be.
- * A symbol counts as unknown, as in a declared shape (validate.c). */
+ * them 0: no tensor has that many elements, whatever the other dims turn out to be
+ * (shape_known_count, the test every node's outputs get in infer.c, made here first
+ * to say which input asked for it). A symbol counts as unknown, as in a declared
+ * shape (validate.c). */
 static bool count_overflows(infer_ctx *c, const dim *dims, int32_t n, int32_t skip)
 {
-	int64_t p = 1;
-	bool over = false;
-	for (int32_t k = 0; k < n; k++) {
-		dim d = dim_resolve(c->syms, dims[k]);
-		if (k == skip || d.kind != DIM_KNOWN)
-			continue;
-		if (d.v == 0)
-			return false;
-		over |= __builtin_mul_overflow(p, d.v, &p);
+	dim r[TR_MAX_RANK];
+	int64_t count;
+	if (c->syms->bound && n <= TR_MAX_RANK) {
+		for (int32_t k = 0; k < n; k++)
+			r[k] = dim_resolve(c->syms, dims[k]);
+		dims = r;
 	}
-	return over;
+	return !shape_known_count((shape){n, dims}, skip, &count);
 }
 
 /* Reports a target shape v[0..n) (with its -1 at `minus`, or none: -1) that

@@ -846,7 +846,8 @@ Test(functions, many_functions_and_nodes, .timeout = 120)
 	osh_model *m = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load_buffer(&m, b.p, b.n, "f.onnx", NULL, &err), OSH_OK, "%s", err.message);
-	cr_expect(osh_model_is_malformed(m));
+	/* Each node's domain is imported by nobody: an opset-error each, not malformed. */
+	cr_expect(osh_model_has_errors(m));
 	osh_model_free(m);
 	free(b.p);
 }

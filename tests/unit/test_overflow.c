@@ -7,6 +7,12 @@
  *     shape-error whatever the input, and the output keeps its element type only;
  *     with a -1 the same holds unless the input is empty (the -1 is then 0).
  *     Expand, whose target is content as well, likewise.
+ *   - Any node's output (infer.c, where a rule publishes it): known dims whose
+ *     product, or that product times the element's width in bytes, overflows int64
+ *     are a shape-error at that node, once, and the output is published with those
+ *     dims unknown, so nothing downstream reports it again; an output that keeps the
+ *     size of an input already too big (a declaration, reported there) is left as
+ *     it is. ConstantOfShape, Range, Pad and Resize have no check of their own.
  *   - Declared types (the loader, through the public API): a shape-error naming
  *     the value, the model not malformed (it is still inferred over, and `infer` of
  *     a clean model must write one that loads without malformed-model, fuzz.h);
@@ -32,9 +38,10 @@ static const tcase reshape_overflow_cases[] = {
 	{"input of unknown rank", 13, "x:FLOAT:- s=2:" P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
 	{"0 copied from the input", 13, "x:FLOAT:4 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
 	{"opset 1 attribute", 1, "x:FLOAT:4", "Reshape", "x", "y", "shape=[" P40 "," P40 "]", "y=FLOAT (rank unknown)", NULL, 1},
-	/* Counts that fit, or a 0 that empties the tensor, stay as they were. */
-	{"2^62 x 1 fits", 13, "x:FLOAT:N s=2:" P62 ",1", "Reshape", "x,s", "y", "", "y=FLOAT (4611686018427387904, 1)", NULL, 0},
-	{"2^31 x 2^31 fits", 13, "x:FLOAT:N s=2:2147483648,2147483648", "Reshape", "x,s", "y", "", "y=FLOAT (2147483648, 2147483648)", NULL, 0},
+	/* Counts that fit, or a 0 that empties the tensor, stay as they were (bytes, not
+	 * FLOATs: 2^62 FLOATs overflow int64 in bytes, node_outputs below). */
+	{"2^62 x 1 fits", 13, "x:UINT8:N s=2:" P62 ",1", "Reshape", "x,s", "y", "", "y=UINT8 (4611686018427387904, 1)", NULL, 0},
+	{"2^31 x 2^31 fits", 13, "x:UINT8:N s=2:2147483648,2147483648", "Reshape", "x,s", "y", "", "y=UINT8 (2147483648, 2147483648)", NULL, 0},
 	{"allowzero 0 empties it", 14, "x:FLOAT:0 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "allowzero=1", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
 	{"0 copied from an empty input", 13, "x:FLOAT:0 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
 	{"empty input: -1 is 0", 13, "x:FLOAT:0 s=3:-1," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
@@ -46,7 +53,7 @@ Test(overflow, reshape_target) { RUN_TABLE(reshape_overflow_cases); }
 static const tcase expand_overflow_cases[] = {
 	{"2^40 x 2^40", 13, "x:FLOAT:1 s=2:" P40 "," P40, "Expand", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
 	{"the input's dim times the target's", 13, "x:FLOAT:" P40 ",1 s=2:1," P40, "Expand", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"2^31 x 2^31 fits", 13, "x:FLOAT:1 s=2:2147483648,2147483648", "Expand", "x,s", "y", "", "y=FLOAT (2147483648, 2147483648)", NULL, 0},
+	{"2^31 x 2^31 fits", 13, "x:UINT8:1 s=2:2147483648,2147483648", "Expand", "x,s", "y", "", "y=UINT8 (2147483648, 2147483648)", NULL, 0},
 	{"an empty input stays empty", 13, "x:FLOAT:0,1 s=3:" P40 ",1," P40, "Expand", "x,s", "y", "", "y=FLOAT (1099511627776, 0, 1099511627776)", NULL, 0},
 };
 
@@ -66,6 +73,78 @@ Test(overflow, reshape_message)
 	const char *msg = mb_message(m, "shape-error");
 	cr_expect(strstr(msg, "cannot reshape 'x' (4,) (4 elements) to (" P40 ", " P40 ")"), "%s", msg);
 	cr_expect(strstr(msg, "overflows int64"), "%s", msg);
+	cr_expect(osh_model_has_errors(m));
+	osh_model_free(m);
+}
+
+/* ---- any node's output ---------------------------------------------------------- */
+
+/* 2^61, 2^60 and 2^59: 2^62 FLOATs and 2^60 INT64s take 2^64 and 2^63 bytes, past
+ * INT64_MAX; 2^59 INT64s take 2^62, which fits. */
+#define P61 "2305843009213693952"
+#define P60 "1152921504606846976"
+#define P59 "576460752303423488"
+
+static const tcase output_overflow_cases[] = {
+	/* Elements: the product itself overflows. */
+	{"ConstantOfShape 2^40 x 2^40", 13, "s=2:" P40 "," P40, "ConstantOfShape", "s", "y", "", "y=FLOAT (?, ?)", NULL, 1},
+	{"Resize by 1e10 x 1e10", 13, "x:FLOAT:1,1,2,2 sc~4:1,1,1e10,1e10", "Resize", "x,,sc", "y", "",
+	 "y=FLOAT (1, 1, ?, ?)", NULL, 1},
+	/* Bytes: the count fits, times the element's width it does not. */
+	{"Range 0..2^62 on INT64", 13, "a=:0 b=:" P62 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (?)", NULL, 1},
+	{"Range 0..2^60 on INT64 is 2^63 bytes", 13, "a=:0 b=:" P60 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (?)",
+	 NULL, 1},
+	{"Pad (2,) by 2^62", 13, "x:FLOAT:2 p=2:0," P62, "Pad", "x,p", "y", "", "y=FLOAT (?)", NULL, 1},
+	{"Tile (2,) 2^61 times", 13, "x:FLOAT:2 r=1:" P61, "Tile", "x,r", "y", "", "y=FLOAT (?)", NULL, 1},
+	{"Expand to 2^62 FLOATs", 13, "x:FLOAT:1 s=1:" P62, "Expand", "x,s", "y", "", "y=FLOAT (?)", NULL, 1},
+	{"Cast of 2^62 INT8s to FLOAT", 13, "x:INT8:" P62, "Cast", "x", "y", "to=1", "y=FLOAT (?)", NULL, 1},
+	{"a symbol beside them", 13, "x:FLOAT:N,2 r=2:1," P61, "Tile", "x,r", "y", "", "y=FLOAT (N, ?)", NULL, 1},
+	/* What fits stays as it is. */
+	{"Range 0..2^59 on INT64 fits", 13, "a=:0 b=:" P59 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (" P59 ")",
+	 NULL, 0},
+	{"2^62 INT8s fit", 13, "x:INT8:1 s=1:" P62, "Expand", "x,s", "y", "", "y=INT8 (" P62 ")", NULL, 0},
+	{"2^62 INT4s fit", 21, "x:INT8:" P62, "Cast", "x", "y", "to=22", "y=INT4 (" P62 ")", NULL, 0},
+	{"a 0 empties it", 13, "s=3:" P40 "," P40 ",0", "ConstantOfShape", "s", "y", "",
+	 "y=FLOAT (" P40 ", " P40 ", 0)", NULL, 0},
+	{"symbols do not count", 13, "x:FLOAT:N,1 r=2:1," P40, "Tile", "x,r", "y", "", "y=FLOAT (N, " P40 ")", NULL, 0},
+	{"STRING has no width", 13, "x:STRING:1 s=1:" P62, "Expand", "x,s", "y", "", "y=STRING (" P62 ")", NULL, 0},
+};
+
+Test(overflow, node_outputs) { RUN_TABLE(output_overflow_cases); }
+
+/* The message names the output and its shape; the node after it sees unknown dims
+ * and says nothing. */
+Test(overflow, output_reported_once)
+{
+	mb *b = mb_new(13);
+	mb_init_ints(b, "s", "2", (int64_t[]){1099511627776LL, 1099511627776LL});
+	mb_node(b, "ConstantOfShape", "s", "y");
+	mb_node(b, "Relu", "y", "z");
+	mb_node(b, "Tile", "z,s", "w");
+	mb_output(b, "w", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "shape-error"), 1);
+	const char *msg = mb_message(m, "shape-error");
+	cr_expect(strstr(msg, "output 'y' would be (" P40 ", " P40 "): "), "%s", msg);
+	cr_expect(strstr(msg, "elements overflow int64"), "%s", msg);
+	cr_expect_str_eq(mb_type(m, "z"), "FLOAT (?, ?)");
+	cr_expect_str_eq(mb_type(m, "w"), "FLOAT (?, ?)");
+	osh_model_free(m);
+}
+
+Test(overflow, output_bytes_message)
+{
+	mb *b = mb_new(13);
+	mb_init_ints(b, "a", "", (int64_t[]){0});
+	mb_init_ints(b, "l", "", (int64_t[]){4611686018427387904LL});
+	mb_init_ints(b, "d", "", (int64_t[]){1});
+	mb_node(b, "Range", "a,l,d", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	const char *msg = mb_message(m, "shape-error");
+	cr_expect(strstr(msg, "output 'y' would be (" P62 ",): " P62 " elements of 8 bytes overflow int64"), "%s", msg);
 	cr_expect(osh_model_has_errors(m));
 	osh_model_free(m);
 }
