@@ -43,7 +43,7 @@ if status != 0:
     for f in files:
         if f["status"] != "ok":
             print(f"  {f['status']}: {f['path']}: {f['error'] or ''}")
-if len(files) <= 900:
+if len(files) <= 900:  # both corpora: 1.12 has about 1,000 models, 1.23.1 1,884
     problems.append(f"expected the whole corpus (over 900 models), found {len(files)}")
 if seconds >= 10:
     problems.append(f"took {seconds:.1f} s, the budget is 10 s")
