@@ -129,8 +129,13 @@ static const char *row_domain(const sch_row *r) { return r->domain[0] ? r->domai
 
 static void check_types(infer_ctx *c, const sch_row *r)
 {
-	const tinfo *bound[32] = {0}, *refused[32] = {0};
-	int32_t bound_by[32];
+	/* Per type variable (an operator has a handful; beyond VARS none is bound):
+	 * set up for the row's own count only, as this runs on every node. */
+	enum { VARS = 8 };
+	const tinfo *bound[VARS], *refused[VARS];
+	int32_t bound_by[VARS];
+	for (int32_t v = 0; v < r->nconstraints && v < VARS; v++)
+		bound[v] = refused[v] = NULL;
 	for (int32_t k = 0; k < c->n->ninputs; k++) {
 		const sch_param *f = formal_of(r, r->inputs, r->ninputs, k);
 		const tinfo *t = in(c, k);
@@ -140,9 +145,9 @@ static void check_types(infer_ctx *c, const sch_row *r)
 		char got[64], want[512];
 		if (!allows(allowed, t)) {
 			int8_t rv = f->constraint;
-			if (rv >= 0 && rv < 32 && refused[rv] && !differ(refused[rv], t))
+			if (rv >= 0 && rv < VARS && refused[rv] && !differ(refused[rv], t))
 				continue; /* said for an earlier input of that type */
-			if (rv >= 0 && rv < 32)
+			if (rv >= 0 && rv < VARS)
 				refused[rv] = t;
 			type_text(got, sizeof got, t);
 			allowed_text(want, sizeof want, allowed);
@@ -157,7 +162,7 @@ static void check_types(infer_ctx *c, const sch_row *r)
 			continue;
 		}
 		int8_t v = f->constraint;
-		if (v < 0 || v >= 32 || f->heterogeneous)
+		if (v < 0 || v >= VARS || f->heterogeneous)
 			continue;
 		if (!bound[v]) {
 			bound[v] = t, bound_by[v] = k;
