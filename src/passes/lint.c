@@ -12,8 +12,9 @@
  *                          symbols' final values break one
  * then, only when asked (check --static), dynamic-shape for the main graph's values.
  *
- * Which nodes broadcast, under which rule and over which inputs, is one table
- * (bcast_ops) mirroring ops_elementwise.def and ops_paddle.def. Facts are found by
+ * Which nodes broadcast, under which rule and over which inputs, comes from the
+ * operator schemas (family_of: core/schema) and Paddle's operators (rules_paddle.h).
+ * Facts are found by
  * running the node's broadcast again over its inputs' shapes as inference stored them
  * (symbols not replaced by values learned later), so a fact learned at one node and
  * broken by a value bound further down the graph is caught here, which inference,
@@ -22,6 +23,7 @@
  * Invariant: lint only reads inferred types and adds diagnostics; it never changes a
  * value's type or the symbol table's facts (sym_root's path compression aside).
  */
+#include "core/schema/schema.h"
 #include "core/type_memo.h"
 #include "passes/pass.h"
 
@@ -48,19 +50,25 @@ typedef enum op_family {
 	FAM_PRELU,    /* slope broadcasts into X (unidirectional) from opset 7 */
 } op_family;
 
-static const struct {
-	const char *op;
-	op_family fam;
-} bcast_ops[] = {
-	{"Add", FAM_BINARY},        {"Sub", FAM_BINARY},         {"Mul", FAM_BINARY},
-	{"Div", FAM_BINARY},        {"Pow", FAM_BINARY},         {"And", FAM_BINARY},
-	{"Or", FAM_BINARY},         {"Xor", FAM_BINARY},         {"Equal", FAM_BINARY},
-	{"Greater", FAM_BINARY},    {"Less", FAM_BINARY},        {"GreaterOrEqual", FAM_BINARY7},
-	{"LessOrEqual", FAM_BINARY7}, {"Mod", FAM_BINARY7},      {"BitShift", FAM_BINARY7},
-	{"BitwiseAnd", FAM_BINARY7}, {"BitwiseOr", FAM_BINARY7}, {"BitwiseXor", FAM_BINARY7},
-	{"Sum", FAM_VARIADIC},      {"Mean", FAM_VARIADIC},      {"Max", FAM_VARIADIC},
-	{"Min", FAM_VARIADIC},      {"Where", FAM_WHERE},        {"PRelu", FAM_PRELU},
-};
+/* The family of an ai.onnx operator, from its newest schema (core/schema): how its
+ * description says it broadcasts, its inputs, and whether it had the legacy
+ * broadcast/axis attributes before opset 7. -1: it does not broadcast its inputs
+ * elementwise (Gemm's C, LayerNormalization's scale are not this lint's). */
+static int family_of(const char *op_type)
+{
+	const sch_row *r = schema_lookup("", op_type, INT32_MAX);
+	if (!r)
+		return -1;
+	if (r->broadcast == SCH_BCAST_UNI)
+		return r->ninputs == 2 ? FAM_PRELU : -1; /* the one input into the other */
+	if (r->broadcast != SCH_BCAST_MULTI)
+		return -1;
+	if (r->ninputs && r->inputs[r->ninputs - 1].option == SCH_VARIADIC)
+		return FAM_VARIADIC;
+	if (r->ninputs == 3)
+		return FAM_WHERE;
+	return schema_legacy_broadcast(op_type) ? FAM_BINARY : FAM_BINARY7;
+}
 
 /* How one node broadcasts: rule, axis (pdpd/paddle), operands [first, first + n). */
 typedef struct bnode {
@@ -85,28 +93,13 @@ static int64_t attr_int(const node *n, const char *name, int64_t def)
 	return a && a->type == AT_INT ? a->i : def;
 }
 
-/* bcast_ops by name, built once per pass: most nodes do not broadcast, and finding
- * that out by comparing their type with every row cost more than linting the rest. */
-static bool bcast_index(strmap *ops, arena *a)
-{
-	strmap_init(ops, a);
-	int32_t n = (int32_t)(sizeof bcast_ops / sizeof bcast_ops[0]);
-	if (!strmap_reserve(ops, (size_t)n))
-		return false;
-	for (int32_t i = 0; i < n; i++)
-		if (!strmap_set(ops, bcast_ops[i].op, i))
-			return false;
-	return true;
-}
-
-/* bcast_ops rows by op_type (core/type_memo.h), in front of the index: the row
- * depends on the op_type string alone. */
+/* family_of by op_type (core/type_memo.h): it depends on the op_type string alone,
+ * and most nodes do not broadcast: a look-up per type, not per node. */
 #define ROW_MEMO_SLOTS 64 /* a power of two */
 
 typedef struct row_memo {
-	const strmap *ops; /* bcast_index */
 	type_key key[ROW_MEMO_SLOTS];
-	int32_t row[ROW_MEMO_SLOTS]; /* -1: the type does not broadcast */
+	int32_t row[ROW_MEMO_SLOTS]; /* family_of */
 } row_memo;
 
 static int32_t bcast_row(row_memo *rm, const char *op_type)
@@ -114,9 +107,9 @@ static int32_t bcast_row(row_memo *rm, const char *op_type)
 	bool found;
 	int32_t i = type_memo_slot(rm->key, ROW_MEMO_SLOTS, (type_key){.op_type = op_type}, &found);
 	if (i < 0)
-		return strmap_get(rm->ops, op_type);
+		return family_of(op_type);
 	if (!found)
-		rm->row[i] = strmap_get(rm->ops, op_type);
+		rm->row[i] = family_of(op_type);
 	return rm->row[i];
 }
 
@@ -134,9 +127,9 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 		b->axis_rule = true;
 		return true;
 	}
-	int32_t i = bcast_row(rm, n->op_type);
-	if (i >= 0) {
-		switch (bcast_ops[i].fam) {
+	int32_t fam = bcast_row(rm, n->op_type);
+	if (fam >= 0) {
+		switch ((op_family)fam) {
 		case FAM_BINARY:
 			b->legacy_op = true;
 			if (n->opset < 7) {
@@ -169,10 +162,7 @@ bool lint_may_broadcast(const char *domain, const char *op_type, int64_t opset)
 		return false;
 	if (domain[0])
 		return paddle_is_elementwise(op_type);
-	for (size_t i = 0; i < sizeof bcast_ops / sizeof bcast_ops[0]; i++)
-		if (!strcmp(bcast_ops[i].op, op_type))
-			return true;
-	return false;
+	return family_of(op_type) >= 0;
 }
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -197,8 +187,7 @@ typedef struct lint {
 	 * 75 MB of a million-node model. */
 	sym_fact *facts;
 	int32_t cap_facts;
-	strmap bcast_ops; /* bcast_index */
-	row_memo rows;    /* in front of bcast_ops */
+	row_memo rows;    /* family_of by op_type */
 	struct silent_key *silent; /* SILENT_SLOTS broadcasts that said nothing (lint_facts) */
 } lint;
 
@@ -919,11 +908,10 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	L.dims = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.dims);
 	L.counts = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.counts);
 	L.silent = arena_array(m->arena, SILENT_SLOTS, sizeof *L.silent);
-	if (!L.dims || !L.counts || !L.silent || !bcast_index(&L.bcast_ops, m->arena)) {
+	if (!L.dims || !L.counts || !L.silent) {
 		m->nomem = true;
 		return false;
 	}
-	L.rows.ops = &L.bcast_ops;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		graph *g = m->graphs[gi];
 		if (g->function)

@@ -18,6 +18,7 @@
  * when the plan found nothing blocking.
  */
 #include "passes/rewrite.h"
+#include "core/schema/schema.h"
 #include "core/error.h"
 
 #include "core/dtype.h"
@@ -61,12 +62,6 @@ static const paddle_op paddle_ops[] = {
 	{"elementwise_floordiv", "Div", BUILD_FLOORDIV, 7, 9},
 };
 
-/* ONNX operators that had broadcast/axis before opset 7 (pdpd rule for B). Gemm's
- * `broadcast` (for C, without axis) is handled beside them. */
-static const char *const legacy_ops[] = {
-	"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal", "Greater", "Less",
-};
-
 static const paddle_op *find_paddle(const char *op)
 {
 	for (size_t i = 0; i < sizeof paddle_ops / sizeof paddle_ops[0]; i++)
@@ -75,13 +70,9 @@ static const paddle_op *find_paddle(const char *op)
 	return NULL;
 }
 
-static bool is_legacy_op(const char *op)
-{
-	for (size_t i = 0; i < sizeof legacy_ops / sizeof legacy_ops[0]; i++)
-		if (!strcmp(legacy_ops[i], op))
-			return true;
-	return false;
-}
+/* ONNX operators that had broadcast/axis before opset 7 (pdpd rule for B), as their
+ * schemas say. Gemm's `broadcast` (for C, without axis) is handled beside them. */
+static bool is_legacy_op(const char *op) { return schema_legacy_broadcast(op); }
 
 /* ai.onnx and its sub-domains (ai.onnx.ml, ai.onnx.preview.training) are ONNX's own:
  * Paddle's operators live anywhere else. */

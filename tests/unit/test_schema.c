@@ -457,3 +457,30 @@ Test(schema, preview_domains)
 	cr_assert_null(schema_lookup("ai.onnx.preview.training", "Adagrad", 0));
 	cr_assert_null(schema_lookup("", "Adagrad", 28));
 }
+
+/* The broadcast column, read from the descriptions' own words, and the legacy
+ * attributes: what lint and rewrite derive their operator lists from. */
+Test(schema, broadcast_column)
+{
+	static const struct {
+		const char *op;
+		int32_t opset;
+		uint8_t want;
+	} cases[] = {
+		{"Add", 14, SCH_BCAST_MULTI},   {"Add", 6, SCH_BCAST_NONE},   {"Where", 16, SCH_BCAST_MULTI},
+		{"Sum", 13, SCH_BCAST_MULTI},   {"Mod", 13, SCH_BCAST_MULTI}, {"PRelu", 16, SCH_BCAST_UNI},
+		{"Gemm", 13, SCH_BCAST_UNI},    {"Relu", 14, SCH_BCAST_NONE}, {"MatMul", 13, SCH_BCAST_NONE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const sch_row *r = schema_lookup("", cases[i].op, cases[i].opset);
+		cr_assert_not_null(r, "%s at %d", cases[i].op, cases[i].opset);
+		cr_expect_eq(r->broadcast, cases[i].want, "%s-%d: broadcast %d, want %d", r->op_type, r->since,
+			     r->broadcast, cases[i].want);
+	}
+	static const char *const legacy[] = {"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal", "Greater", "Less"};
+	for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
+		cr_expect(schema_legacy_broadcast(legacy[i]), "%s", legacy[i]);
+	static const char *const not_legacy[] = {"Gemm", "Mod", "Max", "Where", "PRelu", "Relu", "Nope"};
+	for (size_t i = 0; i < sizeof not_legacy / sizeof not_legacy[0]; i++)
+		cr_expect(!schema_legacy_broadcast(not_legacy[i]), "%s", not_legacy[i]);
+}

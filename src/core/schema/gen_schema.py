@@ -64,6 +64,7 @@ class Row:
         self.attrs = None
         self.constraints = None  # list of (var, types)
         self.min_in = self.max_in = self.min_out = self.max_out = 0
+        self.broadcast = "SCH_BCAST_NONE"  # from the description's own words
 
 
 class Types:
@@ -192,6 +193,9 @@ RE_SECTION = re.compile(r"^#### (Inputs|Outputs)(?: \((\d+) - (\d+|&#8734;)\))?$
 RE_DT = re.compile(r"^<dt><tt>([A-Za-z0-9_.]+)</tt>(?: \(([a-z, -]+)\))? : (.+)</dt>$")
 RE_ATTR = re.compile(r"^(.+?)(?: \((required)\)| \(default is (.*)\))?$")
 EXPERIMENTAL = "No versioning maintained for experimental ops."
+# How the description says an operator broadcasts (Broadcasting.md's two kinds).
+RE_MULTI = re.compile(r"multidirectional \(i\.e\., Numpy-style\) broadcasting")
+RE_UNI = re.compile(r"\b[Uu]nidirectional\b.*broadcast")
 
 
 def read_dl(lines, i, where_of):
@@ -410,6 +414,10 @@ def parse_file(path):
             continue
         elif line.startswith("<dt>") or line.startswith("<dl>"):
             fail(where, "a definition list outside a known section")
+        elif row is not None and RE_MULTI.search(line):
+            row.broadcast = "SCH_BCAST_MULTI"
+        elif row is not None and RE_UNI.search(line):
+            row.broadcast = "SCH_BCAST_UNI"
         elif line.startswith("# "):
             row = None
         i += 1
@@ -568,10 +576,10 @@ def write_table(rows, out):
         out.write("\t{%s, %s, %d, %d, %s, %s, %s, %s,\n" % (
             c_str(r.domain), c_str(r.op_type), r.since, r.deprecated,
             r.min_in, r.max_in, r.min_out, r.max_out))
-        out.write("\t %s, %s, %s, %s, %d, %d, %d, %d},\n" % (
+        out.write("\t %s, %s, %s, %s, %d, %d, %d, %d, %s},\n" % (
             ref(name, r.inputs, "in"), ref(name, r.outputs, "out"), ref(name, r.attrs, "attr"),
             ref(name, r.constraints, "tc"), len(r.inputs), len(r.outputs), len(r.attrs),
-            len(r.constraints)))
+            len(r.constraints), r.broadcast))
     out.write("};\n\n")
     out.write("const sch_row *schema_rows(int32_t *n)\n{\n"
               "\t*n = (int32_t)(sizeof rows / sizeof rows[0]);\n"
@@ -619,6 +627,17 @@ def amend(rows):
             fail(where, "unknown kind %r" % kind)
 
 
+def inherit_broadcast(rows):
+    """A version whose description no longer says how it broadcasts keeps what the
+    version before it said (Mod-13 dropped Mod-10's sentence, not the behaviour)."""
+    last = {}
+    for r in sorted(rows, key=lambda r: (r.domain, r.op_type, r.since)):
+        key = (r.domain, r.op_type)
+        if r.broadcast == "SCH_BCAST_NONE" and not r.deprecated and key in last:
+            r.broadcast = last[key]
+        last[key] = r.broadcast
+
+
 def main(argv):
     if len(argv) not in (3, 4):
         sys.stderr.write("usage: gen_schema.py Changelog.md Changelog-ml.md [OUT.c]\n")
@@ -626,6 +645,7 @@ def main(argv):
     try:
         rows = parse_file(argv[1]) + parse_file(argv[2])
         amend(rows)
+        inherit_broadcast(rows)
         buf = io.StringIO()
         write_table(rows, buf)
     except (DocError, OSError) as e:

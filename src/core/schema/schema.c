@@ -92,3 +92,15 @@ bool schema_knows_domain(const char *domain)
 	domain_range(canonical_domain(domain), &first, &end);
 	return first < end;
 }
+
+bool schema_legacy_broadcast(const char *op_type)
+{
+	/* The legacy attributes went in opset 7: the row in force at 6 has them or not. */
+	const sch_row *r = schema_lookup("", op_type, 6);
+	bool broadcast = false, axis = false;
+	for (int32_t i = 0; r && i < r->nattrs; i++) {
+		broadcast |= !strcmp(r->attrs[i].name, "broadcast");
+		axis |= !strcmp(r->attrs[i].name, "axis");
+	}
+	return broadcast && axis;
+}

@@ -76,7 +76,17 @@ typedef struct sch_row {
 	const sch_attr *attrs;
 	const sch_constraint *constraints;
 	uint8_t ninputs, noutputs, nattrs, nconstraints;
+	/* How its inputs broadcast, as its description says (enum sch_broadcast). The
+	 * legacy broadcast/axis attributes of the versions before 7 are attributes:
+	 * schema_legacy_broadcast. */
+	uint8_t broadcast;
 } sch_row;
+
+enum sch_broadcast {
+	SCH_BCAST_NONE = 0,
+	SCH_BCAST_MULTI, /* numpy-style, every input (Add, Where, Max...) */
+	SCH_BCAST_UNI,   /* one input to another's shape (PRelu's slope, Gemm's C) */
+};
 
 /* The row a node of (domain, op_type) at imported version `opset` resolves to, or
  * NULL when the operator is not defined at that opset (or not at all). domain ""
@@ -89,6 +99,10 @@ int32_t schema_newest_opset(const char *domain);
 
 /* Whether the table knows the domain at all. */
 bool schema_knows_domain(const char *domain);
+
+/* Whether ai.onnx's op_type had the broadcast and axis attributes of the versions
+ * before 7 (Add...Xor, Equal, Greater, Less: the legacy pdpd rule). */
+bool schema_legacy_broadcast(const char *op_type);
 
 /* Every row, for tests and tools. */
 const sch_row *schema_rows(int32_t *n);
