@@ -723,5 +723,11 @@ void infer_lrn(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
+	/* The spec says nothing of it, but ONNX Runtime's kernel refuses an even size
+	 * (the window is centred on the channel). */
+	if (attr_i(c, "size", 0) % 2 == 0)
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "size %lld is even: ONNX Runtime's LRN takes only odd sizes (a window centred on the channel)",
+			   (long long)attr_i(c, "size", 0));
 	same_shape(c, elem);
 }

@@ -174,6 +174,9 @@ static const nn_case signal_cases[] = {
 	{"Trilu needs 2 dims", 14, "Trilu", "x", "x:4", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "shape-error"},
 	{"LRN", 13, "LRN", "x", "x:N,3,5,5", .attrs = "i:size=3", .outputs = "y", .expect = "FLOAT (N, 3, 5, 5)"},
+	/* ONNX Runtime's kernel refuses an even size (the spec is silent) */
+	{"LRN of an even size", 13, "LRN", "x", "x:N,3,5,5", .attrs = "i:size=2", .outputs = "y",
+	 .expect = "FLOAT (N, 3, 5, 5)", .diag = "attribute-error"},
 	/* LRN-1 requires size: the schema says so */
 	{"LRN without size", 1, "LRN", "x", "x:N,3,5,5", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "attribute-error"},

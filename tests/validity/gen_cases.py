@@ -925,6 +925,135 @@ def _():
     return m(1 << 62), m(2)
 
 
+# ---- values: attributes and constant inputs whose values ONNX Runtime refuses --------
+
+X4 = [1, 2, 4, 4]
+
+
+def one(op, ins, extra_inputs, inits, outs=("Y",), opset=13, **attrs):
+    """One node over X (1, 2, 4, 4) and more inputs or initializers."""
+    return model([node(op, ins, list(outs), **attrs)], [vi("X", F, X4)] + list(extra_inputs),
+                 [vi(o, F) for o in outs], inits=inits, opset=opset)
+
+
+@case("values", "conv_kernel_shape_length", "Conv kernel_shape of one value for a 2-D convolution")
+def _():
+    w = f32("W", np.zeros((2, 2, 3, 3)))
+    return (one("Conv", ["X", "W"], [], [w], kernel_shape=[3]), one("Conv", ["X", "W"], [], [w], kernel_shape=[3, 3]))
+
+
+@case("values", "pad_pads_length", "Pad with 6 pads for a rank-4 input")
+def _():
+    return (one("Pad", ["X", "P"], [], [i64("P", [0] * 6)]), one("Pad", ["X", "P"], [], [i64("P", [0] * 8)]))
+
+
+@case("values", "transpose_perm_repeated", "Transpose perm naming an axis twice")
+def _():
+    return one("Transpose", ["X"], [], [], perm=[0, 0, 1, 2]), one("Transpose", ["X"], [], [], perm=[0, 1, 3, 2])
+
+
+@case("values", "split_sizes_sum", "Split sizes summing to 4 on an axis of 2")
+def _():
+    return (one("Split", ["X", "S"], [], [i64("S", [1, 3])], outs=("A", "B"), axis=1),
+            one("Split", ["X", "S"], [], [i64("S", [1, 1])], outs=("A", "B"), axis=1))
+
+
+@case("values", "slice_axis_out_of_range", "Slice on axis 7 of a rank-4 input")
+def _():
+    def m(ax):
+        return one("Slice", ["X", "S", "E", "A"], [], [i64("S", [0]), i64("E", [1]), i64("A", [ax])])
+    return m(7), m(1)
+
+
+@case("values", "concat_ranks_differ", "Concat of a rank-4 and a rank-2 tensor")
+def _():
+    return (one("Concat", ["X", "Z"], [vi("Z", F, [2, 4])], [], axis=0),
+            one("Concat", ["X", "Z"], [vi("Z", F, X4)], [], axis=0))
+
+
+@case("values", "reshape_two_minus_one", "Reshape to (-1, -1)")
+def _():
+    return one("Reshape", ["X", "S"], [], [i64("S", [-1, -1])]), one("Reshape", ["X", "S"], [], [i64("S", [-1, 8])])
+
+
+@case("values", "gather_axis_out_of_range", "Gather on axis 5 of a rank-4 input")
+def _():
+    return (one("Gather", ["X", "I"], [], [i64("I", [0])], axis=5), one("Gather", ["X", "I"], [], [i64("I", [0])], axis=1))
+
+
+@case("values", "topk_k_larger_than_axis", "TopK with k = 5 on an axis of 4")
+def _():
+    def m(k):
+        return one("TopK", ["X", "K"], [], [i64("K", [k])], outs=("V", "I"))
+    bad, good = m(5), m(2)
+    for mm in (bad, good):
+        mm.graph.output[1].type.tensor_type.elem_type = I64
+    return bad, good
+
+
+@case("values", "lrn_even_size", "LRN of size 2 (ONNX Runtime's kernel takes odd sizes)")
+def _():
+    return one("LRN", ["X"], [], [], size=2), one("LRN", ["X"], [], [], size=3)
+
+
+@case("values", "matmul_inner_mismatch", "MatMul (2, 3) x (4, 5)")
+def _():
+    return binary("MatMul", F, F, sa=(2, 3), sb=(4, 5)), binary("MatMul", F, F, sa=(2, 3), sb=(3, 5))
+
+
+@case("values", "where_condition_mismatch", "Where with a condition of 3 against operands of 2")
+def _():
+    def m(n):
+        return model([node("Where", ["C", "A", "B"], ["Y"])], [vi("C", B, [n]), vi("A", F, [2]), vi("B", F, [2])],
+                     [vi("Y", F)])
+    return m(3), m(2)
+
+
+@case("types", "clip_min_int64_for_float", "Clip of a float tensor with an int64 min")
+def _():
+    def m(arr):
+        return model([node("Clip", ["X", "M"], ["Y"])], [vi("X", F, [2])], [vi("Y", F)], inits=[init("M", arr)])
+    return m(np.array(0, dtype=np.int64)), m(np.array(0, dtype=np.float32))
+
+
+@case("types", "sequence_of_mixed_types", "SequenceConstruct of a float and an int64 tensor")
+def _():
+    def m(e):
+        return model([node("SequenceConstruct", ["A", "B"], ["S"]), node("SequenceLength", ["S"], ["Y"])],
+                     [vi("A", F, [2]), vi("B", e, [2])], [vi("Y", I64, [])])
+    return m(I64), m(F)
+
+
+@case("guards", "range_of_a_computed_one_element_limit", "Range whose limit is a computed (1,) tensor")
+def _():
+    return None, model([node("Unsqueeze", ["N", "AX"], ["N1"]), node("Range", ["S", "N1", "D"], ["Y"])],
+                       [vi("N", I64, [])], [vi("Y", I64)],
+                       inits=[i64("AX", [0]), init("S", np.array(0, dtype=np.int64)), init("D", np.array(1, dtype=np.int64))])
+
+
+@case("guards", "dropout_double_ratio", "Dropout of a float tensor with a double ratio")
+def _():
+    return None, model([node("Dropout", ["X", "R"], ["Y"])], [vi("X", F, [2])], [vi("Y", F)],
+                       inits=[init("R", np.array(0.5, dtype=np.float64))])
+
+
+@case("guards", "cast_to_string", "Cast of floats to strings")
+def _():
+    return None, model([node("Cast", ["X"], ["Y"], to=S)], [vi("X", F, [2])], [vi("Y", S, [2])])
+
+
+@case("guards", "optional_round_trip", "Optional then OptionalGetElement (opset 18)")
+def _():
+    return None, model([node("Optional", ["X"], ["O"]), node("OptionalGetElement", ["O"], ["Y"])],
+                       [vi("X", F, [2])], [vi("Y", F, [2])], opset=18, ir=8)
+
+
+@case("guards", "sequence_through_identity", "An empty sequence passed through Identity (opset 16)")
+def _():
+    return None, model([node("SequenceEmpty", [], ["S"], dtype=F), node("Identity", ["S"], ["T"]),
+                        node("SequenceLength", ["T"], ["Y"])], [], [vi("Y", I64, [])], opset=16, ir=8)
+
+
 # ---- guards (valid only) -------------------------------------------------------------
 
 @case("guards", "custom_domain_only", "opset_import names only com.microsoft; default-domain ops still "
