@@ -1,13 +1,17 @@
-/* bcast_sites.c: the table of implicitly broadcasting inputs (bcast_sites.h).
+/* bcast_sites.c: which inputs of a node broadcast implicitly (bcast_sites.h).
  *
- * Rows mirror ops_elementwise.def and ops_nn.def: an operator is here from the opset
- * where the ONNX docs say its inputs broadcast (multidirectionally, or
- * unidirectionally for PRelu's slope and Gemm's C). Before those opsets the same
+ * From the operator schemas (core/schema): an operator broadcasts from the first
+ * opset whose description says its inputs broadcast multidirectionally, and had the
+ * legacy broadcast/axis attributes before 7 if its schema says so. The two
+ * unidirectional sites (PRelu's slope, Gemm's C) are listed here: the schemas also
+ * call LayerNormalization's and RMSNormalization's scale unidirectional, which is no
+ * elementwise site to make explicit. Before those opsets the same
  * operators required identical shapes or used the legacy axis form, which the axis
  * rewrite removes.
  */
 #include "passes/bcast_sites.h"
 
+#include "core/schema/schema.h"
 #include "passes/rules_paddle.h"
 
 #include <string.h>
@@ -23,25 +27,33 @@ typedef enum site_kind {
 static const struct {
 	const char *op;
 	site_kind kind;
-	int64_t since; /* first opset with implicit (numpy-family) broadcasting */
-} sites[] = {
-	{"Add", SK_BINARY, 7},         {"Sub", SK_BINARY, 7},         {"Mul", SK_BINARY, 7},
-	{"Div", SK_BINARY, 7},         {"Pow", SK_BINARY, 7},         {"And", SK_BINARY, 7},
-	{"Or", SK_BINARY, 7},          {"Xor", SK_BINARY, 7},         {"Equal", SK_BINARY, 7},
-	{"Greater", SK_BINARY, 7},     {"Less", SK_BINARY, 7},        {"GreaterOrEqual", SK_BINARY, 12},
-	{"LessOrEqual", SK_BINARY, 12}, {"Mod", SK_BINARY, 10},       {"BitShift", SK_BINARY, 11},
-	{"BitwiseAnd", SK_BINARY, 18}, {"BitwiseOr", SK_BINARY, 18},  {"BitwiseXor", SK_BINARY, 18},
-	{"Sum", SK_VARIADIC, 8},       {"Mean", SK_VARIADIC, 8},      {"Max", SK_VARIADIC, 8},
-	{"Min", SK_VARIADIC, 8},       {"Where", SK_WHERE, 9},        {"PRelu", SK_UNI1, 7},
+	int64_t since; /* first opset with unidirectional broadcasting */
+} uni_sites[] = {
+	{"PRelu", SK_UNI1, 7},
 	{"Gemm", SK_UNI2, 7},
 };
 
-/* Operators that had broadcast=1/axis before opset 7 (the legacy pdpd form). */
-static bool legacy_axis_op(const char *op, site_kind k)
+/* op's kind and first broadcasting opset; false when it has no implicit site. */
+static bool site_of(const char *op, site_kind *k, int64_t *since)
 {
-	return k == SK_BINARY && (strcmp(op, "GreaterOrEqual") && strcmp(op, "LessOrEqual") && strcmp(op, "Mod") &&
-				  strcmp(op, "BitShift") && strncmp(op, "Bitwise", 7));
+	for (size_t i = 0; i < sizeof uni_sites / sizeof uni_sites[0]; i++)
+		if (!strcmp(uni_sites[i].op, op)) {
+			*k = uni_sites[i].kind, *since = uni_sites[i].since;
+			return true;
+		}
+	int32_t from = schema_multi_broadcast_since(op);
+	const sch_row *r = from ? schema_lookup("", op, INT32_MAX) : NULL;
+	if (!r)
+		return false;
+	*since = from;
+	*k = r->ninputs && r->inputs[r->ninputs - 1].option == SCH_VARIADIC ? SK_VARIADIC
+	     : r->ninputs == 3					       ? SK_WHERE
+									       : SK_BINARY;
+	return true;
 }
+
+/* Operators that had broadcast=1/axis before opset 7 (the legacy pdpd form). */
+static bool legacy_axis_op(const char *op, site_kind k) { return k == SK_BINARY && schema_legacy_broadcast(op); }
 
 static int64_t int_attr(const node *n, const char *name, int64_t def)
 {
@@ -70,11 +82,10 @@ bool bsite_of(const node *n, bsite *s)
 		two(s, BCAST_PADDLE, 0, 1);
 		return n->ninputs >= 2;
 	}
-	for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-		if (strcmp(sites[i].op, n->op_type))
-			continue;
-		site_kind k = sites[i].kind;
-		if (n->opset < sites[i].since) {
+	site_kind k;
+	int64_t since;
+	if (site_of(n->op_type, &k, &since)) {
+		if (n->opset < since) {
 			/* Before numpy broadcasting: only the legacy axis form broadcasts (Gemm's
 			 * broadcast=1 places C against (M, N) the same way). */
 			bool legacy = (legacy_axis_op(n->op_type, k) || k == SK_UNI2) && int_attr(n, "broadcast", 0);

@@ -12,6 +12,7 @@
  * another size.
  */
 #include "passes/provenance.h"
+#include "core/schema/schema.h"
 
 #include "passes/rules_paddle.h"
 
@@ -47,14 +48,8 @@ static const struct {
 	{"Sin", PASS_SAME}, {"Sinh", PASS_SAME}, {"Softmax", PASS_SAME}, {"Softplus", PASS_SAME},
 	{"Softsign", PASS_SAME}, {"Sqrt", PASS_SAME}, {"Tan", PASS_SAME}, {"Tanh", PASS_SAME},
 	{"ThresholdedRelu", PASS_SAME},
-	/* Each output dimension is one input's (numpy-aligned). */
-	{"Add", PASS_BROADCAST}, {"Sub", PASS_BROADCAST}, {"Mul", PASS_BROADCAST}, {"Div", PASS_BROADCAST},
-	{"Pow", PASS_BROADCAST}, {"Mod", PASS_BROADCAST}, {"And", PASS_BROADCAST}, {"Or", PASS_BROADCAST},
-	{"Xor", PASS_BROADCAST}, {"Equal", PASS_BROADCAST}, {"Greater", PASS_BROADCAST},
-	{"Less", PASS_BROADCAST}, {"GreaterOrEqual", PASS_BROADCAST}, {"LessOrEqual", PASS_BROADCAST},
-	{"BitShift", PASS_BROADCAST}, {"BitwiseAnd", PASS_BROADCAST}, {"BitwiseOr", PASS_BROADCAST},
-	{"BitwiseXor", PASS_BROADCAST}, {"Sum", PASS_BROADCAST}, {"Mean", PASS_BROADCAST},
-	{"Max", PASS_BROADCAST}, {"Min", PASS_BROADCAST}, {"Where", PASS_BROADCAST},
+	/* Each output dimension is one input's (numpy-aligned): the operators whose
+	 * schemas say they broadcast multidirectionally (pass_of). */
 };
 
 static pass_kind pass_of(const node *n)
@@ -67,7 +62,7 @@ static pass_kind pass_of(const node *n)
 	for (size_t i = 0; i < sizeof passers / sizeof passers[0]; i++)
 		if (!strcmp(passers[i].op, n->op_type))
 			return passers[i].kind;
-	return PASS_NONE;
+	return schema_multi_broadcast_since(n->op_type) ? PASS_BROADCAST : PASS_NONE;
 }
 
 /* A bounded string builder: like snprintf, never overruns, always terminated. */

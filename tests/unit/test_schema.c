@@ -484,3 +484,17 @@ Test(schema, broadcast_column)
 	for (size_t i = 0; i < sizeof not_legacy / sizeof not_legacy[0]; i++)
 		cr_expect(!schema_legacy_broadcast(not_legacy[i]), "%s", not_legacy[i]);
 }
+
+/* The first opset where an operator broadcasts numpy-style: bcast_sites.c and
+ * provenance.c derive their operators from it. */
+Test(schema, multi_broadcast_since)
+{
+	static const struct {
+		const char *op;
+		int32_t since;
+	} cases[] = {{"Add", 7},   {"Mod", 10},  {"Sum", 8},    {"Where", 9}, {"BitwiseAnd", 18},
+		     {"GreaterOrEqual", 12}, {"PRelu", 0}, {"Relu", 0}, {"Gemm", 0}, {"Nope", 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_eq(schema_multi_broadcast_since(cases[i].op), cases[i].since, "%s: %d, want %d", cases[i].op,
+			     schema_multi_broadcast_since(cases[i].op), cases[i].since);
+}

@@ -104,3 +104,15 @@ bool schema_legacy_broadcast(const char *op_type)
 	}
 	return broadcast && axis;
 }
+
+int32_t schema_multi_broadcast_since(const char *op_type)
+{
+	/* From the newest version back: the last one found broadcasting is the first. */
+	int32_t since = 0;
+	for (const sch_row *r = schema_lookup("", op_type, INT32_MAX); r; r = r->since > 1 ? schema_lookup("", op_type, r->since - 1) : NULL) {
+		if (r->broadcast != SCH_BCAST_MULTI)
+			break;
+		since = r->since;
+	}
+	return since;
+}

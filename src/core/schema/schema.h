@@ -104,6 +104,10 @@ bool schema_knows_domain(const char *domain);
  * before 7 (Add...Xor, Equal, Greater, Less: the legacy pdpd rule). */
 bool schema_legacy_broadcast(const char *op_type);
 
+/* The first opset of ai.onnx at which op_type's description says its inputs
+ * broadcast numpy-style (Add 7, Mod 10, Sum 8, Where 9); 0 when no version does. */
+int32_t schema_multi_broadcast_since(const char *op_type);
+
 /* Every row, for tests and tools. */
 const sch_row *schema_rows(int32_t *n);
 
