@@ -7,7 +7,9 @@
 #ifndef OSH_TEST_WBUF_H
 #define OSH_TEST_WBUF_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -94,6 +96,26 @@ static inline void put_tensor_vi(wbuf *g, uint64_t field, const char *name, int 
 	put_str(&vi, 1, name);
 	put_msg(&vi, 2, &tp);
 	put_msg(g, field, &vi);
+}
+
+/* n Relu nodes t0 -> t1 -> ... -> tn into graph g; named "relu_number_K" when
+ * `named` (at over 32 bytes a node, the loader's pre-scan keeps spans of them). */
+static inline void put_relu_chain(wbuf *g, int n, bool named)
+{
+	char in[32], out[32], name[48];
+	for (int i = 0; i < n; i++) {
+		wbuf nd = {0};
+		snprintf(in, sizeof in, "t%d", i);
+		snprintf(out, sizeof out, "t%d", i + 1);
+		put_str(&nd, 1, in);
+		put_str(&nd, 2, out);
+		if (named) {
+			snprintf(name, sizeof name, "relu_number_%d", i);
+			put_str(&nd, 3, name);
+		}
+		put_str(&nd, 4, "Relu");
+		put_msg(g, 1, &nd);
+	}
 }
 
 /* Writes b's bytes to a new file named from the mkstemp template `path`, which then

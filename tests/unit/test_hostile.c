@@ -733,16 +733,8 @@ static wbuf relu_chain(int n)
 {
 	wbuf b = {0}, g = {0};
 	put_header(&b);
-	char in[32], out[32];
-	for (int i = 0; i < n; i++) {
-		wbuf nd = {0};
-		snprintf(in, sizeof in, "t%d", i);
-		snprintf(out, sizeof out, "t%d", i + 1);
-		put_str(&nd, 1, in);
-		put_str(&nd, 2, out);
-		put_str(&nd, 4, "Relu");
-		put_msg(&g, 1, &nd);
-	}
+	char out[32];
+	put_relu_chain(&g, n, false);
 	put_tensor_vi(&g, 11, "t0", 1, 8);
 	snprintf(out, sizeof out, "t%d", n);
 	put_tensor_vi(&g, 12, out, 1, 8);

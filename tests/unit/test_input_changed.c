@@ -30,18 +30,7 @@ static wbuf relu_model(int n, int inits)
 	wbuf b = {0}, g = {0};
 	put_model_header(&b, 13);
 	char in[32], out[32];
-	for (int i = 0; i < n; i++) {
-		wbuf nd = {0};
-		snprintf(in, sizeof in, "t%d", i);
-		snprintf(out, sizeof out, "t%d", i + 1);
-		put_str(&nd, 1, in);
-		put_str(&nd, 2, out);
-		put_str(&nd, 4, "Relu");
-		char name[48]; /* under 32 bytes a node on average, the pre-scan keeps no spans */
-		snprintf(name, sizeof name, "relu_number_%d", i);
-		put_str(&nd, 3, name);
-		put_msg(&g, 1, &nd);
-	}
+	put_relu_chain(&g, n, true); /* named: the pre-scan keeps spans (on_layout) */
 	static uint8_t kib[1024];
 	for (int i = 0; i < inits; i++) {
 		wbuf t = {0};
