@@ -6,6 +6,7 @@
 #include "passes/rules_elementwise.h"
 #include "passes/rules_misc.h"
 #include "passes/rules_ml.h"
+#include "passes/rules_ms.h"
 #include "passes/rules_nn.h"
 #include "passes/rules_nn_more.h"
 #include "passes/rules_paddle.h"

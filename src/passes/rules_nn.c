@@ -221,9 +221,11 @@ void infer_qlinear_matmul(infer_ctx *c) { matmul_shape(c, 0, 3, nn_elem(c, 7)); 
 
 /* Y (M, N) = A' (M, K) B' (K, N) + C. Before opset 7, C is broadcast under the legacy
  * rule when `broadcast` is set and must be (M, N) otherwise; from 7 it broadcasts
- * unidirectionally to (M, N); from 11 it is optional. */
-static void gemm(infer_ctx *c, bool legacy)
+ * unidirectionally to (M, N); from 11 it is optional. `version` is the ai.onnx opset
+ * whose Gemm the node follows: its own opset for Gemm, 11 for com.microsoft FusedGemm. */
+void nn_gemm(infer_ctx *c, int64_t version)
 {
+	bool legacy = version < 7;
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	int32_t ra = nn_rank(c, 0), rb = nn_rank(c, 1);
@@ -255,7 +257,7 @@ static void gemm(infer_ctx *c, bool legacy)
 		return;
 	}
 	const tinfo *ct = in(c, 2);
-	if (!ct && c->opset < 11) {
+	if (!ct && version < 11) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input C is required before opset 11");
 		return;
 	}
@@ -278,8 +280,8 @@ static void gemm(infer_ctx *c, bool legacy)
 	set_out(c, 0, elem, 2, out);
 }
 
-void infer_gemm1(infer_ctx *c) { gemm(c, true); }
-void infer_gemm7(infer_ctx *c) { gemm(c, false); }
+void infer_gemm1(infer_ctx *c) { nn_gemm(c, c->opset); }
+void infer_gemm7(infer_ctx *c) { nn_gemm(c, c->opset); }
 
 /* ---- Einsum ------------------------------------------------------------------- */
 

@@ -72,6 +72,9 @@ const char *nn_dim_text(infer_ctx *c, dim d);
 /* Merges d (from input i) into *acc, a size two inputs must agree on; on a conflict
  * reports "WHAT is X, but 'input' (shape) gives Y" and returns false. */
 bool nn_merge_dim(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i);
+/* Gemm's rule as ai.onnx opset `version` defines it (legacy C broadcast before 7, C
+ * optional from 11), for Gemm and for operators shaped like it (FusedGemm). */
+void nn_gemm(infer_ctx *c, int64_t version);
 
 /* ---- rules ---- */
 

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""onnxshape's shapes for ONNX Runtime's com.microsoft operators against the runtime's.
+
+For every case below a one-node model is written with python3-onnx (inputs may carry
+symbolic dims, bound to sizes for the run), `onnxshape infer --ignore-declared` infers
+it, ONNX Runtime (tests/ort/run_shapes.js) runs it, and every listed output is compared:
+  exact          every dim known and equal to the runtime's
+  consistent     same rank, every known dim equal, some symbolic or unknown
+  unknown        no rank claimed
+  contradiction  a wrong rank, a wrong size or a wrong element type: the test fails
+Cases ONNX Runtime refuses to run are listed and not compared.
+
+The operators are those rules_ms.c covers: FastGelu, BiasGelu, QuickGelu, FusedMatMul,
+FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; the cases take
+optional inputs and outputs present and absent, and attributes on and off defaults.
+
+usage: ms_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+
+MS = "com.microsoft"
+F = T.FLOAT
+NP_TYPES = {T.FLOAT: "float32", T.DOUBLE: "float64"}
+# Sizes the symbolic dims are run with.
+BIND = {"N": 3, "S": 5, "M": 4}
+
+
+def case(name, op, inputs, outputs, attrs=None, node_inputs=None):
+    """inputs: [(name, elem, dims)], dims may hold symbols (BIND); node_inputs: the node's
+    input list when it omits optional ones (""), else the inputs' names; outputs: "" for an
+    omitted optional output."""
+    return dict(name=name, op=op, inputs=inputs, outputs=outputs, attrs=attrs or {},
+                node_inputs=node_inputs if node_inputs is not None else [n for n, _, _ in inputs])
+
+
+def x(name, *dims):
+    return (name, F, list(dims))
+
+
+SLN_ALL = ["y", "mean", "inv_std_var", "sum"]
+CASES = [
+    # ---- activations ----
+    case("fast_gelu", "FastGelu", [x("x", 2, 3, 4)], ["y"]),
+    case("fast_gelu_bias", "FastGelu", [x("x", 2, 3, 4), x("b", 4)], ["y"]),
+    case("fast_gelu_sym_bias", "FastGelu", [x("x", "N", "S", 8), x("b", 8)], ["y"]),
+    case("fast_gelu_1d", "FastGelu", [x("x", 6)], ["y"]),
+    case("bias_gelu", "BiasGelu", [x("a", 2, 3, 4), x("b", 4)], ["y"]),
+    case("bias_gelu_sym", "BiasGelu", [x("a", "N", "S", 8), x("b", 8)], ["y"]),
+    case("bias_gelu_2d", "BiasGelu", [x("a", 5, 6), x("b", 6)], ["y"]),
+    case("quick_gelu", "QuickGelu", [x("x", 2, 5)], ["y"]),
+    case("quick_gelu_alpha", "QuickGelu", [x("x", "N", 7)], ["y"], dict(alpha=1.0)),
+    case("quick_gelu_4d", "QuickGelu", [x("x", 1, 2, 3, 4)], ["y"], dict(alpha=2.5)),
+    # ---- FusedMatMul ----
+    case("fmm_4d", "FusedMatMul", [x("a", 2, 3, 4, 5), x("b", 2, 3, 5, 6)], ["y"]),
+    case("fmm_alpha", "FusedMatMul", [x("a", 2, 4, 5), x("b", 2, 5, 6)], ["y"], dict(alpha=0.125)),
+    case("fmm_transA", "FusedMatMul", [x("a", 2, 5, 4), x("b", 2, 5, 6)], ["y"], dict(transA=1)),
+    case("fmm_transB", "FusedMatMul", [x("a", 2, 4, 5), x("b", 2, 6, 5)], ["y"], dict(transB=1)),
+    case("fmm_transAB", "FusedMatMul", [x("a", 3, 5, 4), x("b", 6, 5)], ["y"], dict(transA=1, transB=1, alpha=0.5)),
+    case("fmm_trans_off", "FusedMatMul", [x("a", 4, 5), x("b", 5, 6)], ["y"], dict(transA=0, transB=0)),
+    case("fmm_2d", "FusedMatMul", [x("a", 4, 5), x("b", 5, 6)], ["y"]),
+    case("fmm_1d_a", "FusedMatMul", [x("a", 5), x("b", 2, 5, 6)], ["y"]),
+    case("fmm_1d_b", "FusedMatMul", [x("a", 2, 4, 5), x("b", 5)], ["y"]),
+    case("fmm_1d_transB", "FusedMatMul", [x("a", 4, 5), x("b", 5)], ["y"], dict(transB=1)),
+    case("fmm_broadcast", "FusedMatMul", [x("a", 1, 3, 4, 5), x("b", 2, 1, 5, 6)], ["y"]),
+    case("fmm_rank3x2", "FusedMatMul", [x("a", 2, 4, 5), x("b", 6, 5)], ["y"], dict(transB=1)),
+    case("fmm_sym", "FusedMatMul", [x("a", "N", "S", 8), x("b", 8, 3)], ["y"]),
+    case("fmm_sym_transA", "FusedMatMul", [x("a", "N", 8, "S"), x("b", "N", 8, 3)], ["y"], dict(transA=1)),
+    case("fmm_tbA", "FusedMatMul", [x("a", 4, 2, 3, 5), x("b", 2, 3, 5, 6)], ["y"], dict(transBatchA=1)),
+    case("fmm_tbA_transA", "FusedMatMul", [x("a", 5, 2, 3, 4), x("b", 2, 3, 5, 6)], ["y"],
+         dict(transBatchA=1, transA=1)),
+    case("fmm_tbB", "FusedMatMul", [x("a", 2, 3, 4, 5), x("b", 5, 2, 3, 6)], ["y"], dict(transBatchB=1)),
+    case("fmm_tbB_transB", "FusedMatMul", [x("a", 2, 3, 4, 5), x("b", 6, 2, 3, 5)], ["y"],
+         dict(transBatchB=1, transB=1)),
+    case("fmm_tbAB", "FusedMatMul", [x("a", 4, 2, 5), x("b", 5, 2, 6)], ["y"], dict(transBatchA=1, transBatchB=1)),
+    case("fmm_tbAB_trans", "FusedMatMul", [x("a", 5, 2, 4), x("b", 6, 2, 5)], ["y"],
+         dict(transBatchA=1, transBatchB=1, transA=1, transB=1, alpha=2.0)),
+    case("fmm_tbA_sym", "FusedMatMul", [x("a", "S", "N", 8), x("b", "N", 8, 3)], ["y"], dict(transBatchA=1)),
+    # ---- FusedGemm (ONNX Runtime's kernel refuses a node without `activation`) ----
+    case("fgemm", "FusedGemm", [x("a", 4, 5), x("b", 5, 6), x("c", 6)], ["y"], dict(activation="Relu")),
+    case("fgemm_no_c", "FusedGemm", [x("a", 4, 5), x("b", 5, 6)], ["y"], dict(activation="Relu")),
+    case("fgemm_trans", "FusedGemm", [x("a", 5, 4), x("b", 6, 5), x("c", 4, 6)], ["y"],
+         dict(transA=1, transB=1, activation="Relu")),
+    case("fgemm_relu", "FusedGemm", [x("a", 4, 5), x("b", 6, 5), x("c", 1, 6)], ["y"],
+         dict(transB=1, activation="Relu", alpha=0.5, beta=2.0)),
+    case("fgemm_leaky", "FusedGemm", [x("a", 4, 5), x("b", 5, 6), x("c", 4, 1)], ["y"],
+         dict(activation="LeakyRelu", activation_alpha=0.1)),
+    case("fgemm_sym", "FusedGemm", [x("a", "M", 5), x("b", 5, 6), x("c", 6)], ["y"], dict(activation="Sigmoid")),
+    case("fgemm_scalar_c", "FusedGemm", [x("a", 4, 5), x("b", 5, 6), x("c")], ["y"], dict(activation="Tanh")),
+    # ---- SkipLayerNormalization ----
+    case("sln", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4)], ["y"], dict(epsilon=1e-5)),
+    case("sln_all", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4), x("be", 4), x("bi", 4)],
+         SLN_ALL),
+    case("sln_sum", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4), x("be", 4)],
+         ["y", "", "", "sum"], dict(epsilon=1e-12)),
+    case("sln_mean", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4)], ["y", "mean"]),
+    case("sln_bias_no_beta", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4), x("bi", 4)],
+         SLN_ALL, node_inputs=["x", "s", "g", "", "bi"]),
+    case("sln_skip_1sh", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 1, 3, 4), x("g", 4)], SLN_ALL),
+    case("sln_skip_2d", "SkipLayerNormalization", [x("x", 2, 3, 4), x("s", 3, 4), x("g", 4)], ["y", "", "", "sum"]),
+    case("sln_2d", "SkipLayerNormalization", [x("x", 5, 4), x("s", 5, 4), x("g", 4), x("be", 4)], SLN_ALL),
+    case("sln_sym", "SkipLayerNormalization", [x("x", "N", "S", 8), x("s", "N", "S", 8), x("g", 8), x("be", 8)],
+         SLN_ALL),
+    case("sln_sym_hidden", "SkipLayerNormalization", [x("x", "N", "S", "M"), x("s", "N", "S", "M"), x("g", 4)],
+         SLN_ALL),
+    # ---- SkipSimplifiedLayerNormalization ----
+    case("ssln", "SkipSimplifiedLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4)], ["y"]),
+    case("ssln_all", "SkipSimplifiedLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4), x("bi", 4)],
+         SLN_ALL, dict(epsilon=1e-6)),
+    case("ssln_sum", "SkipSimplifiedLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4)],
+         ["y", "", "", "sum"]),
+    case("ssln_stats", "SkipSimplifiedLayerNormalization", [x("x", 2, 3, 4), x("s", 2, 3, 4), x("g", 4)],
+         ["y", "mean", "inv_std_var"]),
+    case("ssln_2d", "SkipSimplifiedLayerNormalization", [x("x", 6, 4), x("s", 6, 4), x("g", 4), x("bi", 4)], SLN_ALL),
+    case("ssln_sym", "SkipSimplifiedLayerNormalization", [x("x", "N", "S", 8), x("s", "N", "S", 8), x("g", 8)],
+         SLN_ALL),
+]
+
+
+def build(c, path):
+    node = h.make_node(c["op"], c["node_inputs"], c["outputs"], domain=MS, **c["attrs"])
+    ins = [h.make_tensor_value_info(n, e, d) for n, e, d in c["inputs"]]
+    outs = [h.make_value_info(o, onnx.TypeProto()) for o in c["outputs"] if o]
+    g = h.make_graph([node], c["name"], ins, outs)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(MS, 1)])
+    m.ir_version = 9
+    onnx.save(m, path)
+
+
+def feeds(c):
+    out = {}
+    for n, e, d in c["inputs"]:
+        dims = [BIND[v] if isinstance(v, str) else v for v in d]
+        count = 1
+        for v in dims:
+            count *= v
+        out[n] = {"type": NP_TYPES[e], "dims": dims, "data": [round(i * 0.37 - 1.0, 3) for i in range(count)]}
+    return out
+
+
+def inferred_dims(tool, model, work):
+    out = os.path.join(work, "inferred.onnx")
+    if os.path.exists(out):
+        os.unlink(out)
+    r = subprocess.run([tool, "infer", "--ignore-declared", model, "-o", out], capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        return None, r.stderr.strip()
+    res = {}
+    for o in onnx.load(out).graph.output:
+        tt = o.type.tensor_type if o.type.HasField("tensor_type") else None
+        elem = NP_TYPES.get(tt.elem_type, "?%d" % tt.elem_type) if tt is not None and tt.elem_type else None
+        if tt is None or not tt.HasField("shape"):
+            res[o.name] = (elem, None)
+        else:
+            res[o.name] = (elem, [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim])
+    return res, ""
+
+
+def classify(elem, inferred, real_elem, real):
+    if elem is not None and elem != real_elem:
+        return "contradiction"
+    if inferred is None:
+        return "unknown"
+    if len(inferred) != len(real):
+        return "contradiction"
+    if any(i is not None and i != r for i, r in zip(inferred, real)):
+        return "contradiction"
+    return "exact" if all(i is not None for i in inferred) else "consistent"
+
+
+def main():
+    tool, ort_dir, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    runs = []
+    for c in CASES:
+        path = os.path.join(work, c["name"] + ".onnx")
+        build(c, path)
+        runs.append({"model": path, "feeds": feeds(c)})
+    with open(os.path.join(work, "cases.json"), "w") as f:
+        json.dump(runs, f)
+    r = subprocess.run(["node", os.path.join(here, "run_shapes.js"), ort_dir, os.path.join(work, "cases.json")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("run_shapes.js failed:", r.stderr.strip()[-500:])
+        return 1
+    real = json.loads(r.stdout.strip().splitlines()[-1])
+    counts = collections.Counter()
+    for c in CASES:
+        path = os.path.join(work, c["name"] + ".onnx")
+        got = real.get(path, {"error": "no result"})
+        if "error" in got:
+            print("  %-20s not run by ONNX Runtime: %s" % (c["name"], got["error"][:150]))
+            counts["not run"] += 1
+            continue
+        inf, err = inferred_dims(tool, path, work)
+        for o in [o for o in c["outputs"] if o]:
+            real_elem, real_dims = got["types"][o], got["outputs"][o]
+            if inf is None:
+                verdict, shown = "contradiction", "infer failed: " + err
+            else:
+                elem, dims = inf.get(o, (None, None))
+                verdict, shown = classify(elem, dims, real_elem, real_dims), "%s %s" % (elem, dims)
+            counts[verdict] += 1
+            print("  %-20s %-11s %-13s inferred %s, ONNX Runtime %s %s" % (c["name"], o, verdict, shown, real_elem,
+                                                                          real_dims))
+    print("com.microsoft shapes vs ONNX Runtime: %d outputs: %d exact, %d consistent, %d unknown, "
+          "%d contradictions; %d cases not run"
+          % (sum(counts[k] for k in ("exact", "consistent", "unknown", "contradiction")), counts["exact"],
+             counts["consistent"], counts["unknown"], counts["contradiction"], counts["not run"]))
+    return 1 if counts["contradiction"] or counts["unknown"] or counts["not run"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
