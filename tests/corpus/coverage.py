@@ -6,8 +6,8 @@ usage: coverage.py SOURCE_DIR
 The operator versions are those of the installed onnx package
 (onnx.defs.get_all_schemas_with_history(), domains ai.onnx, ai.onnx.ml and
 ai.onnx.preview.training) and those the ONNX documentation shipped beside the project
-defines up to opset 23 (../shared/reference/onnx/Changelog.md and Changelog-ml.md,
-when present: the installed onnx may be older). The rules are the rows of
+defines up to opset 28, ai.onnx.preview's included (../shared/reference/onnx/Changelog.md
+and Changelog-ml.md, when present: the installed onnx may be older). The rules are the rows of
 src/passes/ops*.def. An operator without a rule must be listed in README.md's table
 "Operators without a rule" (a row "| `Name` | reason |", with domain if not ai.onnx).
 Prints the counts and every version that is neither; exits 1 if there is one.
@@ -19,8 +19,14 @@ import sys
 
 import onnx.defs
 
-MAX_OPSET = 23
-DOMAINS = {"": "", "ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml", "ai.onnx.preview.training": "ai.onnx.preview.training"}
+MAX_OPSET = 28
+DOMAINS = {
+    "": "",
+    "ai.onnx": "",
+    "ai.onnx.ml": "ai.onnx.ml",
+    "ai.onnx.preview": "ai.onnx.preview",
+    "ai.onnx.preview.training": "ai.onnx.preview.training",
+}
 
 
 def rule_rows(src):
@@ -49,6 +55,8 @@ def wanted_versions(src):
             d = dom
             if name.startswith("ai.onnx.ml."):
                 d, name = "ai.onnx.ml", name[len("ai.onnx.ml."):]
+            elif name.startswith("ai.onnx.preview.") and "." not in name[len("ai.onnx.preview."):]:
+                d, name = "ai.onnx.preview", name[len("ai.onnx.preview."):]
             elif "." in name:
                 continue
             if d == "" and v > MAX_OPSET:
@@ -65,7 +73,7 @@ def readme_exempt(src):
         for row in re.finditer(r"^\| `([\w.]+)` \|", m.group(1), re.M):
             name = row.group(1)
             dom = ""
-            for d in ("ai.onnx.preview.training", "ai.onnx.ml"):
+            for d in ("ai.onnx.preview.training", "ai.onnx.preview", "ai.onnx.ml"):
                 if name.startswith(d + "."):
                     dom, name = d, name[len(d) + 1:]
             exempt.add((dom, name))

@@ -11,8 +11,12 @@ it, ONNX Runtime (tests/ort/run_shapes.js) runs it, and every listed output is c
 Cases ONNX Runtime refuses to run are listed and not compared.
 
 The operators are those rules_ms.c covers: FastGelu, BiasGelu, QuickGelu, FusedMatMul,
-FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; the cases take
-optional inputs and outputs present and absent, and attributes on and off defaults.
+FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; and those of
+rules_ms2.c that ONNX Runtime's CPU provider runs: Gelu, TransposeMatMul,
+RotaryEmbedding, EmbedLayerNormalization, Attention, MatMulNBits, MatMulIntegerToFloat,
+DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms.c). The cases
+take optional inputs and outputs present and absent, and attributes on and off defaults.
+Integer inputs (ti) are fed filled with one value; INT8 ones become initializers.
 
 usage: ms_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
 """
@@ -28,7 +32,7 @@ from onnx import helper as h
 
 MS = "com.microsoft"
 F = T.FLOAT
-NP_TYPES = {T.FLOAT: "float32", T.DOUBLE: "float64"}
+NP_TYPES = {T.FLOAT: "float32", T.DOUBLE: "float64", T.INT64: "int64", T.INT32: "int32", T.UINT8: "uint8"}
 # Sizes the symbolic dims are run with.
 BIND = {"N": 3, "S": 5, "M": 4}
 
@@ -38,11 +42,17 @@ def case(name, op, inputs, outputs, attrs=None, node_inputs=None):
     input list when it omits optional ones (""), else the inputs' names; outputs: "" for an
     omitted optional output."""
     return dict(name=name, op=op, inputs=inputs, outputs=outputs, attrs=attrs or {},
-                node_inputs=node_inputs if node_inputs is not None else [n for n, _, _ in inputs])
+                node_inputs=node_inputs if node_inputs is not None else [i[0] for i in inputs])
 
 
 def x(name, *dims):
     return (name, F, list(dims))
+
+
+def ti(name, elem, dims, fill=0):
+    """An integer input, every element `fill` (token ids, positions, a mask of ones).
+    INT8 ones (which run_shapes.js cannot feed) become initializers."""
+    return (name, elem, list(dims), fill)
 
 
 SLN_ALL = ["y", "mean", "inv_std_var", "sum"]
@@ -121,27 +131,105 @@ CASES = [
     case("ssln_2d", "SkipSimplifiedLayerNormalization", [x("x", 6, 4), x("s", 6, 4), x("g", 4), x("bi", 4)], SLN_ALL),
     case("ssln_sym", "SkipSimplifiedLayerNormalization", [x("x", "N", "S", 8), x("s", "N", "S", 8), x("g", 8)],
          SLN_ALL),
+    # ---- rules_ms2.c: Gelu ----
+    case("gelu", "Gelu", [x("x", 2, 3, 4)], ["y"]),
+    case("gelu_sym", "Gelu", [x("x", "N", "S", 8)], ["y"]),
+    case("gelu_1d", "Gelu", [x("x", 6)], ["y"]),
+    # ---- TransposeMatMul (FusedMatMul's rule) ----
+    case("tmm", "TransposeMatMul", [x("a", 2, 4, 5), x("b", 2, 5, 6)], ["y"]),
+    case("tmm_transA", "TransposeMatMul", [x("a", 2, 5, 4), x("b", 5, 6)], ["y"], dict(transA=1, alpha=0.5)),
+    case("tmm_transB_sym", "TransposeMatMul", [x("a", "N", "S", 8), x("b", 3, 8)], ["y"], dict(transB=1)),
+    case("tmm_trans_off", "TransposeMatMul", [x("a", 4, 5), x("b", 5, 6)], ["y"], dict(transA=0, transB=0)),
+    # ---- RotaryEmbedding: input, position_ids, cos_cache, sin_cache ----
+    case("rot_4d", "RotaryEmbedding", [x("x", 2, 2, 3, 8), ti("p", T.INT64, [2, 3]), x("cos", 4, 4),
+                                       x("sin", 4, 4)], ["y"]),
+    case("rot_3d", "RotaryEmbedding", [x("x", 2, 3, 16), ti("p", T.INT64, [2, 3]), x("cos", 4, 4), x("sin", 4, 4)],
+         ["y"], dict(num_heads=2)),
+    case("rot_interleaved", "RotaryEmbedding", [x("x", 2, 3, 16), ti("p", T.INT64, [2, 3]), x("cos", 4, 4),
+                                                x("sin", 4, 4)], ["y"], dict(num_heads=2, interleaved=1)),
+    case("rot_sym", "RotaryEmbedding", [x("x", "N", 2, "S", 8), ti("p", T.INT64, ["N", "S"]), x("cos", 8, 4),
+                                        x("sin", 8, 4)], ["y"]),
+    case("rot_partial", "RotaryEmbedding", [x("x", 2, 3, 16), ti("p", T.INT64, [2, 3]), x("cos", 4, 2),
+                                            x("sin", 4, 2)], ["y"], dict(num_heads=2, rotary_embedding_dim=4)),
+    # ---- EmbedLayerNormalization: ids, segment_ids, word, position, segment embeddings, gamma, beta, mask ----
+    case("eln", "EmbedLayerNormalization",
+         [ti("ids", T.INT32, [2, 3]), ti("seg", T.INT32, [2, 3]), x("we", 10, 4), x("pe", 8, 4), x("se", 2, 4),
+          x("g", 4), x("b", 4)], ["y", "mi"]),
+    case("eln_mask_sum", "EmbedLayerNormalization",
+         [ti("ids", T.INT32, [2, 3]), ti("seg", T.INT32, [2, 3]), x("we", 10, 4), x("pe", 8, 4), x("se", 2, 4),
+          x("g", 4), x("b", 4), ti("m", T.INT32, [2, 3], 1)], ["y", "mi", "sum"], dict(epsilon=1e-5)),
+    case("eln_no_segment", "EmbedLayerNormalization",
+         [ti("ids", T.INT32, [2, 3]), x("we", 10, 6), x("pe", 8, 6), x("g", 6), x("b", 6)], ["y", "mi", "sum"],
+         node_inputs=["ids", "", "we", "pe", "", "g", "b"]),
+    case("eln_sym", "EmbedLayerNormalization",
+         [ti("ids", T.INT32, ["N", "S"]), ti("seg", T.INT32, ["N", "S"]), x("we", 10, 4), x("pe", 8, 4),
+          x("se", 2, 4), x("g", 4), x("b", 4)], ["y", "mi", "sum"]),
+    # ---- Attention: input, weights, bias, mask_index, past ----
+    case("att", "Attention", [x("x", 2, 3, 8), x("w", 8, 24), x("b", 24)], ["y"], dict(num_heads=2)),
+    case("att_present", "Attention", [x("x", 2, 3, 8), x("w", 8, 24), x("b", 24)], ["y", "present"],
+         dict(num_heads=2)),
+    case("att_past", "Attention", [x("x", 2, 3, 8), x("w", 8, 24), x("b", 24), x("past", 2, 2, 2, 4, 4)],
+         ["y", "present"], dict(num_heads=2, unidirectional=1), node_inputs=["x", "w", "b", "", "past"]),
+    case("att_mask", "Attention", [x("x", 2, 3, 8), x("w", 8, 24), x("b", 24), ti("m", T.INT32, [2, 3], 1)],
+         ["y"], dict(num_heads=4)),
+    case("att_qkv", "Attention", [x("x", 2, 3, 8), x("w", 8, 32), x("b", 32)], ["y"],
+         dict(num_heads=2, qkv_hidden_sizes=[8, 8, 16])),
+    case("att_sym", "Attention", [x("x", "N", "S", 8), x("w", 8, 24), x("b", 24)], ["y", "present"],
+         dict(num_heads=2)),
+    # ---- MatMulNBits: A, B (N, blocks, blob), scales[, zero_points, g_idx, bias] ----
+    case("mnb", "MatMulNBits", [x("a", 2, 3, 16), ti("b", T.UINT8, [8, 1, 8], 17), x("s", 8)], ["y"],
+         dict(K=16, N=8, bits=4, block_size=16)),
+    case("mnb_2d_blocks", "MatMulNBits", [x("a", 3, 32), ti("b", T.UINT8, [6, 2, 8], 17), x("s", 12)], ["y"],
+         dict(K=32, N=6, bits=4, block_size=16)),
+    case("mnb_sym", "MatMulNBits", [x("a", "N", "S", 16), ti("b", T.UINT8, [8, 1, 8], 17), x("s", 8)], ["y"],
+         dict(K=16, N=8, bits=4, block_size=16)),
+    case("mnb_bias", "MatMulNBits", [x("a", 2, 16), ti("b", T.UINT8, [8, 1, 8], 17), x("s", 8), x("bias", 8)], ["y"],
+         dict(K=16, N=8, bits=4, block_size=16), node_inputs=["a", "b", "s", "", "", "bias"]),
+    case("mnb_zp", "MatMulNBits", [x("a", 2, 16), ti("b", T.UINT8, [8, 1, 8], 17), x("s", 8),
+                                   ti("zp", T.UINT8, [8], 136)], ["y"], dict(K=16, N=8, bits=4, block_size=16)),
+    # ---- MatMulIntegerToFloat: A, B, a_scale, b_scale[, a_zero_point, b_zero_point, bias] ----
+    case("mitf", "MatMulIntegerToFloat", [ti("a", T.UINT8, [2, 3, 4], 3), ti("b", T.UINT8, [4, 5], 2), x("as"),
+                                          x("bs")], ["y"]),
+    case("mitf_zp_bias", "MatMulIntegerToFloat", [ti("a", T.UINT8, [3, 4], 3), ti("b", T.UINT8, [4, 5], 2),
+                                                  x("as"), x("bs"), ti("az", T.UINT8, [], 1),
+                                                  ti("bz", T.UINT8, [], 1), x("bias", 5)], ["y"]),
+    case("mitf_sym", "MatMulIntegerToFloat", [ti("a", T.UINT8, ["N", "S", 4], 3), ti("b", T.UINT8, [4, 5], 2),
+                                              x("as"), x("bs", 5)], ["y"]),
+    # ---- DynamicQuantizeMatMul: A, B (int8), b_scale[, b_zero_point, bias] ----
+    case("dqmm", "DynamicQuantizeMatMul", [x("a", 2, 3, 4), ti("b", T.INT8, [4, 5], 1), x("bs")], ["y"]),
+    case("dqmm_bias", "DynamicQuantizeMatMul", [x("a", 3, 4), ti("b", T.INT8, [4, 5], 1), x("bs", 5),
+                                                ti("bz", T.INT8, [5], 0), x("bias", 5)], ["y"]),
+    case("dqmm_sym", "DynamicQuantizeMatMul", [x("a", "N", "S", 4), ti("b", T.INT8, [4, 5], 1), x("bs")], ["y"]),
 ]
 
 
 def build(c, path):
     node = h.make_node(c["op"], c["node_inputs"], c["outputs"], domain=MS, **c["attrs"])
-    ins = [h.make_tensor_value_info(n, e, d) for n, e, d in c["inputs"]]
+    ins = [h.make_tensor_value_info(i[0], i[1], i[2]) for i in c["inputs"] if i[1] != T.INT8]
+    inits = [h.make_tensor(i[0], i[1], i[2], [i[3]] * count(i[2])) for i in c["inputs"] if i[1] == T.INT8]
     outs = [h.make_value_info(o, onnx.TypeProto()) for o in c["outputs"] if o]
-    g = h.make_graph([node], c["name"], ins, outs)
+    g = h.make_graph([node], c["name"], ins, outs, initializer=inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(MS, 1)])
     m.ir_version = 9
     onnx.save(m, path)
 
 
+def count(dims):
+    n = 1
+    for v in dims:
+        n *= v
+    return n
+
+
 def feeds(c):
     out = {}
-    for n, e, d in c["inputs"]:
+    for i in c["inputs"]:
+        n, e, d = i[:3]
+        if e == T.INT8:
+            continue
         dims = [BIND[v] if isinstance(v, str) else v for v in d]
-        count = 1
-        for v in dims:
-            count *= v
-        out[n] = {"type": NP_TYPES[e], "dims": dims, "data": [round(i * 0.37 - 1.0, 3) for i in range(count)]}
+        data = [i[3]] * count(dims) if len(i) > 3 else [round(k * 0.37 - 1.0, 3) for k in range(count(dims))]
+        out[n] = {"type": NP_TYPES[e], "dims": dims, "data": data}
     return out
 
 

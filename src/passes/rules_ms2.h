@@ -1,0 +1,30 @@
+/* rules_ms2.h: rule functions for more of ONNX Runtime's com.microsoft operators
+ * (rules_ms2.c), for ops_ms2.def. Rows that reuse a rule of another family
+ * (GemmFastGelu and DynamicQuantizeMatMul: MatMul's; TransposeMatMul: FusedMatMul's;
+ * SimplifiedLayerNormalization: LayerNormalization's) need no function here. */
+#ifndef OSH_PASSES_RULES_MS2_H
+#define OSH_PASSES_RULES_MS2_H
+
+#include "passes/infer.h"
+
+/* Gelu, BiasSoftmax, RotaryEmbedding, GroupNorm: output 0 has input 0's shape and type. */
+void infer_ms_same_shape(infer_ctx *c);
+/* BiasAdd(X (N, S, C), bias (C), skip (N, S, C)): Y like X. */
+void infer_ms_bias_add(infer_ctx *c);
+/* BiasSplitGelu(X (N, S, D), bias (D)): Y (N, S, D / 2). */
+void infer_ms_bias_split_gelu(infer_ctx *c);
+/* GemmaRotaryEmbedding(emb, q, q_rot, k, k_rot): output1 like q, output2 like k. */
+void infer_ms_gemma_rotary(infer_ctx *c);
+/* SkipGroupNorm(X, gamma, beta, skip[, bias]): Y and S like X. */
+void infer_ms_skip_group_norm(infer_ctx *c);
+/* EmbedLayerNormalization: output (B, S, H), mask_index (B) int32, embedding_sum
+ * (B, S, H). */
+void infer_ms_embed_layer_norm(infer_ctx *c);
+/* Attention (com.microsoft): output (B, S, v_hidden), present (2, B, N, P + S, head). */
+void infer_ms_attention(infer_ctx *c);
+/* MatMulNBits(A (..., K), B, scales, ...): Y (..., N), N and K attributes. */
+void infer_ms_matmul_nbits(infer_ctx *c);
+/* MatMulIntegerToFloat(A, B, a_scale, b_scale, ...): MatMul's shape, a_scale's type. */
+void infer_ms_matmul_integer_to_float(infer_ctx *c);
+
+#endif
