@@ -37,6 +37,14 @@ typedef enum value_origin {
 
 typedef struct graph graph;
 
+/* One entry of a STRING tensor's string_data: bytes, not NUL-terminated. Laid out as
+ * protobuf-c's ProtobufCBinaryData (views.c checks), so a view points at the message's
+ * array without a copy. */
+typedef struct tensor_bytes {
+	size_t len;
+	const uint8_t *data;
+} tensor_bytes;
+
 /* A tensor held by an initializer or an attribute, decoded enough to read small ones
  * without protobuf-c: pointers into the unpacked message. */
 typedef struct tensor_view {
@@ -57,6 +65,7 @@ typedef struct tensor_view {
 		const int64_t *i64;   /* int64_data */
 		const double *f64;    /* double_data */
 		const uint64_t *u64;  /* uint64_data (UINT32, UINT64) */
+		const tensor_bytes *str; /* string_data (STRING) */
 		const void *typed;
 	};
 	size_t ntyped;        /* entries in the typed field */

@@ -9,7 +9,13 @@
 #include "core/dtype.h"
 #include "loader/loader.h"
 
+#include <stddef.h>
 #include <string.h>
+
+_Static_assert(sizeof(tensor_bytes) == sizeof(ProtobufCBinaryData) &&
+		       offsetof(tensor_bytes, len) == offsetof(ProtobufCBinaryData, len) &&
+		       offsetof(tensor_bytes, data) == offsetof(ProtobufCBinaryData, data),
+	       "tensor_bytes must match ProtobufCBinaryData: views point at string_data");
 
 /* Fills v, all of it, from t: the view points into t. m learns whether any view is
  * of external data (osh_model.external_views). */
@@ -56,7 +62,7 @@ static void view_fill(osh_model *m, tensor_view *v, const Onnx__TensorProto *t)
 		v->ntyped = t->n_uint64_data;
 		break;
 	case DT_STRING:
-		v->typed = NULL; /* string_data is not viewed */
+		v->str = (const tensor_bytes *)t->string_data;
 		v->ntyped = t->n_string_data;
 		break;
 	default:
@@ -108,9 +114,25 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 		c->dims = dims;
 	}
 	const uint8_t *raw = c->raw;
-	const void *typed = c->typed;
 	if (raw && !raw_aliased)
 		c->raw = keep(m, raw, c->raw_len);
+	if (!raw && c->dtype == DT_STRING) {
+		/* The message is freed after this: copy the entries and their bytes. */
+		if (c->ntyped) {
+			tensor_bytes *e = arena_array(m->arena, c->ntyped, sizeof *e);
+			if (!e)
+				return NULL;
+			for (size_t i = 0; i < c->ntyped; i++) {
+				e[i].len = t->string_data[i].len;
+				e[i].data = keep(m, t->string_data[i].data, e[i].len);
+				if (e[i].len && !e[i].data)
+					return NULL;
+			}
+			c->str = e;
+		}
+		return c;
+	}
+	const void *typed = c->typed;
 	/* The entry width of whichever field view_fill chose for the dtype. */
 	bool wide = typed && (typed == t->double_data || typed == t->int64_data || typed == t->uint64_data);
 	size_t w = wide ? 8 : 4;

@@ -9,7 +9,9 @@
  */
 #include "passes/rules_misc.h"
 
+#include "core/arena.h"
 #include "core/dtype.h"
+#include "passes/image_header.h"
 #include "passes/rules_tensor.h"
 
 #include <string.h>
@@ -98,11 +100,37 @@ void infer_image_decoder(infer_ctx *c)
 		tr_error(c, "encoded_stream '%s' is %s, must be UINT8", in_name(c, 0), dtype_name(e));
 	if (tr_rank(c, 0) >= 0 && tr_rank(c, 0) != 1)
 		tr_error(c, "encoded_stream '%s' %s must be 1-D (the bytes)", in_name(c, 0), fmt_shape(c, in(c, 0)));
+	/* Known bytes (an initializer, or given with --input-data) have the height and
+	 * width in their header; RGB and BGR claim 3 channels only when the image stores
+	 * exactly 3 (onnx's reference keeps an RGBA image's 4). */
+	int64_t h = -1, w = -1;
+	int32_t stored = 0;
+	const value *src = tr_rank(c, 0) == 1 && c->n->inputs[0] >= 0 ? &c->g->values[c->n->inputs[0]] : NULL;
+	for (int depth = 0; src && src->origin == VAL_OUTER && value_outer(src) && depth < 64; depth++)
+		src = &value_outer(src)->values[value_outer_id(src)];
+	const tensor_view *tv = !src ? NULL
+			       : value_given(src) ? value_given(src)
+			       : src->origin == VAL_INITIALIZER ? src->init_view : NULL;
+	if (tv && tv->valid && !tv->external && tv->dtype == DT_UINT8 && tv->count > 0) {
+		if (tv->raw && tv->raw_len == (size_t)tv->count) {
+			osh_image_size(tv->raw, tv->raw_len, &h, &w, &stored);
+		} else if (!tv->raw && tv->i32 && tv->ntyped == (size_t)tv->count) {
+			uint8_t *bytes = arena_array(c->a, tv->ntyped, 1);
+			if (!bytes) {
+				c->m->nomem = true;
+			} else {
+				for (size_t k = 0; k < tv->ntyped; k++)
+					bytes[k] = (uint8_t)tv->i32[k];
+				osh_image_size(bytes, tv->ntyped, &h, &w, &stored);
+			}
+		}
+	}
 	const char *pf = attr_s(c, "pixel_format", "RGB");
 	for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
 		if (!strcmp(pf, formats[k].name)) {
-			dim ch = formats[k].channels < 0 ? dim_fresh(c) : dim_known(formats[k].channels);
-			dim d[3] = {dim_fresh(c), dim_fresh(c), ch};
+			dim ch = formats[k].channels >= 0 ? dim_known(formats[k].channels)
+				 : h > 0 && stored == 3 ? dim_known(3) : dim_fresh(c);
+			dim d[3] = {h > 0 ? dim_known(h) : dim_fresh(c), w > 0 ? dim_known(w) : dim_fresh(c), ch};
 			set_out(c, 0, DT_UINT8, 3, d);
 			return;
 		}
