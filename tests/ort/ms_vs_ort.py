@@ -203,10 +203,167 @@ CASES = [
 ]
 
 
+# ---- attention operators (rules_ms_attn.c): MultiHeadAttention, GroupQueryAttention,
+# QAttention; DecoderMaskedMultiHeadAttention and LongformerAttention (CUDA only) are in
+# tests/unit/test_rules_ms_attn.c. num_heads 2 of head size 4 (MHA, QAttention); GQA has
+# 4 query heads and 2 key/value heads of size 4.
+I32, U8 = T.INT32, T.UINT8
+MHA = dict(num_heads=2)
+GQA = dict(num_heads=4, kv_num_heads=2)
+ATTN_CASES = [
+    case("mha", "MultiHeadAttention", [x("q", 2, 3, 8), x("k", 2, 4, 8), x("v", 2, 4, 8)], ["y"], MHA),
+    case("mha_sym", "MultiHeadAttention", [x("q", "N", "S", 8), x("k", "N", "M", 8), x("v", "N", "M", 8)],
+         ["y", "pk", "pv"], MHA),
+    case("mha_v_wider", "MultiHeadAttention", [x("q", 2, 3, 8), x("k", 2, 4, 8), x("v", 2, 4, 12)],
+         ["y", "pk", "pv"], MHA),
+    case("mha_bias_past", "MultiHeadAttention",
+         [x("q", 2, 3, 8), x("k", 2, 3, 8), x("v", 2, 3, 8), x("b", 24), x("pk0", 2, 2, 5, 4), x("pv0", 2, 2, 5, 4)],
+         ["y", "pk", "pv"], MHA, node_inputs=["q", "k", "v", "b", "", "", "pk0", "pv0"]),
+    case("mha_mask", "MultiHeadAttention",
+         [x("q", 2, 3, 8), x("k", 2, 4, 8), x("v", 2, 4, 8), ti("m", I32, [2, 4], 1)], ["y", "", "pv"], MHA,
+         node_inputs=["q", "k", "v", "", "m"]),
+    case("mha_attn_bias", "MultiHeadAttention",
+         [x("q", 2, 3, 8), x("k", 2, 4, 8), x("v", 2, 4, 8), x("ab", 1, 2, 3, 4)], ["y"], MHA,
+         node_inputs=["q", "k", "v", "", "", "ab"]),
+    case("mha_bnsh_kv", "MultiHeadAttention", [x("q", 2, 3, 8), x("k", 2, 2, 4, 4), x("v", 2, 2, 4, 4)], ["y"], MHA),
+    case("gqa_prompt", "GroupQueryAttention",
+         [x("q", 1, 5, 32), x("k", 1, 5, 16), x("v", 1, 5, 16), ti("sl", I32, [1], 4), ti("t", I32, [], 5)],
+         ["y", "pk", "pv"], GQA, node_inputs=["q", "k", "v", "", "", "sl", "t"]),
+    case("gqa_batch", "GroupQueryAttention",
+         [x("q", 2, 5, 32), x("k", 2, 5, 16), x("v", 2, 5, 16), ti("sl", I32, [2], 4), ti("t", I32, [], 5)],
+         ["y"], GQA, node_inputs=["q", "k", "v", "", "", "sl", "t"]),
+    case("gqa_sym", "GroupQueryAttention",
+         [x("q", "N", "S", 32), x("k", "N", "S", 16), x("v", "N", "S", 16), ti("sl", I32, ["N"], 4),
+          ti("t", I32, [], 5)], ["y", "pk", "pv"], GQA, node_inputs=["q", "k", "v", "", "", "sl", "t"]),
+    case("gqa_past", "GroupQueryAttention",
+         [x("q", 1, 1, 32), x("k", 1, 1, 16), x("v", 1, 1, 16), x("pk0", 1, 2, 3, 8), x("pv0", 1, 2, 3, 8),
+          ti("sl", I32, [1], 3), ti("t", I32, [], 4)], ["y", "pk", "pv"], GQA),
+    case("gqa_packed", "GroupQueryAttention",
+         [x("q", 1, 5, 64), ti("sl", I32, [1], 4), ti("t", I32, [], 5)], ["y", "pk", "pv"], GQA,
+         node_inputs=["q", "", "", "", "", "sl", "t"]),
+    case("qattn", "QAttention",
+         [ti("i", U8, [2, 3, 4], 1), ti("w", T.INT8, [4, 24], 1), x("b", 24), x("is"), x("ws")], ["y"], MHA),
+    case("qattn_all", "QAttention",
+         [ti("i", U8, [2, 3, 4], 1), ti("w", T.INT8, [4, 24], 1), x("b", 24), x("is"), x("ws"),
+          ti("m", I32, [2], 3), ti("iz", U8, [], 0), ti("wz", T.INT8, [], 0), x("past", 2, 2, 2, 5, 4)],
+         ["y", "present"], MHA),
+    case("qattn_sym", "QAttention",
+         [ti("i", U8, ["N", "S", 4], 1), ti("w", T.INT8, [4, 24], 1), x("b", 24), x("is"), x("ws")],
+         ["y", "present"], MHA),
+]
+CASES += ATTN_CASES
+# ---- end of the attention operators ----
+
+
+# ---- begin: rules_ms_quant.c (quantized and other com.microsoft operators) ----
+def const(name, elem, dims, vals):
+    """An initializer: vals one value for every element, or the list of them."""
+    return (name, elem, list(dims), vals, "init")
+
+
+def is_init(i):
+    return i[1] == T.INT8 or len(i) > 4
+
+
+NP_TYPES.setdefault(T.BOOL, "bool")
+NP_TYPES.setdefault(T.INT8, "int8")
+U8 = T.UINT8
+
+
+def q(p, scale=0.5, zp=128, elem=T.UINT8):
+    """A quantized operand's scale and zero point, both initializers (p_s, p_z)."""
+    return [const(p + "_s", F, [], scale), const(p + "_z", elem, [], zp)]
+
+
+def u8(name, *dims):
+    return ti(name, U8, list(dims), 131)
+
+
+QUANT_CASES = [
+    case("msq_quantize", "QuantizeLinear", [x("x", 2, 3, 4)] + q("y"), ["y"]),
+    case("msq_quantize_no_zp", "QuantizeLinear", [x("x", "N", 3), const("y_s", F, [], 0.5)], ["y"]),
+    case("msq_quantize_axis", "QuantizeLinear", [x("x", 2, 3, 4), const("y_s", F, [3], 0.5),
+                                                 const("y_z", T.INT8, [3], 1)], ["y"], dict(axis=1)),
+    case("msq_dequantize", "DequantizeLinear", [u8("x", 2, 3, 4)] + q("x"), ["y"]),
+    case("msq_dequantize_no_zp", "DequantizeLinear", [u8("x", "N", 5), const("x_s", F, [], 0.5)], ["y"]),
+    case("msq_add", "QLinearAdd", [u8("a", 2, 3, 4)] + q("a") + [u8("b", 4)] + q("b") + q("c"), ["c"]),
+    case("msq_add_sym", "QLinearAdd", [u8("a", "N", "S", 4)] + q("a") + [u8("b", "N", 1, 1)] + q("b") + q("c"),
+         ["c"]),
+    case("msq_mul", "QLinearMul", [u8("a", 3, 1)] + q("a") + [u8("b", 2, 1, 4)] + q("b") + q("c"), ["c"]),
+    case("msq_sigmoid", "QLinearSigmoid", [u8("x", 2, 5)] + q("x") + q("y"), ["y"]),
+    case("msq_leaky", "QLinearLeakyRelu", [u8("x", "N", 3, 4)] + q("x") + q("y"), ["y"], dict(alpha=0.2)),
+    case("msq_softmax", "QLinearSoftmax", [u8("x", 2, 3, 4)] + q("x", 1 / 256.0, 0) + q("y", 1 / 256.0, 0),
+         ["y"], dict(axis=-1, opset=13)),
+    case("msq_concat", "QLinearConcat", q("y") + [u8("a", 2, 3)] + q("a") + [u8("b", 2, 5)] + q("b"), ["y"],
+         dict(axis=1)),
+    case("msq_concat3", "QLinearConcat", q("y") + [u8("a", 1, 4)] + q("a") + [u8("b", 2, 4)] + q("b") +
+         [u8("d", "N", 4)] + q("d"), ["y"], dict(axis=0)),
+    case("msq_where", "QLinearWhere", [ti("cond", T.BOOL, [2, 1, 4], 1), u8("x", 3, 1)] + q("x") +
+         [u8("y", 4)] + q("y") + q("z"), ["z"]),
+    case("msq_avgpool", "QLinearAveragePool", [u8("x", 1, 2, 5, 5)] + q("x") + q("y"), ["y"],
+         dict(kernel_shape=[2, 2], strides=[2, 2])),
+    case("msq_avgpool_ceil", "QLinearAveragePool", [u8("x", 1, 2, 5, 5)] + q("x") + q("y"), ["y"],
+         dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)),
+    case("msq_avgpool_pads", "QLinearAveragePool", [u8("x", 2, 2, 6)] + q("x") + q("y"), ["y"],
+         dict(kernel_shape=[3], pads=[1, 1], count_include_pad=1)),
+    case("msq_avgpool_same", "QLinearAveragePool", [u8("x", 1, 1, 5, 7)] + q("x") + q("y"), ["y"],
+         dict(kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER")),
+    case("msq_avgpool_last", "QLinearAveragePool", [u8("x", 1, 5, 7, 2)] + q("x") + q("y"), ["y"],
+         dict(kernel_shape=[2, 3], strides=[2, 2], channels_last=1)),
+    case("msq_gap", "QLinearGlobalAveragePool", [u8("x", 1, 3, 4, 4)] + q("x") + q("y"), ["y"]),
+    case("msq_gap_last", "QLinearGlobalAveragePool", [u8("x", 2, 4, 4, 3)] + q("x") + q("y"), ["y"],
+         dict(channels_last=1)),
+    case("msq_conv", "QLinearConv", [u8("x", 1, 2, 5, 5)] + q("x") + [const("w", T.INT8, [3, 2, 3, 3], 1)] +
+         q("w", 0.5, 0, T.INT8) + q("y"), ["y"]),
+    case("msq_conv_bias", "QLinearConv", [u8("x", 1, 2, 6, 6)] + q("x") + [const("w", T.INT8, [4, 2, 3, 3], 1)] +
+         q("w", 0.5, 0, T.INT8) + q("y") + [const("b", T.INT32, [4], 1)], ["y"],
+         dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+    case("msq_conv_last", "QLinearConv", [u8("x", 1, 5, 6, 2)] + q("x") + [const("w", T.INT8, [3, 2, 3, 3], 1)] +
+         q("w", 0.5, 0, T.INT8) + q("y"), ["y"], dict(channels_last=1, pads=[0, 1, 0, 1])),
+    case("msq_range_no_delta_f", "Range", [const("s", F, [], 0.5), const("l", F, [], 3.0)], ["y"]),
+    case("msq_qgemm", "QGemm", [u8("a", 4, 5)] + q("a") + [u8("b", 5, 6)] + q("b") + q("y"), ["y"],
+         node_inputs=["a", "a_s", "a_z", "b", "b_s", "b_z", "", "y_s", "y_z"]),
+    case("msq_qgemm_float", "QGemm", [u8("a", 5, 4)] + q("a") + [const("b", T.INT8, [6, 5], 1)] +
+         q("b", 0.5, 0, T.INT8) + [const("c", T.INT32, [6], 1)], ["y"], dict(transA=1, transB=1, alpha=0.5)),
+    case("msq_mmi16", "MatMulInteger16", [const("a", T.INT16, [2, 3, 4], 1), const("b", T.INT16, [4, 5], 2)],
+         ["y"]),
+    case("msq_gbq", "GatherBlockQuantized", [const("d", U8, [4, 8], 17), ti("i", T.INT64, [2], 1), x("s", 4, 1)],
+         ["y"], dict(block_size=16)),
+    case("msq_gbq_2d_idx", "GatherBlockQuantized", [const("d", U8, [4, 16], 17), ti("i", T.INT64, [2, 3], 2),
+                                                    x("s", 4, 1), const("z", U8, [4, 1], 136)],
+         ["y"], dict(block_size=32, bits=4)),
+    case("msq_gbq_8bit", "GatherBlockQuantized", [const("d", U8, [5, 16], 17), ti("i", T.INT64, ["N"], 1),
+                                                  x("s", 5, 1)], ["y"], dict(block_size=16, bits=8)),
+    case("msq_gbq_3d", "GatherBlockQuantized", [const("d", U8, [2, 4, 8], 17), ti("i", T.INT32, [3], 1),
+                                                x("s", 2, 4, 1)], ["y"], dict(block_size=16, quantize_axis=2)),
+    case("msq_expand_dims", "ExpandDims", [x("x", 2, 3), const("axis", T.INT32, [], -1)], ["y"]),
+    case("msq_expand_dims0", "ExpandDims", [x("x", "N", 3), const("axis", T.INT32, [], 0)], ["y"]),
+    case("msq_trilu", "Trilu", [x("x", 3, 4)], ["y"]),
+    case("msq_trilu_k", "Trilu", [x("x", 2, 3, 4), const("k", T.INT64, [], 1)], ["y"], dict(upper=0)),
+    case("msq_range", "Range", [const("s", F, [], 0.0), const("l", F, [], 5.0), const("d", F, [], 2.0)], ["y"]),
+    case("msq_range_no_delta", "Range", [const("s", T.INT64, [], 2), const("l", T.INT64, [], 9)], ["y"]),
+    case("msq_inverse", "Inverse", [x("x", 2, 3, 3)], ["y"]),
+    case("msq_cdist", "CDist", [x("a", 4, 3), x("b", 5, 3)], ["y"], dict(metric="euclidean")),
+    case("msq_cdist_sq", "CDist", [x("a", "N", 3), x("b", 2, 3)], ["y"], dict(metric="sqeuclidean")),
+    case("msq_unique", "Unique", [x("x", 6)], ["y", "idx", "counts"]),
+    case("msq_grid_sample", "GridSample", [x("x", 1, 2, 4, 4), x("g", 1, 3, 5, 2)], ["y"]),
+    case("msq_grid_sample_opts", "GridSample", [x("x", 2, 1, 4, 6), x("g", 2, 2, 3, 2)], ["y"],
+         dict(mode="nearest", padding_mode="border", align_corners=1)),
+    case("msq_pad", "Pad", [x("x", 2, 3), const("p", T.INT64, [4], [1, 0, 0, 2])], ["y"]),
+    case("msq_pad_value", "Pad", [x("x", 2, 3), const("p", T.INT64, [4], [0, 1, 1, 0]),
+                                  const("v", F, [], 1.5)], ["y"]),
+    case("msq_pad_reflect", "Pad", [x("x", 3, 4), const("p", T.INT64, [1, 4], [1, 1, 1, 1])], ["y"],
+         dict(mode="reflect")),
+]
+CASES += QUANT_CASES
+# ---- end: rules_ms_quant.c ----
+
+
 def build(c, path):
     node = h.make_node(c["op"], c["node_inputs"], c["outputs"], domain=MS, **c["attrs"])
-    ins = [h.make_tensor_value_info(i[0], i[1], i[2]) for i in c["inputs"] if i[1] != T.INT8]
-    inits = [h.make_tensor(i[0], i[1], i[2], [i[3]] * count(i[2])) for i in c["inputs"] if i[1] == T.INT8]
+    ins = [h.make_tensor_value_info(i[0], i[1], i[2]) for i in c["inputs"] if not is_init(i)]
+    inits = [h.make_tensor(i[0], i[1], i[2], i[3] if isinstance(i[3], list) else [i[3]] * count(i[2]))
+             for i in c["inputs"] if is_init(i)]
     outs = [h.make_value_info(o, onnx.TypeProto()) for o in c["outputs"] if o]
     g = h.make_graph([node], c["name"], ins, outs, initializer=inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(MS, 1)])
@@ -225,7 +382,7 @@ def feeds(c):
     out = {}
     for i in c["inputs"]:
         n, e, d = i[:3]
-        if e == T.INT8:
+        if is_init(i):
             continue
         dims = [BIND[v] if isinstance(v, str) else v for v in d]
         data = [i[3]] * count(dims) if len(i) > 3 else [round(k * 0.37 - 1.0, 3) for k in range(count(dims))]
