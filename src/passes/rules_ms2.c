@@ -27,8 +27,7 @@
 #include "core/dtype.h"
 #include "passes/rules_nn.h"
 
-/* Output `o` takes input `i`'s shape, with element type elem. */
-static void like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
+void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 {
 	int32_t r = nn_rank(c, i);
 	if (r < 0) {
@@ -38,7 +37,7 @@ static void like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 	set_out(c, o, elem, r, in(c, i)->dims);
 }
 
-void infer_ms_same_shape(infer_ctx *c) { like_input(c, 0, 0, nn_elem(c, 0)); }
+void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, nn_elem(c, 0)); }
 
 /* Input i, when listed and of known rank, must have rank r: false (reported) if not. */
 static bool rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what)
@@ -103,16 +102,16 @@ void infer_ms_bias_split_gelu(infer_ctx *c)
 void infer_ms_gemma_rotary(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 1);
-	like_input(c, 0, 1, elem);
-	like_input(c, 1, 3, elem);
+	ms_like_input(c, 0, 1, elem);
+	ms_like_input(c, 1, 3, elem);
 }
 
 /* X, gamma, beta, skip, bias: Y and the sum S like X. */
 void infer_ms_skip_group_norm(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 0);
-	like_input(c, 0, 0, elem);
-	like_input(c, 1, 0, elem);
+	ms_like_input(c, 0, 0, elem);
+	ms_like_input(c, 1, 0, elem);
 }
 
 /* ---- EmbedLayerNormalization --------------------------------------------------- */

@@ -7,6 +7,9 @@
 
 #include "passes/infer.h"
 
+/* Output `o` takes input `i`'s shape, with element type elem (the other com.microsoft
+ * rule files use it too). */
+void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem);
 /* Gelu, BiasSoftmax, RotaryEmbedding, GroupNorm: output 0 has input 0's shape and type. */
 void infer_ms_same_shape(infer_ctx *c);
 /* BiasAdd(X (N, S, C), bias (C), skip (N, S, C)): Y like X. */

@@ -34,18 +34,9 @@
 
 #include "core/dtype.h"
 #include "passes/rules_tensor.h"
+#include "passes/rules_ms2.h"
 #include "passes/rules_nn.h"
 
-/* Output `o` takes input `i`'s shape, with element type elem. */
-static void like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
-{
-	int32_t r = nn_rank(c, i);
-	if (r < 0) {
-		set_out_elem(c, o, elem);
-		return;
-	}
-	set_out(c, o, elem, r, in(c, i)->dims);
-}
 
 /* Numpy broadcast of inputs ins[0..n) into output 0 of type elem. */
 static void broadcast_inputs(infer_ctx *c, const int32_t *ins, int32_t n, int32_t elem)
@@ -94,7 +85,6 @@ void infer_ms_qlinear_where(infer_ctx *c)
 	broadcast_inputs(c, ins, 3, nn_elem(c, 1));
 }
 
-void infer_ms_like_input(infer_ctx *c) { like_input(c, 0, 0, nn_elem(c, 0)); }
 
 /* ---- QLinearConcat ------------------------------------------------------------------ */
 

@@ -11,8 +11,6 @@
 void infer_ms_qlinear_binary(infer_ctx *c);
 /* QLinearWhere: the broadcast of condition (0), X (1) and Y (4), X's type. */
 void infer_ms_qlinear_where(infer_ctx *c);
-/* QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, Inverse: Y like X. */
-void infer_ms_like_input(infer_ctx *c);
 /* QLinearConcat(Y_scale, Y_zero_point, (X, scale, zero point)...): Concat's shape. */
 void infer_ms_qlinear_concat(infer_ctx *c);
 /* QLinearAveragePool: AveragePool's shape; (N, D..., C) when channels_last. */
