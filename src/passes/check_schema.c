@@ -399,6 +399,13 @@ bool check_schema_missing(infer_ctx *c)
 		return true;
 	}
 	const sch_row *later = schema_lookup(n->domain, n->op_type, INT32_MAX);
+	if (!later && model_function(c->m, n->domain, n->op_type)) {
+		infer_diag(c, OSH_ERROR, "op-not-in-opset",
+			   "%s is a model-local function of %s, a domain of ONNX's own operators: ONNX Runtime "
+			   "looks it up there and refuses the call (give the function a domain of its own)",
+			   n->op_type, dom);
+		return false;
+	}
 	if (!later) {
 		infer_diag(c, OSH_ERROR, "op-not-in-opset", "%s is not an operator of %s", n->op_type, dom);
 		return false;

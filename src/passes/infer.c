@@ -946,8 +946,10 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		graph *body = h.body;
 		/* A node its schema refuses is reported once, as such: its rule runs
 		 * quiet (rules cope with any inputs, reading them by position). */
-		c.quiet = base->quiet ||
-			  (h.schema ? !check_schema_node(&c, h.schema) : !body && !check_schema_missing(&c));
+		/* A model-local function of a domain the schemas cover is no operator to
+		 * ONNX Runtime, which refuses the call: check_schema_missing says so. */
+		c.quiet = base->quiet || (h.schema ? !check_schema_node(&c, h.schema)
+						   : (!body || schema_knows_domain(n->domain)) && !check_schema_missing(&c));
 		if (fn)
 			fn(&c);
 		else if (body)

@@ -34,7 +34,6 @@
 
 #include "core/dtype.h"
 #include "passes/rules_tensor.h"
-#include "passes/rules_ms2.h"
 #include "passes/rules_nn.h"
 
 

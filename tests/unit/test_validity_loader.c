@@ -670,3 +670,18 @@ Test(graph, attribute_without_a_type_is_an_error)
 	expect_only(m, "attribute-error", OSH_ERROR, "attribute 'axis' has no type (AttributeProto.type)");
 	osh_model_free(m);
 }
+
+/* A model-local function in the default domain: ONNX Runtime looks its name up among
+ * ONNX's operators and refuses the call ("MyFn is not a registered function/op"). */
+Test(functions, a_function_in_the_default_domain_is_an_error)
+{
+	Onnx__FunctionProto *f;
+	tb *b = fn_model(&f);
+	b->graph.node[0]->domain = "";
+	f->domain = "";
+	osh_model *m = tb_load(b);
+	expect_only(m, "op-not-in-opset", OSH_ERROR,
+		    "Foo is a model-local function of ai.onnx, a domain of ONNX's own operators: ONNX Runtime looks "
+		    "it up there and refuses the call (give the function a domain of its own)");
+	osh_model_free(m);
+}
