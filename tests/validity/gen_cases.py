@@ -754,6 +754,14 @@ def const_node(out, arr):
     return node("Constant", [], [out], value=numpy_helper.from_array(np.asarray(arr), out))
 
 
+@case("functions", "function_in_the_default_domain", "A model-local function in the default domain, called there")
+def _():
+    bad = fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])])
+    bad.functions[0].domain = ""
+    bad.graph.node[0].domain = ""
+    return bad, fn_model([fn("Foo", [node("Relu", ["x"], ["y"])])])
+
+
 @case("functions", "body_type_error", "A model-local function adding float and int64 in its body")
 def _():
     def m(dt):
