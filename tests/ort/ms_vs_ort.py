@@ -20,13 +20,11 @@ Integer inputs (ti) are fed filled with one value; INT8 ones become initializers
 
 usage: ms_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
 """
-import collections
-import json
-import os
-import subprocess
 import sys
 
 import onnx
+
+import ort_compare
 from onnx import TensorProto as T
 from onnx import helper as h
 
@@ -390,77 +388,9 @@ def feeds(c):
     return out
 
 
-def inferred_dims(tool, model, work):
-    out = os.path.join(work, "inferred.onnx")
-    if os.path.exists(out):
-        os.unlink(out)
-    r = subprocess.run([tool, "infer", "--ignore-declared", model, "-o", out], capture_output=True, text=True)
-    if r.returncode != 0 or not os.path.exists(out):
-        return None, r.stderr.strip()
-    res = {}
-    for o in onnx.load(out).graph.output:
-        tt = o.type.tensor_type if o.type.HasField("tensor_type") else None
-        elem = NP_TYPES.get(tt.elem_type, "?%d" % tt.elem_type) if tt is not None and tt.elem_type else None
-        if tt is None or not tt.HasField("shape"):
-            res[o.name] = (elem, None)
-        else:
-            res[o.name] = (elem, [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim])
-    return res, ""
-
-
-def classify(elem, inferred, real_elem, real):
-    if elem is not None and elem != real_elem:
-        return "contradiction"
-    if inferred is None:
-        return "unknown"
-    if len(inferred) != len(real):
-        return "contradiction"
-    if any(i is not None and i != r for i, r in zip(inferred, real)):
-        return "contradiction"
-    return "exact" if all(i is not None for i in inferred) else "consistent"
-
-
 def main():
     tool, ort_dir, work = sys.argv[1:4]
-    os.makedirs(work, exist_ok=True)
-    here = os.path.dirname(os.path.abspath(__file__))
-    runs = []
-    for c in CASES:
-        path = os.path.join(work, c["name"] + ".onnx")
-        build(c, path)
-        runs.append({"model": path, "feeds": feeds(c)})
-    with open(os.path.join(work, "cases.json"), "w") as f:
-        json.dump(runs, f)
-    r = subprocess.run(["node", os.path.join(here, "run_shapes.js"), ort_dir, os.path.join(work, "cases.json")],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        print("run_shapes.js failed:", r.stderr.strip()[-500:])
-        return 1
-    real = json.loads(r.stdout.strip().splitlines()[-1])
-    counts = collections.Counter()
-    for c in CASES:
-        path = os.path.join(work, c["name"] + ".onnx")
-        got = real.get(path, {"error": "no result"})
-        if "error" in got:
-            print("  %-20s not run by ONNX Runtime: %s" % (c["name"], got["error"][:150]))
-            counts["not run"] += 1
-            continue
-        inf, err = inferred_dims(tool, path, work)
-        for o in [o for o in c["outputs"] if o]:
-            real_elem, real_dims = got["types"][o], got["outputs"][o]
-            if inf is None:
-                verdict, shown = "contradiction", "infer failed: " + err
-            else:
-                elem, dims = inf.get(o, (None, None))
-                verdict, shown = classify(elem, dims, real_elem, real_dims), "%s %s" % (elem, dims)
-            counts[verdict] += 1
-            print("  %-20s %-11s %-13s inferred %s, ONNX Runtime %s %s" % (c["name"], o, verdict, shown, real_elem,
-                                                                          real_dims))
-    print("com.microsoft shapes vs ONNX Runtime: %d outputs: %d exact, %d consistent, %d unknown, "
-          "%d contradictions; %d cases not run"
-          % (sum(counts[k] for k in ("exact", "consistent", "unknown", "contradiction")), counts["exact"],
-             counts["consistent"], counts["unknown"], counts["contradiction"], counts["not run"]))
-    return 1 if counts["contradiction"] or counts["unknown"] or counts["not run"] else 0
+    return ort_compare.compare(tool, ort_dir, work, CASES, build, feeds, NP_TYPES, "com.microsoft shapes vs ONNX Runtime", (20, 11), True)
 
 
 if __name__ == "__main__":
