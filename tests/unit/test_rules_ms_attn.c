@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mb.h"
+#include "test_rules_nn_case.h"
 
 typedef struct attn_case {
 	const char *what;
@@ -26,15 +26,7 @@ static void attn_check(const attn_case *k)
 {
 	mb *b = mb_new(17);
 	mb_opset(b, "com.microsoft", 1);
-	char buf[512];
-	cr_assert_lt(strlen(k->decls), sizeof buf, "%s: decls too long", k->what);
-	strcpy(buf, k->decls);
-	for (char *p = strtok(buf, "|"); p; p = strtok(NULL, "|")) {
-		char *colon = strchr(p, ':');
-		cr_assert(colon, "%s: bad decl %s", k->what, p);
-		*colon = 0;
-		mb_input(b, p, 1, colon + 1);
-	}
+	nn_declare(b, k->what, k->decls);
 	mb_node(b, k->op, k->inputs, k->outputs);
 	mb_node_domain(b, "com.microsoft");
 	mb_attr_i(b, "num_heads", k->heads);
@@ -52,11 +44,7 @@ static void attn_check(const attn_case *k)
 	cr_assert(m, "%s: the model did not load", k->what);
 	for (i = 0; i < 4 && names[i]; i++)
 		cr_expect_str_eq(mb_type(m, names[i]), k->expect[i], "%s (%s): output %d", k->what, k->op, i);
-	if (k->diag)
-		cr_expect_geq(mb_count(m, k->diag), 1, "%s (%s): expected a %s", k->what, k->op, k->diag);
-	else
-		cr_expect_eq(mb_count(m, "shape-error"), 0, "%s (%s): unexpected: %s", k->what, k->op,
-			     mb_message(m, "shape-error"));
+	nn_expect_diag(m, k->what, k->op, k->diag);
 	osh_model_free(m);
 }
 

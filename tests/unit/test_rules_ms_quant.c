@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mb.h"
+#include "test_rules_nn_case.h"
 
 typedef struct msq_case {
 	const char *what;
@@ -30,15 +30,7 @@ static void msq_check(const msq_case *k)
 {
 	mb *b = mb_new(17);
 	mb_opset(b, "com.microsoft", 1);
-	char buf[512];
-	cr_assert_lt(strlen(k->decls), sizeof buf, "%s: decls too long", k->what);
-	strcpy(buf, k->decls);
-	for (char *p = strtok(buf, "|"); p; p = strtok(NULL, "|")) {
-		char *colon = strchr(p, ':');
-		cr_assert(colon, "%s: bad decl %s", k->what, p);
-		*colon = 0;
-		mb_input(b, p, 1, colon + 1);
-	}
+	nn_declare(b, k->what, k->decls);
 	if (k->axis_init)
 		mb_init_ints(b, k->axis_init, "", &k->axis_val);
 	mb_node(b, k->op, k->inputs, "y");
@@ -51,11 +43,7 @@ static void msq_check(const msq_case *k)
 	osh_model *m = mb_infer(b);
 	cr_assert(m, "%s: the model did not load", k->what);
 	cr_expect_str_eq(mb_type(m, "y"), k->expect, "%s (%s)", k->what, k->op);
-	if (k->diag)
-		cr_expect_geq(mb_count(m, k->diag), 1, "%s (%s): expected a %s", k->what, k->op, k->diag);
-	else
-		cr_expect_eq(mb_count(m, "shape-error"), 0, "%s (%s): unexpected: %s", k->what, k->op,
-			     mb_message(m, "shape-error"));
+	nn_expect_diag(m, k->what, k->op, k->diag);
 	osh_model_free(m);
 }
 

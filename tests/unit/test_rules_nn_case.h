@@ -101,20 +101,38 @@ static inline int32_t nn_type_named(const char *s)
 	return 0;
 }
 
+/* Declares the graph inputs of a decls string (the syntax above) in b. */
+static inline void nn_declare(mb *b, const char *what, const char *decls)
+{
+	char buf[1024], sub[1024], *f[32], *g[4];
+	int n = nn_split(decls ? decls : "", '|', buf, sizeof buf, f, 32);
+	for (int i = 0; i < n; i++) {
+		int m = nn_split(f[i], ':', sub, sizeof sub, g, 3);
+		int32_t t = m == 3 ? nn_type_named(g[1]) : DT_FLOAT;
+		const char *shape = m == 3 ? g[2] : m == 2 ? g[1] : "";
+		cr_assert_neq(t, 0, "%s: unknown type in '%s'", what, f[i]);
+		mb_input(b, g[0], t, strcmp(shape, "*") ? shape : NULL);
+	}
+}
+
+/* The com.microsoft rule tests' check (test_rules_ms*.c): the node raised `diag`
+ * at least once, or, with diag NULL, no shape-error. */
+static inline void nn_expect_diag(osh_model *m, const char *what, const char *op, const char *diag)
+{
+	if (diag)
+		cr_expect_geq(mb_count(m, diag), 1, "%s (%s): expected a %s", what, op, diag);
+	else
+		cr_expect_eq(mb_count(m, "shape-error"), 0, "%s (%s): unexpected: %s", what, op,
+			     mb_message(m, "shape-error"));
+}
+
 /* Builds the row's model and infers it; the caller frees it. */
 static inline osh_model *nn_build(const nn_case *k)
 {
 	char buf[1024], sub[1024], *f[32], *g[4];
 	mb *b = mb_new(k->opset);
-	int n = nn_split(k->decls ? k->decls : "", '|', buf, sizeof buf, f, 32);
-	for (int i = 0; i < n; i++) {
-		int m = nn_split(f[i], ':', sub, sizeof sub, g, 3);
-		int32_t t = m == 3 ? nn_type_named(g[1]) : DT_FLOAT;
-		const char *shape = m == 3 ? g[2] : m == 2 ? g[1] : "";
-		cr_assert_neq(t, 0, "%s: unknown type in '%s'", k->what, f[i]);
-		mb_input(b, g[0], t, strcmp(shape, "*") ? shape : NULL);
-	}
-	n = nn_split(k->ints ? k->ints : "", '|', buf, sizeof buf, f, 32);
+	nn_declare(b, k->what, k->decls);
+	int n = nn_split(k->ints ? k->ints : "", '|', buf, sizeof buf, f, 32);
 	for (int i = 0; i < n; i++) {
 		int64_t v[64];
 		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad ints '%s'", k->what, f[i]);
