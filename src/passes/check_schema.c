@@ -389,7 +389,7 @@ static bool ort_runs_anyway(const node *n)
 bool check_schema_missing(infer_ctx *c)
 {
 	const node *n = c->n;
-	if (n->opset < 0 || !schema_knows_domain(n->domain))
+	if (n->opset < 0)
 		return true;
 	const char *dom = n->domain[0] ? n->domain : "ai.onnx";
 	if (ort_runs_anyway(n)) {

@@ -13,9 +13,9 @@
  * rule's say: what it finds of the shapes is news. */
 bool check_schema_node(infer_ctx *c, const sch_row *r);
 
-/* For a node whose operator has no row at its opset: an error when its domain is
- * one the schemas cover (op-not-in-opset), saying where it came in. False when
- * reported. */
+/* For a node of a domain the schemas cover (schema_knows_domain) whose operator has
+ * no row at its opset, or is a model-local function there: an op-not-in-opset
+ * error, saying where it came in. False when reported. */
 bool check_schema_missing(infer_ctx *c);
 
 #endif

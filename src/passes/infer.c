@@ -862,16 +862,18 @@ typedef struct op_handler {
 	infer_fn fn;
 	graph *body;
 	const sch_row *schema; /* the operator's schema at the node's opset, or NULL */
+	bool schema_domain;    /* the schemas cover the node's domain (schema_knows_domain) */
 	bool lint; /* lint_may_broadcast */
 } op_handler;
 
 static op_handler resolve_op(const infer_ctx *c, const node *n)
 {
-	op_handler h = {NULL, NULL, NULL, lint_may_broadcast(n->domain, n->op_type, n->opset)};
+	op_handler h = {NULL, NULL, NULL, false, lint_may_broadcast(n->domain, n->op_type, n->opset)};
 	int64_t since = 0;
 	if (n->opset >= 0) {
 		h.fn = rule_lookup(c->rules, n->domain, n->op_type, n->opset, &since);
 		h.schema = schema_lookup(n->domain, n->op_type, n->opset);
+		h.schema_domain = h.schema || schema_knows_domain(n->domain);
 	}
 	if (!h.fn)
 		h.body = model_function(c->m, n->domain, n->op_type);
@@ -949,7 +951,7 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		/* A model-local function of a domain the schemas cover is no operator to
 		 * ONNX Runtime, which refuses the call: check_schema_missing says so. */
 		c.quiet = base->quiet || (h.schema ? !check_schema_node(&c, h.schema)
-						   : (!body || schema_knows_domain(n->domain)) && !check_schema_missing(&c));
+						   : h.schema_domain && !check_schema_missing(&c));
 		if (fn)
 			fn(&c);
 		else if (body)
