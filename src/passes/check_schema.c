@@ -364,35 +364,16 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 	return attrs_ok;
 }
 
-/* Operators ONNX Runtime registers in the ai.onnx domain before (or without) ONNX
- * defining them there: its CPU kernels for LayerNormalization (from opset 1; ONNX's
- * came in 17) and SimplifiedLayerNormalization (never in ONNX). It runs them, so
- * they are the spec's complaint only. */
-static const struct {
-	const char *op;
-	int32_t below; /* from this opset on ONNX defines it; INT32_MAX: never */
-} ort_extras[] = {
-	{"LayerNormalization", 17},
-	{"SimplifiedLayerNormalization", INT32_MAX},
-};
-
-static bool ort_runs_anyway(const node *n)
-{
-	if (n->domain[0])
-		return false;
-	for (size_t i = 0; i < sizeof ort_extras / sizeof ort_extras[0]; i++)
-		if (!strcmp(n->op_type, ort_extras[i].op) && n->opset < ort_extras[i].below)
-			return true;
-	return false;
-}
-
 bool check_schema_missing(infer_ctx *c)
 {
 	const node *n = c->n;
 	if (n->opset < 0)
 		return true;
 	const char *dom = n->domain[0] ? n->domain : "ai.onnx";
-	if (ort_runs_anyway(n)) {
+	/* ONNX Runtime registers kernels of its own in ai.onnx where ONNX has none
+	 * (ops_ms.def's ORT_EXTRA rows: LayerNormalization before opset 17,
+	 * SimplifiedLayerNormalization) and runs them: the spec's complaint only. */
+	if (rule_ort_extra(n->domain, n->op_type)) {
 		infer_diag(c, OSH_WARNING, "not-in-spec",
 			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
 			   n->op_type, (long long)n->opset, dom);

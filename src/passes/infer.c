@@ -869,11 +869,11 @@ typedef struct op_handler {
 static op_handler resolve_op(const infer_ctx *c, const node *n)
 {
 	op_handler h = {NULL, NULL, NULL, false, lint_may_broadcast(n->domain, n->op_type, n->opset)};
-	int64_t since = 0;
 	if (n->opset >= 0) {
-		h.fn = rule_lookup(c->rules, n->domain, n->op_type, n->opset, &since);
-		h.schema = schema_lookup(n->domain, n->op_type, n->opset);
-		h.schema_domain = h.schema || schema_knows_domain(n->domain);
+		rule_hit hit = rule_lookup(c->rules, n->domain, n->op_type, n->opset);
+		h.fn = hit.fn;
+		h.schema = hit.schema;
+		h.schema_domain = hit.schema_domain;
 	}
 	if (!h.fn)
 		h.body = model_function(c->m, n->domain, n->op_type);

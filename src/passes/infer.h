@@ -7,13 +7,16 @@
  * broadcast, an axis out of range) are reported with infer_diag and the outputs left
  * unknown (or as precise as still certain).
  *
- * Rules are registered in ops.def, one row per (domain, op_type, since_version); the
- * pass picks the row with the highest since_version not above the node's opset.
+ * Rules are registered in ops.def, one row per (domain, op_type, since_version): in
+ * the domains the schemas cover, one per schema row (core/schema), so a node's rule
+ * is its schema row's; elsewhere the pass picks the row with the highest
+ * since_version not above the node's opset.
  */
 #ifndef OSH_PASSES_INFER_H
 #define OSH_PASSES_INFER_H
 
 #include "core/model.h"
+#include "core/schema/schema.h"
 #include "passes/broadcast.h"
 
 typedef struct infer_ctx {
@@ -182,7 +185,9 @@ graph *attr_graph(infer_ctx *c, const char *name);
 /* Shape text for messages, in the arena: "(2, N, ?)". */
 const char *fmt_shape(infer_ctx *c, const tinfo *t);
 
-/* The rule table (ops.def), indexed once per pass run. */
+/* The rule table (ops.def). Rules of the domains the schemas cover are attached to
+ * schema rows (core/schema/schema_ids.h names them); the rows of other domains
+ * (com.microsoft, Paddle's...) are these, indexed once per pass run. */
 typedef struct rule_row {
 	const char *domain;
 	const char *op_type;
@@ -191,10 +196,10 @@ typedef struct rule_row {
 	infer_fn fn;
 } rule_row;
 
-/* Rows by a hash of their op_type (its length, first and last characters), each
- * bucket's rows in table order. Built by a counting sort over the table, with no
- * string hashed or stored: a hash map of the 639 rows, built per model, was 29% of
- * the instructions of checking a 39-node model (callgrind: 193k of 662k; now 30k). */
+/* The other domains' rows by a hash of their op_type (its length, first and last
+ * characters), each bucket's rows in table order. Built by a counting sort over the
+ * table, with no string hashed or stored: a hash map built per model cost more than
+ * checking a small model. */
 #define RULE_BUCKETS 256
 typedef struct rule_index {
 	const rule_row *rows; /* the table, as ops.def lists it */
@@ -204,9 +209,28 @@ typedef struct rule_index {
 } rule_index;
 
 bool rule_index_build(rule_index *ri, arena *a);
-/* The rule for (domain, op_type) with the highest since_version <= version, or
- * NULL. *since gets the row's since_version. */
-infer_fn rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version,
-		     int64_t *since);
+
+/* A node type's schema row and rule, found together. */
+typedef struct rule_hit {
+	infer_fn fn;           /* NULL: no rule */
+	const sch_row *schema; /* the row the node resolves to, or NULL */
+	bool schema_domain;    /* the schemas cover the domain (schema_knows_domain) */
+} rule_hit;
+
+/* What a node of (domain, op_type) at imported version `version` resolves to: in a
+ * schema domain, its schema row (schema_lookup) and that row's rule, or an ONNX
+ * Runtime kernel's rule where ONNX has no row (rule_ort_extra); elsewhere the rule
+ * row with the highest since_version <= version. */
+rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
+
+/* The rule attached to schema row r; every row has one (test_rule_table). */
+infer_fn rule_of_schema(const sch_row *r);
+
+/* The rule of an operator ONNX Runtime registers in the ai.onnx domain where ONNX
+ * has no row for it at the node's opset (ops_ms.def's ORT_EXTRA rows), else NULL. */
+infer_fn rule_ort_extra(const char *domain, const char *op_type);
+
+/* The rows of the domains the schemas do not cover, for tests. */
+const rule_row *rule_rows(int32_t *n);
 
 #endif

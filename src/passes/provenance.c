@@ -1,9 +1,10 @@
 /* provenance.c: following a dimension back to where it was set (see provenance.h).
  *
- * One table says which operators pass a dimension through: PASS_SAME ones give
- * output 0 the shape of input 0; PASS_BROADCAST ones give each output dimension the
- * size of one of their inputs (right-aligned), and the walk follows the first input
- * that has exactly that size there. Anything else (Reshape, Transpose, Concat, an
+ * The operator schemas say which operators pass a dimension through: PASS_SAME ones
+ * (their shape column) give output 0 the shape of input 0; PASS_BROADCAST ones (those
+ * that broadcast multidirectionally) give each output dimension the size of one of
+ * their inputs (right-aligned), and the walk follows the first input that has
+ * exactly that size there. Anything else (Reshape, Transpose, Concat, an
  * unknown operator) is where the size was set. The walk crosses into enclosing graphs
  * for outer-scope values and is bounded, so a long chain costs a bounded amount.
  *
@@ -18,7 +19,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 /* Enough for any real chain; past it the origin is reported as "unknown". */
 #define MAX_HOPS 256
@@ -27,31 +27,6 @@
 
 typedef enum pass_kind { PASS_NONE = 0, PASS_SAME, PASS_BROADCAST } pass_kind;
 
-static const struct {
-	const char *op;
-	pass_kind kind;
-} passers[] = {
-	/* Output 0 has input 0's shape. */
-	{"Abs", PASS_SAME}, {"Acos", PASS_SAME}, {"Acosh", PASS_SAME}, {"Asin", PASS_SAME},
-	{"Asinh", PASS_SAME}, {"Atan", PASS_SAME}, {"Atanh", PASS_SAME}, {"BatchNormalization", PASS_SAME},
-	{"BitwiseNot", PASS_SAME}, {"Cast", PASS_SAME}, {"CastLike", PASS_SAME}, {"Ceil", PASS_SAME},
-	{"Celu", PASS_SAME}, {"Clip", PASS_SAME}, {"Cos", PASS_SAME}, {"Cosh", PASS_SAME},
-	{"Dropout", PASS_SAME}, {"Elu", PASS_SAME}, {"Erf", PASS_SAME}, {"Exp", PASS_SAME},
-	{"Floor", PASS_SAME}, {"Gelu", PASS_SAME}, {"GroupNormalization", PASS_SAME}, {"HardSigmoid", PASS_SAME},
-	{"HardSwish", PASS_SAME}, {"Hardmax", PASS_SAME}, {"Identity", PASS_SAME},
-	{"InstanceNormalization", PASS_SAME}, {"IsInf", PASS_SAME}, {"IsNaN", PASS_SAME},
-	{"LayerNormalization", PASS_SAME}, {"LeakyRelu", PASS_SAME}, {"Log", PASS_SAME},
-	{"LogSoftmax", PASS_SAME}, {"LpNormalization", PASS_SAME}, {"MeanVarianceNormalization", PASS_SAME},
-	{"Mish", PASS_SAME}, {"Neg", PASS_SAME}, {"Not", PASS_SAME}, {"PRelu", PASS_SAME},
-	{"RMSNormalization", PASS_SAME}, {"Reciprocal", PASS_SAME}, {"Relu", PASS_SAME}, {"Round", PASS_SAME},
-	{"Selu", PASS_SAME}, {"Shrink", PASS_SAME}, {"Sigmoid", PASS_SAME}, {"Sign", PASS_SAME},
-	{"Sin", PASS_SAME}, {"Sinh", PASS_SAME}, {"Softmax", PASS_SAME}, {"Softplus", PASS_SAME},
-	{"Softsign", PASS_SAME}, {"Sqrt", PASS_SAME}, {"Tan", PASS_SAME}, {"Tanh", PASS_SAME},
-	{"ThresholdedRelu", PASS_SAME},
-	/* Each output dimension is one input's (numpy-aligned): the operators whose
-	 * schemas say they broadcast multidirectionally (pass_of). */
-};
-
 static pass_kind pass_of(const node *n)
 {
 	/* Paddle's elementwise operators keep the higher-rank input's dims in place; the
@@ -59,9 +34,9 @@ static pass_kind pass_of(const node *n)
 	 * right-aligned dim has the same size, which is then a correct origin too). */
 	if (n->domain[0])
 		return paddle_is_elementwise(n->op_type) ? PASS_BROADCAST : PASS_NONE;
-	for (size_t i = 0; i < sizeof passers / sizeof passers[0]; i++)
-		if (!strcmp(passers[i].op, n->op_type))
-			return passers[i].kind;
+	const sch_row *r = schema_lookup("", n->op_type, n->opset);
+	if (r && r->shape == SCH_SHAPE_SAME)
+		return PASS_SAME;
 	return schema_multi_broadcast_since(n->op_type) ? PASS_BROADCAST : PASS_NONE;
 }
 

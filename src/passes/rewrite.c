@@ -33,7 +33,7 @@
 
 /* ---- the operator tables -------------------------------------------------------------- */
 
-/* How a Paddle operator becomes standard ONNX. */
+/* How a Paddle operator becomes standard ONNX (paddle_ops.def). */
 typedef enum build_kind {
 	BUILD_PLAIN,    /* one operator, same inputs */
 	BUILD_MOD,      /* integers: Mod (fmod=0, Python-style); floats: fmod adjusted to the divisor's sign */
@@ -44,22 +44,14 @@ typedef struct paddle_op {
 	const char *paddle;
 	const char *onnx;
 	build_kind build;
-	/* The lowest ai.onnx opset where the operators used exist for this element type:
-	 * Max/Min take integers from 12, Pow integer bases from 12, Less integers from 9
-	 * (floor division), Mod and the Where-based float modulo need 10. */
+	/* The lowest ai.onnx opset where the operators used exist for this element type. */
 	int64_t need_float, need_int;
 } paddle_op;
 
 static const paddle_op paddle_ops[] = {
-	{"elementwise_add", "Add", BUILD_PLAIN, 7, 7},
-	{"elementwise_sub", "Sub", BUILD_PLAIN, 7, 7},
-	{"elementwise_mul", "Mul", BUILD_PLAIN, 7, 7},
-	{"elementwise_div", "Div", BUILD_PLAIN, 7, 7},
-	{"elementwise_pow", "Pow", BUILD_PLAIN, 7, 12},
-	{"elementwise_max", "Max", BUILD_PLAIN, 8, 12},
-	{"elementwise_min", "Min", BUILD_PLAIN, 8, 12},
-	{"elementwise_mod", "Mod", BUILD_MOD, 10, 10},
-	{"elementwise_floordiv", "Div", BUILD_FLOORDIV, 7, 9},
+#define PADDLE(op, onnx, build, need_float, need_int) {op, onnx, build, need_float, need_int},
+#include "passes/paddle_ops.def"
+#undef PADDLE
 };
 
 static const paddle_op *find_paddle(const char *op)

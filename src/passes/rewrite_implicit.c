@@ -17,6 +17,7 @@
  */
 #include "passes/rewrite.h"
 #include "core/error.h"
+#include "core/schema/schema.h"
 
 #include "loader/reindex.h"
 #include "passes/bcast_sites.h"
@@ -29,22 +30,13 @@
 #define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 #define I_MAX_RANK 64
 
-/* Operators that compute only from their inputs (no state, no randomness): safe to
- * drop once nothing reads them. The target-shape computations the explicit stage and
- * converters emit use these. */
-static const char *const pure_ops[] = {
-	"Shape", "Concat", "Gather", "Equal", "Where", "Cast", "Add", "Sub", "Mul", "Max", "Min",
-	"Constant", "ConstantOfShape", "Slice", "Unsqueeze", "Squeeze", "Reshape", "Identity",
-};
-
+/* A node that computes from its inputs alone (its schema's pure column: no
+ * randomness, no subgraph) may go once nothing reads it; the target-shape
+ * computations the explicit stage and converters emit are such nodes. */
 static bool is_pure(const node *n)
 {
-	if (n->domain[0])
-		return false;
-	for (size_t i = 0; i < sizeof pure_ops / sizeof pure_ops[0]; i++)
-		if (!strcmp(pure_ops[i], n->op_type))
-			return true;
-	return false;
+	const sch_row *r = schema_lookup(n->domain, n->op_type, n->opset);
+	return r && r->pure && !r->deprecated;
 }
 
 typedef struct ig {

@@ -1,21 +1,62 @@
-/* rule_table.c: ops.def as a table, and its lookup.
+/* rule_table.c: ops.def as tables, and the lookup that gives a node type its schema
+ * row and its rule together.
  *
- * The table is constant data; each pass run indexes it by operator type (infer.h's
- * rule_index: rows bucketed by a cheap hash of their op_type), so a lookup compares
- * a few rows of its bucket, whatever the number of nodes. Lookups are few anyway:
+ * The rows of the domains the schemas cover name a schema row (ONNX(Abs, 13, fn) is
+ * SCH_ai_onnx__Abs_13 of core/schema/schema_ids.h) and fill an array parallel to the
+ * schema table, joined at compile time: such a node resolves by schema_lookup alone
+ * and its rule is the entry at its row's index. A rule row that names no schema row
+ * does not compile; a schema row without a rule is test_rule_table's failure.
+ *
+ * The other domains' rows are constant data too; each pass run indexes them by
+ * operator type (infer.h's rule_index: rows bucketed by a cheap hash of their
+ * op_type), so a lookup compares a few rows of its bucket. Lookups are few anyway:
  * infer.c remembers the answer per (op_type, domain, opset).
  */
 #include "passes/rules.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#include "core/schema/schema_ids.h"
+
 #include <string.h>
+
+#define ONNX(op, since, fn) SCHEMA_ROW(ai_onnx, op, since, fn)
+#define ONNX_ML(op, since, fn) SCHEMA_ROW(ai_onnx_ml, op, since, fn)
+#define ONNX_PREVIEW(op, since, fn) SCHEMA_ROW(ai_onnx_preview, op, since, fn)
+#define ONNX_TRAINING(op, since, fn) SCHEMA_ROW(ai_onnx_preview_training, op, since, fn)
+
+/* A designated initializer per row: GCC's -Woverride-init (in -Wextra) warns when
+ * two rows name the same schema row. */
+static const infer_fn by_schema[SCH_NROWS] = {
+#define SCHEMA_ROW(dom, op, since, fn) [SCH_##dom##__##op##_##since] = fn,
+#define OP(domain, op, since, fn)
+#define ORT_EXTRA(op, fn)
+#include "passes/ops.def"
+#undef SCHEMA_ROW
+#undef OP
+#undef ORT_EXTRA
+};
 
 /* "" op: a compile error unless op is a string literal, whose size is its length. */
 static const rule_row table[] = {
+#define SCHEMA_ROW(dom, op, since, fn)
 #define OP(domain, op, since, fn) {domain, "" op, (int32_t)sizeof(op) - 1, since, fn},
+#define ORT_EXTRA(op, fn)
 #include "passes/ops.def"
+#undef SCHEMA_ROW
 #undef OP
+#undef ORT_EXTRA
+};
+
+static const struct {
+	const char *op;
+	infer_fn fn;
+} ort_extras[] = {
+#define SCHEMA_ROW(dom, op, since, fn)
+#define OP(domain, op, since, fn)
+#define ORT_EXTRA(op, fn) {#op, fn},
+#include "passes/ops.def"
+#undef SCHEMA_ROW
+#undef OP
+#undef ORT_EXTRA
 };
 
 #define NROWS ((int32_t)(sizeof table / sizeof table[0]))
@@ -48,8 +89,20 @@ bool rule_index_build(rule_index *ri, arena *a)
 	return true;
 }
 
-infer_fn rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version,
-		     int64_t *since)
+infer_fn rule_of_schema(const sch_row *r) { return by_schema[schema_index(r)]; }
+
+infer_fn rule_ort_extra(const char *domain, const char *op_type)
+{
+	if (domain[0])
+		return NULL;
+	for (size_t i = 0; i < sizeof ort_extras / sizeof ort_extras[0]; i++)
+		if (!strcmp(ort_extras[i].op, op_type))
+			return ort_extras[i].fn;
+	return NULL;
+}
+
+/* The row of the highest since_version <= version among the other domains' rows. */
+static infer_fn other_domain_rule(const rule_index *ri, const char *domain, const char *op_type, int64_t version)
 {
 	infer_fn best = NULL;
 	int64_t best_since = -1;
@@ -63,7 +116,25 @@ infer_fn rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 			best_since = r->since;
 		}
 	}
-	if (best)
-		*since = best_since;
 	return best;
+}
+
+rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version)
+{
+	rule_hit h = {NULL, schema_lookup(domain, op_type, version), false};
+	if (h.schema) {
+		h.fn = rule_of_schema(h.schema);
+		h.schema_domain = true;
+	} else if ((h.schema_domain = schema_knows_domain(domain))) {
+		h.fn = rule_ort_extra(domain, op_type);
+	} else {
+		h.fn = other_domain_rule(ri, domain, op_type, version);
+	}
+	return h;
+}
+
+const rule_row *rule_rows(int32_t *n)
+{
+	*n = NROWS;
+	return table;
 }

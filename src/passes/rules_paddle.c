@@ -14,8 +14,9 @@
 #include <string.h>
 
 static const char *const paddle_ops[] = {
-	"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",      "elementwise_pow",
-	"elementwise_max", "elementwise_min", "elementwise_mod", "elementwise_floordiv",
+#define PADDLE(op, onnx, build, need_float, need_int) op,
+#include "passes/paddle_ops.def"
+#undef PADDLE
 };
 
 bool paddle_is_elementwise(const char *op_type)

@@ -8,7 +8,7 @@ The operator versions are those of the installed onnx package
 ai.onnx.preview.training) and those the ONNX documentation shipped beside the project
 defines up to opset 28, ai.onnx.preview's included (../shared/reference/onnx/Changelog.md
 and Changelog-ml.md, when present: the installed onnx may be older). The rules are the rows of
-src/passes/ops*.def. An operator without a rule must be listed in README.md's table
+src/passes/ops*.def (OP(...) and, for the schema domains, ONNX(...), ONNX_ML(...)...). An operator without a rule must be listed in README.md's table
 "Operators without a rule" (a row "| `Name` | reason |", with domain if not ai.onnx).
 Prints the counts and every version that is neither; exits 1 if there is one.
 """
@@ -28,6 +28,14 @@ DOMAINS = {
     "ai.onnx.preview.training": "ai.onnx.preview.training",
 }
 
+# ops.def's rows of the schema domains name their domain by macro.
+SCHEMA_ROW_DOMAINS = {
+    "ONNX": "",
+    "ONNX_ML": "ai.onnx.ml",
+    "ONNX_PREVIEW": "ai.onnx.preview",
+    "ONNX_TRAINING": "ai.onnx.preview.training",
+}
+
 
 def rule_rows(src):
     rows = set()
@@ -35,8 +43,10 @@ def rule_rows(src):
         text = open(f).read()
         # Strip comments so an example in a comment is not a row.
         text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-        for m in re.finditer(r'OP\(\s*"([^"]*)"\s*,\s*"(\w+)"\s*,\s*(\d+)', text):
+        for m in re.finditer(r'\bOP\(\s*"([^"]*)"\s*,\s*"(\w+)"\s*,\s*(\d+)', text):
             rows.add((DOMAINS.get(m.group(1), m.group(1)), m.group(2), int(m.group(3))))
+        for m in re.finditer(r'\b(ONNX|ONNX_ML|ONNX_PREVIEW|ONNX_TRAINING)\(\s*(\w+)\s*,\s*(\d+)', text):
+            rows.add((SCHEMA_ROW_DOMAINS[m.group(1)], m.group(2), int(m.group(3))))
     return rows
 
 

@@ -7,6 +7,7 @@
  */
 #include "core/schema/schema.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* ONNX names the default domain both ways; the table writes it "". */
@@ -115,4 +116,12 @@ int32_t schema_multi_broadcast_since(const char *op_type)
 		since = r->since;
 	}
 	return since;
+}
+
+int32_t schema_index(const sch_row *r)
+{
+	int32_t n;
+	const sch_row *rows = schema_rows(&n);
+	assert(r >= rows && r < rows + n);
+	return (int32_t)(r - rows);
 }

@@ -5,7 +5,9 @@
  * formal inputs and outputs, attributes, type constraints, deprecation. The rows are
  * generated (schema_table.c, by gen_schema.py from ../shared/reference/onnx's
  * Changelog.md and Changelog-ml.md) and committed, so that a change to them is a
- * reviewable diff; a test regenerates them and compares.
+ * reviewable diff; a test regenerates them and compares. This is the project's one
+ * operator table: properties other code needs (broadcasting, shape kept, purity)
+ * are its columns, and passes/rule_table.c attaches a shape rule to every row.
  *
  * A node resolves to the row of its (domain, op_type) with the highest
  * since_version not above the node's imported opset for that domain, as ONNX
@@ -80,12 +82,23 @@ typedef struct sch_row {
 	 * legacy broadcast/axis attributes of the versions before 7 are attributes:
 	 * schema_legacy_broadcast. */
 	uint8_t broadcast;
+	/* What output 0's shape is (enum sch_shape): gen_schema.py's SAME_SHAPE list. */
+	uint8_t shape;
+	/* The outputs depend on the inputs and attributes alone: no version of the
+	 * operator takes a seed (randomness) or a graph (a body that may hold randomness),
+	 * so a node that nothing reads may be removed. */
+	bool pure;
 } sch_row;
 
 enum sch_broadcast {
 	SCH_BCAST_NONE = 0,
 	SCH_BCAST_MULTI, /* numpy-style, every input (Add, Where, Max...) */
 	SCH_BCAST_UNI,   /* one input to another's shape (PRelu's slope, Gemm's C) */
+};
+
+enum sch_shape {
+	SCH_SHAPE_RULE = 0, /* only the shape rule knows */
+	SCH_SHAPE_SAME,     /* output 0 has input 0's shape (Relu, Cast, LayerNormalization...) */
 };
 
 /* The row a node of (domain, op_type) at imported version `opset` resolves to, or
@@ -110,5 +123,9 @@ int32_t schema_multi_broadcast_since(const char *op_type);
 
 /* Every row, for tests and tools. */
 const sch_row *schema_rows(int32_t *n);
+
+/* r's index among schema_rows' rows: its enum sch_id (schema_ids.h). r must be one
+ * of the rows. */
+int32_t schema_index(const sch_row *r);
 
 #endif
