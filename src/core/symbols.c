@@ -1,57 +1,9 @@
-/* symbols.c: see symbols.h. Union by rank with path halving. */
+/* symbols.c: see symbols.h. Union by preference, then rank, with path halving. */
 #include "core/symbols.h"
 
-#include <stdio.h>
-#include <string.h>
-
-void symtab_init(symtab *t, arena *a)
-{
-	*t = (symtab){.a = a};
-	strmap_init(&t->names, a);
-}
-
-static int64_t add(symtab *t, const char *name, bool fresh)
-{
-	if (t->n == t->cap) {
-		int64_t cap = t->cap ? t->cap * 2 : 16;
-		sym_entry *v = arena_grow(t->a, t->v, (size_t)t->n, (size_t)cap, sizeof *v);
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
-	if (t->n >= INT32_MAX)
-		return -1;
-	int64_t id = t->n;
-	if (strmap_put(&t->names, name, (int32_t)id) != (int32_t)id)
-		return -1;
-	t->v[t->n++] = (sym_entry){.name = name, .parent = id, .fresh = fresh};
-	return id;
-}
-
-int64_t sym_intern(symtab *t, const char *name)
-{
-	int32_t id = strmap_get(&t->names, name);
-	if (id >= 0)
-		return id;
-	const char *copy = arena_strdup(t->a, name);
-	return copy ? add(t, copy, false) : -1;
-}
-
-int64_t sym_fresh(symtab *t, const char *hint)
-{
-	for (;;) {
-		char buf[96];
-		snprintf(buf, sizeof buf, "%s%s%lld", hint ? hint : "unk", hint ? "_" : "__",
-			 (long long)t->fresh_counter++);
-		if (strmap_get(&t->names, buf) >= 0)
-			continue;
-		const char *copy = arena_strdup(t->a, buf);
-		return copy ? add(t, copy, true) : -1;
-	}
-}
-
-const char *sym_name(const symtab *t, int64_t id) { return id >= 0 && id < t->n ? t->v[id].name : "?"; }
+/* Resolution recurses through an expression's atoms; facts cannot make it cycle
+ * (symbols.h), and this bound keeps a bug from doing so either. */
+#define MAX_DEPTH 32
 
 int64_t sym_root(symtab *t, int64_t id)
 {
@@ -66,54 +18,156 @@ bool sym_same(symtab *t, int64_t a, int64_t b) { return sym_root(t, a) == sym_ro
 
 bool sym_value(symtab *t, int64_t id, int64_t *value)
 {
-	sym_entry *r = &t->v[sym_root(t, id)];
-	if (r->has_value)
-		*value = r->value;
-	return r->has_value;
+	dim d = sym_resolve(t, id);
+	if (d.kind == DIM_KNOWN)
+		*value = d.v;
+	return d.kind == DIM_KNOWN;
+}
+
+typedef struct resolver {
+	symtab *t;
+	int depth;
+} resolver;
+
+static dim resolve_at(resolver *r, int64_t id);
+
+static dim atom_cb(void *ctx, int64_t atom) { return resolve_at(ctx, atom); }
+
+static dim resolve_at(resolver *r, int64_t id)
+{
+	symtab *t = r->t;
+	int64_t root = sym_root(t, id);
+	sym_entry *e = &t->v[root];
+	if (e->has_value)
+		return dim_known(e->value);
+	if (e->kind == DX_NAME || r->depth >= MAX_DEPTH)
+		return dim_symbol(root);
+	if (e->res_gen == t->gen && t->gen != 0)
+		return e->res;
+	r->depth++;
+	dim d = dx_subst(t, dim_symbol(root), atom_cb, r);
+	/* The rebuilt form may be a member of another class. */
+	if (d.kind == DIM_SYMBOL && d.v != root && sym_root(t, d.v) != d.v)
+		d = resolve_at(r, d.v);
+	else if (d.kind == DIM_SYMBOL && t->v[d.v].has_value)
+		d = dim_known(t->v[d.v].value);
+	r->depth--;
+	if (d.kind == DIM_UNKNOWN)
+		d = dim_symbol(root); /* could not rebuild: the form as it was is still right */
+	e = &t->v[root];          /* the table may have grown */
+	e->res_gen = t->gen;
+	e->res = d;
+	return d;
+}
+
+dim sym_resolve(symtab *t, int64_t id)
+{
+	resolver r = {t, 0};
+	return resolve_at(&r, id);
+}
+
+static void changed(symtab *t)
+{
+	t->bound = true;
+	t->gen++;
+}
+
+/* c*x + k = v for a single atom x: the value of x, when it is a whole number. */
+static bool solve_linear(symtab *t, int64_t id, int64_t v, int64_t *atom, int64_t *value)
+{
+	int64_t c, k, rest;
+	if (!dx_linear(t, dim_symbol(id), atom, &c, &k) || __builtin_sub_overflow(v, k, &rest) || rest % c != 0)
+		return false;
+	*value = rest / c;
+	return true;
 }
 
 bool sym_bind(symtab *t, int64_t a, int64_t k)
 {
-	sym_entry *r = &t->v[sym_root(t, a)];
+	dim d = sym_resolve(t, a);
+	if (d.kind == DIM_KNOWN)
+		return d.v == k;
+	int64_t x, xv;
+	if (solve_linear(t, d.v, k, &x, &xv))
+		return sym_bind(t, x, xv);
+	sym_entry *r = &t->v[sym_root(t, d.v)];
 	if (r->has_value)
 		return r->value == k;
 	r->has_value = true;
 	r->value = k;
-	t->bound = true;
+	changed(t);
 	return true;
 }
 
+/* Which member represents a class: a name the user wrote, then an expression, then
+ * a name onnxshape made up. */
+static int preference(const sym_entry *e) { return e->kind != DX_NAME ? 1 : e->fresh ? 2 : 0; }
+
 bool sym_unify(symtab *t, int64_t a, int64_t b)
 {
-	int64_t ra = sym_root(t, a), rb = sym_root(t, b);
+	dim da = sym_resolve(t, a), db = sym_resolve(t, b);
+	if (da.kind == DIM_KNOWN && db.kind == DIM_KNOWN)
+		return da.v == db.v;
+	if (da.kind == DIM_KNOWN)
+		return sym_bind(t, db.v, da.v);
+	if (db.kind == DIM_KNOWN)
+		return sym_bind(t, da.v, db.v);
+	int64_t ra = sym_root(t, da.v), rb = sym_root(t, db.v);
 	if (ra == rb)
 		return true;
 	sym_entry *x = &t->v[ra], *y = &t->v[rb];
 	if (x->has_value && y->has_value && x->value != y->value)
 		return false;
-	/* Keep a name the user wrote (not a fresh one) as the representative. */
-	if (x->fresh != y->fresh ? x->fresh : x->rank < y->rank) {
+	int px = preference(x), py = preference(y);
+	bool swap = px != py ? px > py : x->rank < y->rank;
+	/* The representative must not contain the other (symbols.h). */
+	if (swap ? dx_occurs(t, dim_symbol(rb), ra) : dx_occurs(t, dim_symbol(ra), rb))
+		swap = !swap;
+	if (swap) {
 		sym_entry *s = x;
 		x = y, y = s;
 		int64_t r = ra;
 		ra = rb, rb = r;
 	}
 	y->parent = ra;
-	t->bound = true;
 	if (x->rank == y->rank)
 		x->rank++;
 	if (y->has_value && !x->has_value)
 		x->has_value = true, x->value = y->value;
+	changed(t);
 	return true;
 }
 
-dim sym_resolve(symtab *t, int64_t id)
+/* Whether x is Min(y, K...) with every other argument a number >= 2: then x is 1
+ * exactly when y is. */
+static bool min_of(const symtab *t, dim x, dim y)
 {
-	int64_t r = sym_root(t, id);
-	if (t->v[r].has_value)
-		return dim_known(t->v[r].value);
-	return dim_symbol(r);
+	int64_t n;
+	const dim *args = dx_args_of(t, x, DX_MIN, &n);
+	bool has_y = false;
+	for (int64_t i = 0; args && i < n; i++) {
+		if (args[i].kind == DIM_SYMBOL && y.kind == DIM_SYMBOL && args[i].v == y.v)
+			has_y = true;
+		else if (args[i].kind != DIM_KNOWN || args[i].v < 2)
+			return false;
+	}
+	return has_y;
 }
 
-bool sym_eq_cb(void *ctx, int64_t a, int64_t b) { return sym_same(ctx, a, b); }
+bool sym_eq_cb(void *ctx, int64_t a, int64_t b)
+{
+	symtab *t = ctx;
+	if (sym_same(t, a, b))
+		return true;
+	dim x = sym_resolve(t, a), y = sym_resolve(t, b);
+	if (x.kind == y.kind && x.kind != DIM_UNKNOWN && x.v == y.v)
+		return true;
+	/* Two sizes that are 1 together are equal wherever they broadcast: Min(seq, 512)
+	 * against seq (a position table sliced to the sequence) runs only when seq <=
+	 * 512. The fact is recorded, so what follows uses one of them. */
+	if (x.kind == DIM_SYMBOL && y.kind == DIM_SYMBOL && (min_of(t, x, y) || min_of(t, y, x)))
+		return sym_unify(t, x.v, y.v);
+	return false;
+}
+
 const char *sym_name_cb(void *ctx, int64_t id) { return sym_name(ctx, id); }

@@ -185,10 +185,11 @@ static tinfo tensor_type(osh_model *m, int32_t elem, const Onnx__TensorShapeProt
 			dims[i] = dim_known(d->dim_value);
 		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
 			   d->dim_param[0]) {
-			int64_t id = sym_intern(&m->syms, d->dim_param);
-			if (id < 0)
+			/* A dim_param may be an expression a tool wrote (`batch*seq`): it is
+			 * read as one, so that it meets the same size computed here. */
+			dims[i] = dx_parse(&m->syms, d->dim_param);
+			if (dims[i].kind == DIM_UNKNOWN)
 				m->nomem = true;
-			dims[i] = id < 0 ? dim_unknown() : dim_symbol(id);
 		} else {
 			dims[i] = dim_unknown();
 		}

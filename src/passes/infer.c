@@ -452,59 +452,52 @@ static dim overflow(infer_ctx *c, const char *op, int64_t a, int64_t b)
 	return dim_unknown();
 }
 
+/* Known sizes are computed here, so that an overflow is reported; anything with a
+ * symbol is an expression (dimexpr.h), which gives unknown past its bounds. */
 dim dim_add(infer_ctx *c, dim a, dim b)
 {
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
-	if (dim_is(b, 0))
-		return a;
-	if (dim_is(a, 0))
-		return b;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
-		return dim_unknown();
 	int64_t r;
-	return __builtin_add_overflow(a.v, b.v, &r) ? overflow(c, "+", a.v, b.v) : dim_known(r);
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return __builtin_add_overflow(a.v, b.v, &r) ? overflow(c, "+", a.v, b.v) : dim_known(r);
+	return dx_add(c->syms, a, b);
 }
 
 dim dim_sub(infer_ctx *c, dim a, dim b)
 {
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
-	if (dim_is(b, 0))
-		return a;
-	if (a.kind == DIM_SYMBOL && b.kind == DIM_SYMBOL && a.v == b.v)
-		return dim_known(0);
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
-		return dim_unknown();
 	int64_t r;
-	return __builtin_sub_overflow(a.v, b.v, &r) ? overflow(c, "-", a.v, b.v) : dim_known(r);
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return __builtin_sub_overflow(a.v, b.v, &r) ? overflow(c, "-", a.v, b.v) : dim_known(r);
+	return dx_sub(c->syms, a, b);
 }
 
 dim dim_mul(infer_ctx *c, dim a, dim b)
 {
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
-	if (dim_is(a, 0) || dim_is(b, 0))
-		return dim_known(0);
-	if (dim_is(b, 1))
-		return a;
-	if (dim_is(a, 1))
-		return b;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN)
-		return dim_unknown();
 	int64_t r;
-	return __builtin_mul_overflow(a.v, b.v, &r) ? overflow(c, "*", a.v, b.v) : dim_known(r);
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return __builtin_mul_overflow(a.v, b.v, &r) ? overflow(c, "*", a.v, b.v) : dim_known(r);
+	return dx_mul(c->syms, a, b);
 }
 
 dim dim_floordiv(infer_ctx *c, dim a, dim b)
 {
-	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
-	if (dim_is(b, 1))
-		return a;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || b.v <= 0)
-		return dim_unknown();
-	int64_t q = a.v / b.v;
-	if (a.v % b.v && a.v < 0)
-		q--;
-	return dim_known(q);
+	return dx_floordiv(c->syms, dim_resolve(c->syms, a), dim_resolve(c->syms, b));
 }
+
+dim dim_ceildiv(infer_ctx *c, dim a, dim b)
+{
+	return dx_ceildiv(c->syms, dim_resolve(c->syms, a), dim_resolve(c->syms, b));
+}
+
+dim dim_divexact(infer_ctx *c, dim a, dim b)
+{
+	return dx_divexact(c->syms, dim_resolve(c->syms, a), dim_resolve(c->syms, b));
+}
+
+dim dim_max(infer_ctx *c, dim a, dim b) { return dx_max(c->syms, dim_resolve(c->syms, a), dim_resolve(c->syms, b)); }
+dim dim_min(infer_ctx *c, dim a, dim b) { return dx_min(c->syms, dim_resolve(c->syms, a), dim_resolve(c->syms, b)); }
 
 /* dim_merge when a dim may be a symbol or unknown. */
 bool dim_merge_symbolic(infer_ctx *c, dim a, dim b, dim *out)

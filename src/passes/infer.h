@@ -132,13 +132,19 @@ dim dim_fresh(infer_ctx *c);
 /* Normalises axis into [0, rank) (or [0, rank] when `inclusive`, for Unsqueeze-like
  * positions); reports an error naming `what` and returns false when out of range. */
 bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out);
-/* Checked dim arithmetic: known op known gives known (overflow → unknown and an
- * error), anything with an unknown gives unknown. Symbols: x*1 = x, x+0 = x. */
+/* Dim arithmetic on resolved operands: known op known gives known (overflow →
+ * unknown and an error), symbols give the expression (core/dimexpr.h: `batch*seq`,
+ * `floor((H + 1)/2)`), anything with an unknown gives unknown. */
 dim dim_add(infer_ctx *c, dim a, dim b);
 dim dim_sub(infer_ctx *c, dim a, dim b);
 dim dim_mul(infer_ctx *c, dim a, dim b);
-/* floor(a / b) for known a, b > 0; unknown otherwise. */
+/* floor(a/b) and ceil(a/b) for b > 0 (a known b <= 0: unknown). */
 dim dim_floordiv(infer_ctx *c, dim a, dim b);
+dim dim_ceildiv(infer_ctx *c, dim a, dim b);
+/* a/b when b provably divides a (Reshape's -1: the element count over the others). */
+dim dim_divexact(infer_ctx *c, dim a, dim b);
+dim dim_max(infer_ctx *c, dim a, dim b);
+dim dim_min(infer_ctx *c, dim a, dim b);
 /* Merges two facts about the same dim: known beats unknown; two different knowns
  * are a conflict (returns false, *out = a). Its most common case, two known sizes,
  * is decided inline: rules merge a few dims per node (channels, vector sizes). */

@@ -235,10 +235,7 @@ static bool window_out(infer_ctx *c, const window *w, int32_t i, dim in, dim *ou
 	*out = dim_unknown();
 	if (w->mode == PAD_SAME_UPPER || w->mode == PAD_SAME_LOWER) {
 		/* ceil(in / stride), whatever the kernel */
-		if (s == 1)
-			*out = in;
-		else if (in.kind == DIM_KNOWN)
-			*out = dim_known(in.v / s + (in.v % s != 0));
+		*out = dim_ceildiv(c, in, dim_known(s));
 		return true;
 	}
 	int64_t keff;
@@ -250,11 +247,19 @@ static bool window_out(infer_ctx *c, const window *w, int32_t i, dim in, dim *ou
 	int64_t pb = valid ? 0 : w->pads[i], pe = valid ? 0 : w->pads[i + w->n], pads, total, span;
 	if (__builtin_add_overflow(pb, pe, &pads))
 		return overflowed(c, i);
-	if (in.kind != DIM_KNOWN) {
-		if (s == 1 && pads == keff - 1)
-			*out = in;
+	if (in.kind == DIM_SYMBOL) {
+		/* floor((in + pads - keff)/s) + 1, or with ceil_mode the ceiling, when no
+		 * window can start in the right padding: the last one starts before
+		 * in + pads - keff + s, which is at most in + pb when pe + s <= keff. */
+		dim span_d = dim_add(c, in, dim_known(pads - keff));
+		if (!w->ceil)
+			*out = dim_add(c, dim_floordiv(c, span_d, dim_known(s)), dim_known(1));
+		else if (s == 1 || (pe <= keff && s <= keff - pe))
+			*out = dim_add(c, dim_ceildiv(c, span_d, dim_known(s)), dim_known(1));
 		return true;
 	}
+	if (in.kind != DIM_KNOWN)
+		return true;
 	if (__builtin_add_overflow(in.v, pads, &total))
 		return overflowed(c, i);
 	if (total < keff) {
@@ -402,10 +407,10 @@ static bool transpose_out(infer_ctx *c, const window *w, int32_t i, int64_t opad
 		 * output_padding cannot fill a stride the result is theirs to choose. */
 		if (s == 1)
 			*out = in;
-		else if (keff >= 0 && (__builtin_add_overflow(keff, opad, &r) || r >= s) && in.kind == DIM_KNOWN) {
-			if (__builtin_mul_overflow(in.v, s, &r))
+		else if (keff >= 0 && (__builtin_add_overflow(keff, opad, &r) || r >= s)) {
+			if (in.kind == DIM_KNOWN && __builtin_mul_overflow(in.v, s, &r))
 				return overflowed(c, i);
-			*out = dim_known(r);
+			*out = dim_mul(c, in, dim_known(s));
 		}
 		return true;
 	}
@@ -417,11 +422,15 @@ static bool transpose_out(infer_ctx *c, const window *w, int32_t i, int64_t opad
 	if (__builtin_add_overflow(opad, keff - 1, &extra) || __builtin_sub_overflow(extra, pb, &extra) ||
 	    __builtin_sub_overflow(extra, pe, &extra))
 		return overflowed(c, i);
-	if (in.kind != DIM_KNOWN) {
-		if (s == 1 && extra == 0)
-			*out = in;
+	if (in.kind == DIM_SYMBOL) {
+		/* An empty input aside (the formula then says nothing sensible, and a
+		 * symbol is taken as a size that runs), stride * (in - 1) + 1 + extra. */
+		*out = dim_add(c, dim_add(c, dim_mul(c, dim_sub(c, in, dim_known(1)), dim_known(s)), dim_known(1)),
+			       dim_known(extra));
 		return true;
 	}
+	if (in.kind != DIM_KNOWN)
+		return true;
 	if (in.v < 1)
 		return true; /* an empty input: the formula says nothing sensible */
 	if (__builtin_mul_overflow(in.v - 1, s, &r) || __builtin_add_overflow(r, 1, &r) ||

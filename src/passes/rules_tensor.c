@@ -605,6 +605,17 @@ void infer_range(infer_ctx *c)
 		set_out_ints(c, 0, v, (int32_t)n);
 		return;
 	}
+	if (tr_single(c, 0, &s) && tr_single(c, 1, &l) && tr_single(c, 2, &d) && d.kind == DIM_KNOWN && d.v != 0 &&
+	    d.v != INT64_MIN) {
+		/* max(0, ceil((limit - start)/delta)), with a symbol in limit or start (a
+		 * size the graph read with Shape). */
+		dim span = d.v > 0 ? dim_sub(c, l, s) : dim_sub(c, s, l);
+		dim len = dim_max(c, dim_ceildiv(c, span, dim_known(d.v > 0 ? d.v : -d.v)), dim_known(0));
+		if (len.kind == DIM_UNKNOWN)
+			len = dim_fresh(c);
+		set_out(c, 0, elem, 1, &len);
+		return;
+	}
 	double fs, fl, fd;
 	if (single_float(c, 0, &fs) && single_float(c, 1, &fl) && single_float(c, 2, &fd)) {
 		if (fd == 0) {

@@ -431,16 +431,44 @@ static void slice_known(int64_t d, int64_t s, int64_t e, int64_t t, int64_t *fir
 	*first = s;
 }
 
-/* The length of one axis sliced from s to e by t when d is a symbol or unknown: only
- * the whole axis, forwards or backwards, is certain. e may be a symbol equal to d. */
-static dim slice_symbolic(dim d, dim s, dim e, int64_t t)
+/* An index this large is past the end of any axis: no tensor has a dimension of
+ * 2^62 (exporters write INT64_MAX for "to the end"). */
+#define PAST_ANY_END (INT64_C(1) << 62)
+
+static bool dim_is_past_end(dim x) { return x.kind == DIM_KNOWN && x.v >= PAST_ANY_END; }
+
+/* Index x of an axis of size d, counted from the end when negative and clamped to
+ * [0, d] (step > 0) or [-1, d - 1] (step < 0), as an expression. */
+static dim slice_clamp(infer_ctx *c, dim d, dim x, bool forward)
 {
-	bool e_is_d = e.kind == DIM_SYMBOL && d.kind == DIM_SYMBOL && e.v == d.v;
-	if (t == 1 && dim_is(s, 0) && (dim_is(e, INT64_MAX) || e_is_d))
-		return d;
-	if (t == -1 && (dim_is(s, -1) || dim_is(s, INT64_MAX)) && dim_is(e, INT64_MIN))
-		return d;
-	return dim_unknown();
+	dim hi = forward ? d : dim_sub(c, d, dim_known(1)), lo = dim_known(forward ? 0 : -1);
+	if (x.kind == DIM_KNOWN) {
+		if (x.v >= PAST_ANY_END)
+			return hi;
+		if (x.v <= -PAST_ANY_END)
+			return lo;
+		if (x.v < 0)
+			return dim_max(c, dim_add(c, d, x), lo);
+	}
+	return dim_min(c, x, hi); /* a symbol is a size: >= 0 */
+}
+
+/* The length of one axis sliced from s to e by t when d, s or e is a symbol:
+ * max(0, ceil((end - start)/t)) on the clamped indices. */
+static dim slice_symbolic(infer_ctx *c, dim d, dim s, dim e, int64_t t)
+{
+	if (d.kind == DIM_UNKNOWN || s.kind == DIM_UNKNOWN || e.kind == DIM_UNKNOWN || t == INT64_MIN)
+		return dim_unknown();
+	/* The last k: d - Max(d - k, 0) is Min(k, d), which the algebra does not see. */
+	bool to_end = dim_is_past_end(e) || (e.kind == DIM_SYMBOL && d.kind == DIM_SYMBOL && e.v == d.v);
+	if (t == 1 && s.kind == DIM_KNOWN && s.v < 0 && s.v > -PAST_ANY_END && to_end)
+		return dim_min(c, dim_known(-s.v), d);
+	/* From k to the end: d - Min(k, d) is Max(d - k, 0). */
+	if (t == 1 && s.kind == DIM_KNOWN && s.v >= 0 && s.v < PAST_ANY_END && to_end)
+		return dim_max(c, dim_sub(c, d, s), dim_known(0));
+	dim sc = slice_clamp(c, d, s, t > 0), ec = slice_clamp(c, d, e, t > 0);
+	dim span = t > 0 ? dim_sub(c, ec, sc) : dim_sub(c, sc, ec);
+	return dim_max(c, dim_ceildiv(c, span, dim_known(t > 0 ? t : -t)), dim_known(0));
 }
 
 /* Slice with lists as dims (starts, ends: content, symbols possible) or integers. */
@@ -529,7 +557,7 @@ static void slice_rule(infer_ctx *c, slice_args *sa)
 			slice_known(d.v, s.v, e.v, t, &first[a], &len);
 			out[a] = dim_known(len);
 		} else {
-			out[a] = slice_symbolic(d, s, e, t);
+			out[a] = slice_symbolic(c, d, s, e, t);
 			exact = false;
 		}
 	}

@@ -84,7 +84,7 @@ static const nn_case rearrange_cases[] = {
 	{"DepthToSpace CRD", 11, "DepthToSpace", "x", "x:1,8,2,3", .attrs = "i:blocksize=2|s:mode=CRD", .outputs = "y",
 	 .expect = "FLOAT (1, 2, 4, 6)"},
 	{"DepthToSpace symbolic", 1, "DepthToSpace", "x", "x:N,18,H,W", .attrs = "i:blocksize=3", .outputs = "y",
-	 .expect = "FLOAT (N, 2, ?, ?)"},
+	 .expect = "FLOAT (N, 2, 3*H, 3*W)"},
 	{"DepthToSpace channels", 13, "DepthToSpace", "x", "x:1,6,2,3", .attrs = "i:blocksize=2", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"DepthToSpace mode", 11, "DepthToSpace", "x", "x:1,8,2,3", .attrs = "i:blocksize=2|s:mode=RCD", .outputs = "y",

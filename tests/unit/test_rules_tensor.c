@@ -20,7 +20,7 @@ static const tcase shape_cases[] = {
 	{"start/end ignored before 15", 13, "x:FLOAT:2,3", "Shape", "x", "y", "start=1", "y=INT64 (2)", "y=[2, 3]", 1},
 	{"Size known", 13, "x:FLOAT:2,3,4", "Size", "x", "y", "", "y=INT64 ()", "y=[24]", 0},
 	{"Size N * 1", 1, "x:FLOAT:N,1", "Size", "x", "y", "", "y=INT64 ()", "y=[N]", 0},
-	{"Size N * M", 13, "x:FLOAT:N,M", "Size", "x", "y", "", "y=INT64 ()", "y=[?]", 0},
+	{"Size N * M", 13, "x:FLOAT:N,M", "Size", "x", "y", "", "y=INT64 ()", "y=[M*N]", 0},
 	{"Size with a 0", 13, "x:FLOAT:0,N", "Size", "x", "y", "", "y=INT64 ()", "y=[0]", 0},
 	{"Size of a scalar", 13, "x:FLOAT:", "Size", "x", "y", "", "y=INT64 ()", "y=[1]", 0},
 };

@@ -1,0 +1,1064 @@
+/* dimexpr.c: see dimexpr.h.
+ *
+ * Arithmetic works on sums (struct sum, on the stack): a constant and up to
+ * DX_MAX_TERMS terms, each a coefficient and a product of up to DX_MAX_DEG atoms
+ * (ids of names and function terms, sorted by text, repeated for powers). A result
+ * is interned by its printed text: equal forms print equal, so the text is the key.
+ *
+ * Invariant: every function either returns the exact value or unknown; an overflow,
+ * a bound passed or memory running out gives unknown, never a truncated form.
+ */
+#include "core/dimexpr.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct term {
+	int64_t coef;
+	int32_t deg;
+	int32_t f[DX_MAX_DEG];
+} term;
+
+typedef struct sum {
+	int64_t k;
+	int32_t n;
+	term t[DX_MAX_TERMS];
+} sum;
+
+typedef struct dx_floor {
+	dim num, den;
+} dx_floor;
+
+typedef struct dx_args {
+	int32_t n;
+	dim a[DX_MAX_ARGS];
+} dx_args;
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+void symtab_init(symtab *t, arena *a)
+{
+	*t = (symtab){.a = a};
+	strmap_init(&t->names, a);
+}
+
+static int64_t add_entry(symtab *t, const char *name, uint8_t kind, bool fresh, const void *def)
+{
+	if (t->n == t->cap) {
+		int64_t cap = t->cap ? t->cap * 2 : 16;
+		sym_entry *v = arena_grow(t->a, t->v, (size_t)t->n, (size_t)cap, sizeof *v);
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (t->n >= INT32_MAX)
+		return -1;
+	int64_t id = t->n;
+	if (strmap_put(&t->names, name, (int32_t)id) != (int32_t)id)
+		return -1;
+	t->v[t->n++] = (sym_entry){.name = name, .kind = kind, .fresh = fresh, .def = def, .parent = id};
+	return id;
+}
+
+int64_t sym_intern(symtab *t, const char *name)
+{
+	int32_t id = strmap_get(&t->names, name);
+	if (id >= 0)
+		return id;
+	const char *copy = arena_strdup(t->a, name);
+	return copy ? add_entry(t, copy, DX_NAME, false, NULL) : -1;
+}
+
+int64_t sym_fresh(symtab *t, const char *hint)
+{
+	for (;;) {
+		char buf[96];
+		snprintf(buf, sizeof buf, "%s%s%lld", hint ? hint : "unk", hint ? "_" : "__",
+			 (long long)t->fresh_counter++);
+		if (strmap_get(&t->names, buf) >= 0)
+			continue;
+		const char *copy = arena_strdup(t->a, buf);
+		return copy ? add_entry(t, copy, DX_NAME, true, NULL) : -1;
+	}
+}
+
+const char *sym_name(const symtab *t, int64_t id) { return id >= 0 && id < t->n ? t->v[id].name : "?"; }
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+/* A bounded text buffer; `over` once something did not fit. */
+typedef struct text {
+	char b[DX_MAX_TEXT + 1];
+	size_t len;
+	bool over;
+} text;
+
+static void put(text *x, const char *s)
+{
+	size_t n = strlen(s);
+	if (x->over || x->len + n > DX_MAX_TEXT) {
+		x->over = true;
+		return;
+	}
+	memcpy(x->b + x->len, s, n + 1);
+	x->len += n;
+}
+
+static void put_i64(text *x, int64_t v)
+{
+	char b[24];
+	snprintf(b, sizeof b, "%" PRId64, v);
+	put(x, b);
+}
+
+static int atom_cmp(const symtab *t, int32_t a, int32_t b) { return a == b ? 0 : strcmp(t->v[a].name, t->v[b].name); }
+
+/* sympy's order for the terms of a sum: factor by factor by name, and a term before
+ * the terms it extends the product of (x*y before x, x**2 before x). */
+static int term_cmp(const symtab *t, const term *x, const term *y)
+{
+	int32_t n = x->deg < y->deg ? x->deg : y->deg;
+	for (int32_t i = 0; i < n; i++) {
+		int c = atom_cmp(t, x->f[i], y->f[i]);
+		if (c)
+			return c;
+	}
+	return y->deg - x->deg;
+}
+
+static void put_dim_text(text *x, const symtab *t, dim d)
+{
+	if (d.kind == DIM_KNOWN)
+		put_i64(x, d.v);
+	else
+		put(x, t->v[d.v].name);
+}
+
+/* Whether d prints as one operand of `/` (a number, a name or a function call). */
+static bool is_operand(const symtab *t, dim d) { return d.kind == DIM_KNOWN ? d.v >= 0 : t->v[d.v].kind != DX_SUM; }
+
+static void put_term(text *x, const symtab *t, const term *m, bool first)
+{
+	int64_t c = m->coef;
+	if (!first)
+		put(x, c < 0 ? " - " : " + ");
+	if (c < 0 && first)
+		put(x, "-");
+	uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+	if (mag != 1) {
+		char b[24];
+		snprintf(b, sizeof b, "%" PRIu64 "*", mag);
+		put(x, b);
+	}
+	for (int32_t i = 0; i < m->deg;) {
+		int32_t j = i;
+		while (j < m->deg && m->f[j] == m->f[i])
+			j++;
+		if (i > 0)
+			put(x, "*");
+		put(x, t->v[m->f[i]].name);
+		if (j - i > 1) {
+			put(x, "**");
+			put_i64(x, j - i);
+		}
+		i = j;
+	}
+}
+
+static void put_sum(text *x, const symtab *t, const sum *s)
+{
+	for (int32_t i = 0; i < s->n; i++)
+		put_term(x, t, &s->t[i], i == 0);
+	if (s->k != 0 || s->n == 0) {
+		if (s->n == 0)
+			put_i64(x, s->k);
+		else {
+			char b[24];
+			uint64_t mag = s->k < 0 ? (uint64_t)0 - (uint64_t)s->k : (uint64_t)s->k;
+			snprintf(b, sizeof b, "%s%" PRIu64, s->k < 0 ? " - " : " + ", mag);
+			put(x, b);
+		}
+	}
+}
+
+/* ---- interning ------------------------------------------------------------------------ */
+
+/* The id of the expression with this text, made from def (size bytes) when new. */
+static dim intern(symtab *t, text *x, uint8_t kind, const void *def, size_t size)
+{
+	if (x->over)
+		return dim_unknown();
+	int32_t id = strmap_get(&t->names, x->b);
+	if (id >= 0)
+		return dim_symbol(id);
+	char *name = arena_strdup(t->a, x->b);
+	void *copy = arena_alloc(t->a, size);
+	if (!name || !copy) {
+		t->nomem = true;
+		return dim_unknown();
+	}
+	memcpy(copy, def, size);
+	int64_t nid = add_entry(t, name, kind, false, copy);
+	if (nid < 0) {
+		t->nomem = true;
+		return dim_unknown();
+	}
+	return dim_symbol(nid);
+}
+
+static dim from_sum(symtab *t, const sum *s)
+{
+	if (s->n == 0)
+		return dim_known(s->k);
+	if (s->n == 1 && s->k == 0 && s->t[0].coef == 1 && s->t[0].deg == 1)
+		return dim_symbol(s->t[0].f[0]);
+	text x = {.len = 0};
+	put_sum(&x, t, s);
+	/* Only the used part of the terms is stored. */
+	sum stored = *s;
+	return intern(t, &x, DX_SUM, &stored, sizeof stored);
+}
+
+static bool to_sum(const symtab *t, dim d, sum *s)
+{
+	if (d.kind == DIM_KNOWN) {
+		s->k = d.v, s->n = 0;
+		return true;
+	}
+	if (d.kind != DIM_SYMBOL)
+		return false;
+	if (t->v[d.v].kind == DX_SUM) {
+		*s = *(const sum *)t->v[d.v].def;
+		return true;
+	}
+	s->k = 0, s->n = 1;
+	s->t[0] = (term){.coef = 1, .deg = 1, .f = {(int32_t)d.v}};
+	return true;
+}
+
+/* ---- sums ------------------------------------------------------------------------------ */
+
+/* s += m. False when the result passes the bounds. */
+static bool add_term(const symtab *t, sum *s, const term *m)
+{
+	if (m->coef == 0)
+		return true;
+	int32_t i = 0;
+	int c = 1;
+	while (i < s->n && (c = term_cmp(t, &s->t[i], m)) < 0)
+		i++;
+	if (i < s->n && c == 0) {
+		if (__builtin_add_overflow(s->t[i].coef, m->coef, &s->t[i].coef))
+			return false;
+		if (s->t[i].coef == 0) {
+			memmove(&s->t[i], &s->t[i + 1], (size_t)(s->n - i - 1) * sizeof s->t[0]);
+			s->n--;
+		}
+		return true;
+	}
+	if (s->n == DX_MAX_TERMS)
+		return false;
+	memmove(&s->t[i + 1], &s->t[i], (size_t)(s->n - i) * sizeof s->t[0]);
+	s->t[i] = *m;
+	s->n++;
+	return true;
+}
+
+/* a + sign*b into *r. */
+static bool sum_add(const symtab *t, const sum *a, const sum *b, int64_t sign, sum *r)
+{
+	sum out = *a;
+	int64_t bk;
+	if (__builtin_mul_overflow(b->k, sign, &bk) || __builtin_add_overflow(out.k, bk, &out.k))
+		return false;
+	for (int32_t i = 0; i < b->n; i++) {
+		term m = b->t[i];
+		if (__builtin_mul_overflow(m.coef, sign, &m.coef) || !add_term(t, &out, &m))
+			return false;
+	}
+	*r = out;
+	return true;
+}
+
+static bool term_mul(const symtab *t, const term *x, const term *y, term *r)
+{
+	if (x->deg + y->deg > DX_MAX_DEG || __builtin_mul_overflow(x->coef, y->coef, &r->coef))
+		return false;
+	int32_t i = 0, j = 0, k = 0;
+	while (i < x->deg || j < y->deg) {
+		if (j == y->deg || (i < x->deg && atom_cmp(t, x->f[i], y->f[j]) <= 0))
+			r->f[k++] = x->f[i++];
+		else
+			r->f[k++] = y->f[j++];
+	}
+	r->deg = k;
+	return true;
+}
+
+static bool sum_mul(const symtab *t, const sum *a, const sum *b, sum *r)
+{
+	sum out = {.k = 0, .n = 0};
+	if (__builtin_mul_overflow(a->k, b->k, &out.k))
+		return false;
+	for (int32_t i = 0; i < a->n; i++) {
+		for (int32_t j = 0; j < b->n; j++) {
+			term m;
+			if (!term_mul(t, &a->t[i], &b->t[j], &m) || !add_term(t, &out, &m))
+				return false;
+		}
+		term m = a->t[i];
+		if (__builtin_mul_overflow(m.coef, b->k, &m.coef) || !add_term(t, &out, &m))
+			return false;
+	}
+	for (int32_t j = 0; j < b->n; j++) {
+		term m = b->t[j];
+		if (__builtin_mul_overflow(m.coef, a->k, &m.coef) || !add_term(t, &out, &m))
+			return false;
+	}
+	*r = out;
+	return true;
+}
+
+static bool sum_eq(const sum *a, const sum *b)
+{
+	if (a->k != b->k || a->n != b->n)
+		return false;
+	for (int32_t i = 0; i < a->n; i++) {
+		const term *x = &a->t[i], *y = &b->t[i];
+		if (x->coef != y->coef || x->deg != y->deg || memcmp(x->f, y->f, (size_t)x->deg * sizeof x->f[0]))
+			return false;
+	}
+	return true;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* a - b*floor(a/b) for b > 0, without the overflow of computing it so. */
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+	int64_t r = a % b;
+	return r < 0 ? r + b : r;
+}
+
+/* For q > 0 as the first argument the result is at most q, so it fits. */
+static int64_t gcd(int64_t q, int64_t b)
+{
+	uint64_t x = (uint64_t)q, y = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+	while (y) {
+		uint64_t r = x % y;
+		x = y, y = r;
+	}
+	return (int64_t)x;
+}
+
+/* ---- operations ------------------------------------------------------------------------ */
+
+static dim binary(symtab *t, dim a, dim b, int op)
+{
+	sum x, y, r;
+	if (!to_sum(t, a, &x) || !to_sum(t, b, &y))
+		return dim_unknown();
+	bool ok = op == '*' ? sum_mul(t, &x, &y, &r) : sum_add(t, &x, &y, op == '-' ? -1 : 1, &r);
+	return ok ? from_sum(t, &r) : dim_unknown();
+}
+
+dim dx_add(symtab *t, dim a, dim b)
+{
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		int64_t r;
+		return __builtin_add_overflow(a.v, b.v, &r) ? dim_unknown() : dim_known(r);
+	}
+	return binary(t, a, b, '+');
+}
+
+dim dx_sub(symtab *t, dim a, dim b)
+{
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		int64_t r;
+		return __builtin_sub_overflow(a.v, b.v, &r) ? dim_unknown() : dim_known(r);
+	}
+	return binary(t, a, b, '-');
+}
+
+dim dx_mul(symtab *t, dim a, dim b)
+{
+	if (dim_is(a, 0) || dim_is(b, 0))
+		return dim_known(0);
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		int64_t r;
+		return __builtin_mul_overflow(a.v, b.v, &r) ? dim_unknown() : dim_known(r);
+	}
+	return binary(t, a, b, '*');
+}
+
+static dim floor_atom(symtab *t, dim num, dim den)
+{
+	text x = {.len = 0};
+	dx_floor f = {num, den};
+	put(&x, "floor(");
+	if (is_operand(t, num))
+		put_dim_text(&x, t, num);
+	else if (t->v[num.v].kind == DX_SUM && ((const sum *)t->v[num.v].def)->n == 1 &&
+		 ((const sum *)t->v[num.v].def)->k == 0)
+		put_dim_text(&x, t, num); /* 2*a/3 reads as (2*a)/3 */
+	else {
+		put(&x, "(");
+		put_dim_text(&x, t, num);
+		put(&x, ")");
+	}
+	put(&x, "/");
+	if (is_operand(t, den))
+		put_dim_text(&x, t, den);
+	else {
+		put(&x, "(");
+		put_dim_text(&x, t, den);
+		put(&x, ")");
+	}
+	put(&x, ")");
+	return intern(t, &x, DX_FLOOR, &f, sizeof f);
+}
+
+/* The floor atom of the term `m`, when it is floor(N/q) for a number q, alone and to
+ * the first power. */
+static const dx_floor *floor_by_number(const symtab *t, const term *m)
+{
+	if (m->coef != 1 || m->deg != 1 || t->v[m->f[0]].kind != DX_FLOOR)
+		return NULL;
+	const dx_floor *f = t->v[m->f[0]].def;
+	return f->den.kind == DIM_KNOWN && f->den.v > 0 ? f : NULL;
+}
+
+static bool uses_atom(const sum *s, int32_t atom, int32_t skip)
+{
+	for (int32_t i = 0; i < s->n; i++)
+		for (int32_t j = 0; i != skip && j < s->t[i].deg; j++)
+			if (s->t[i].f[j] == atom)
+				return true;
+	return false;
+}
+
+/* floor(p/q), q > 0. `depth` bounds the merging of nested floors. */
+static dim floor_number(symtab *t, const sum *p, int64_t q, int depth)
+{
+	if (q == 1)
+		return from_sum(t, p);
+	/* p = q*A + R with R's coefficients in [0, q): floor(p/q) = A + floor(R/q). */
+	sum A = {.k = floor_div(p->k, q), .n = 0}, R = {.k = floor_mod(p->k, q), .n = 0};
+	for (int32_t i = 0; i < p->n; i++) {
+		term a = p->t[i], r = p->t[i];
+		a.coef = floor_div(p->t[i].coef, q);
+		r.coef = floor_mod(p->t[i].coef, q);
+		if (!add_term(t, &A, &a) || !add_term(t, &R, &r))
+			return dim_unknown();
+	}
+	dim rest;
+	if (R.n == 0) {
+		rest = dim_known(0); /* 0 <= R.k < q */
+	} else {
+		/* floor((floor(N/m) + Q)/q) = floor((N + m*Q)/(m*q)) for integer Q. */
+		int32_t fi = -1;
+		for (int32_t i = 0; i < R.n && fi < 0 && depth < 8; i++)
+			if (floor_by_number(t, &R.t[i]) && !uses_atom(&R, R.t[i].f[0], i))
+				fi = i;
+		if (fi >= 0) {
+			const dx_floor *f = floor_by_number(t, &R.t[fi]);
+			sum n, m = {.k = f->den.v, .n = 0}, Q = R, scaled, merged;
+			int64_t mq;
+			memmove(&Q.t[fi], &Q.t[fi + 1], (size_t)(Q.n - fi - 1) * sizeof Q.t[0]);
+			Q.n--;
+			if (!to_sum(t, f->num, &n) || !sum_mul(t, &Q, &m, &scaled) ||
+			    !sum_add(t, &n, &scaled, 1, &merged) || __builtin_mul_overflow(f->den.v, q, &mq))
+				return dim_unknown();
+			rest = floor_number(t, &merged, mq, depth + 1);
+		} else {
+			int64_t g = gcd(q, R.k);
+			for (int32_t i = 0; i < R.n; i++)
+				g = gcd(g, R.t[i].coef);
+			if (g > 1) {
+				R.k /= g;
+				for (int32_t i = 0; i < R.n; i++)
+					R.t[i].coef /= g;
+			}
+			dim num = from_sum(t, &R);
+			if (num.kind == DIM_UNKNOWN)
+				return num;
+			rest = floor_atom(t, num, dim_known(q / g));
+		}
+	}
+	if (rest.kind == DIM_UNKNOWN)
+		return rest;
+	return dx_add(t, from_sum(t, &A), rest);
+}
+
+/* p/d exactly when d is a single term dividing every term of p. */
+static bool divide_by_term(const symtab *t, const sum *p, const term *d, sum *r)
+{
+	if (p->k != 0 || d->coef == 0)
+		return false;
+	sum out = {.k = 0, .n = 0};
+	for (int32_t i = 0; i < p->n; i++) {
+		const term *m = &p->t[i];
+		if (m->coef % d->coef != 0)
+			return false;
+		term q = {.coef = m->coef / d->coef, .deg = 0};
+		int32_t j = 0;
+		for (int32_t k = 0; k < m->deg; k++) {
+			if (j < d->deg && m->f[k] == d->f[j])
+				j++;
+			else
+				q.f[q.deg++] = m->f[k];
+		}
+		if (j != d->deg || !add_term(t, &out, &q))
+			return false;
+	}
+	*r = out;
+	return true;
+}
+
+/* The quotient when b divides a exactly; false when it does not provably. */
+static bool exact_quotient(symtab *t, dim a, dim b, dim *q)
+{
+	sum x, y, r;
+	if (!to_sum(t, a, &x) || !to_sum(t, b, &y))
+		return false;
+	if (y.n == 0) {
+		if (y.k == 0)
+			return false;
+		if (x.k % y.k != 0)
+			return false;
+		r = (sum){.k = x.k / y.k, .n = 0};
+		for (int32_t i = 0; i < x.n; i++) {
+			if (x.t[i].coef % y.k != 0)
+				return false;
+			r.t[r.n] = x.t[i];
+			r.t[r.n++].coef /= y.k;
+		}
+		*q = from_sum(t, &r);
+		return q->kind != DIM_UNKNOWN;
+	}
+	if (y.n == 1 && y.k == 0 && divide_by_term(t, &x, &y.t[0], &r)) {
+		*q = from_sum(t, &r);
+		return q->kind != DIM_UNKNOWN;
+	}
+	/* a = c*b for a number c. */
+	if (y.n > 0 && x.n == y.n && x.t[0].coef % y.t[0].coef == 0) {
+		sum c = {.k = x.t[0].coef / y.t[0].coef, .n = 0}, cb;
+		if (sum_mul(t, &y, &c, &cb) && sum_eq(&cb, &x)) {
+			*q = dim_known(c.k);
+			return true;
+		}
+	}
+	return false;
+}
+
+dim dx_divexact(symtab *t, dim a, dim b)
+{
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return b.v != 0 && a.v % b.v == 0 ? dim_known(a.v / b.v) : dim_unknown();
+	dim q;
+	return exact_quotient(t, a, b, &q) ? q : dim_unknown();
+}
+
+dim dx_floordiv(symtab *t, dim a, dim b)
+{
+	if (a.kind == DIM_UNKNOWN || b.kind == DIM_UNKNOWN)
+		return dim_unknown();
+	if (b.kind == DIM_KNOWN) {
+		if (b.v <= 0)
+			return dim_unknown();
+		if (a.kind == DIM_KNOWN)
+			return dim_known(floor_div(a.v, b.v));
+		sum p;
+		if (!to_sum(t, a, &p))
+			return dim_unknown();
+		return floor_number(t, &p, b.v, 0);
+	}
+	if (dim_is(a, 0))
+		return a;
+	dim q;
+	if (exact_quotient(t, a, b, &q))
+		return q;
+	return floor_atom(t, a, b);
+}
+
+dim dx_ceildiv(symtab *t, dim a, dim b)
+{
+	/* ceil(a/b) = floor((a + b - 1)/b) for b > 0. */
+	if (b.kind == DIM_KNOWN && b.v <= 0)
+		return dim_unknown();
+	if (b.kind != DIM_KNOWN) {
+		dim q;
+		if (exact_quotient(t, a, b, &q))
+			return q;
+	}
+	return dx_floordiv(t, dx_sub(t, dx_add(t, a, b), dim_known(1)), b);
+}
+
+dim dx_mod(symtab *t, dim a, dim b)
+{
+	if (b.kind == DIM_KNOWN && b.v <= 0)
+		return dim_unknown();
+	return dx_sub(t, a, dx_mul(t, b, dx_floordiv(t, a, b)));
+}
+
+static bool sum_nonneg(const symtab *t, const sum *s)
+{
+	if (s->k < 0)
+		return false;
+	for (int32_t i = 0; i < s->n; i++) {
+		if (s->t[i].coef < 0)
+			return false;
+		for (int32_t j = 0; j < s->t[i].deg; j++)
+			if (!dx_nonneg(t, dim_symbol(s->t[i].f[j])))
+				return false;
+	}
+	return true;
+}
+
+bool dx_nonneg(const symtab *t, dim a)
+{
+	if (a.kind == DIM_KNOWN)
+		return a.v >= 0;
+	if (a.kind != DIM_SYMBOL)
+		return false;
+	const sym_entry *e = &t->v[a.v];
+	switch (e->kind) {
+	case DX_NAME:
+		return true;
+	case DX_SUM:
+		return sum_nonneg(t, e->def);
+	case DX_FLOOR: {
+		const dx_floor *f = e->def;
+		return dx_nonneg(t, f->num) && dx_nonneg(t, f->den);
+	}
+	case DX_MAX:
+	case DX_MIN: {
+		const dx_args *g = e->def;
+		for (int32_t i = 0; i < g->n; i++)
+			if (dx_nonneg(t, g->a[i]) == (e->kind == DX_MAX))
+				return e->kind == DX_MAX;
+		return e->kind == DX_MIN;
+	}
+	}
+	return false;
+}
+
+bool dx_diff_const(symtab *t, dim a, dim b, int64_t *diff)
+{
+	sum x, y, r;
+	if (!to_sum(t, a, &x) || !to_sum(t, b, &y) || !sum_add(t, &x, &y, -1, &r) || r.n != 0)
+		return false;
+	*diff = r.k;
+	return true;
+}
+
+const dim *dx_args_of(const symtab *t, dim d, uint8_t kind, int64_t *n)
+{
+	if (d.kind != DIM_SYMBOL || t->v[d.v].kind != kind || (kind != DX_MAX && kind != DX_MIN))
+		return NULL;
+	const dx_args *g = t->v[d.v].def;
+	*n = g->n;
+	return g->a;
+}
+
+bool dx_linear(const symtab *t, dim d, int64_t *atom, int64_t *c, int64_t *k)
+{
+	sum s;
+	if (d.kind != DIM_SYMBOL || t->v[d.v].kind != DX_SUM || !to_sum(t, d, &s) || s.n != 1 || s.t[0].deg != 1)
+		return false;
+	*atom = s.t[0].f[0], *c = s.t[0].coef, *k = s.k;
+	return true;
+}
+
+/* Whether a >= b provably. */
+static bool dominates(symtab *t, dim a, dim b)
+{
+	sum x, y, r;
+	if (!to_sum(t, a, &x) || !to_sum(t, b, &y) || !sum_add(t, &x, &y, -1, &r))
+		return false;
+	return sum_nonneg(t, &r);
+}
+
+static int dim_text_cmp(const symtab *t, dim a, dim b)
+{
+	if (a.kind == DIM_KNOWN || b.kind == DIM_KNOWN) {
+		if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+			return a.v < b.v ? -1 : a.v > b.v;
+		return a.kind == DIM_KNOWN ? 1 : -1; /* numbers last */
+	}
+	return atom_cmp(t, (int32_t)a.v, (int32_t)b.v);
+}
+
+static dim extreme(symtab *t, dim a, dim b, uint8_t kind)
+{
+	if (a.kind == DIM_UNKNOWN || b.kind == DIM_UNKNOWN)
+		return dim_unknown();
+	bool is_max = kind == DX_MAX;
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return dim_known(is_max ? (a.v > b.v ? a.v : b.v) : (a.v < b.v ? a.v : b.v));
+	/* The arguments of both, flattened, without the dominated ones. */
+	dx_args g = {.n = 0};
+	dim in[2 * DX_MAX_ARGS];
+	int32_t nin = 0;
+	dim ab[2] = {a, b};
+	for (int k = 0; k < 2; k++) {
+		dim d = ab[k];
+		if (d.kind == DIM_SYMBOL && t->v[d.v].kind == kind) {
+			const dx_args *sub = t->v[d.v].def;
+			for (int32_t i = 0; i < sub->n; i++)
+				in[nin++] = sub->a[i];
+		} else {
+			in[nin++] = d;
+		}
+	}
+	for (int32_t i = 0; i < nin; i++) {
+		bool drop = false;
+		for (int32_t j = 0; j < nin && !drop; j++) {
+			if (i == j)
+				continue;
+			bool j_wins = is_max ? dominates(t, in[j], in[i]) : dominates(t, in[i], in[j]);
+			/* Of two equal arguments keep the first. */
+			bool i_wins = is_max ? dominates(t, in[i], in[j]) : dominates(t, in[j], in[i]);
+			drop = j_wins && (!i_wins || j < i);
+		}
+		if (drop)
+			continue;
+		if (g.n == DX_MAX_ARGS)
+			return dim_unknown();
+		int32_t p = g.n;
+		while (p > 0 && dim_text_cmp(t, g.a[p - 1], in[i]) > 0) {
+			g.a[p] = g.a[p - 1];
+			p--;
+		}
+		g.a[p] = in[i];
+		g.n++;
+	}
+	if (g.n == 1)
+		return g.a[0];
+	text x = {.len = 0};
+	put(&x, is_max ? "Max(" : "Min(");
+	for (int32_t i = 0; i < g.n; i++) {
+		if (i)
+			put(&x, ", ");
+		put_dim_text(&x, t, g.a[i]);
+	}
+	put(&x, ")");
+	return intern(t, &x, kind, &g, sizeof g);
+}
+
+dim dx_max(symtab *t, dim a, dim b) { return extreme(t, a, b, DX_MAX); }
+dim dx_min(symtab *t, dim a, dim b) { return extreme(t, a, b, DX_MIN); }
+
+/* ---- substitution ---------------------------------------------------------------------- */
+
+/* fn's answer for an atom; a function term fn leaves as it is is rebuilt from its
+ * arguments' answers. */
+static dim subst_atom(symtab *t, int64_t atom, dx_atom_fn fn, void *ctx)
+{
+	dim r = fn(ctx, atom);
+	if (r.kind == DIM_SYMBOL && r.v == atom && t->v[atom].kind != DX_NAME)
+		return dx_subst(t, r, fn, ctx);
+	return r;
+}
+
+static dim subst_arg(symtab *t, dim d, dx_atom_fn fn, void *ctx)
+{
+	if (d.kind != DIM_SYMBOL)
+		return d;
+	return t->v[d.v].kind == DX_SUM ? dx_subst(t, d, fn, ctx) : subst_atom(t, d.v, fn, ctx);
+}
+
+dim dx_subst(symtab *t, dim d, dx_atom_fn fn, void *ctx)
+{
+	if (d.kind != DIM_SYMBOL)
+		return d;
+	const sym_entry *e = &t->v[d.v];
+	switch (e->kind) {
+	case DX_NAME:
+		return fn(ctx, d.v);
+	case DX_SUM: {
+		const sum *s = e->def;
+		dim acc = dim_known(s->k);
+		for (int32_t i = 0; i < s->n && acc.kind != DIM_UNKNOWN; i++) {
+			dim m = dim_known(s->t[i].coef);
+			for (int32_t j = 0; j < s->t[i].deg; j++)
+				m = dx_mul(t, m, subst_atom(t, s->t[i].f[j], fn, ctx));
+			acc = dx_add(t, acc, m);
+		}
+		return acc;
+	}
+	case DX_FLOOR: {
+		const dx_floor *f = e->def;
+		return dx_floordiv(t, subst_arg(t, f->num, fn, ctx), subst_arg(t, f->den, fn, ctx));
+	}
+	case DX_MAX:
+	case DX_MIN: {
+		const dx_args *g = e->def;
+		uint8_t kind = e->kind;
+		dim acc = subst_arg(t, g->a[0], fn, ctx);
+		for (int32_t i = 1; i < g->n; i++)
+			acc = extreme(t, acc, subst_arg(t, g->a[i], fn, ctx), kind);
+		return acc;
+	}
+	}
+	return dim_unknown();
+}
+
+bool dx_occurs(const symtab *t, dim d, int64_t atom)
+{
+	if (d.kind != DIM_SYMBOL)
+		return false;
+	if (d.v == atom)
+		return true;
+	const sym_entry *e = &t->v[d.v];
+	switch (e->kind) {
+	case DX_NAME:
+		return false;
+	case DX_SUM: {
+		const sum *s = e->def;
+		for (int32_t i = 0; i < s->n; i++)
+			for (int32_t j = 0; j < s->t[i].deg; j++)
+				if (dx_occurs(t, dim_symbol(s->t[i].f[j]), atom))
+					return true;
+		return false;
+	}
+	case DX_FLOOR: {
+		const dx_floor *f = e->def;
+		return dx_occurs(t, f->num, atom) || dx_occurs(t, f->den, atom);
+	}
+	case DX_MAX:
+	case DX_MIN: {
+		const dx_args *g = e->def;
+		for (int32_t i = 0; i < g->n; i++)
+			if (dx_occurs(t, g->a[i], atom))
+				return true;
+		return false;
+	}
+	}
+	return false;
+}
+
+/* ---- parsing ----------------------------------------------------------------------------- */
+
+/* A parsed value is num/den: sympy writes rationals inside floor() (floor(H/32 +
+ * 31/32)); whatever is outside a floor must divide out exactly. */
+typedef struct qv {
+	dim num, den;
+} qv;
+
+typedef struct parser {
+	symtab *t;
+	const char *s;
+	bool bad;
+	int depth;
+} parser;
+
+static void skip_ws(parser *p)
+{
+	while (*p->s == ' ')
+		p->s++;
+}
+
+static qv q_int(dim d) { return (qv){d, dim_known(1)}; }
+static bool q_ok(qv v) { return v.num.kind != DIM_UNKNOWN && v.den.kind != DIM_UNKNOWN; }
+
+static qv q_add(parser *p, qv a, qv b, bool sub)
+{
+	symtab *t = p->t;
+	dim n1 = dx_mul(t, a.num, b.den), n2 = dx_mul(t, b.num, a.den);
+	return (qv){sub ? dx_sub(t, n1, n2) : dx_add(t, n1, n2), dx_mul(t, a.den, b.den)};
+}
+
+/* Integer value of v, or unknown when it does not divide out. */
+static dim q_whole(parser *p, qv v)
+{
+	if (dim_is(v.den, 1))
+		return v.num;
+	return dx_divexact(p->t, v.num, v.den);
+}
+
+static qv parse_sum(parser *p);
+
+static qv parse_atom(parser *p)
+{
+	skip_ws(p);
+	if (++p->depth > 32) {
+		p->bad = true;
+		return q_int(dim_unknown());
+	}
+	qv r = q_int(dim_unknown());
+	if (*p->s == '(') {
+		p->s++;
+		r = parse_sum(p);
+		skip_ws(p);
+		if (*p->s != ')')
+			p->bad = true;
+		else
+			p->s++;
+	} else if (isdigit((unsigned char)*p->s)) {
+		int64_t v = 0;
+		while (isdigit((unsigned char)*p->s)) {
+			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p->s - '0', &v))
+				p->bad = true;
+			p->s++;
+		}
+		r = q_int(dim_known(v));
+	} else if (isalpha((unsigned char)*p->s) || *p->s == '_') {
+		const char *start = p->s;
+		while (isalnum((unsigned char)*p->s) || *p->s == '_' || *p->s == '.')
+			p->s++;
+		char name[DX_MAX_TEXT + 1];
+		size_t len = (size_t)(p->s - start);
+		if (len > DX_MAX_TEXT) {
+			p->bad = true;
+			return r;
+		}
+		memcpy(name, start, len);
+		name[len] = '\0';
+		skip_ws(p);
+		if (*p->s != '(') {
+			int64_t id = sym_intern(p->t, name);
+			if (id < 0)
+				p->bad = true;
+			r = q_int(id < 0 ? dim_unknown() : dim_symbol(id));
+		} else {
+			p->s++;
+			qv args[2];
+			int n = 0;
+			for (;;) {
+				if (n == 2) {
+					p->bad = true;
+					break;
+				}
+				args[n++] = parse_sum(p);
+				skip_ws(p);
+				if (*p->s == ',') {
+					p->s++;
+					continue;
+				}
+				break;
+			}
+			if (*p->s != ')')
+				p->bad = true;
+			else
+				p->s++;
+			symtab *t = p->t;
+			if (n == 1 && !strcmp(name, "floor"))
+				r = q_int(dx_floordiv(t, args[0].num, args[0].den));
+			else if (n == 1 && (!strcmp(name, "ceiling") || !strcmp(name, "ceil")))
+				r = q_int(dx_ceildiv(t, args[0].num, args[0].den));
+			else if (n == 2) {
+				dim a = q_whole(p, args[0]), b = q_whole(p, args[1]);
+				if (!strcmp(name, "Max") || !strcmp(name, "max"))
+					r = q_int(dx_max(t, a, b));
+				else if (!strcmp(name, "Min") || !strcmp(name, "min"))
+					r = q_int(dx_min(t, a, b));
+				else if (!strcmp(name, "Mod"))
+					r = q_int(dx_mod(t, a, b));
+				else if (!strcmp(name, "FloorDiv"))
+					r = q_int(dx_floordiv(t, a, b));
+				else if (!strcmp(name, "CeilDiv"))
+					r = q_int(dx_ceildiv(t, a, b));
+				else
+					p->bad = true;
+			} else {
+				p->bad = true;
+			}
+		}
+	} else {
+		p->bad = true;
+	}
+	p->depth--;
+	return r;
+}
+
+static qv parse_unary(parser *p)
+{
+	skip_ws(p);
+	if (*p->s == '-') {
+		p->s++;
+		qv v = parse_unary(p);
+		return (qv){dx_sub(p->t, dim_known(0), v.num), v.den};
+	}
+	qv base = parse_atom(p);
+	skip_ws(p);
+	if (p->s[0] == '*' && p->s[1] == '*') {
+		p->s += 2;
+		skip_ws(p);
+		qv e = parse_atom(p);
+		if (e.num.kind != DIM_KNOWN || !dim_is(e.den, 1) || e.num.v < 1 || e.num.v > DX_MAX_DEG) {
+			p->bad = true;
+			return base;
+		}
+		qv r = base;
+		for (int64_t i = 1; i < e.num.v; i++)
+			r = (qv){dx_mul(p->t, r.num, base.num), dx_mul(p->t, r.den, base.den)};
+		return r;
+	}
+	return base;
+}
+
+static qv parse_product(parser *p)
+{
+	qv v = parse_unary(p);
+	for (;;) {
+		skip_ws(p);
+		char op = *p->s;
+		if ((op != '*' && op != '/') || p->s[1] == '*')
+			return v;
+		p->s++;
+		qv w = parse_unary(p);
+		if (op == '*')
+			v = (qv){dx_mul(p->t, v.num, w.num), dx_mul(p->t, v.den, w.den)};
+		else
+			v = (qv){dx_mul(p->t, v.num, w.den), dx_mul(p->t, v.den, w.num)};
+		if (!q_ok(v))
+			p->bad = true;
+	}
+}
+
+static qv parse_sum(parser *p)
+{
+	qv v = parse_product(p);
+	for (;;) {
+		skip_ws(p);
+		char op = *p->s;
+		if (op != '+' && op != '-')
+			return v;
+		p->s++;
+		v = q_add(p, v, parse_product(p), op == '-');
+		if (!q_ok(v))
+			p->bad = true;
+	}
+}
+
+/* Whether text is written as an expression rather than a name (see dimexpr.h). */
+static bool looks_like_expr(const char *s)
+{
+	if (strpbrk(s, "*/("))
+		return true;
+	return strstr(s, " + ") || strstr(s, " - ");
+}
+
+dim dx_parse(symtab *t, const char *text_in)
+{
+	if (looks_like_expr(text_in) && strlen(text_in) <= DX_MAX_TEXT) {
+		parser p = {t, text_in, false, 0};
+		qv v = parse_sum(&p);
+		skip_ws(&p);
+		if (!p.bad && *p.s == '\0' && q_ok(v)) {
+			dim d = q_whole(&p, v);
+			if (d.kind != DIM_UNKNOWN)
+				return d;
+		}
+	}
+	int64_t id = sym_intern(t, text_in);
+	return id < 0 ? dim_unknown() : dim_symbol(id);
+}
