@@ -515,8 +515,14 @@ static bool divide_by_term(const symtab *t, const sum *p, const term *d, sum *r)
 			else
 				q.f[q.deg++] = m->f[k];
 		}
-		if (j != d->deg || !add_term(t, &out, &q))
+		if (j != d->deg)
 			return false;
+		if (q.deg == 0) {
+			if (__builtin_add_overflow(out.k, q.coef, &out.k))
+				return false;
+		} else if (!add_term(t, &out, &q)) {
+			return false;
+		}
 	}
 	*r = out;
 	return true;
@@ -608,6 +614,19 @@ dim dx_mod(symtab *t, dim a, dim b)
 	return dx_sub(t, a, dx_mul(t, b, dx_floordiv(t, a, b)));
 }
 
+/* Whether the sum is an interned expression marked as a size; nothing is added. */
+static bool marked_size(const symtab *t, const sum *s)
+{
+	if (s->n == 0)
+		return s->k >= 0;
+	if (s->n == 1 && s->k == 0 && s->t[0].coef == 1 && s->t[0].deg == 1)
+		return t->v[s->t[0].f[0]].size;
+	text x = {.len = 0};
+	put_sum(&x, t, s);
+	int32_t id = x.over ? -1 : strmap_get(&t->names, x.b);
+	return id >= 0 && t->v[id].size;
+}
+
 static bool sum_nonneg(const symtab *t, const sum *s)
 {
 	if (s->k < 0)
@@ -633,7 +652,7 @@ bool dx_nonneg(const symtab *t, dim a)
 	case DX_NAME:
 		return true;
 	case DX_SUM:
-		return sum_nonneg(t, e->def);
+		return e->size || sum_nonneg(t, e->def);
 	case DX_FLOOR: {
 		const dx_floor *f = e->def;
 		return dx_nonneg(t, f->num) && dx_nonneg(t, f->den);
@@ -683,7 +702,7 @@ static bool dominates(symtab *t, dim a, dim b)
 	sum x, y, r;
 	if (!to_sum(t, a, &x) || !to_sum(t, b, &y) || !sum_add(t, &x, &y, -1, &r))
 		return false;
-	return sum_nonneg(t, &r);
+	return sum_nonneg(t, &r) || marked_size(t, &r);
 }
 
 static int dim_text_cmp(const symtab *t, dim a, dim b)

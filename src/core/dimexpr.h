@@ -55,6 +55,11 @@ typedef struct sym_entry {
 	uint8_t kind;     /* dx_kind */
 	bool fresh;       /* made up by onnxshape for an unknown size */
 	const void *def;  /* kind != DX_NAME: the expression */
+	/* A tensor has it as a dimension: it is >= 0 wherever the model runs, which the
+	 * form alone may not show (floor(samples/10) - 1). */
+	bool size;
+	/* A name a graph input has as a dimension (batch, seq). */
+	bool input;
 	/* symbols.h's union-find and resolution cache; dimexpr.c only creates them. */
 	int64_t parent;
 	int32_t rank;
@@ -110,8 +115,8 @@ dim dx_mod(symtab *t, dim a, dim b);
 dim dx_divexact(symtab *t, dim a, dim b);
 dim dx_max(symtab *t, dim a, dim b);
 dim dx_min(symtab *t, dim a, dim b);
-/* Whether a is provably >= 0 (provably > 0 for dx_positive), taking every symbol
- * as a size (>= 0). */
+/* Whether a is provably >= 0, taking every symbol and every expression marked as a
+ * size (sym_entry.size) as >= 0. */
 bool dx_nonneg(const symtab *t, dim a);
 /* Whether a - b is a number, and which (*diff). */
 bool dx_diff_const(symtab *t, dim a, dim b, int64_t *diff);

@@ -99,9 +99,16 @@ bool sym_bind(symtab *t, int64_t a, int64_t k)
 	return true;
 }
 
-/* Which member represents a class: a name the user wrote, then an expression, then
- * a name onnxshape made up. */
-static int preference(const sym_entry *e) { return e->kind != DX_NAME ? 1 : e->fresh ? 2 : 0; }
+/* Which member represents a class: a size of a graph input (batch), then an
+ * expression (batch*seq, over those), then another name the model wrote (an
+ * exporter's placeholder for an output, LayerNormalization340_dim_1), then a name
+ * onnxshape made up. */
+static int preference(const sym_entry *e)
+{
+	if (e->kind != DX_NAME)
+		return 1;
+	return e->fresh ? 3 : e->input ? 0 : 2;
+}
 
 bool sym_unify(symtab *t, int64_t a, int64_t b)
 {

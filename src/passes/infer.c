@@ -278,6 +278,15 @@ static const dim *too_big_out(infer_ctx *c, int32_t i, int32_t elem, const dim *
 	return r ? r : d;
 }
 
+/* A size computed as an expression (`floor(samples/10) - 1`) that a tensor has as a
+ * dimension is >= 0 in every run: the algebra may use it (dimexpr.h). */
+static void mark_sizes(infer_ctx *c, const dim *d, int32_t rank)
+{
+	for (int32_t k = 0; k < rank; k++)
+		if (d[k].kind == DIM_SYMBOL)
+			c->syms->v[d[k].v].size = true;
+}
+
 void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dims)
 {
 	value *v = out_value(c, i);
@@ -294,6 +303,7 @@ void set_out(infer_ctx *c, int32_t i, int32_t elem, int32_t rank, const dim *dim
 			d = too_big_out(c, i, t.elem, d, rank);
 		t.rank = rank;
 		t.dims = d;
+		mark_sizes(c, d, rank);
 	}
 	v->ti = t;
 }
@@ -304,6 +314,8 @@ void set_out_info(infer_ctx *c, int32_t i, const tinfo *t)
 	if (!v)
 		return;
 	v->ti = *t;
+	if (t->kind == TK_TENSOR && t->rank > 0)
+		mark_sizes(c, t->dims, t->rank);
 	if (t->kind == TK_TENSOR && t->rank > 0 && too_big(t->elem, t->dims, t->rank)) {
 		const dim *d = too_big_out(c, i, t->elem, t->dims, t->rank);
 		if (d != t->dims) {
@@ -479,6 +491,22 @@ dim dim_mul(infer_ctx *c, dim a, dim b)
 	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
 		return __builtin_mul_overflow(a.v, b.v, &r) ? overflow(c, "*", a.v, b.v) : dim_known(r);
 	return dx_mul(c->syms, a, b);
+}
+
+dim dims_product(infer_ctx *c, const dim *dims, int32_t n, int32_t skip)
+{
+	dim p = dim_known(1);
+	for (int32_t k = 0; k < n; k++) {
+		if (k == skip)
+			continue;
+		dim d = dim_resolve(c->syms, dims[k]);
+		/* A 0 anywhere empties the tensor, whatever the unknown dims are. */
+		if (dim_is(d, 0))
+			return d;
+		if (p.kind != DIM_UNKNOWN)
+			p = d.kind == DIM_KNOWN && p.kind == DIM_KNOWN ? dim_mul(c, p, d) : dx_mul(c->syms, p, d);
+	}
+	return p;
 }
 
 dim dim_floordiv(infer_ctx *c, dim a, dim b)
@@ -802,6 +830,11 @@ static void seed_values(infer_ctx *c, graph *g)
 				v->ti = from_initializer(c, value_given(v), true, &memo);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
 				v->ti = from_initializer(c, v->init_view, false, &memo);
+			/* The graph's own sizes: they name a class before what is computed
+			 * from them, and before an output's placeholder name (symbols.c). */
+			for (int32_t k = 0; v->ti.kind == TK_TENSOR && k < v->ti.rank; k++)
+				if (v->ti.dims[k].kind == DIM_SYMBOL && !sym_is_expr(c->syms, v->ti.dims[k].v))
+					c->syms->v[v->ti.dims[k].v].input = true;
 			break;
 		case VAL_INITIALIZER:
 			v->ti = from_initializer(c, v->init_view, true, &memo);

@@ -138,6 +138,9 @@ bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const c
 dim dim_add(infer_ctx *c, dim a, dim b);
 dim dim_sub(infer_ctx *c, dim a, dim b);
 dim dim_mul(infer_ctx *c, dim a, dim b);
+/* The element count of dims (but the one at `skip`, -1: none) as a dim: a number,
+ * an expression (batch*seq*64), or unknown. */
+dim dims_product(infer_ctx *c, const dim *dims, int32_t n, int32_t skip);
 /* floor(a/b) and ceil(a/b) for b > 0 (a known b <= 0: unknown). */
 dim dim_floordiv(infer_ctx *c, dim a, dim b);
 dim dim_ceildiv(infer_ctx *c, dim a, dim b);

@@ -210,114 +210,84 @@ static dim known_in(int32_t dt, int64_t v) { return fits(dt, v) ? dim_known(v) :
 
 static bool same_sym(dim a, dim b) { return a.kind == DIM_SYMBOL && b.kind == DIM_SYMBOL && a.v == b.v; }
 
-/* Content arithmetic on resolved entries; dt is the result's element type. */
-typedef dim (*binary_fn)(dim a, dim b, int32_t dt);
+/* Content arithmetic on resolved entries; dt is the result's element type. Entries
+ * with a symbol give the expression (core/dimexpr.h): shape computations (Shape,
+ * Gather, Mul by the head count...) keep `batch*4` rather than losing it. */
+typedef dim (*binary_fn)(symtab *t, dim a, dim b, int32_t dt);
 
-static dim cv_add(dim a, dim b, int32_t dt)
-{
-	int64_t r;
-	if (dim_is(b, 0))
-		return a;
-	if (dim_is(a, 0))
-		return b;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || __builtin_add_overflow(a.v, b.v, &r))
-		return dim_unknown();
-	return known_in(dt, r);
-}
+/* A known result checked against dt; an expression as it is. */
+static dim in_type(int32_t dt, dim r) { return r.kind == DIM_KNOWN ? known_in(dt, r.v) : r; }
 
-static dim cv_sub(dim a, dim b, int32_t dt)
-{
-	int64_t r;
-	if (dim_is(b, 0))
-		return a;
-	if (same_sym(a, b))
-		return dim_known(0);
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || __builtin_sub_overflow(a.v, b.v, &r))
-		return dim_unknown();
-	return known_in(dt, r);
-}
-
-static dim cv_mul(dim a, dim b, int32_t dt)
-{
-	int64_t r;
-	if (dim_is(a, 0) || dim_is(b, 0))
-		return dim_known(0);
-	if (dim_is(b, 1))
-		return a;
-	if (dim_is(a, 1))
-		return b;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || __builtin_mul_overflow(a.v, b.v, &r))
-		return dim_unknown();
-	return known_in(dt, r);
-}
+static dim cv_add(symtab *t, dim a, dim b, int32_t dt) { return in_type(dt, dx_add(t, a, b)); }
+static dim cv_sub(symtab *t, dim a, dim b, int32_t dt) { return in_type(dt, dx_sub(t, a, b)); }
+static dim cv_mul(symtab *t, dim a, dim b, int32_t dt) { return in_type(dt, dx_mul(t, a, b)); }
 
 /* Integer Div truncates toward zero: the ONNX reference computes np.divide and casts
- * back to the integer type (truncation), and onnxruntime uses C++ `/`. Division by
- * zero is undefined: unknown. */
-static dim cv_div(dim a, dim b, int32_t dt)
+ * back to the integer type (truncation), and onnxruntime uses C++ `/`. That is the
+ * floor for a dividend >= 0 and a divisor > 0, which sizes are. Division by zero is
+ * undefined: unknown. */
+static dim cv_div(symtab *t, dim a, dim b, int32_t dt)
 {
 	if (dim_is(b, 1))
 		return a;
-	if (a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || b.v == 0 || (a.v == INT64_MIN && b.v == -1))
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		if (b.v == 0 || (a.v == INT64_MIN && b.v == -1))
+			return dim_unknown();
+		return known_in(dt, a.v / b.v);
+	}
+	if (!dx_nonneg(t, a) || !dx_nonneg(t, b) || dim_is(b, 0))
 		return dim_unknown();
-	return known_in(dt, a.v / b.v);
+	return in_type(dt, dx_floordiv(t, a, b));
 }
 
-/* Equal gives BOOL 0/1. A symbol is a size, so it never equals a negative number. */
-static dim cv_equal(dim a, dim b, int32_t dt)
+/* Mod (fmod 0) takes the divisor's sign: the floored remainder, for a divisor > 0. */
+static dim cv_mod(symtab *t, dim a, dim b, int32_t dt)
+{
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
+		if (b.v == 0 || (a.v == INT64_MIN && b.v == -1))
+			return dim_unknown();
+		int64_t r = a.v % b.v;
+		return known_in(dt, r != 0 && ((r < 0) != (b.v < 0)) ? r + b.v : r);
+	}
+	if (!dx_nonneg(t, b) || dim_is(b, 0))
+		return dim_unknown();
+	return in_type(dt, dx_mod(t, a, b));
+}
+
+/* Equal gives BOOL 0/1. Sizes are >= 0, so a symbol never equals a negative number;
+ * two expressions whose difference is a number other than 0 differ. */
+static dim cv_equal(symtab *t, dim a, dim b, int32_t dt)
 {
 	(void)dt;
 	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
 		return dim_known(a.v == b.v);
 	if (same_sym(a, b))
 		return dim_known(1);
-	if ((a.kind == DIM_SYMBOL && b.kind == DIM_KNOWN && b.v < 0) ||
-	    (b.kind == DIM_SYMBOL && a.kind == DIM_KNOWN && a.v < 0))
-		return dim_known(0);
-	return dim_unknown();
-}
-
-/* max/min with a symbol are exact against a number <= 0 (a symbol is >= 0). */
-static dim cv_max(dim a, dim b, int32_t dt)
-{
-	(void)dt;
-	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
-		return dim_known(a.v > b.v ? a.v : b.v);
-	if (same_sym(a, b))
-		return a;
-	if (a.kind == DIM_SYMBOL && b.kind == DIM_KNOWN && b.v <= 0)
-		return a;
-	if (b.kind == DIM_SYMBOL && a.kind == DIM_KNOWN && a.v <= 0)
-		return b;
-	return dim_unknown();
-}
-
-static dim cv_min(dim a, dim b, int32_t dt)
-{
-	(void)dt;
-	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
-		return dim_known(a.v < b.v ? a.v : b.v);
-	if (same_sym(a, b))
-		return a;
-	if (a.kind == DIM_SYMBOL && b.kind == DIM_KNOWN && b.v <= 0)
-		return b;
-	if (b.kind == DIM_SYMBOL && a.kind == DIM_KNOWN && a.v <= 0)
-		return a;
-	return dim_unknown();
-}
-
-typedef dim (*unary_fn)(dim a, int32_t dt);
-
-static dim cv_neg(dim a, int32_t dt)
-{
-	if (a.kind != DIM_KNOWN || a.v == INT64_MIN)
+	if (a.kind == DIM_UNKNOWN || b.kind == DIM_UNKNOWN)
 		return dim_unknown();
-	return known_in(dt, -a.v);
+	if ((a.kind == DIM_KNOWN && a.v < 0 && dx_nonneg(t, b)) || (b.kind == DIM_KNOWN && b.v < 0 && dx_nonneg(t, a)))
+		return dim_known(0);
+	int64_t diff;
+	if (dx_diff_const(t, a, b, &diff))
+		return dim_known(diff == 0);
+	return dim_unknown();
 }
 
-static dim cv_abs(dim a, int32_t dt)
+static dim cv_max(symtab *t, dim a, dim b, int32_t dt) { return in_type(dt, dx_max(t, a, b)); }
+static dim cv_min(symtab *t, dim a, dim b, int32_t dt) { return in_type(dt, dx_min(t, a, b)); }
+
+typedef dim (*unary_fn)(symtab *t, dim a, int32_t dt);
+
+static dim cv_neg(symtab *t, dim a, int32_t dt)
 {
-	if (a.kind == DIM_SYMBOL)
+	if (a.kind == DIM_KNOWN)
+		return a.v == INT64_MIN ? dim_unknown() : known_in(dt, -a.v);
+	return in_type(dt, dx_sub(t, dim_known(0), a));
+}
+
+static dim cv_abs(symtab *t, dim a, int32_t dt)
+{
+	if (a.kind == DIM_SYMBOL && dx_nonneg(t, a))
 		return a;
 	if (a.kind != DIM_KNOWN || a.v == INT64_MIN)
 		return dim_unknown();
@@ -325,20 +295,20 @@ static dim cv_abs(dim a, int32_t dt)
 }
 
 /* Combines the entries of n operands at one output position. */
-typedef dim (*combine_fn)(const dim *e, int32_t n, int32_t dt, binary_fn f);
+typedef dim (*combine_fn)(symtab *t, const dim *e, int32_t n, int32_t dt, binary_fn f);
 
-static dim fold_combine(const dim *e, int32_t n, int32_t dt, binary_fn f)
+static dim fold_combine(symtab *t, const dim *e, int32_t n, int32_t dt, binary_fn f)
 {
 	dim r = e[0];
 	for (int32_t k = 1; k < n; k++)
-		r = f(r, e[k], dt);
+		r = f(t, r, e[k], dt);
 	return r;
 }
 
 /* Where(cond, X, Y): the chosen entry, or the common one when cond is not known. */
-static dim where_combine(const dim *e, int32_t n, int32_t dt, binary_fn f)
+static dim where_combine(symtab *t, const dim *e, int32_t n, int32_t dt, binary_fn f)
 {
-	(void)n, (void)dt, (void)f;
+	(void)t, (void)n, (void)dt, (void)f;
 	if (e[0].kind == DIM_KNOWN)
 		return e[0].v ? e[1] : e[2];
 	return dim_eq(e[1], e[2]) ? e[1] : dim_unknown();
@@ -457,7 +427,7 @@ static void content_map(infer_ctx *c, int32_t o, int32_t dt, int32_t rank, const
 	for (int64_t at = 0; at < w.count; at++) {
 		for (int32_t i = 0; i < n; i++)
 			e[i] = dim_resolve(c->syms, vals[i][walk_index(&w, i, at)]);
-		out[at] = comb(e, n, dt, f);
+		out[at] = comb(c->syms, e, n, dt, f);
 	}
 	set_out_ints(c, o, out, (int32_t)w.count);
 }
@@ -629,7 +599,7 @@ void infer_unary_elementwise(infer_ctx *c)
 	if (!r)
 		return;
 	for (int32_t k = 0; k < nv; k++)
-		r[k] = u->content(dim_resolve(c->syms, v[k]), elem);
+		r[k] = u->content(c->syms, dim_resolve(c->syms, v[k]), elem);
 	set_out_ints(c, 0, r, nv);
 }
 
@@ -669,7 +639,7 @@ static const binary_op binary_ops[] = {
 	{"Mul", OUT_SAME, cv_mul, fv_mul},
 	{"Div", OUT_SAME, cv_div, fv_div},
 	{"Pow", OUT_FIRST, NULL, NULL},
-	{"Mod", OUT_SAME, NULL, NULL},
+	{"Mod", OUT_SAME, cv_mod, NULL},
 	{"BitShift", OUT_SAME, NULL, NULL},
 	{"BitwiseAnd", OUT_SAME, NULL, NULL},
 	{"BitwiseOr", OUT_SAME, NULL, NULL},
@@ -709,7 +679,8 @@ static void binary_finish(infer_ctx *c, const binary_op *op, int32_t rank, const
 {
 	int32_t elem = binary_elem(c, op);
 	set_out(c, 0, elem, rank, d);
-	if (op && op->content)
+	/* Mod with fmod 1 truncates, as C's fmod: not what cv_mod computes. */
+	if (op && op->content && !(op->content == cv_mod && attr_i(c, "fmod", 0) != 0))
 		content_map(c, 0, elem, rank, d, shp, 2, fold_combine, op->content);
 	if (op && op->fcontent && is_floating(elem))
 		content_map_f(c, 0, elem, rank, d, shp, op->fcontent);

@@ -85,6 +85,18 @@ static void cancel(product *a, product *b)
 static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32_t minus, dim *res)
 {
 	*res = dim_unknown();
+	if (x && x->rank >= 0) {
+		/* As expressions: (batch*seq*768)/(12*64) is batch*seq. */
+		dim ein = dims_product(c, x->dims, x->rank, -1), eout = dims_product(c, out, n, minus);
+		if (ein.kind != DIM_UNKNOWN && eout.kind != DIM_UNKNOWN &&
+		    (ein.kind == DIM_SYMBOL || eout.kind == DIM_SYMBOL)) {
+			dim q = dim_divexact(c, ein, eout);
+			if (q.kind != DIM_UNKNOWN) {
+				*res = q;
+				return true;
+			}
+		}
+	}
 	product pin, pout;
 	if (!x || x->rank < 0 || !factorize(c, x->dims, x->rank, -1, &pin) || !factorize(c, out, n, minus, &pout))
 		return true;
@@ -233,14 +245,7 @@ static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
  * or a single symbol; unknown otherwise (a product of symbols is not a dim). */
 static dim count_dim(infer_ctx *c, const tinfo *x)
 {
-	product p;
-	if (!x || x->rank < 0 || !factorize(c, x->dims, x->rank, -1, &p))
-		return dim_unknown();
-	if (p.nsym == 0 || p.coef == 0)
-		return dim_known(p.coef);
-	if (p.nsym == 1 && p.coef == 1)
-		return dim_symbol(p.syms[0]);
-	return dim_unknown();
+	return x && x->rank >= 0 ? dims_product(c, x->dims, x->rank, -1) : dim_unknown();
 }
 
 /* The target is known by its length only: every dim is a size fixed at run time.

@@ -78,6 +78,10 @@ Test(dimexpr, the_issues_simplifications)
 	dim total = dx_mul(&T, prod, K(12));
 	EXPECT_TEXT(dx_divexact(&T, total, b), "768*seq");
 	cr_expect_eq(dx_divexact(&T, dx_add(&T, s, K(1)), s).kind, DIM_UNKNOWN);
+	/* A quotient with a constant term: (32*b*f - 32*b)/(32*b) is f - 1. */
+	dim f = dx_floordiv(&T, S("samples"), K(5));
+	dim bf = dx_mul(&T, dx_mul(&T, b, K(32)), dx_sub(&T, f, K(1)));
+	cr_expect(dim_eq(dx_divexact(&T, bf, dx_mul(&T, b, K(32))), dx_sub(&T, f, K(1))));
 }
 
 /* Output size of a convolution: floor((x + pads - k)/stride) + 1. */
