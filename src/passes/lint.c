@@ -7,6 +7,9 @@
  *                          rule applies and the reshape that makes numpy agree
  *   same-size-broadcast    inputs of equal element count, result larger
  *   outer-broadcast        result larger than every input
+ *                          (both: only where every operand is computed from a graph
+ *                          input's content, reads_input: not a mask or index grid,
+ *                          and not from one tensor with itself)
  *   symbol-constraint      facts about symbols the node's broadcast needs (each
  *                          distinct fact once, at the first node); an error when the
  *                          symbols' final values break one
@@ -188,6 +191,10 @@ typedef struct lint {
 	sym_fact *facts;
 	int32_t cap_facts;
 	row_memo rows;    /* family_of by op_type */
+	/* Per value of the graph being linted, whether its content is computed from a
+	 * graph input's content (reads_input: 0 not known yet); made on first need. */
+	uint8_t *from_input;
+	int32_t *stack;
 	struct silent_key *silent; /* SILENT_SLOTS broadcasts that said nothing (lint_facts) */
 } lint;
 
@@ -371,6 +378,86 @@ static bool has_shape_of(const value *out, const node *n, int32_t nin, const gra
 	return false;
 }
 
+enum { RI_UNSEEN = 0, RI_PENDING, RI_NO, RI_YES };
+
+/* Whether value v's content is computed from the content of a graph input: the
+ * activations of a network, as against the index grids and masks it builds from
+ * Range, Shape, constants and initializers. A node's output is when any input is
+ * (Shape and Size read only a shape); a graph input is, and so, not knowing better,
+ * is a value from an enclosing graph or from a node with subgraphs. A walk back over
+ * the producers, iterative (a chain may be as long as the graph), memoised per
+ * graph. */
+static bool reads_input(lint *L, graph *g, int32_t v)
+{
+	if (!L->from_input) {
+		size_t n = g->nvalues > 0 ? (size_t)g->nvalues : 1;
+		L->from_input = arena_array(L->m->arena, n, sizeof *L->from_input);
+		L->stack = arena_array(L->m->arena, n, sizeof *L->stack);
+		if (!L->from_input || !L->stack) {
+			L->m->nomem = true;
+			L->from_input = NULL;
+			return true;
+		}
+	}
+	uint8_t *st = L->from_input;
+	int32_t top = 0;
+	if (st[v] < RI_NO) {
+		st[v] = RI_PENDING;
+		L->stack[top++] = v;
+	}
+	while (top > 0) {
+		int32_t x = L->stack[top - 1];
+		const value *val = &g->values[x];
+		uint8_t verdict = RI_NO;
+		bool pushed = false;
+		if (val->origin == VAL_INITIALIZER) {
+			verdict = RI_NO;
+		} else if (val->origin != VAL_NODE) {
+			verdict = RI_YES;
+		} else {
+			const node *n = &g->nodes[val->producer];
+			bool shape_only = !n->domain[0] && (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size"));
+			if (n->nsubgraphs > 0)
+				verdict = RI_YES;
+			for (int32_t i = 0; !shape_only && verdict == RI_NO && i < n->ninputs; i++) {
+				int32_t in = n->inputs[i];
+				if (in < 0)
+					continue;
+				if (st[in] == RI_YES)
+					verdict = RI_YES;
+				else if (st[in] == RI_UNSEEN) {
+					st[in] = RI_PENDING;
+					L->stack[top++] = in;
+					pushed = true;
+					break;
+				}
+			}
+		}
+		if (pushed)
+			continue;
+		st[x] = verdict;
+		top--;
+	}
+	return st[v] == RI_YES;
+}
+
+/* The value v is a view of: followed back through the operators that only move or
+ * relabel its elements (Unsqueeze, Reshape, Cast...), a bounded number of steps. */
+static int32_t view_of(const graph *g, int32_t v)
+{
+	static const char *const views[] = {"Unsqueeze", "Squeeze", "Reshape", "Flatten", "Cast", "Identity", "Transpose"};
+	for (int hops = 0; hops < 64 && v >= 0 && g->values[v].origin == VAL_NODE; hops++) {
+		const node *n = &g->nodes[g->values[v].producer];
+		bool is_view = false;
+		for (size_t i = 0; !n->domain[0] && i < sizeof views / sizeof views[0] && !is_view; i++)
+			is_view = !strcmp(n->op_type, views[i]);
+		if (!is_view || n->ninputs < 1)
+			break;
+		v = n->inputs[0];
+	}
+	return v;
+}
+
 static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 {
 	osh_model *m = L->m;
@@ -403,6 +490,15 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 		if (counts[i].coef > largest)
 			largest = counts[i].coef;
 	}
+	/* An outer product is meant where an operand is not an activation: a mask or
+	 * position grid built from Range, Shape or constants (a (1, seq) index row
+	 * against a (batch, 1) column, a causal mask against the attention mask). */
+	for (int32_t i = 0; i < b->n; i++)
+		if (!reads_input(L, g, n->inputs[i]))
+			return;
+	/* So is the product of a tensor with itself (mask_i * mask_j: a pairwise mask). */
+	if (b->n == 2 && view_of(g, n->inputs[0]) == view_of(g, n->inputs[1]))
+		return;
 	text t = {.len = 0};
 	put_operands(&t, m, g, n, s, b->n);
 	if (all_same_count && !all_same_shape) {
@@ -923,6 +1019,7 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 			return false;
 		}
 		mark_flagged(&L, g);
+		L.from_input = NULL; /* per graph, made by reads_input when needed */
 		/* The main graph's nodes that may broadcast, as inference listed them
 		 * (pass.h), else every node of the graph, in the same order. */
 		const pass_state *ps = opts->state;

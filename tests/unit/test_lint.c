@@ -106,6 +106,7 @@ static const struct {
 	{"malformed_model.onnx", false, {{"malformed-model", 1, OSH_ERROR, "input 'ghost' is not produced"}}},
 	{"clean.onnx", false, {{NULL, 0, 0, NULL}}},
 	{"clean.onnx", true, {{"dynamic-shape", 7, OSH_ERROR, "graph input 'x'"}}},
+	{"clean_masks.onnx", false, {{NULL, 0, 0, NULL}}},
 };
 #define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
 
@@ -160,7 +161,8 @@ Test(lint, fixture_table_is_complete)
 Test(lint, quiet_on_fine_models)
 {
 	static const char *const fine[] = {
-		"lint/clean.onnx",          "examples/cnn_residual.onnx", "examples/transformer_block.onnx",
+		"lint/clean.onnx",          "lint/clean_masks.onnx",      "examples/cnn_residual.onnx",
+		"examples/transformer_block.onnx",
 		"good/external_ok.onnx",    "good/if_outer.onnx",         "good/unknown_field.onnx",
 		"good/local_function.onnx", "good/nested_32.onnx",
 	};

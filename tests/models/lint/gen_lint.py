@@ -170,6 +170,34 @@ def clean():
                         floats("one", [1, 1, 1, 8])])
 
 
+def clean_masks():
+    # The outer products exported transformers build on purpose, none a finding: a
+    # causal mask from a Range row against its column, flat indices from a batch
+    # column against a sequence row, the attention mask times itself (a pairwise
+    # mask), and the causal mask against the attention mask. Only an outer product
+    # of two activations is the hazard (outer_broadcast, same_size_broadcast).
+    I = TensorProto.INT64
+    return model([node("Shape", ["ids"], ["s"], "shape"),
+                  node("Gather", ["s", "i0"], ["batch"], "batch"),
+                  node("Gather", ["s", "i1"], ["seq"], "seq"),
+                  node("Range", ["i0", "seq", "i1"], ["pos"], "positions"),
+                  node("Unsqueeze", ["pos", "ax0"], ["row"], "row"),
+                  node("Unsqueeze", ["pos", "ax1"], ["col"], "col"),
+                  node("LessOrEqual", ["row", "col"], ["causal"], "causal"),
+                  node("Range", ["i0", "batch", "i1"], ["bi"], "batch_index"),
+                  node("Unsqueeze", ["bi", "ax1"], ["bcol"], "batch_col"),
+                  node("Mul", ["bcol", "seq"], ["boff"], "batch_offset"),
+                  node("Add", ["boff", "row"], ["flat"], "flat_index"),
+                  node("Unsqueeze", ["mask", "ax1"], ["m1"], "mask_row"),
+                  node("Unsqueeze", ["mask", "ax2"], ["m2"], "mask_col"),
+                  node("Mul", ["m1", "m2"], ["pair"], "pairwise_mask"),
+                  node("Cast", ["m1"], ["m1b"], "mask_bool", to=TensorProto.BOOL),
+                  node("And", ["causal", "m1b"], ["amask"], "attention_mask")],
+                 [tin("ids", ["batch", "seq"], I), tin("mask", ["batch", "seq"])],
+                 [tin("flat", None, I), tin("pair", None), tin("amask", None, TensorProto.BOOL)],
+                 inits=[ints("i0", 0), ints("i1", 1), ints("ax0", [0]), ints("ax1", [1]), ints("ax2", [2])])
+
+
 if __name__ == "__main__":
     save(broadcast_mismatch(), "broadcast_mismatch.onnx")
     save(shape_conflict(), "shape_conflict.onnx")
@@ -187,3 +215,4 @@ if __name__ == "__main__":
     save(symbol_constraint_must_be_one(), "symbol_constraint_must_be_one.onnx")
     save(malformed_model(), "malformed_model.onnx")
     save(clean(), "clean.onnx")
+    save(clean_masks(), "clean_masks.onnx")
