@@ -444,6 +444,39 @@ dim dim_fresh(infer_ctx *c)
 	return dim_symbol(id);
 }
 
+dim dim_fresh_same(infer_ctx *c)
+{
+	/* The key: the operator, its attributes, and the values it reads (by address:
+	 * unique in the model). Attributes of other types than these are not compared:
+	 * such a node gets a symbol of its own. */
+	char key[1024];
+	int len = snprintf(key, sizeof key, "%s|%s", c->n->domain, c->n->op_type);
+	for (int32_t i = 0; i < c->n->ninputs && len < (int)sizeof key; i++)
+		len += snprintf(key + len, sizeof key - (size_t)len, "|%p",
+				c->n->inputs[i] < 0 ? NULL : (void *)&c->g->values[c->n->inputs[i]]);
+	for (int32_t k = 0; k < c->n->nattrs && len < (int)sizeof key; k++) {
+		const attr_view *a = &c->n->attrs[k];
+		if (a->type == AT_INT)
+			len += snprintf(key + len, sizeof key - (size_t)len, "|%s=%lld", a->name, (long long)a->i);
+		else if (a->type == AT_FLOAT)
+			len += snprintf(key + len, sizeof key - (size_t)len, "|%s=%a", a->name, (double)a->f);
+		else if (a->type == AT_STRING)
+			len += snprintf(key + len, sizeof key - (size_t)len, "|%s=%s", a->name, a->s ? a->s : "");
+		else
+			return dim_fresh(c);
+	}
+	if (len >= (int)sizeof key || !c->fresh_keys)
+		return dim_fresh(c);
+	int32_t id = strmap_get(c->fresh_keys, key);
+	if (id >= 0)
+		return dim_symbol(id);
+	dim d = dim_fresh(c);
+	const char *copy = d.kind == DIM_SYMBOL ? arena_strdup(c->a, key) : NULL;
+	if (copy && strmap_put(c->fresh_keys, copy, (int32_t)d.v) < 0)
+		c->m->nomem = true;
+	return d;
+}
+
 bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out)
 {
 	int64_t hi = (int64_t)rank + (inclusive ? 1 : 0);
@@ -1051,7 +1084,9 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 	}
 	size_t values = m->main ? (size_t)m->main->nvalues : 0;
 	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
-			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo))};
+			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo)), .fresh_keys = arena_alloc(m->arena, sizeof(strmap))};
+	if (base.fresh_keys)
+		strmap_init(base.fresh_keys, m->arena);
 	bool use_declared = !opts->ignore_declared;
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)

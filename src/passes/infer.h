@@ -34,6 +34,7 @@ typedef struct infer_ctx {
 	const struct infer_ctx *caller;
 	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
 	struct op_memo *ops;       /* the pass's node type → rule memo (infer.c) */
+	strmap *fresh_keys;        /* dim_fresh_same's symbols, by what they were made for */
 	/* The node's schema refused its inputs or outputs (check_schema.h): its rule
 	 * still sets what it can, but what it would say is said already. */
 	bool quiet;
@@ -129,6 +130,10 @@ static inline dim *dims_room(infer_ctx *c, dim *small, int32_t n)
 dim *dims_dup(infer_ctx *c, const dim *d, int32_t n);
 /* A new symbolic dim for a size only known at run time (data-dependent outputs). */
 dim dim_fresh(infer_ctx *c);
+/* The same for a size the node's inputs and attributes determine (NonZero's count,
+ * Unique's, TopK's K read at run time): two nodes of the same operator and
+ * attributes reading the same values get the same symbol. */
+dim dim_fresh_same(infer_ctx *c);
 /* Normalises axis into [0, rank) (or [0, rank] when `inclusive`, for Unsqueeze-like
  * positions); reports an error naming `what` and returns false when out of range. */
 bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out);

@@ -176,6 +176,6 @@ void infer_non_max_suppression(infer_ctx *c)
 	if (!none && nb.kind == DIM_KNOWN && ns.kind == DIM_KNOWN && nc.kind == DIM_KNOWN && mo.kind == DIM_KNOWN &&
 	    mo.v > 0 && !selected_count(c, nb.v, nc.v, ns.v, mo.v, &count))
 		count = -1;
-	dim out[2] = {none ? dim_known(0) : count >= 0 ? dim_known(count) : dim_fresh(c), dim_known(3)};
+	dim out[2] = {none ? dim_known(0) : count >= 0 ? dim_known(count) : dim_fresh_same(c), dim_known(3)};
 	set_out(c, 0, DT_INT64, 2, out);
 }

@@ -5,7 +5,8 @@
  * Scaled sizes are floor(in * scale) with a float scale. Runtimes compute the
  * product in float (onnxruntime, onnx's C++ inference) or in double (the reference
  * implementation); a size is written only when both give the same integer, so an
- * unlucky scale like 0.6666667 on 3 leaves the dim unknown rather than guessed.
+ * unlucky scale like 0.6666667 on 3 leaves the dim unknown rather than guessed. On a
+ * symbolic size, only scales both compute exactly (p/2^k) give an expression.
  */
 #include "passes/rules_nn.h"
 
@@ -20,8 +21,19 @@
 static dim scaled(infer_ctx *c, dim in, double scale)
 {
 	in = dim_resolve(c->syms, in);
+	if (in.kind == DIM_SYMBOL) {
+		/* A scale p/2^k (2, 0.5, 1.5) multiplies exactly in float and double for
+		 * any size below 2^24/p: floor(p*in/2^k). Other scales round differently
+		 * by runtime and size: unknown. */
+		for (int k = 0; k <= 10; k++) {
+			double p = scale * (double)(1 << k);
+			if (p == (double)(int64_t)p && p >= 1 && p <= (double)(1 << 20))
+				return dim_floordiv(c, dim_mul(c, in, dim_known((int64_t)p)), dim_known(INT64_C(1) << k));
+		}
+		return dim_unknown();
+	}
 	if (in.kind != DIM_KNOWN)
-		return scale == 1.0 ? in : dim_unknown();
+		return dim_unknown();
 	double pd = (double)in.v * scale;
 	float pf = (float)in.v * (float)scale;
 	if (!(pd >= 0 && pd < 9.0e18) || !(pf >= 0 && pf < 9.0e18f))

@@ -42,34 +42,15 @@ static red_op red_of(const char *op)
 	return RED_NONE;
 }
 
-/* acc op x, keeping symbols through the identities (x + 0, x * 1). */
-static dim combine(red_op op, dim acc, dim x)
+/* acc op x; with a symbol, the expression (ReduceProd over a Shape's slice gives
+ * batch*seq). */
+static dim combine(symtab *t, red_op op, dim acc, dim x)
 {
-	int64_t r;
-	bool known = acc.kind == DIM_KNOWN && x.kind == DIM_KNOWN;
 	switch (op) {
-	case RED_SUM:
-		if (dim_is(x, 0))
-			return acc;
-		if (dim_is(acc, 0))
-			return x;
-		return known && !__builtin_add_overflow(acc.v, x.v, &r) ? dim_known(r) : dim_unknown();
-	case RED_PROD:
-		if (dim_is(acc, 0) || dim_is(x, 0))
-			return dim_known(0);
-		if (dim_is(x, 1))
-			return acc;
-		if (dim_is(acc, 1))
-			return x;
-		return known && !__builtin_mul_overflow(acc.v, x.v, &r) ? dim_known(r) : dim_unknown();
-	case RED_MAX:
-		if (dim_eq(acc, x))
-			return acc;
-		return known ? dim_known(acc.v > x.v ? acc.v : x.v) : dim_unknown();
-	case RED_MIN:
-		if (dim_eq(acc, x))
-			return acc;
-		return known ? dim_known(acc.v < x.v ? acc.v : x.v) : dim_unknown();
+	case RED_SUM: return dx_add(t, acc, x);
+	case RED_PROD: return dx_mul(t, acc, x);
+	case RED_MAX: return dx_max(t, acc, x);
+	case RED_MIN: return dx_min(t, acc, x);
 	default: return dim_unknown();
 	}
 }
@@ -110,7 +91,7 @@ static void reduce_content(infer_ctx *c, red_op op, const tinfo *x, const bool *
 		for (int32_t k = 0; k < r; k++)
 			o += idx[k] * ostride[k];
 		dim x1 = dim_resolve(c->syms, v[e]);
-		out[o] = seen[o] ? combine(op, out[o], x1) : x1;
+		out[o] = seen[o] ? combine(c->syms, op, out[o], x1) : x1;
 		seen[o] = true;
 		for (int32_t k = r - 1; k >= 0 && ++idx[k] == size[k]; k--)
 			idx[k] = 0;
@@ -304,7 +285,7 @@ static void topk_shape(infer_ctx *c, bool have_k, dim k)
 		}
 	}
 	if (!have_k)
-		k = dim_fresh(c);
+		k = dim_fresh_same(c);
 	dim *out = dims_dup(c, x->dims, r);
 	if (!out)
 		return;

@@ -326,8 +326,13 @@ static void split_rule(infer_ctx *c, int64_t axis, tr_list_state st, const int64
 		return;
 	}
 	if (d.kind != DIM_KNOWN) {
+		/* Equal parts: d/n, which a valid run divides exactly; num_outputs (18):
+		 * parts of ceil(d/n), the last one what remains. */
+		dim n = dim_known(nout);
+		dim chunk = uneven ? dim_ceildiv(c, d, n) : dim_floordiv(c, d, n);
+		dim last = uneven ? dim_sub(c, d, dim_mul(c, chunk, dim_known(nout - 1))) : chunk;
 		for (int32_t k = 0; k < nout; k++)
-			split_out(c, k, a, nout == 1 ? x->dims[a] : dim_unknown(), nout == 1 ? 0 : -1);
+			split_out(c, k, a, nout == 1 ? x->dims[a] : k == nout - 1 ? last : chunk, nout == 1 ? 0 : -1);
 		return;
 	}
 	int64_t chunk = d.v / nout, last = chunk;
@@ -866,7 +871,7 @@ void infer_nonzero(infer_ctx *c)
 		out[1] = dim_known(count);
 	} else {
 		count = -1;
-		out[1] = total == 0 ? dim_known(0) : dim_fresh(c);
+		out[1] = total == 0 ? dim_known(0) : dim_fresh_same(c);
 	}
 	set_out(c, 0, DT_INT64, 2, out);
 	if (count < 0 || r <= 0 || tr_known_dims(c, 0, idims) < 0 || (int64_t)r * count > TINFO_MAX_VALUES)
@@ -919,7 +924,7 @@ void infer_compress(infer_ctx *c)
 			count += flags[k];
 		len = dim_known(count);
 	} else {
-		len = dim_is(size, 0) ? dim_known(0) : dim_fresh(c);
+		len = dim_is(size, 0) ? dim_known(0) : dim_fresh_same(c);
 	}
 	if (!has_axis) {
 		set_out(c, 0, elem, 1, &len);
@@ -1038,7 +1043,7 @@ void infer_unique(infer_ctx *c)
 			u = dim_known(n);
 	}
 	if (u.kind == DIM_UNKNOWN)
-		u = dim_fresh(c);
+		u = dim_fresh_same(c);
 	if (!has_axis) {
 		set_out(c, 0, elem, 1, &u);
 		set_out(c, 2, DT_INT64, 1, &total);

@@ -47,7 +47,10 @@ static const tcase split_cases[] = {
 	{"sizes do not add up", 13, "x:FLOAT:6 s=2:2,3", "Split", "x,s", "a,b", "", "a=FLOAT (rank unknown)", NULL, 1},
 	{"sizes against outputs", 13, "x:FLOAT:6 s=3:2,2,2", "Split", "x,s", "a,b", "", "a=FLOAT (rank unknown)", NULL, 1},
 	{"zero sizes", 13, "x:FLOAT:0 s=3:0,0,0", "Split", "x,s", "a,b,c", "", "a=FLOAT (0); b=FLOAT (0); c=FLOAT (0)", NULL, 0},
-	{"symbol in two", 13, "x:FLOAT:N,3", "Split", "x", "a,b", "", "a=FLOAT (?, 3); b=FLOAT (?, 3)", NULL, 0},
+	{"symbol in two", 13, "x:FLOAT:N,3", "Split", "x", "a,b", "", "a=FLOAT (floor(N/2), 3); b=FLOAT (floor(N/2), 3)", NULL, 0},
+	/* num_outputs (18): parts of ceil(N/3), the last what remains */
+	{"symbol in three, uneven", 18, "x:FLOAT:N,3", "Split", "x", "a,b,c", "axis=0 num_outputs=3",
+	 "a=FLOAT (floor((N + 2)/3), 3); b=FLOAT (floor((N + 2)/3), 3); c=FLOAT (N - 2*floor((N + 2)/3), 3)", NULL, 0},
 	{"symbol in one", 13, "x:FLOAT:N,3", "Split", "x", "a", "", "a=FLOAT (N, 3)", NULL, 0},
 	{"symbol with sizes", 13, "x:FLOAT:N s=2:2,4", "Split", "x,s", "a,b", "", "a=FLOAT (2); b=FLOAT (4)", NULL, 0},
 	{"runtime sizes", 13, "x:FLOAT:6,3 s:INT64:2", "Split", "x,s", "a,b", "", "a=FLOAT (unk__0, 3); b=FLOAT (unk__1, 3)", NULL, 0},
