@@ -75,6 +75,13 @@ show "onnxshape rewrite legacy_add_broadcast.onnx -o $work/legacy7.onnx   (opset
   exit 1
 }
 
+step "Sizes computed from symbols: a U-Net skip connection that breaks for some image sizes"
+show "onnxshape check unet_skip.onnx"
+(cd "$here" && "$tool" check unet_skip.onnx)
+show "onnxshape check --assume H=225 --assume W=224 unet_skip.onnx"
+(cd "$here" && "$tool" check --assume H=225 --assume W=224 unet_skip.onnx)
+echo "(check exit status: $?)"
+
 step "Infer every shape and write it into the model: onnxshape infer"
 show "onnxshape infer transformer_block.onnx -o $work/annotated.onnx && onnxshape print $work/annotated.onnx"
 if ! "$tool" infer "$here/transformer_block.onnx" -o "$work/annotated.onnx" || ! "$tool" print "$work/annotated.onnx"; then

@@ -133,9 +133,27 @@ def broadcast_bug():
                 [helper.make_opsetid("", 13)], "broadcast_bug")
 
 
+def unet_skip():
+    # A U-Net skip connection: down twice (stride 2), up once (x2), add the first
+    # level. With a symbolic H the two sizes are floor((H + 1)/2) and 2*floor((H +
+    # 3)/4): equal for H = 224, not for H = 225 or 226.
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["down1"], name="down1", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["down1", "w2"], ["down2"], name="down2", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("Resize", ["down2", "", "scales"], ["up"], name="up", mode="nearest"),
+             helper.make_node("Add", ["up", "down1"], ["skip"], name="skip")]
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    return make(nodes, [helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])],
+                [helper.make_tensor_value_info("skip", F, ["N", 8, None, None])],
+                [weights("w1", [8, 3, 3, 3]), weights("w2", [8, 8, 3, 3]), scales],
+                [helper.make_opsetid("", 18)], "unet_skip")
+
+
 if __name__ == "__main__":
     save(cnn_residual(), "cnn_residual.onnx")
     save(transformer_block(), "transformer_block.onnx")
     save(paddle_elementwise_add(), "paddle_elementwise_add.onnx", check=False)
     save(legacy_add_broadcast(), "legacy_add_broadcast.onnx")
     save(broadcast_bug(), "broadcast_bug.onnx")
+    save(unet_skip(), "unet_skip.onnx")
