@@ -442,16 +442,14 @@ static bool reads_input(lint *L, graph *g, int32_t v)
 }
 
 /* The value v is a view of: followed back through the operators that only move or
- * relabel its elements (Unsqueeze, Reshape, Cast...), a bounded number of steps. */
+ * convert its elements (the schemas' view column: Unsqueeze, Reshape, Cast...), a
+ * bounded number of steps. */
 static int32_t view_of(const graph *g, int32_t v)
 {
-	static const char *const views[] = {"Unsqueeze", "Squeeze", "Reshape", "Flatten", "Cast", "Identity", "Transpose"};
 	for (int hops = 0; hops < 64 && v >= 0 && g->values[v].origin == VAL_NODE; hops++) {
 		const node *n = &g->nodes[g->values[v].producer];
-		bool is_view = false;
-		for (size_t i = 0; !n->domain[0] && i < sizeof views / sizeof views[0] && !is_view; i++)
-			is_view = !strcmp(n->op_type, views[i]);
-		if (!is_view || n->ninputs < 1)
+		const sch_row *r = n->ninputs > 0 ? schema_lookup(n->domain, n->op_type, n->opset) : NULL;
+		if (!r || !r->view)
 			break;
 		v = n->inputs[0];
 	}

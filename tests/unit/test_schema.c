@@ -499,26 +499,29 @@ Test(schema, multi_broadcast_since)
 			     schema_multi_broadcast_since(cases[i].op), cases[i].since);
 }
 
-/* The shape column (gen_schema.py's SAME_SHAPE, read by provenance.c) and the pure
- * column (no seed, no graph attribute in any version; read by rewrite_implicit.c). */
-Test(schema, shape_and_pure_columns)
+/* The shape column (gen_schema.py's SAME_SHAPE, read by provenance.c), the pure
+ * column (no seed, no graph attribute in any version; read by rewrite_implicit.c) and
+ * the view column (VIEWS, read by lint.c). */
+Test(schema, shape_pure_and_view_columns)
 {
 	static const struct {
 		const char *op;
 		int32_t opset;
 		uint8_t shape;
-		bool pure;
+		bool pure, view;
 	} cases[] = {
-		{"Relu", 14, SCH_SHAPE_SAME, true},   {"Cast", 21, SCH_SHAPE_SAME, true},
-		{"LayerNormalization", 17, SCH_SHAPE_SAME, true}, {"Dropout", 7, SCH_SHAPE_SAME, false},
-		{"Add", 14, SCH_SHAPE_RULE, true},    {"Reshape", 21, SCH_SHAPE_RULE, true},
-		{"RandomNormal", 1, SCH_SHAPE_RULE, false}, {"Bernoulli", 15, SCH_SHAPE_RULE, false},
-		{"Loop", 21, SCH_SHAPE_RULE, false},  {"If", 1, SCH_SHAPE_RULE, false},
+		{"Relu", 14, SCH_SHAPE_SAME, true, false},   {"Cast", 21, SCH_SHAPE_SAME, true, true},
+		{"LayerNormalization", 17, SCH_SHAPE_SAME, true, false}, {"Dropout", 7, SCH_SHAPE_SAME, false, false},
+		{"Add", 14, SCH_SHAPE_RULE, true, false},    {"Reshape", 21, SCH_SHAPE_RULE, true, true},
+		{"Unsqueeze", 13, SCH_SHAPE_RULE, true, true}, {"Unsqueeze", 1, SCH_SHAPE_RULE, true, true},
+		{"RandomNormal", 1, SCH_SHAPE_RULE, false, false}, {"Bernoulli", 15, SCH_SHAPE_RULE, false, false},
+		{"Loop", 21, SCH_SHAPE_RULE, false, false},  {"If", 1, SCH_SHAPE_RULE, false, false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const sch_row *r = schema_lookup("", cases[i].op, cases[i].opset);
 		cr_assert_not_null(r, "%s at %d", cases[i].op, cases[i].opset);
 		cr_expect_eq(r->shape, cases[i].shape, "%s-%d: shape %d", r->op_type, r->since, r->shape);
 		cr_expect_eq(r->pure, cases[i].pure, "%s-%d: pure %d", r->op_type, r->since, r->pure);
+		cr_expect_eq(r->view, cases[i].view, "%s-%d: view %d", r->op_type, r->since, r->view);
 	}
 }

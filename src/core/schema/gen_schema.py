@@ -70,6 +70,7 @@ class Row:
         self.broadcast = "SCH_BCAST_NONE"  # from the description's own words
         self.shape = "SCH_SHAPE_RULE"      # SAME_SHAPE below
         self.pure = True                   # derive_pure below
+        self.view = False                  # VIEWS below
 
 
 class Types:
@@ -613,7 +614,7 @@ def write_table(rows, out):
             ref(name, r.inputs, "in"), ref(name, r.outputs, "out"), ref(name, r.attrs, "attr"),
             ref(name, r.constraints, "tc"), len(r.inputs), len(r.outputs), len(r.attrs),
             len(r.constraints), r.broadcast))
-        out.write("\t %s, %s},\n" % (r.shape, "true" if r.pure else "false"))
+        out.write("\t %s, %s, %s},\n" % (r.shape, "true" if r.pure else "false", "true" if r.view else "false"))
     out.write("};\n\n")
     out.write("_Static_assert(sizeof rows / sizeof rows[0] == SCH_NROWS, \"schema_ids.h names every row\");\n\n")
     out.write("const sch_row *schema_rows(int32_t *n)\n{\n"
@@ -690,6 +691,23 @@ def mark_same_shape(rows):
             fail("SAME_SHAPE", "no operator %s in ai.onnx" % op)
 
 
+# Operators whose output 0 holds input 0's elements, moved or converted and nothing
+# else computed: the lint follows an operand back through them to see whether two
+# operands are one tensor (mask_i * mask_j).
+VIEWS = ["Cast", "Flatten", "Identity", "Reshape", "Squeeze", "Transpose", "Unsqueeze"]
+
+
+def mark_views(rows):
+    named = set()
+    for r in rows:
+        if r.domain == "" and r.op_type in VIEWS:
+            r.view = True
+            named.add(r.op_type)
+    for op in VIEWS:
+        if op not in named:
+            fail("VIEWS", "no operator %s in ai.onnx" % op)
+
+
 def derive_pure(rows):
     """An operator is pure (its outputs depend on its inputs and attributes alone, so
     a node nothing reads may go) unless some version of it takes a seed (RandomNormal,
@@ -723,6 +741,7 @@ def main(argv):
         amend(rows)
         inherit_broadcast(rows)
         mark_same_shape(rows)
+        mark_views(rows)
         derive_pure(rows)
         rows = sort_rows(rows)
         buf, ids = io.StringIO(), io.StringIO()

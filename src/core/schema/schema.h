@@ -88,6 +88,9 @@ typedef struct sch_row {
 	 * operator takes a seed (randomness) or a graph (a body that may hold randomness),
 	 * so a node that nothing reads may be removed. */
 	bool pure;
+	/* Output 0 holds input 0's elements, moved or converted (Reshape, Transpose,
+	 * Cast...): gen_schema.py's VIEWS list. */
+	bool view;
 } sch_row;
 
 enum sch_broadcast {
