@@ -10,6 +10,7 @@
 #include "passes/rules_ms2.h"
 #include "passes/rules_ms_attn.h"
 #include "passes/rules_ms_quant.h"
+#include "passes/rules_ms3.h"
 #include "passes/rules_nn.h"
 #include "passes/rules_nn_more.h"
 #include "passes/rules_opset24.h"

@@ -145,6 +145,38 @@ void infer_ms_embed_layer_norm(infer_ctx *c)
 
 /* ---- Attention ------------------------------------------------------------------ */
 
+bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
+{
+	const tinfo *w = nn_ranked(c, wi);
+	const int64_t *qkv;
+	int32_t nq;
+	sizes[0] = sizes[1] = sizes[2] = dim_unknown();
+	if (attr_ints(c, "qkv_hidden_sizes", &qkv, &nq)) {
+		if (nq != 3 || qkv[0] <= 0 || qkv[1] <= 0 || qkv[2] <= 0) {
+			infer_diag(c, OSH_ERROR, "attribute-error", "qkv_hidden_sizes must hold three positive sizes");
+			return false;
+		}
+		for (int32_t k = 0; k < 3; k++)
+			sizes[k] = dim_known(qkv[k]);
+	} else if (w && w->rank == 2 && w->dims[1].kind == DIM_KNOWN) {
+		if (w->dims[1].v % 3 != 0) {
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "the width of weights '%s' %s must be three hidden sizes (no qkv_hidden_sizes)",
+				   in_name(c, wi), fmt_shape(c, w));
+			return false;
+		}
+		for (int32_t k = 0; k < 3; k++)
+			sizes[k] = dim_known(w->dims[1].v / 3);
+	}
+	for (int32_t k = 0; k < 2; k++)
+		if (sizes[k].kind == DIM_KNOWN && sizes[k].v % heads != 0) {
+			infer_diag(c, OSH_ERROR, "shape-error", "hidden size %lld is not a multiple of num_heads %lld",
+				   (long long)sizes[k].v, (long long)heads);
+			return false;
+		}
+	return true;
+}
+
 /* input (B, S, In), weights (In, Hq + Hk + Hv), bias, mask_index, past (2, B, N, P,
  * Hk / N), attention_bias, past_sequence_length; num_heads N. */
 void infer_ms_attention(infer_ctx *c)
@@ -161,32 +193,9 @@ void infer_ms_attention(infer_ctx *c)
 		return;
 	}
 	const tinfo *x = nn_ranked(c, 0), *w = nn_ranked(c, 1), *past = nn_ranked(c, 4);
-	dim sizes[3] = {dim_unknown(), dim_unknown(), dim_unknown()};
-	const int64_t *qkv;
-	int32_t nq;
-	if (attr_ints(c, "qkv_hidden_sizes", &qkv, &nq)) {
-		if (nq != 3 || qkv[0] <= 0 || qkv[1] <= 0 || qkv[2] <= 0) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "qkv_hidden_sizes must hold three positive sizes");
-			return;
-		}
-		for (int32_t k = 0; k < 3; k++)
-			sizes[k] = dim_known(qkv[k]);
-	} else if (w && w->dims[1].kind == DIM_KNOWN) {
-		if (w->dims[1].v % 3 != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error",
-				   "the width of weights '%s' %s must be three hidden sizes (no qkv_hidden_sizes)",
-				   in_name(c, 1), fmt_shape(c, w));
-			return;
-		}
-		for (int32_t k = 0; k < 3; k++)
-			sizes[k] = dim_known(w->dims[1].v / 3);
-	}
-	for (int32_t k = 0; k < 2; k++)
-		if (sizes[k].kind == DIM_KNOWN && sizes[k].v % heads != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "hidden size %lld is not a multiple of num_heads %lld",
-				   (long long)sizes[k].v, (long long)heads);
-			return;
-		}
+	dim sizes[3];
+	if (!ms_qkv_sizes(c, 1, heads, sizes))
+		return;
 	dim width = x ? x->dims[2] : dim_unknown();
 	if (w && !nn_merge_dim(c, &width, w->dims[0], "the input hidden size (the input's last dim)", 1))
 		return;

@@ -10,6 +10,11 @@
 /* Output `o` takes input `i`'s shape, with element type elem (the other com.microsoft
  * rule files use it too). */
 void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem);
+/* The Q, K and V hidden sizes of merged QKV weights (input wi, (In, W)): the attribute
+ * qkv_hidden_sizes, else a third of W each (unknown when W is). False, reported, when
+ * the attribute is malformed, W is not three sizes or Q's or K's do not split into
+ * `heads` heads. Attention and PackedAttention share it. */
+bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3]);
 /* Gelu, BiasSoftmax, RotaryEmbedding, GroupNorm: output 0 has input 0's shape and type. */
 void infer_ms_same_shape(infer_ctx *c);
 /* BiasAdd(X (N, S, C), bias (C), skip (N, S, C)): Y like X. */

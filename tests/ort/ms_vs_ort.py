@@ -14,7 +14,13 @@ The operators are those rules_ms.c covers: FastGelu, BiasGelu, QuickGelu, FusedM
 FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; and those of
 rules_ms2.c that ONNX Runtime's CPU provider runs: Gelu, TransposeMatMul,
 RotaryEmbedding, EmbedLayerNormalization, Attention, MatMulNBits, MatMulIntegerToFloat,
-DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms.c). The cases
+DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms.c); the attention
+operators of rules_ms_attn.c (ATTN_CASES), the quantized ones of rules_ms_quant.c
+(QUANT_CASES), and of rules_ms3.c MoE and QMoE, with GroupQueryAttention's present length
+(MS3_CASES). rules_ms3.c's PackedAttention, PackedMultiHeadAttention,
+RelativePositionBias, GatedRelativePositionBias, RemovePadding and RestorePadding have no
+CPU kernel, and the CPU SparseAttention runs only with past and present bound to one
+buffer, which a plain run cannot do: tests/unit/test_rules_ms3.c checks those. The cases
 take optional inputs and outputs present and absent, and attributes on and off defaults.
 Integer inputs (ti) are fed filled with one value; INT8 ones become initializers.
 
@@ -355,6 +361,69 @@ QUANT_CASES = [
 ]
 CASES += QUANT_CASES
 # ---- end: rules_ms_quant.c ----
+
+
+# ---- begin: rules_ms3.c (MoE, QMoE) and GroupQueryAttention's present length ----
+# MoE and QMoE: 4 experts, hidden 8, inner 16 (QMoE's weights 4-bit unless said, two
+# values a byte); the CPU MoE runs no fc3. GQA: 4 query heads, 2 kv heads of 8.
+def moe_w(*shapes):
+    return [x(n, *d) for n, d in zip(("f1", "f2"), shapes)]
+
+
+def qmoe_w(f1, s1, f2, s2):
+    return [const("f1", U8, f1, 17), x("s1", *s1), const("f2", U8, f2, 17), x("s2", *s2)]
+
+
+MOE_IN = ["x", "r", "f1", "", "f2"]
+QMOE_IN = ["x", "r", "f1", "s1", "", "f2", "s2"]
+QW = qmoe_w([4, 16, 4], [4, 16], [4, 8, 8], [4, 8])
+MS3_CASES = [
+    case("ms3_moe", "MoE", [x("x", 4, 8), x("r", 4, 4)] + moe_w([4, 16, 8], [4, 8, 16]), ["y"], dict(k=2),
+         node_inputs=MOE_IN),
+    case("ms3_moe_3d_bias", "MoE", [x("x", "N", "S", 8), x("r", 15, 4), x("f1", 4, 16, 8), x("f1b", 4, 16),
+                                    x("f2", 4, 8, 16), x("f2b", 4, 8)], ["y"], dict(k=1, activation_type="gelu")),
+    case("ms3_moe_swiglu", "MoE", [x("x", 4, 8), x("r", 4, 4)] + moe_w([4, 32, 8], [4, 8, 16]), ["y"],
+         dict(k=2, activation_type="swiglu", swiglu_fusion=1), node_inputs=MOE_IN),
+    case("ms3_moe_identity", "MoE", [x("x", "N", 8), x("r", "N", 2)] + moe_w([2, 4, 8], [2, 8, 4]), ["y"],
+         dict(k=1, activation_type="identity"), node_inputs=MOE_IN),
+    case("ms3_qmoe", "QMoE", [x("x", 4, 8), x("r", 4, 4)] + QW, ["y"], dict(k=2, expert_weight_bits=4),
+         node_inputs=QMOE_IN),
+    case("ms3_qmoe_sym", "QMoE", [x("x", "N", 8), x("r", "N", 4)] + QW, ["y"], dict(k=1), node_inputs=QMOE_IN),
+    case("ms3_qmoe_bias_raw", "QMoE", [x("x", 2, 3, 8), x("r", 6, 4), const("f1", U8, [4, 16, 4], 17),
+                                       x("s1", 4, 16), x("b1", 4, 16), const("f2", U8, [4, 8, 8], 17),
+                                       x("s2", 4, 8), x("b2", 4, 8)], ["y"],
+         dict(k=2, expert_weight_bits=4, weights_prepacked=0)),
+    case("ms3_qmoe_8bit", "QMoE", [x("x", 4, 8), x("r", 4, 4)] + qmoe_w([4, 16, 8], [4, 16], [4, 8, 16], [4, 8]),
+         ["y"], dict(k=2, expert_weight_bits=8), node_inputs=QMOE_IN),
+    case("ms3_qmoe_rw", "QMoE", [x("x", 4, 8), x("r", 4, 4)] + QW + [x("rw", 4, 4)], ["y"],
+         dict(k=2), node_inputs=QMOE_IN + [""] * 7 + ["rw"]),
+    case("ms3_qmoe_swiglu", "QMoE", [x("x", 4, 8), x("r", 4, 4)] + qmoe_w([4, 32, 4], [4, 32], [4, 8, 8], [4, 8]),
+         ["y"], dict(k=2, activation_type="swiglu", swiglu_fusion=1), node_inputs=QMOE_IN),
+    case("ms3_qmoe_block", "QMoE", [x("x", 4, 32), x("r", 4, 2)] + qmoe_w([2, 32, 16], [2, 32, 2], [2, 32, 16],
+                                                                           [2, 32, 2]), ["y"],
+         dict(k=1, block_size=16), node_inputs=QMOE_IN),
+    # present: the new length without a past (the total fed at run time), Max(past, total)
+    # with the total's content, the past's (the capacity) with a windowed cache even
+    # where the total passes it
+    case("ms3_gqa_no_past", "GroupQueryAttention",
+         [x("q", "N", "S", 32), x("k", "N", "S", 16), x("v", "N", "S", 16), ti("sl", I32, ["N"], 4),
+          ti("t", I32, [], 5)], ["y", "pk", "pv"], GQA, node_inputs=["q", "k", "v", "", "", "sl", "t"]),
+    case("ms3_gqa_packed", "GroupQueryAttention", [x("q", 1, "S", 64), ti("sl", I32, [1], 4), ti("t", I32, [], 5)],
+         ["y", "pk", "pv"], GQA,
+         node_inputs=["q", "", "", "", "", "sl", "t"]),
+    case("ms3_gqa_past_max", "GroupQueryAttention",
+         [x("q", 1, 1, 32), x("k", 1, 1, 16), x("v", 1, 1, 16), x("pk0", 1, 2, "M", 8), x("pv0", 1, 2, "M", 8),
+          ti("sl", I32, [1], 4), const("t", I32, [], 5)], ["y", "pk", "pv"], GQA),
+    case("ms3_gqa_shared", "GroupQueryAttention",
+         [x("q", 1, 1, 32), x("k", 1, 1, 16), x("v", 1, 1, 16), x("pk0", 1, 2, 16, 8), x("pv0", 1, 2, 16, 8),
+          ti("sl", I32, [1], 4), const("t", I32, [], 5)], ["y", "pk", "pv"], GQA),
+    case("ms3_gqa_window", "GroupQueryAttention",
+         [x("q", 1, 1, 32), x("k", 1, 1, 16), x("v", 1, 1, 16), x("pk0", 1, 2, 8, 8), x("pv0", 1, 2, 8, 8),
+          ti("sl", I32, [1], 9), const("t", I32, [], 10)], ["y", "pk", "pv"],
+         dict(GQA, sliding_window_cache=1, local_window_size=4)),
+]
+CASES += MS3_CASES
+# ---- end: rules_ms3.c ----
 
 
 def build(c, path):

@@ -24,9 +24,7 @@ typedef struct attn_case {
 
 static void attn_check(const attn_case *k)
 {
-	mb *b = mb_new(17);
-	mb_opset(b, "com.microsoft", 1);
-	nn_declare(b, k->what, k->decls);
+	mb *b = nn_ms_model(k->what, k->decls);
 	mb_node(b, k->op, k->inputs, k->outputs);
 	mb_node_domain(b, "com.microsoft");
 	mb_attr_i(b, "num_heads", k->heads);

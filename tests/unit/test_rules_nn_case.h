@@ -126,31 +126,34 @@ static inline void nn_expect_diag(osh_model *m, const char *what, const char *op
 			     mb_message(m, "shape-error"));
 }
 
-/* Builds the row's model and infers it; the caller frees it. */
-static inline osh_model *nn_build(const nn_case *k)
+/* Adds the INT64 (ints) and FLOAT (floats) initializers of the syntax above to b. */
+static inline void nn_inits(mb *b, const char *what, const char *ints, const char *floats)
 {
 	char buf[1024], sub[1024], *f[32], *g[4];
-	mb *b = mb_new(k->opset);
-	nn_declare(b, k->what, k->decls);
-	int n = nn_split(k->ints ? k->ints : "", '|', buf, sizeof buf, f, 32);
+	int n = nn_split(ints ? ints : "", '|', buf, sizeof buf, f, 32);
 	for (int i = 0; i < n; i++) {
 		int64_t v[64];
-		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad ints '%s'", k->what, f[i]);
+		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad ints '%s'", what, f[i]);
 		nn_parse_i64(g[2], v, 64);
 		mb_init_ints(b, g[0], g[1], v);
 	}
-	n = nn_split(k->floats ? k->floats : "", '|', buf, sizeof buf, f, 32);
+	n = nn_split(floats ? floats : "", '|', buf, sizeof buf, f, 32);
 	for (int i = 0; i < n; i++) {
 		float v[64];
-		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad floats '%s'", k->what, f[i]);
+		cr_assert_eq(nn_split(f[i], ':', sub, sizeof sub, g, 3), 3, "%s: bad floats '%s'", what, f[i]);
 		nn_parse_f(g[2], v, 64);
 		mb_init_floats(b, g[0], g[1], v);
 	}
-	mb_node(b, k->op, k->inputs, k->outputs);
-	n = nn_split(k->attrs ? k->attrs : "", '|', buf, sizeof buf, f, 32);
+}
+
+/* Sets the attributes of the syntax above on the last node of b. */
+static inline void nn_attrs(mb *b, const char *what, const char *attrs)
+{
+	char buf[1024], *f[32];
+	int n = nn_split(attrs ? attrs : "", '|', buf, sizeof buf, f, 32);
 	for (int i = 0; i < n; i++) {
 		char *colon = strchr(f[i], ':'), *eq = strchr(f[i], '=');
-		cr_assert(colon && eq && colon < eq, "%s: bad attribute '%s'", k->what, f[i]);
+		cr_assert(colon && eq && colon < eq, "%s: bad attribute '%s'", what, f[i]);
 		*colon = *eq = 0;
 		const char *kind = f[i], *name = colon + 1, *val = eq + 1;
 		if (!strcmp(kind, "i")) {
@@ -166,13 +169,40 @@ static inline osh_model *nn_build(const nn_case *k)
 			float v[64];
 			mb_attr_floats(b, name, nn_parse_f(val, v, 64), v);
 		} else {
-			cr_assert_fail("%s: bad attribute kind '%s'", k->what, kind);
+			cr_assert_fail("%s: bad attribute kind '%s'", what, kind);
 		}
 	}
-	n = nn_split(k->outputs, ',', buf, sizeof buf, f, 32);
+}
+
+/* Declares the node's listed outputs ("y,,z": "" entries omitted) as graph outputs. */
+static inline void nn_outputs(mb *b, const char *outputs)
+{
+	char buf[1024], *f[32];
+	int n = nn_split(outputs, ',', buf, sizeof buf, f, 32);
 	for (int i = 0; i < n; i++)
 		if (*f[i])
 			mb_output(b, f[i], 0, NULL);
+}
+
+/* A model of opset 17 with com.microsoft 1 and the graph inputs `decls`, for the
+ * com.microsoft rule tests (test_rules_ms*.c) to add their node to. */
+static inline mb *nn_ms_model(const char *what, const char *decls)
+{
+	mb *b = mb_new(17);
+	mb_opset(b, "com.microsoft", 1);
+	nn_declare(b, what, decls);
+	return b;
+}
+
+/* Builds the row's model and infers it; the caller frees it. */
+static inline osh_model *nn_build(const nn_case *k)
+{
+	mb *b = mb_new(k->opset);
+	nn_declare(b, k->what, k->decls);
+	nn_inits(b, k->what, k->ints, k->floats);
+	mb_node(b, k->op, k->inputs, k->outputs);
+	nn_attrs(b, k->what, k->attrs);
+	nn_outputs(b, k->outputs);
 	osh_model *m = mb_infer(b);
 	cr_assert_not_null(m, "%s: the model did not load", k->what);
 	return m;
