@@ -35,6 +35,31 @@ typedef struct check_totals {
 	int status; /* the exit status */
 } check_totals;
 
+/* ---- the files to check (walk.c) ---- */
+
+/* Paths to check, each with the errno of a directory that could not be read (0 for
+ * a file; WALK_EMPTY for a directory given that holds no model): such a directory
+ * is reported in its place among the files. */
+typedef struct path_list {
+	char **v;
+	int *err;
+	size_t n, cap, cap_err;
+} path_list;
+#define WALK_EMPTY (-1)
+bool path_push(path_list *l, char *p, int err);
+/* path_push of a copy of p. */
+bool path_push_copy(path_list *l, const char *p, int err);
+
+typedef struct walk_opts {
+	const char **exclude; /* --exclude patterns */
+	size_t n_exclude, cap_exclude;
+} walk_opts;
+/* Appends the models under dir to out, sorted, depth first, and counts them in
+ * *models. A directory that cannot be opened or read goes into out too, with its
+ * errno, where it was met, and the walk goes on: one unreadable folder must not
+ * hide the files after it. Returns false only when memory ran out. */
+bool walk(const walk_opts *o, const char *dir, path_list *out, size_t *models);
+
 /* The status word of a file in JSON: "ok", "errors" or "unreadable". */
 const char *file_status(const file_result *r);
 

@@ -1,7 +1,9 @@
 /* cli.h: what the subcommands of the onnxshape tool share.
  *
- * The CLI is a client of the public header only (include/onnxshape.h): it parses
+ * The CLI is a client of the public header (include/onnxshape.h): it parses
  * arguments, calls the library, formats diagnostics and chooses the exit status.
+ * One exception, model_values.c, lists a model's values from the library's IR
+ * until the public header can.
  */
 #ifndef OSH_CLI_H
 #define OSH_CLI_H
@@ -33,7 +35,7 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
 void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only);
 void print_error(FILE *f, const style *st, const osh_error *err);
 
-/* Loads a model (opts may be NULL), printing every diagnostic to stderr. Returns NULL
+/* Loads a model (opts may be NULL; "-": standard input), printing every diagnostic to stderr. Returns NULL
  * (after printing why) when the file cannot be read or the model is malformed;
  * *status gets the exit status to use then. */
 osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status);
@@ -107,9 +109,44 @@ void timings_print(FILE *f, const timings *t);
  * does before it exits (model_done.c). */
 void model_done(osh_model *m, bool last);
 
+/* A usage error, in the one style of every command: "onnxshape: error: MESSAGE"
+ * and the line "try 'onnxshape CMD --help'" (cmd NULL: the tool's own help), on
+ * stderr. Returns EXIT_TROUBLE. (usage.c) */
+int usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* The name of names closest to word (a typo away), or NULL when none is. */
+const char *closest_name(const char *word, const char *const *names, size_t n);
+
+/* --error/--warn/--ignore CODE, as every command that reports takes them
+ * (severity.c). add: prints a usage error for `cmd` and returns false for a code
+ * that is not one, or malformed-model, or when memory runs out. */
+typedef struct severities {
+	osh_severity_override *v;
+	size_t n, cap;
+} severities;
+bool severities_add(severities *s, const char *cmd, const char *code, bool ignore, osh_severity sev);
+void severities_free(severities *s);
+
+/* `-` as a model: standard input, and `-o -` (or -o /dev/stdout, or a path that is
+ * stdout's file) standard output (stdio_model.c). */
+bool is_stdin_path(const char *path);
+/* Whether writing to `out` means writing to standard output. */
+bool is_stdout_path(const char *out);
+/* osh_model_load, from standard input when path is "-" (named "<stdin>" then). */
+osh_status load_model_from(osh_model **m, const char *path, const osh_load_options *opts, osh_error *err);
+/* The name reports give path: "<stdin>" for "-". */
+const char *shown_path(const char *path);
+/* Packs m onto standard output; false (after printing why) on failure. */
+bool write_stdout(osh_model *m, const style *st);
+
 int cmd_check(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
+int cmd_shapes(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 #endif

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include "check.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -26,9 +25,10 @@
 static const char help[] =
 	"usage: onnxshape check [options] PATH...\n"
 	"\n"
-	"Load and validate each model (directories are searched recursively for *.onnx),\n"
-	"infer the shape of every value, lint broadcasting, and report what is wrong,\n"
-	"one finding per line, then a summary.\n"
+	"Load and validate each model (directories are searched recursively for *.onnx,\n"
+	"any case, links to files followed, hidden folders skipped; '-' reads standard\n"
+	"input), infer the shape of every value, lint broadcasting, and report what is\n"
+	"wrong, one finding per line, then a summary.\n"
 	"\n"
 	"options:\n"
 	"  -j, --jobs N              check N files in parallel (default: the number of\n"
@@ -51,130 +51,19 @@ static const char help[] =
 	"      --input-data DIR      known input values: DIR/input_0.pb, input_1.pb, ...\n"
 	"      --input-value NAME=FILE.pb\n"
 	"                            a known value for one graph input (repeatable)\n"
+	"      --exclude PATTERN     skip what PATTERN matches in a directory walk: a\n"
+	"                            name, or with a '/' a path relative to the\n"
+	"                            directory; 'PATTERN/' folders only (repeatable)\n"
 	"      --list-rules          list the diagnostic codes and exit\n"
 	"      --timings             print how long each stage of each file took (load,\n"
-"                            infer, lint, report, free) to stderr\n"
+	"                            infer, lint, report, free) to stderr\n"
 	"      --memory-budget SIZE  most memory a model may take (512M, 4G...;\n"
 	"                            default: from the file's size)\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"exit status: 0 no errors; 1 at least one model has errors (or warnings, with\n"
-	"--werror); 2 a file could not be read or is malformed, or a usage error (the\n"
-	"other files are still checked and reported).\n";
-
-/* ---- the files to check ---------------------------------------------------------- */
-
-/* Paths to check, each with the errno of a directory that could not be read (0 for
- * a file): such a directory is reported in its place among the files. */
-typedef struct path_list {
-	char **v;
-	int *err;
-	size_t n, cap, cap_err;
-} path_list;
-
-static bool push(path_list *l, char *p, int err)
-{
-	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v) || !grow_array(&l->err, l->n, &l->cap_err, sizeof *l->err))
-		return false;
-	l->err[l->n] = err;
-	l->v[l->n++] = p;
-	return true;
-}
-
-/* push of a copy of p. */
-static bool push_copy(path_list *l, const char *p, int err)
-{
-	char *q = strdup(p);
-	if (!q || !push(l, q, err)) {
-		free(q);
-		return false;
-	}
-	return true;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool has_onnx_suffix(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 5 && !strcmp(name + n - 5, ".onnx");
-}
-
-/* The path of entry `name` of dir as the report shows it (malloc'd), NULL when
- * memory runs out. */
-static char *join(const char *dir, const char *name)
-{
-	/* "check ." reports "a.onnx", not "./a.onnx", as compilers do. */
-	if (!strcmp(dir, "."))
-		return strdup(name);
-	/* "check dir/" gives "dir/a.onnx", not "dir//a.onnx". */
-	size_t dn = strlen(dir);
-	const char *sep = dn && dir[dn - 1] == '/' ? "" : "/";
-	char *p;
-	return asprintf(&p, "%s%s%s", dir, sep, name) < 0 ? NULL : p;
-}
-
-/* Appends to `here` the entries of d (the directory dir) worth a look: directories
- * and *.onnx files. *err is readdir's errno when it stopped early, else 0. Returns
- * false when memory ran out. */
-static bool read_entries(DIR *d, const char *dir, path_list *here, int *err)
-{
-	for (;;) {
-		errno = 0;
-		struct dirent *e = readdir(d);
-		if (!e) {
-			*err = errno;
-			return true;
-		}
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *p = join(dir, e->d_name);
-		if (!p)
-			return false;
-		struct stat st;
-		if (lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && has_onnx_suffix(e->d_name)))) {
-			free(p);
-			continue;
-		}
-		if (!push(here, p, 0)) {
-			free(p);
-			return false;
-		}
-	}
-}
-
-/* Appends the *.onnx files under dir to out, sorted, depth first. A directory that
- * cannot be opened or read goes into out too, with its errno, where it was met, and
- * the walk goes on: one unreadable folder must not hide the files after it.
- * Symlinked directories are not followed (no loops). Returns false only when memory
- * ran out. */
-static bool walk(const char *dir, path_list *out)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return push_copy(out, dir, errno ? errno : EIO);
-	path_list here = {0};
-	int err = 0;
-	bool ok = read_entries(d, dir, &here, &err);
-	closedir(d);
-	if (here.n) /* qsort on a NULL array is undefined even for 0 elements */
-		qsort(here.v, here.n, sizeof *here.v, cmp_str);
-	for (size_t i = 0; i < here.n; i++) {
-		struct stat st;
-		if (ok && lstat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			ok = walk(here.v[i], out);
-			free(here.v[i]);
-		} else if (!ok || !push(out, here.v[i], 0)) {
-			free(here.v[i]);
-			ok = false;
-		}
-	}
-	free(here.v);
-	free(here.err);
-	/* A listing cut short: what was read is still checked, and the directory is
-	 * reported after it. */
-	return ok && (!err || push_copy(out, dir, err));
-}
+	"--werror); 2 a file could not be read or is malformed, a directory holds no\n"
+	"model, or a usage error (the other files are still checked and reported).\n";
 
 /* ---- options ----------------------------------------------------------------------- */
 
@@ -185,42 +74,19 @@ typedef struct check_opts {
 	uint64_t memory_budget; /* --memory-budget; 0: the loader's choice */
 	osh_infer_options infer;
 	infer_args args; /* backing storage for infer's shapes and assumptions */
-	osh_severity_override *overrides;
-	size_t n_overrides, cap_overrides;
+	severities sev;
+	walk_opts walk;
 	input_values values;
 	bool has_values;
 	bool timings;
 	bool one_file; /* the only file: its model is left to the exit (model_done) */
 } check_opts;
 
-/* --error/--warn/--ignore CODE. Prints why and returns false for a bad code. */
-static bool add_override(check_opts *o, const char *code, bool ignore, osh_severity sev)
-{
-	if (!osh_rule_find(code)) {
-		size_t n;
-		const osh_rule *r = osh_rules(&n);
-		fprintf(stderr, "onnxshape: error: '%s' is not a diagnostic code; the codes are:", code);
-		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, " %s", r[i].code);
-		fputc('\n', stderr);
-		return false;
-	}
-	if (!strcmp(code, "malformed-model")) {
-		fprintf(stderr, "onnxshape: error: malformed-model cannot be changed: a malformed model cannot be checked\n");
-		return false;
-	}
-	if (!grow_array(&o->overrides, o->n_overrides, &o->cap_overrides, sizeof *o->overrides)) {
-		fprintf(stderr, "onnxshape: error: out of memory\n");
-		return false;
-	}
-	o->overrides[o->n_overrides++] = (osh_severity_override){code, ignore, sev};
-	return true;
-}
-
 static void opts_free(check_opts *o)
 {
 	infer_args_free(&o->args);
-	free(o->overrides);
+	severities_free(&o->sev);
+	free(o->walk.exclude);
 }
 
 static void list_rules(check_format format)
@@ -272,11 +138,13 @@ static void check_one(const check_opts *o, file_result *r)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
+	const char *source = r->path;
+	r->path = shown_path(source); /* "-" is reported as "<stdin>" */
 	timings_start(&r->time, o->timings);
 	r->time.path = r->path;
 	osh_load_options lo = {.memory_budget = o->memory_budget};
 	int guard = input_guard_claim(r->path, &lo);
-	osh_status loaded = osh_model_load(&m, r->path, &lo, &err);
+	osh_status loaded = load_model_from(&m, source, &lo, &err);
 	timings_lap(&r->time, "load");
 	if (loaded != OSH_OK) {
 		input_guard_release(guard);
@@ -309,7 +177,7 @@ static void check_one(const check_opts *o, file_result *r)
 	if (refused)
 		r->trouble = true;
 	/* The codes were checked when parsing the options. */
-	osh_model_override_severities(m, o->overrides, o->n_overrides, NULL);
+	osh_model_override_severities(m, o->sev.v, o->sev.n, NULL);
 	for (size_t k = 0; k < osh_model_diag_count(m); k++) {
 		osh_severity s = osh_model_diag_at(m, k)->severity;
 		r->errors += s == OSH_ERROR;
@@ -392,7 +260,7 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET };
+	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
@@ -411,6 +279,7 @@ int cmd_check(int argc, char **argv)
 		{"list-rules", no_argument, NULL, OPT_LIST_RULES},
 		{"timings", no_argument, NULL, OPT_TIMINGS},
 		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
+		{"exclude", required_argument, NULL, OPT_EXCLUDE},
 		{0},
 	};
 	check_opts o = {.format = FORMAT_TEXT};
@@ -427,7 +296,7 @@ int cmd_check(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 0 || v > 1024) {
-				fprintf(stderr, "onnxshape: error: -j needs a number of jobs from 1 to 1024 (0: one per core)\n");
+				usage_error("check", "-j needs a number of jobs from 1 to 1024 (0: one per core)");
 				usage = true;
 			}
 			jobs = (int)v;
@@ -442,17 +311,25 @@ int cmd_check(int argc, char **argv)
 			else if (!strcmp(optarg, "sarif"))
 				o.format = FORMAT_SARIF;
 			else {
-				fprintf(stderr, "onnxshape: error: --format must be text, json or sarif\n");
+				usage_error("check", "--format must be text, json or sarif");
 				usage = true;
 			}
 			break;
-		case OPT_ERROR: usage = !add_override(&o, optarg, false, OSH_ERROR); break;
-		case OPT_WARN: usage = !add_override(&o, optarg, false, OSH_WARNING); break;
-		case OPT_IGNORE: usage = !add_override(&o, optarg, true, OSH_NOTE); break;
+		case OPT_ERROR: usage = !severities_add(&o.sev, "check", optarg, false, OSH_ERROR); break;
+		case OPT_WARN: usage = !severities_add(&o.sev, "check", optarg, false, OSH_WARNING); break;
+		case OPT_IGNORE: usage = !severities_add(&o.sev, "check", optarg, true, OSH_NOTE); break;
+		case OPT_EXCLUDE:
+			if (!grow_array(&o.walk.exclude, o.walk.n_exclude, &o.walk.cap_exclude, sizeof *o.walk.exclude)) {
+				fprintf(stderr, "onnxshape: error: out of memory\n");
+				usage = true;
+				break;
+			}
+			o.walk.exclude[o.walk.n_exclude++] = optarg;
+			break;
 		case OPT_WERROR: o.werror = true; break;
 		case OPT_MEMORY_BUDGET:
 			if (!parse_bytes(optarg, &o.memory_budget)) {
-				fprintf(stderr, "onnxshape: error: --memory-budget wants a size: bytes, or 512M, 4G...\n");
+				usage_error("check", "--memory-budget wants a size: bytes, or 512M, 4G...");
 				usage = true;
 			}
 			break;
@@ -460,13 +337,13 @@ int cmd_check(int argc, char **argv)
 		case OPT_REQUIRE_EXPLICIT: o.infer.require_explicit = true; break;
 		case OPT_INPUT_SHAPE:
 			if (!infer_args_add_shape(&o.args, optarg)) {
-				fprintf(stderr, "onnxshape: error: --input-shape wants NAME:D,D,... (D a size, a symbol or ?)\n");
+				usage_error("check", "--input-shape wants NAME:D,D,... (D a size, a symbol or ?)");
 				usage = true;
 			}
 			break;
 		case OPT_ASSUME:
 			if (!infer_args_add_assume(&o.args, optarg)) {
-				fprintf(stderr, "onnxshape: error: --assume wants SYMBOL=SIZE with SIZE >= 0\n");
+				usage_error("check", "--assume wants SYMBOL=SIZE with SIZE >= 0");
 				usage = true;
 			}
 			break;
@@ -476,19 +353,22 @@ int cmd_check(int argc, char **argv)
 			break;
 		case OPT_INPUT_VALUE:
 			if (!parse_input_value(optarg, &o.values)) {
-				fprintf(stderr, "onnxshape: error: --input-value wants NAME=FILE.pb\n");
+				usage_error("check", "--input-value wants NAME=FILE.pb");
 				usage = true;
 			}
 			o.has_values = true;
 			break;
 		case OPT_LIST_RULES: rules = true; break;
 		case OPT_TIMINGS: o.timings = true; break;
-		default: usage = true; break;
+		default:
+			fputs("try 'onnxshape check --help'\n", stderr);
+			usage = true;
+			break;
 		}
 	}
 	infer_args_apply(&o.args, &o.infer);
 	if (!usage && !parse_color(color, 1, &o.st)) {
-		fprintf(stderr, "onnxshape: error: --color must be auto, always or never\n");
+		usage_error("check", "--color must be auto, always or never");
 		usage = true;
 	}
 	if (!usage && rules) {
@@ -496,11 +376,9 @@ int cmd_check(int argc, char **argv)
 		opts_free(&o);
 		return EXIT_CLEAN;
 	}
+	if (!usage && optind >= argc)
+		usage_error("check", "no model to check: give a file or a directory ('-' reads standard input)");
 	if (usage || optind >= argc) {
-		if (!usage)
-			fputs(help, stderr);
-		else
-			fputs("(onnxshape check --help lists the options)\n", stderr);
 		opts_free(&o);
 		return EXIT_TROUBLE;
 	}
@@ -510,10 +388,11 @@ int cmd_check(int argc, char **argv)
 	bool nomem = false;
 	for (int i = optind; i < argc && !nomem; i++) {
 		struct stat sb;
-		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			nomem = !walk(argv[i], &files);
-		else
-			nomem = !push_copy(&files, argv[i], 0);
+		size_t models = 0, before = files.n;
+		if (is_stdin_path(argv[i]) || stat(argv[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
+			nomem = !path_push_copy(&files, argv[i], 0);
+		else if (!(nomem = !walk(&o.walk, argv[i], &files, &models)) && !models && files.n == before)
+			nomem = !path_push_copy(&files, argv[i], WALK_EMPTY); /* a typo'd folder must not pass */
 	}
 	file_result *res = calloc(files.n ? files.n : 1, sizeof *res);
 	bool *done = calloc(files.n ? files.n : 1, sizeof *done);
@@ -531,8 +410,12 @@ int cmd_check(int argc, char **argv)
 		if (!files.err[i])
 			continue;
 		osh_error err = {.status = OSH_ERR_IO};
-		snprintf(err.message, sizeof err.message, "%s: cannot read the directory: %s", r->path,
-			 strerror(files.err[i]));
+		if (files.err[i] == WALK_EMPTY)
+			snprintf(err.message, sizeof err.message, "%s: no model (*.onnx) found under this directory",
+				 r->path);
+		else
+			snprintf(err.message, sizeof err.message, "%s: cannot read the directory: %s", r->path,
+				 strerror(files.err[i]));
 		r->unreadable = r->trouble = true;
 		r->errors = 1;
 		render(&o, r, NULL, &err);

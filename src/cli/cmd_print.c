@@ -1,7 +1,10 @@
-/* cmd_print.c: `onnxshape print MODEL...`, a readable summary of what a file holds. */
+/* cmd_print.c: `onnxshape print MODEL...`, a readable summary of what a file holds.
+ * `print --values` is `shapes` (cmd_shapes.c). */
 #include "cli.h"
+#include "model_values.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char help[] =
@@ -9,9 +12,13 @@ static const char help[] =
 	"\n"
 	"Print a summary of each model: IR version, producer, opsets, graph inputs and\n"
 	"outputs with their declared types and shapes, node count per operator, and\n"
-	"initializer count and bytes (external data marked).\n"
+	"initializer count and bytes (external data marked), and the parameters: the\n"
+	"elements of every initializer, with their bytes by element type. MODEL '-'\n"
+	"reads standard input.\n"
 	"\n"
 	"options:\n"
+	"  --values       list every value with its inferred type and shape instead\n"
+	"                 (onnxshape shapes; its options apply)\n"
 	"  --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"  --memory-budget SIZE\n"
 	"                 most memory a model may take (512M, 4G...)\n"
@@ -38,6 +45,53 @@ static void print_values(const char *title, const osh_value_summary *vs, size_t 
 		format_type_shape(buf, sizeof buf, &vs[i].type);
 		printf("  %-24s %s\n", vs[i].name, buf);
 	}
+}
+
+/* Elements and bytes of the initializers of one element type. */
+typedef struct param_count {
+	int32_t elem_type;
+	uint64_t elements, bytes;
+} param_count;
+
+typedef struct params {
+	param_count by_type[64];
+	size_t n;
+	uint64_t elements;
+} params;
+
+static bool count_param(void *ctx, const model_value *v)
+{
+	params *p = ctx;
+	if (!v->elements && v->source != SRC_INITIALIZER)
+		return true;
+	p->elements += (uint64_t)v->elements;
+	size_t i = 0;
+	while (i < p->n && p->by_type[i].elem_type != v->type.elem_type)
+		i++;
+	if (i == p->n && p->n < sizeof p->by_type / sizeof p->by_type[0])
+		p->by_type[p->n++] = (param_count){v->type.elem_type, 0, 0};
+	if (i < p->n) {
+		p->by_type[i].elements += (uint64_t)v->elements;
+		p->by_type[i].bytes += v->bytes;
+	}
+	return true;
+}
+
+/* "parameters: 1234 (FLOAT 1200, 4.7 KiB; INT64 34, 272 B)": every initializer's
+ * elements (subgraphs' too), and what they take by element type. */
+static void print_params(osh_model *m)
+{
+	params p = {0};
+	if (!model_values(m, count_param, &p))
+		return;
+	printf("parameters: %llu", (unsigned long long)p.elements);
+	for (size_t i = 0; i < p.n; i++) {
+		char b[32];
+		const char *et = osh_elem_type_name(p.by_type[i].elem_type);
+		human_bytes(b, sizeof b, p.by_type[i].bytes);
+		printf("%s%s %llu, %s", i ? "; " : " (", et ? et : "?", (unsigned long long)p.by_type[i].elements, b);
+	}
+	printf("%s\n", p.n ? ")" : "");
 }
 
 static void print_summary(const char *path, const osh_summary *s)
@@ -75,8 +129,37 @@ static void print_summary(const char *path, const osh_summary *s)
 	printf("\n");
 }
 
+/* argv without its --values (before any "--"), for shapes; NULL when there is none
+ * or memory ran out. */
+static char **without_values(int argc, char **argv, bool *found)
+{
+	*found = false;
+	char **v = calloc((size_t)argc + 1, sizeof *v);
+	int n = 0;
+	for (int i = 0; v && i < argc; i++) {
+		bool opts_end = false;
+		for (int k = 1; k < i; k++)
+			opts_end |= !strcmp(argv[k], "--");
+		if (i > 0 && !opts_end && !strcmp(argv[i], "--values"))
+			*found = true;
+		else
+			v[n++] = argv[i];
+	}
+	if (v && *found)
+		return v;
+	free(v);
+	return NULL;
+}
+
 int cmd_print(int argc, char **argv)
 {
+	bool values;
+	char **shapes_argv = without_values(argc, argv, &values);
+	if (values) {
+		int status = shapes_argv ? cmd_shapes(argc - 1, shapes_argv) : EXIT_TROUBLE;
+		free(shapes_argv);
+		return status;
+	}
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"color", required_argument, NULL, 'C'},
@@ -95,28 +178,22 @@ int cmd_print(int argc, char **argv)
 			color = optarg;
 		} else if (c == 'M') {
 			if (!parse_bytes(optarg, &budget)) {
-				fprintf(stderr, "onnxshape print: error: bad --memory-budget '%s' (expected bytes, or 512M, 4G...)\n",
-					optarg);
-				return EXIT_TROUBLE;
+				return usage_error("print", "bad --memory-budget '%s' (expected bytes, or 512M, 4G...)", optarg);
 			}
 		} else {
-			fputs(help, stderr);
+			fputs("try 'onnxshape print --help'\n", stderr);
 			return EXIT_TROUBLE;
 		}
 	}
-	if (!parse_color(color, 2, &st)) {
-		fprintf(stderr, "onnxshape: error: --color must be auto, always or never\n");
-		return EXIT_TROUBLE;
-	}
-	if (optind >= argc) {
-		fputs(help, stderr);
-		return EXIT_TROUBLE;
-	}
+	if (!parse_color(color, 2, &st))
+		return usage_error("print", "--color must be auto, always or never");
+	if (optind >= argc)
+		return usage_error("print", "no model given ('-' reads standard input)");
 	int worst = EXIT_CLEAN;
 	for (int i = optind; i < argc; i++) {
 		int status;
 		osh_load_options lo = {.memory_budget = budget};
-		int guard = input_guard_claim(argv[i], &lo);
+		int guard = input_guard_claim(shown_path(argv[i]), &lo);
 		osh_model *m = load_or_report(argv[i], &lo, &st, &status);
 		if (status > worst)
 			worst = status;
@@ -128,7 +205,8 @@ int cmd_print(int argc, char **argv)
 		if (s) {
 			if (i > optind)
 				printf("\n");
-			print_summary(argv[i], s);
+			print_summary(shown_path(argv[i]), s);
+			print_params(m);
 		}
 		osh_model_free(m);
 		input_guard_release(guard);

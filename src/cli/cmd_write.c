@@ -3,12 +3,14 @@
  * output path (-o) or an explicit --in-place, nothing written when the model is
  * malformed or has errors, and the write itself atomic (the library's job).
  */
+#define _POSIX_C_SOURCE 200809L /* isatty */
 #include "cli.h"
 
 #include <getopt.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct write_cmd {
 	const char *name;
@@ -23,6 +25,7 @@ static const write_cmd infer_cmd = {
 	"Infer the type and shape of every value and write them into the model's\n"
 	"value_info (subgraphs too), filling in graph outputs' shapes. Unknown sizes\n"
 	"get fresh dim_param names. Nothing is written when the model has errors.\n"
+	"MODEL '-' reads standard input; OUT '-' writes standard output.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT          where to write the model (required unless --in-place)\n"
@@ -30,8 +33,9 @@ static const write_cmd infer_cmd = {
 	"      --fsync               have the output on disk before exiting (fsync the\n"
 	"                            file and its directory): it survives a power cut\n"
 	"      --input-shape NAME:D,D,...\n"
-	"                            override a graph input's shape; D is a size, a\n"
-	"                            symbol, or ? (repeatable)\n"
+	"                            override a graph input's shape, and declare the\n"
+	"                            input so in OUT; D is a size, a symbol, or ?\n"
+	"                            (repeatable)\n"
 	"      --assume SYMBOL=VALUE bind a symbolic dimension everywhere (repeatable)\n"
 	"      --ignore-declared     ignore declared shapes of outputs and value_info:\n"
 	"                            infer everything from the graph inputs\n"
@@ -39,6 +43,9 @@ static const write_cmd infer_cmd = {
 	"                            the ONNX test-data layout) as constants\n"
 	"      --input-value NAME=FILE.pb\n"
 	"                            treat one input as a constant (repeatable)\n"
+	"      --error CODE          report CODE as an error (repeatable)\n"
+	"      --warn CODE           report CODE as a warning (repeatable)\n"
+	"      --ignore CODE         do not report CODE (repeatable)\n"
 	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
 	"      --timings             print how long each stage took (load, infer,\n"
 	"                            annotate, write, free) to stderr\n"
@@ -62,7 +69,8 @@ static const write_cmd rewrite_cmd = {
 	"The operand placed at `axis` is reshaped where numpy alignment differs (Reshape,\n"
 	"or Unsqueeze when its shape is symbolic). Where the shapes do not broadcast under\n"
 	"the node's rule, the error is reported and nothing is written (exit 1). A model\n"
-	"with nothing to rewrite is written back byte-identical.\n"
+	"with nothing to rewrite is written back byte-identical. MODEL '-' reads\n"
+	"standard input; OUT '-' writes standard output.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT   where to write the model (required unless --in-place/--dry-run)\n"
@@ -89,6 +97,13 @@ static const write_cmd rewrite_cmd = {
 	"                     lower Broadcast-3 nodes (OpenVINO's Broadcast, mode numpy,\n"
 	"                     explicit or bidirectional) of domain D only (default: any\n"
 	"                     non-ONNX domain); they are always lowered to Expand\n"
+	"      --input-shape NAME:D,D,...\n"
+	"                     override a graph input's shape, and declare the input\n"
+	"                     so in OUT; D is a size, a symbol, or ? (repeatable)\n"
+	"      --assume SYMBOL=SIZE\n"
+	"                     bind a symbolic dimension everywhere (repeatable)\n"
+	"      --error CODE, --warn CODE, --ignore CODE\n"
+	"                     change a code's severity, or drop it (repeatable)\n"
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"      --timings      print how long each stage took (load, infer, rewrite,\n"
 	"                     write, free) to stderr\n"
@@ -167,20 +182,51 @@ static void print_rewrite_changes(FILE *f, const char *path, const osh_rewrite_r
 		fprintf(f, " %s: %s\n", c->kind, c->what);
 	}
 }
+/* What infer and rewrite were asked, beyond the command itself. */
+typedef struct write_args {
+	const char *in, *out;
+	bool to_stdout;      /* out is standard output (stdio_model.c) */
+	osh_write_options wo;
+	input_values iv;
+	bool ignore_declared;
+	rewrite_args ra;
+	bool timed;
+	uint64_t budget;
+	style st;
+	infer_args *ia;
+	severities sev;
+} write_args;
+
+/* The codes' severities as asked (--error/--warn/--ignore). False (after printing
+ * why) when the library refuses them. */
+static bool override(osh_model *m, const write_args *wa)
+{
+	osh_error err = {0};
+	if (!wa->sev.n || osh_model_override_severities(m, wa->sev.v, wa->sev.n, &err) == OSH_OK)
+		return true;
+	print_error(stderr, &wa->st, &err);
+	return false;
+}
 
 /* Infers, rewrites, and reports. Returns the exit status; *write says whether to
  * write the model. Diagnostics printed are the errors that block (warnings and notes
- * are check's business); `from` is how many diagnostics loading already printed. */
-static int rewrite_model(osh_model *m, const char *in, const style *st, const rewrite_args *ra, size_t from,
-			 bool *write, timings *tm)
+ * are check's business); loading found none, or this would not run. */
+static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timings *tm)
 {
+	const char *in = shown_path(wa->in);
+	const style *st = &wa->st;
+	const rewrite_args *ra = &wa->ra;
 	osh_error err = {0};
 	osh_rewrite_report rep;
 	*write = false;
-	if (osh_infer(m, NULL, &err) != OSH_OK) {
+	osh_infer_options io = {0};
+	infer_args_apply(wa->ia, &io);
+	if (osh_infer(m, &io, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
 		return EXIT_TROUBLE;
 	}
+	if (!override(m, wa))
+		return EXIT_TROUBLE;
 	timings_lap(tm, "infer");
 	osh_rewrite_options o = ra->opts;
 	o.dry_run = ra->dry_run;
@@ -191,9 +237,9 @@ static int rewrite_model(osh_model *m, const char *in, const style *st, const re
 		return EXIT_TROUBLE;
 	}
 	/* A changed model's diagnostics were rebuilt from scratch. */
-	if (rep.changed && !ra->dry_run)
-		from = 0;
-	print_diag_span(stderr, st, in, m, from, true);
+	if (rep.changed && !ra->dry_run && !override(m, wa))
+		return EXIT_TROUBLE;
+	print_diag_span(stderr, st, in, m, 0, true);
 	if (ra->dry_run) {
 		print_rewrite_changes(stdout, in, &rep);
 		/* Blocked: a count of zero rewritten nodes would read as "nothing to do". */
@@ -222,11 +268,13 @@ static bool parse_opset(const char *arg, int64_t *out)
 	return true;
 }
 
-static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia, timings *tm)
+/* Reads the options into wa. Returns -1 to go on, else the exit status. */
+static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *wa)
 {
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
-	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET };
+	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET,
+	       OPT_ERROR, OPT_WARN, OPT_IGNORE };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -246,77 +294,55 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		{"timings", no_argument, NULL, OPT_TIMINGS},
 		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
+		{"error", required_argument, NULL, OPT_ERROR},
+		{"warn", required_argument, NULL, OPT_WARN},
+		{"ignore", required_argument, NULL, OPT_IGNORE},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
 	};
-	const char *out = NULL, *color = NULL;
-	osh_write_options wo = {0};
-	input_values iv = {0};
-	bool ignore_declared = false;
-	rewrite_args ra = {0};
-	bool timed = false;
-	uint64_t budget = 0;
+	const char *color = NULL, *name = cmd->name;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd->help, stdout);
 			return EXIT_CLEAN;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_IN_PLACE:
-			wo.in_place = true;
-			break;
-		case OPT_FSYNC:
-			wo.durable = true;
-			break;
-		case OPT_COLOR:
-			color = optarg;
-			break;
-		case OPT_REPACK:
-			wo.force_pack = true;
-			break;
-		case OPT_TIMINGS:
-			timed = true;
+		case 'o': wa->out = optarg; break;
+		case OPT_IN_PLACE: wa->wo.in_place = true; break;
+		case OPT_FSYNC: wa->wo.durable = true; break;
+		case OPT_COLOR: color = optarg; break;
+		case OPT_REPACK: wa->wo.force_pack = true; break;
+		case OPT_TIMINGS: wa->timed = true; break;
+		case OPT_ERROR:
+		case OPT_WARN:
+		case OPT_IGNORE:
+			if (!severities_add(&wa->sev, name, optarg, c == OPT_IGNORE,
+					    c == OPT_ERROR ? OSH_ERROR : c == OPT_WARN ? OSH_WARNING : OSH_NOTE))
+				return EXIT_TROUBLE;
 			break;
 		case OPT_MEMORY_BUDGET:
-			if (!parse_bytes(optarg, &budget)) {
-				fprintf(stderr, "onnxshape %s: error: bad --memory-budget '%s' (expected bytes, or 512M, 4G...)\n",
-					cmd->name, optarg);
-				return EXIT_TROUBLE;
-			}
+			if (!parse_bytes(optarg, &wa->budget))
+				return usage_error(name, "bad --memory-budget '%s' (expected bytes, or 512M, 4G...)", optarg);
 			break;
 		case OPT_INPUT_DATA:
 		case OPT_INPUT_VALUE:
-			if (!cmd->infer) {
-				fprintf(stderr, "onnxshape %s: error: %s is an option of infer\n", cmd->name, argv[optind - 1]);
-				return EXIT_TROUBLE;
-			}
-			if (c == OPT_INPUT_DATA) {
-				iv.data_dir = optarg;
-			} else if (!parse_input_value(optarg, &iv)) {
-				fprintf(stderr, "onnxshape %s: error: bad --input-value '%s' (expected NAME=FILE.pb)\n",
-					cmd->name, optarg);
-				return EXIT_TROUBLE;
-			}
+		case OPT_IGNORE_DECLARED:
+			if (!cmd->infer)
+				return usage_error(name, "%s is an option of infer", argv[optind - 1]);
+			if (c == OPT_IGNORE_DECLARED)
+				wa->ignore_declared = true;
+			else if (c == OPT_INPUT_DATA)
+				wa->iv.data_dir = optarg;
+			else if (!parse_input_value(optarg, &wa->iv))
+				return usage_error(name, "bad --input-value '%s' (expected NAME=FILE.pb)", optarg);
 			break;
 		case OPT_INPUT_SHAPE:
 		case OPT_ASSUME:
-		case OPT_IGNORE_DECLARED:
-			if (!cmd->infer) {
-				fprintf(stderr, "onnxshape %s: error: %s is an option of infer\n", cmd->name, argv[optind - 1]);
-				return EXIT_TROUBLE;
-			}
-			if (c == OPT_IGNORE_DECLARED) {
-				ignore_declared = true;
-			} else if (c == OPT_ASSUME ? !infer_args_add_assume(ia, optarg) : !infer_args_add_shape(ia, optarg)) {
-				fprintf(stderr, "onnxshape %s: error: bad %s value '%s' (expected %s)\n", cmd->name,
-					c == OPT_ASSUME ? "--assume" : "--input-shape", optarg,
-					c == OPT_ASSUME ? "SYMBOL=SIZE" : "NAME:D,D,... with sizes, symbols or ?");
-				return EXIT_TROUBLE;
-			}
+			if (c == OPT_ASSUME ? !infer_args_add_assume(wa->ia, optarg) : !infer_args_add_shape(wa->ia, optarg))
+				return usage_error(name, "bad %s value '%s' (expected %s)",
+						   c == OPT_ASSUME ? "--assume" : "--input-shape", optarg,
+						   c == OPT_ASSUME ? "SYMBOL=SIZE" : "NAME:D,D,... with sizes, symbols or ?");
 			break;
 		case OPT_DRY_RUN:
 		case OPT_PADDLE_DOMAIN:
@@ -324,67 +350,134 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		case OPT_EXPLICIT:
 		case OPT_IMPLICIT:
 		case OPT_BROADCAST_DOMAIN:
-			if (cmd->infer) {
-				fprintf(stderr, "onnxshape %s: error: %s is an option of rewrite\n", cmd->name, argv[optind - 1]);
-				return EXIT_TROUBLE;
-			}
+			if (cmd->infer)
+				return usage_error(name, "%s is an option of rewrite", argv[optind - 1]);
 			if (c == OPT_EXPLICIT || c == OPT_IMPLICIT) {
-				ra.opts.explicit_broadcast |= c == OPT_EXPLICIT;
-				ra.opts.implicit_broadcast |= c == OPT_IMPLICIT;
-				if (ra.opts.explicit_broadcast && ra.opts.implicit_broadcast) {
-					fprintf(stderr, "onnxshape %s: error: --explicit-broadcast and --implicit-broadcast exclude each other\n",
-						cmd->name);
-					return EXIT_TROUBLE;
-				}
+				wa->ra.opts.explicit_broadcast |= c == OPT_EXPLICIT;
+				wa->ra.opts.implicit_broadcast |= c == OPT_IMPLICIT;
+				if (wa->ra.opts.explicit_broadcast && wa->ra.opts.implicit_broadcast)
+					return usage_error(name, "--explicit-broadcast and --implicit-broadcast exclude each other");
 			} else if (c == OPT_BROADCAST_DOMAIN) {
-				ra.opts.broadcast_domain = optarg;
+				wa->ra.opts.broadcast_domain = optarg;
 			} else if (c == OPT_DRY_RUN) {
-				ra.dry_run = true;
+				wa->ra.dry_run = true;
 			} else if (c == OPT_PADDLE_DOMAIN) {
-				ra.opts.paddle_domain = optarg;
-			} else if (!parse_opset(optarg, &ra.opts.target_opset)) {
-				fprintf(stderr, "onnxshape %s: error: bad --target-opset value '%s' (expected a positive integer)\n",
-					cmd->name, optarg);
-				return EXIT_TROUBLE;
+				wa->ra.opts.paddle_domain = optarg;
+			} else if (!parse_opset(optarg, &wa->ra.opts.target_opset)) {
+				return usage_error(name, "bad --target-opset value '%s' (expected a positive integer)", optarg);
 			}
 			break;
-		default:
-			fputs(cmd->help, stderr);
+		default: /* getopt said what */
+			fprintf(stderr, "try 'onnxshape %s --help'\n", name);
 			return EXIT_TROUBLE;
 		}
 	}
-	style st = {0};
-	if (!parse_color(color, 2, &st)) {
-		fprintf(stderr, "onnxshape %s: error: --color must be auto, always or never\n", cmd->name);
-		return EXIT_TROUBLE;
+	if (!parse_color(color, 2, &wa->st))
+		return usage_error(name, "--color must be auto, always or never");
+	if (optind != argc - 1)
+		return usage_error(name, "expected exactly one MODEL ('-' reads standard input)");
+	wa->in = argv[optind];
+	if (!wa->out && !wa->wo.in_place && !wa->ra.dry_run)
+		return usage_error(name, "say where to write: -o OUT, or --in-place (-o - writes standard output)");
+	if (wa->wo.in_place && is_stdin_path(wa->in))
+		return usage_error(name, "--in-place needs a file: the model comes from standard input");
+	if (!wa->out)
+		wa->out = wa->in;
+	wa->to_stdout = !wa->ra.dry_run && is_stdout_path(wa->out);
+	if (wa->to_stdout && isatty(1))
+		return usage_error(name, "standard output is a terminal: a model is binary; redirect it, or give -o FILE");
+	return -1;
+}
+
+/* Each --input-shape's input as the file declares it, "FLOAT (batch, seq, 8)", to
+ * say what changed once it is written (before inference: the override is what the
+ * model declares afterwards). NULL entries where the model has no such input. */
+static char **declared_inputs(osh_model *m, const infer_args *ia)
+{
+	char **was = ia->nshapes ? calloc(ia->nshapes, sizeof *was) : NULL;
+	const osh_summary *s = was ? osh_model_summary(m) : NULL;
+	for (size_t i = 0; s && i < ia->nshapes; i++)
+		for (size_t k = 0; k < s->n_inputs; k++)
+			if (!strcmp(s->inputs[k].name, ia->shapes[i].name) && (was[i] = malloc(256)))
+				format_type_shape(was[i], 256, &s->inputs[k].type);
+	return was;
+}
+
+/* "MODEL: note: graph input 'X' rewritten: FLOAT (batch, seq, 8) → FLOAT (1, 16, 8)",
+ * for each --input-shape when the model was written (`say`); frees was. */
+static void report_inputs(osh_model *m, const write_args *wa, char **was, bool say)
+{
+	for (size_t i = 0; was && i < wa->ia->nshapes; i++) {
+		osh_type t;
+		char now[256];
+		if (say && was[i] && osh_value_type(m, wa->ia->shapes[i].name, &t)) {
+			format_type_shape(now, sizeof now, &t);
+			fprintf(stderr, "%s: note: graph input '%s' rewritten: %s \xe2\x86\x92 %s\n", shown_path(wa->in),
+				wa->ia->shapes[i].name, was[i], now);
+		}
+		free(was[i]);
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "onnxshape %s: error: expected exactly one MODEL\n", cmd->name);
-		fputs(cmd->help, stderr);
-		return EXIT_TROUBLE;
-	}
-	const char *in = argv[optind];
-	if (!out && !wo.in_place && !ra.dry_run) {
-		fprintf(stderr, "onnxshape %s: error: say where to write: -o OUT, or --in-place\n", cmd->name);
-		return EXIT_TROUBLE;
-	}
-	if (!out)
-		out = in;
+	free(was);
+}
+
+/* Infers (infer) what the model is written with. Returns the exit status; *printed
+ * how many diagnostics were there before (-1: none to print). The lint runs while
+ * the model is written (defer_lint) unless severities are to change or the output
+ * is a stream: an error it finds keeps the output from being committed. */
+static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, timings *tm)
+{
+	osh_error err = {0};
 	int status;
+	*printed = (ptrdiff_t)osh_model_diag_count(m);
+	bool defer = !wa->sev.n && !wa->to_stdout;
+	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer};
+	infer_args_apply(wa->ia, &io);
+	if (osh_infer(m, &io, &err) != OSH_OK) {
+		*printed = -1; /* the error alone */
+		print_error(stderr, &wa->st, &err);
+		return EXIT_TROUBLE;
+	}
+	if (wa->sev.n) {
+		if (!override(m, wa))
+			return EXIT_TROUBLE;
+		*printed = 0; /* the overrides may have dropped some of the loader's */
+	}
+	status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
+	/* Nothing will be written: the lint now, for its findings. */
+	if (status == EXIT_FINDINGS && osh_lint(m, &err) != OSH_OK) {
+		print_error(stderr, &wa->st, &err);
+		return EXIT_TROUBLE;
+	}
+	timings_lap(tm, "infer");
+	if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK) {
+		print_error(stderr, &wa->st, &err);
+		status = EXIT_TROUBLE;
+	}
+	timings_lap(tm, "annotate");
+	return status;
+}
+
+static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa, timings *tm)
+{
+	int status = parse_args(cmd, argc, argv, wa);
+	if (status >= 0)
+		return status;
+	const char *in = shown_path(wa->in), *out = wa->to_stdout ? "<stdout>" : wa->out;
 	osh_error err = {0};
 	/* infer writes the weights back as they are: they are copied into the output
-	 * while the model is loaded and inferred (emit/write_ahead.c). */
+	 * while the model is loaded and inferred (emit/write_ahead.c). A stream has no
+	 * place to copy them ahead to. */
 	osh_write_job *job = NULL;
-	timings_start(tm, timed);
+	timings_start(tm, wa->timed);
 	tm->path = in;
-	if (cmd->infer && osh_write_begin(out, &wo, &job, &err) != OSH_OK) {
-		print_error(stderr, &st, &err);
+	if (cmd->infer && !wa->to_stdout && osh_write_begin(wa->out, &wa->wo, &job, &err) != OSH_OK) {
+		print_error(stderr, &wa->st, &err);
 		return EXIT_TROUBLE;
 	}
 	osh_load_options lo = {.on_layout = job ? osh_write_ahead_layout : NULL, .layout_ctx = job,
-			       .memory_budget = budget};
+			       .memory_budget = wa->budget};
 	int guard = input_guard_claim(in, &lo);
-	osh_model *m = load_or_report(in, &lo, &st, &status);
+	osh_model *m = load_or_report(wa->in, &lo, &wa->st, &status);
 	timings_lap(tm, "load");
 	if (!m) {
 		osh_write_cancel(job);
@@ -392,57 +485,50 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 		return status;
 	}
 	tm->nodes = osh_model_node_count(m);
+	char **was = status == EXIT_CLEAN ? declared_inputs(m, wa->ia) : NULL;
 	if (status == EXIT_CLEAN && !cmd->infer) {
 		bool write;
-		status = rewrite_model(m, in, &st, &ra, osh_model_diag_count(m), &write, tm);
+		status = rewrite_model(m, wa, &write, tm);
 		if (!write) {
-			if (status == EXIT_FINDINGS && !ra.dry_run)
+			if (status == EXIT_FINDINGS && !wa->ra.dry_run)
 				fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
+			report_inputs(m, wa, was, false);
 			osh_model_free(m);
 			input_guard_release(guard);
 			timings_lap(tm, "free");
 			return status;
 		}
 	}
-	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &iv, &st)) {
+	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &wa->iv, &wa->st)) {
 		osh_write_cancel(job);
+		report_inputs(m, wa, was, false);
 		osh_model_free(m);
 		input_guard_release(guard);
 		return EXIT_TROUBLE;
 	}
 	/* infer's diagnostics, printed once the lint has run: inference's and the lint's
-	 * (-1: none to print). The lint runs while the model is written (defer_lint): an
-	 * error it finds keeps the output from being committed. */
+	 * (-1: none to print). */
 	ptrdiff_t printed = -1;
-	if (status == EXIT_CLEAN && cmd->infer) {
-		printed = (ptrdiff_t)osh_model_diag_count(m);
-		osh_infer_options io = {.ignore_declared = ignore_declared, .defer_lint = true};
-		infer_args_apply(ia, &io);
-		if (osh_infer(m, &io, &err) != OSH_OK)
-			printed = -1, status = EXIT_TROUBLE; /* the error alone */
-		else
-			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
-		/* Nothing will be written: the lint now, for its findings. */
-		if (status == EXIT_FINDINGS && osh_lint(m, &err) != OSH_OK)
-			status = EXIT_TROUBLE;
-		timings_lap(tm, "infer");
-		if (status == EXIT_CLEAN && osh_annotate(m, &err) != OSH_OK)
-			status = EXIT_TROUBLE;
-		timings_lap(tm, "annotate");
-	}
-	if (status == EXIT_CLEAN &&
-	    (job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, &wo, &err)) != OSH_OK) {
+	if (status == EXIT_CLEAN && cmd->infer)
+		status = infer_model(m, wa, &printed, tm);
+	bool write_failed = false;
+	if (status == EXIT_CLEAN && wa->to_stdout) {
+		status = write_stdout(m, &wa->st) ? EXIT_CLEAN : EXIT_TROUBLE;
+	} else if (status == EXIT_CLEAN) {
+		write_failed = (job ? osh_write_finish(job, m, &err) : osh_model_write(m, wa->out, &wa->wo, &err)) != OSH_OK;
 		job = NULL; /* freed by osh_write_finish */
-		status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
+		if (write_failed)
+			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
 	/* infer's lint ran on another thread meanwhile (defer_lint). */
 	timings_lap(tm, "write");
 	if (printed >= 0)
-		print_diag_span(stderr, &st, in, m, (size_t)printed, false);
-	if (status == EXIT_TROUBLE)
-		print_error(stderr, &st, &err);
+		print_diag_span(stderr, &wa->st, in, m, (size_t)printed, false);
+	if (write_failed && status == EXIT_TROUBLE)
+		print_error(stderr, &wa->st, &err);
 	if (status == EXIT_FINDINGS)
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
+	report_inputs(m, wa, was, status == EXIT_CLEAN);
 	if (status != EXIT_CLEAN)
 		osh_write_cancel(job);
 	model_done(m, true); /* run_with's caller returns to main, which exits */
@@ -451,14 +537,16 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, infer_args *ia,
 	return status;
 }
 
-/* run_with, with the arrays of the inference options freed whatever it returns, and
+/* run_with, with the arrays of the options freed whatever it returns, and
  * --timings printed. */
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
 	infer_args ia = {0};
+	write_args wa = {.ia = &ia};
 	timings tm = {0};
-	int status = run_with(cmd, argc, argv, &ia, &tm);
+	int status = run_with(cmd, argc, argv, &wa, &tm);
 	infer_args_free(&ia);
+	severities_free(&wa.sev);
 	timings_print(stderr, &tm);
 	return status;
 }

@@ -1,4 +1,5 @@
-/* main.c: the onnxshape command: dispatch to a subcommand. */
+/* main.c: the onnxshape command: dispatch to a subcommand. A word that is no
+ * command is a usage error, with the nearest command's name when one is close. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -13,12 +14,15 @@ static const struct {
 	{"infer", cmd_infer, "infer shapes and write them into the model"},
 	{"rewrite", cmd_rewrite, "rewrite axis broadcasting into standard ONNX"},
 	{"print", cmd_print, "summarise a model: opsets, inputs, outputs, operators, weights"},
+	{"shapes", cmd_shapes, "list every value of a model with its inferred type and shape"},
+	{"version", cmd_version, "print the version"},
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: onnxshape <command> [options] MODEL...\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
 	fprintf(f, "\n'onnxshape <command> --help' describes a command's options.\n"
 		   "exit status: 0 no errors, 1 the model has errors, 2 usage error, unreadable or\n"
@@ -35,15 +39,29 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_CLEAN;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("onnxshape %s\n", osh_version());
-		return EXIT_CLEAN;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(argc - 1, argv + 1);
 	input_guard_install();
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+	const char *names[NCOMMANDS];
+	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "onnxshape: error: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return EXIT_TROUBLE;
+		names[i] = commands[i].name;
+	}
+	const char *near = closest_name(argv[1], names, NCOMMANDS);
+	if (near)
+		return usage_error(NULL, "unknown command '%s'; did you mean '%s'?", argv[1], near);
+	return usage_error(NULL, "unknown command '%s'", argv[1]);
+}
+
+int cmd_version(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: onnxshape version\n\nPrint the version of onnxshape (also: onnxshape --version, -V).");
+		return EXIT_CLEAN;
+	}
+	if (argc > 1)
+		return usage_error("version", "version takes no arguments");
+	printf("onnxshape %s\n", osh_version());
+	return EXIT_CLEAN;
 }

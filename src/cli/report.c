@@ -136,12 +136,12 @@ osh_model *load_or_report(const char *path, const osh_load_options *opts, const 
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	if (osh_model_load(&m, path, opts, &err) != OSH_OK) {
+	if (load_model_from(&m, path, opts, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
 		*status = EXIT_TROUBLE;
 		return NULL;
 	}
-	print_diag_span(stderr, st, path, m, 0, false);
+	print_diag_span(stderr, st, shown_path(path), m, 0, false);
 	if (osh_model_is_malformed(m)) {
 		*status = EXIT_TROUBLE;
 		osh_model_free(m);

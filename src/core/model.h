@@ -128,6 +128,10 @@ typedef struct value_extra {
 	const tinfo *declared;
 	graph *outer;                      /* VAL_OUTER: the graph where the name is defined */
 	int32_t outer_id;                  /* VAL_OUTER: its id in outer, else -1 */
+	/* A graph input whose shape osh_infer_options.input_shapes replaced (declared
+	 * is then the override): the writer declares the input so, or the model
+	 * written would contradict its own value_info. */
+	bool input_override;
 } value_extra;
 
 /* index.c's value_new sets every field of a new row, one by one: a field added here

@@ -3,13 +3,15 @@
  * For each graph that is a GraphProto (the main graph and every subgraph): each value
  * a node produces gets a value_info entry (an existing entry has its type replaced,
  * so the file's order is kept; new entries are appended), and each graph output gets
- * its inferred type. Where inference kept a declaration because of a conflict, the
+ * its inferred type; a graph input whose shape the caller overrode is declared with
+ * that shape. Where inference kept a declaration because of a conflict, the
  * value's tinfo is the declaration, so it is written back as it was. New messages
  * live in the model's arena, like the unpacked ones.
  */
 #include "core/model.h"
 #include "core/error.h"
 #include "core/table_size.h"
+#include "emit/edit.h"
 #include "emit/type_proto.h"
 #include "loader/materialize.h"
 #include "loader/prescan.h"
@@ -194,6 +196,26 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 	return true;
 }
 
+bool annotate_overridden_inputs(osh_model *m)
+{
+	graph *g = m->main;
+	Onnx__GraphProto *gp = g ? g->proto : NULL;
+	for (int32_t i = 0; gp && i < g->ninputs; i++) {
+		value *v = &g->values[g->inputs[i]];
+		if (!v->x || !v->x->input_override || !v->x->declared)
+			continue;
+		bool skip;
+		Onnx__TypeProto *tp = emit_type_proto(m, v->x->declared, false, &skip);
+		if (!tp && !skip)
+			return false;
+		for (size_t k = 0; tp && k < gp->n_input; k++)
+			if (gp->input[k]->name && !strcmp(gp->input[k]->name, v->name))
+				gp->input[k]->type = tp;
+		m->modified |= tp != NULL;
+	}
+	return true;
+}
+
 /* Subgraphs nested deeper than this get no value_info: each level nests a graph three
  * messages deeper (node, attribute, graph) and a value_info's dims five more (value
  * info, type, tensor type, shape, dim; a sequence's two more), so at depth 30 a
@@ -219,7 +241,7 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 	for (int32_t i = 0; i < m->ngraphs; i++)
 		values += (size_t)m->graphs[i]->nvalues;
 	type_cache *types = type_cache_new(values); /* NULL: nothing is shared */
-	bool ok = true;
+	bool ok = annotate_overridden_inputs(m);
 	for (int32_t i = 0; i < m->ngraphs && ok; i++)
 		ok = !m->graphs[i]->proto || m->graphs[i]->depth > ANNOTATE_MAX_DEPTH ||
 		     annotate_graph(m, m->graphs[i], types);

@@ -56,6 +56,7 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 		t->rank = s->rank;
 		t->dims = d;
 		x->declared = t;
+		x->input_override = true;
 	}
 	return OSH_OK;
 }
@@ -237,6 +238,10 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 	if (need && !opts->target_opset)
 		axis_opts.target_opset = need;
 	opts = &axis_opts;
+	/* Before the edits: the re-indexing after them reads the inputs' shapes from the
+	 * messages, and a model with nothing else to rewrite still gets them. */
+	if (!opts->dry_run && !annotate_overridden_inputs(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory declaring the overridden inputs", m->path);
 	strmap made;
 	strmap_init(&made, m->arena);
 	s = rewrite_apply(m, opts, report, &made, err);

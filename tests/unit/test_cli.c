@@ -91,12 +91,7 @@ static result run_argv(long fsize, const char *const *argv) { return cli_run(cap
 static result run_va(long fsize, const char *arg, va_list ap)
 {
 	const char *argv[MAX_ARGS] = {OSH_CLI};
-	int argc = 1;
-	for (const char *a = arg; a; a = va_arg(ap, const char *)) {
-		cr_assert(argc < MAX_ARGS - 1);
-		argv[argc++] = a;
-	}
-	argv[argc] = NULL;
+	cli_args(argv, 1, MAX_ARGS, arg, ap);
 	return run_argv(fsize, argv);
 }
 
@@ -133,17 +128,6 @@ static bool same_bytes(const char *a, const char *b)
 	free(da);
 	free(db);
 	return same;
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	uint8_t *data = slurp(from, &n);
-	FILE *f = fopen(to, "wb");
-	cr_assert(f, "%s: %s", to, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, n, f), n);
-	cr_assert_eq(fclose(f), 0);
-	free(data);
 }
 
 /* ---- usage --------------------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,15 @@ static inline void spit(const char *path, const void *data, size_t n)
 	cr_assert(f, "%s: %s", path, strerror(errno));
 	cr_assert_eq(fwrite(data, 1, n, f), n, "%s: short write", path);
 	cr_assert_eq(fclose(f), 0, "%s: %s", path, strerror(errno));
+}
+
+/* Copies the file at from to `to`, replacing it. */
+static inline void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	uint8_t *data = slurp(from, &n);
+	spit(to, data, n);
+	free(data);
 }
 
 /* "dir/name", malloc'd. */
@@ -206,6 +216,19 @@ static inline cli_result cli_run(const char *dir, long fsize, const char *const 
 	cr_assert_neq(r.status, 126, "could not set up the child");
 	cr_assert_neq(r.status, 127, "cannot run %s", OSH_CLI);
 	return r;
+}
+
+/* Appends the arguments from arg on (NULL-terminated, as a variadic caller got
+ * them) to argv, which holds argc and has room for cap; NULL-terminates it and
+ * returns the new count. */
+static inline int cli_args(const char **argv, int argc, int cap, const char *arg, va_list ap)
+{
+	for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+		cr_assert(argc < cap - 1, "more than %d arguments", cap - 1);
+		argv[argc++] = a;
+	}
+	argv[argc] = NULL;
+	return argc;
 }
 
 static inline void cli_result_free(cli_result *r)

@@ -31,14 +31,6 @@
 
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
 
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	uint8_t *data = slurp(from, &n);
-	spit(to, data, n);
-	free(data);
-}
-
 static bool file_is(const char *path, const char *text)
 {
 	size_t n;
