@@ -135,7 +135,7 @@ static const osh_rule rules[] = {
 	 "model.onnx: node 1 'act' (Neg): error: "
 	 "node name 'act' is taken by node 0 (Relu): ONNX Runtime refuses two nodes of one name [graph-error]"},
 	{"opset-error", OSH_ERROR, "An opset or IR version the model cannot have.",
-	 "An operator set version newer than any the schemas know (ai.onnx 28, ai.onnx.ml 5, the preview domains 1, com.microsoft 1), an IR version newer than any known (14), a node of a custom domain that no opset_import lists: ONNX Runtime refuses the model. Opsets the table knows but a given ONNX Runtime release does not run yet are not errors of the model (see the README).",
+	 "An operator set version newer than any the schemas know (ai.onnx 28, ai.onnx.ml 5, the preview domains 1, com.microsoft and com.microsoft.nchwc 1), an IR version newer than any known (14), a node of a custom domain that no opset_import lists: ONNX Runtime refuses the model. Opsets the table knows but a given ONNX Runtime release does not run yet are not errors of the model (see the README).",
 	 "model.onnx: error: "
 	 "opset_import asks for ai.onnx version 99, newer than any released (the newest is 28) [opset-error]"},
 	{"subgraph-error", OSH_ERROR, "An If, Loop or Scan body that does not fit its node.",
@@ -147,7 +147,7 @@ static const osh_rule rules[] = {
 	 "model.onnx: node 0 'foo' (Foo): error: "
 	 "calls function 'Foo' with 2 inputs: it declares 1 [function-error]"},
 	{"not-in-spec", OSH_WARNING, "The spec forbids it; ONNX Runtime runs it.",
-	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: nodes out of topological order; the default domain (or com.microsoft, or a domain the schemas know) used without an opset_import, resolved at its newest version; a domain imported twice, resolved at the last version as ONNX Runtime does; LayerNormalization before opset 17 and SimplifiedLayerNormalization (ONNX Runtime has its own kernels of those names); Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
+	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: nodes out of topological order; the default domain (or com.microsoft or com.microsoft.nchwc, or a domain the schemas know) used without an opset_import, resolved at its newest version; a domain imported twice, resolved at the last version as ONNX Runtime does; LayerNormalization before opset 17 and SimplifiedLayerNormalization (ONNX Runtime has its own kernels of those names); Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
 	 "model.onnx: node 1 'range' (Range): warning: 'limit' (input 'n1') is (1,): the spec wants a scalar (ONNX Runtime runs a computed tensor of one element) [not-in-spec]"},
 	{"deprecated", OSH_WARNING, "A deprecated operator version that a later one replaces.",
 	 "A version the ONNX docs mark deprecated, that a later version replaces (GroupNormalization-18, replaced by 21): ONNX Runtime still runs it, and its signature is not checked (the docs give none). A deprecated operator that nothing replaces (Upsample from opset 10, Scatter from 11) is an op-not-in-opset error: ONNX Runtime refuses it.",

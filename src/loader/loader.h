@@ -47,7 +47,7 @@ void validate_value_info(osh_model *m, const graph *g, const Onnx__ValueInfoProt
 /* Checks a TypeProto held by an attribute (data types, dims); `what` names it. */
 void validate_type_proto(osh_model *m, const graph *g, const char *what, const Onnx__TypeProto *tp);
 /* The newest version of the domain's operator set that any release defines ("" and
- * "ai.onnx": the schema's newest; com.microsoft: 1), 0 for a domain nobody
+ * "ai.onnx": the schema's newest; com.microsoft and com.microsoft.nchwc: 1), 0 for a domain nobody
  * publishes (a custom one: any version goes). */
 int64_t opset_newest_known(const char *domain);
 bool index_model(osh_model *m);

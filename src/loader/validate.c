@@ -264,8 +264,10 @@ void validate_type_proto(osh_model *m, const graph *g, const char *what, const O
 
 int64_t opset_newest_known(const char *domain)
 {
-	if (!strcmp(domain, "com.microsoft"))
-		return 1; /* ONNX Runtime's contrib operators: one version so far */
+	/* ONNX Runtime's contrib operators, and those its NCHWc layout transformer writes:
+	 * one version each so far, and the runtime refuses a newer one. */
+	if (!strcmp(domain, "com.microsoft") || !strcmp(domain, "com.microsoft.nchwc"))
+		return 1;
 	return schema_newest_opset(domain); /* "" and "ai.onnx" alike; 0 when unknown */
 }
 

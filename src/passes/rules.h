@@ -8,6 +8,7 @@
 #include "passes/rules_ml.h"
 #include "passes/rules_ms.h"
 #include "passes/rules_ms2.h"
+#include "passes/rules_ms4.h"
 #include "passes/rules_ms_attn.h"
 #include "passes/rules_ms_quant.h"
 #include "passes/rules_ms3.h"

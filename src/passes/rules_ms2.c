@@ -39,8 +39,7 @@ void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 
 void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, nn_elem(c, 0)); }
 
-/* Input i, when listed and of known rank, must have rank r: false (reported) if not. */
-static bool rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what)
+bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what)
 {
 	int32_t ri = in(c, i) ? nn_rank(c, i) : -1;
 	if (ri < 0 || ri == r)
@@ -56,8 +55,8 @@ void infer_ms_bias_add(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	if (!rank_is(c, 0, 3, "3-D (batch, sequence, channels)") || !rank_is(c, 1, 1, "1-D (channels)") ||
-	    !rank_is(c, 2, 3, "3-D, of the input's shape"))
+	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, channels)") || !ms_rank_is(c, 1, 1, "1-D (channels)") ||
+	    !ms_rank_is(c, 2, 3, "3-D, of the input's shape"))
 		return;
 	const tinfo *x = nn_ranked(c, 0), *b = nn_ranked(c, 1), *s = nn_ranked(c, 2);
 	dim d[3] = {dim_unknown(), dim_unknown(), dim_unknown()};
@@ -79,7 +78,7 @@ void infer_ms_bias_split_gelu(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	if (!rank_is(c, 0, 3, "3-D (batch, sequence, hidden)") || !rank_is(c, 1, 1, "1-D (hidden)"))
+	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, hidden)") || !ms_rank_is(c, 1, 1, "1-D (hidden)"))
 		return;
 	const tinfo *x = nn_ranked(c, 0), *b = nn_ranked(c, 1);
 	if (!x)
@@ -124,8 +123,8 @@ void infer_ms_embed_layer_norm(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, DT_INT32);
 	set_out_elem(c, 2, elem);
-	if (!rank_is(c, 0, 2, "2-D (batch, sequence)") || !rank_is(c, 2, 2, "2-D (vocabulary, hidden)") ||
-	    !rank_is(c, 3, 2, "2-D (positions, hidden)") || !rank_is(c, 5, 1, "1-D (hidden)"))
+	if (!ms_rank_is(c, 0, 2, "2-D (batch, sequence)") || !ms_rank_is(c, 2, 2, "2-D (vocabulary, hidden)") ||
+	    !ms_rank_is(c, 3, 2, "2-D (positions, hidden)") || !ms_rank_is(c, 5, 1, "1-D (hidden)"))
 		return;
 	const tinfo *ids = nn_ranked(c, 0), *w = nn_ranked(c, 2), *p = nn_ranked(c, 3), *g = nn_ranked(c, 5);
 	dim hidden = w ? w->dims[1] : dim_unknown();
@@ -184,8 +183,8 @@ void infer_ms_attention(infer_ctx *c)
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
-	if (!rank_is(c, 0, 3, "3-D (batch, sequence, input hidden)") || !rank_is(c, 1, 2, "2-D") ||
-	    !rank_is(c, 4, 5, "5-D (2, batch, heads, past sequence, head size)"))
+	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, input hidden)") || !ms_rank_is(c, 1, 2, "2-D") ||
+	    !ms_rank_is(c, 4, 5, "5-D (2, batch, heads, past sequence, head size)"))
 		return;
 	int64_t heads = attr_i(c, "num_heads", 0);
 	if (heads <= 0) {
@@ -216,17 +215,21 @@ void infer_ms_attention(infer_ctx *c)
 
 /* ---- MatMulNBits, MatMulIntegerToFloat ----------------------------------------- */
 
-/* A (..., K) times the dequantised B (K, N): Y (..., N), of A's type. */
-void infer_ms_matmul_nbits(infer_ctx *c)
+bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n)
+{
+	*k = attr_i(c, "K", 0);
+	*n = attr_i(c, "N", 0);
+	if (*k > 0 && *n > 0)
+		return true;
+	infer_diag(c, OSH_ERROR, "attribute-error", "K and N must be positive (K %lld, N %lld)", (long long)*k,
+		   (long long)*n);
+	return false;
+}
+
+void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 {
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int64_t k = attr_i(c, "K", 0), n = attr_i(c, "N", 0);
-	if (k <= 0 || n <= 0) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "K and N must be positive (K %lld, N %lld)", (long long)k,
-			   (long long)n);
-		return;
-	}
 	int32_t r = nn_rank(c, 0);
 	if (r < 0)
 		return;
@@ -241,10 +244,19 @@ void infer_ms_matmul_nbits(infer_ctx *c)
 	const tinfo *a = in(c, 0);
 	for (int32_t i = 0; i < r; i++)
 		d[i] = a->dims[i];
-	if (!nn_merge_dim(c, &d[r - 1], dim_known(k), "K (an attribute)", 0))
+	if (!nn_merge_dim(c, &d[r - 1], dim_known(in_size), "the weight's input size (an attribute)", 0))
 		return;
-	d[r - 1] = dim_known(n);
+	d[r - 1] = dim_known(out_size);
 	set_out(c, 0, elem, r, d);
+}
+
+/* A (..., K) times the dequantised B (K, N): Y (..., N), of A's type. */
+void infer_ms_matmul_nbits(infer_ctx *c)
+{
+	int64_t k, n;
+	set_out_elem(c, 0, nn_elem(c, 0));
+	if (ms_kn_attrs(c, &k, &n))
+		ms_matmul_sized(c, k, n);
 }
 
 /* A, B, a_scale, b_scale, ...: MatMul(A, B)'s shape, of a_scale's type. */

@@ -15,6 +15,9 @@ void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem);
  * the attribute is malformed, W is not three sizes or Q's or K's do not split into
  * `heads` heads. Attention and PackedAttention share it. */
 bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3]);
+/* Input i, when listed and of known rank, must have rank r: false, reported as "'x'
+ * (shape) must be WHAT", if not. */
+bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what);
 /* Gelu, BiasSoftmax, RotaryEmbedding, GroupNorm: output 0 has input 0's shape and type. */
 void infer_ms_same_shape(infer_ctx *c);
 /* BiasAdd(X (N, S, C), bias (C), skip (N, S, C)): Y like X. */
@@ -30,6 +33,12 @@ void infer_ms_skip_group_norm(infer_ctx *c);
 void infer_ms_embed_layer_norm(infer_ctx *c);
 /* Attention (com.microsoft): output (B, S, v_hidden), present (2, B, N, P + S, head). */
 void infer_ms_attention(infer_ctx *c);
+/* The K and N attributes of a product with a quantised weight (MatMulNBits,
+ * MatMulBnb4): false, reported, unless both are positive. */
+bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n);
+/* A (..., in_size) times a weight the attributes size: Y (..., out_size), of A's
+ * type; A's last dim must be in_size. */
+void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size);
 /* MatMulNBits(A (..., K), B, scales, ...): Y (..., N), N and K attributes. */
 void infer_ms_matmul_nbits(infer_ctx *c);
 /* MatMulIntegerToFloat(A, B, a_scale, b_scale, ...): MatMul's shape, a_scale's type. */

@@ -138,10 +138,8 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 
 /* ---- pools and conv ------------------------------------------------------------------- */
 
-/* Runs `rule`, which reads input 0 as (N, C, D...), on a channels-last input 0
- * (N, D..., C): the input is shown to it with C moved to axis 1 for the call, and
- * output 0 gets C moved back to the end. Its messages name the moved shape. */
-static void channels_last(infer_ctx *c, infer_fn rule)
+/* Its messages name the moved shape: the one the rule saw. */
+void ms_channels_last(infer_ctx *c, infer_fn rule)
 {
 	int32_t r = nn_rank(c, 0);
 	if (r < 3) {
@@ -179,9 +177,9 @@ static void channels_last(infer_ctx *c, infer_fn rule)
 	set_out(c, 0, y->elem, r, back);
 }
 
-/* AveragePool's rule with the attributes of its latest version (ceil_mode, which the
- * contrib operator has, came in AveragePool-10). */
-static void avg_pool19(infer_ctx *c)
+/* Opset 19 has every window attribute: ceil_mode, which QLinearAveragePool has, came
+ * in AveragePool-10, dilations in AveragePool-19 (MaxPool-10). */
+void ms_pool_latest(infer_ctx *c)
 {
 	infer_ctx d = *c;
 	d.opset = 19;
@@ -191,15 +189,15 @@ static void avg_pool19(infer_ctx *c)
 void infer_ms_qlinear_avg_pool(infer_ctx *c)
 {
 	if (attr_i(c, "channels_last", 0))
-		channels_last(c, avg_pool19);
+		ms_channels_last(c, ms_pool_latest);
 	else
-		avg_pool19(c);
+		ms_pool_latest(c);
 }
 
 void infer_ms_qlinear_global_avg_pool(infer_ctx *c)
 {
 	if (attr_i(c, "channels_last", 0))
-		channels_last(c, infer_global_pool);
+		ms_channels_last(c, infer_global_pool);
 	else
 		infer_global_pool(c);
 }
@@ -207,7 +205,7 @@ void infer_ms_qlinear_global_avg_pool(infer_ctx *c)
 void infer_ms_qlinear_conv(infer_ctx *c)
 {
 	if (attr_i(c, "channels_last", 0))
-		channels_last(c, infer_qlinear_conv);
+		ms_channels_last(c, infer_qlinear_conv);
 	else
 		infer_qlinear_conv(c);
 }

@@ -7,6 +7,14 @@
 
 #include "passes/infer.h"
 
+/* Runs `rule`, which reads input 0 as (N, C, D...), on a channels-last input 0
+ * (N, D..., C): the input is shown to it with C moved to axis 1 for the call, and
+ * output 0 gets C moved back to the end (rules_ms4.c's NHWC operators use it too). */
+void ms_channels_last(infer_ctx *c, infer_fn rule);
+/* A pooling rule (infer_pool) with the window attributes of the operator's latest
+ * ai.onnx version (dilations, ceil_mode, a required kernel_shape), for the contrib
+ * pools that take them all: AveragePool's when the op_type is not an ai.onnx pool's. */
+void ms_pool_latest(infer_ctx *c);
 /* QLinearAdd, QLinearMul: C is the broadcast of A (input 0) and B (input 3). */
 void infer_ms_qlinear_binary(infer_ctx *c);
 /* QLinearWhere: the broadcast of condition (0), X (1) and Y (4), X's type. */

@@ -36,7 +36,8 @@ from onnx import helper as h
 
 MS = "com.microsoft"
 F = T.FLOAT
-NP_TYPES = {T.FLOAT: "float32", T.DOUBLE: "float64", T.INT64: "int64", T.INT32: "int32", T.UINT8: "uint8"}
+NP_TYPES = {T.FLOAT: "float32", T.DOUBLE: "float64", T.INT64: "int64", T.INT32: "int32", T.UINT8: "uint8",
+            T.UINT32: "uint32", T.STRING: "string"}
 # Sizes the symbolic dims are run with.
 BIND = {"N": 3, "S": 5, "M": 4}
 
@@ -427,13 +428,14 @@ CASES += MS3_CASES
 
 
 def build(c, path):
-    node = h.make_node(c["op"], c["node_inputs"], c["outputs"], domain=MS, **c["attrs"])
+    node = h.make_node(c["op"], c["node_inputs"], c["outputs"], domain=c.get("domain", MS), **c["attrs"])
     ins = [h.make_tensor_value_info(i[0], i[1], i[2]) for i in c["inputs"] if not is_init(i)]
     inits = [h.make_tensor(i[0], i[1], i[2], i[3] if isinstance(i[3], list) else [i[3]] * count(i[2]))
              for i in c["inputs"] if is_init(i)]
     outs = [h.make_value_info(o, onnx.TypeProto()) for o in c["outputs"] if o]
     g = h.make_graph([node], c["name"], ins, outs, initializer=inits)
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(MS, 1)])
+    imports = c.get("imports", [("", 17), (MS, 1)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid(d, v) for d, v in imports])
     m.ir_version = 9
     onnx.save(m, path)
 

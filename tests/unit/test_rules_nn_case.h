@@ -38,6 +38,7 @@ typedef struct nn_case {
 	const char *expect;
 	const char *expect2;
 	const char *diag;
+	const char *domain; /* the node's domain, imported at version 1; NULL: ai.onnx */
 } nn_case;
 
 /* Splits s on sep into at most cap pieces copied into buf (NUL-separated); returns
@@ -94,7 +95,7 @@ static inline int32_t nn_type_named(const char *s)
 		const char *name;
 		int32_t t;
 	} types[] = {{"FLOAT", DT_FLOAT}, {"INT64", DT_INT64}, {"INT32", DT_INT32},  {"INT8", DT_INT8},
-		     {"UINT8", DT_UINT8}, {"BOOL", DT_BOOL},   {"DOUBLE", DT_DOUBLE}};
+		     {"UINT8", DT_UINT8}, {"BOOL", DT_BOOL},   {"DOUBLE", DT_DOUBLE}, {"STRING", DT_STRING}};
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
 		if (!strcmp(types[i].name, s))
 			return types[i].t;
@@ -201,6 +202,10 @@ static inline osh_model *nn_build(const nn_case *k)
 	nn_declare(b, k->what, k->decls);
 	nn_inits(b, k->what, k->ints, k->floats);
 	mb_node(b, k->op, k->inputs, k->outputs);
+	if (k->domain) {
+		mb_opset(b, k->domain, 1);
+		mb_node_domain(b, k->domain);
+	}
 	nn_attrs(b, k->what, k->attrs);
 	nn_outputs(b, k->outputs);
 	osh_model *m = mb_infer(b);
