@@ -23,6 +23,7 @@
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules_ms2.h"
+#include "passes/rules_ms_attn.h"
 
 #include "core/dtype.h"
 #include "passes/rules_nn.h"
@@ -39,14 +40,7 @@ void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 
 void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, nn_elem(c, 0)); }
 
-bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what)
-{
-	int32_t ri = in(c, i) ? nn_rank(c, i) : -1;
-	if (ri < 0 || ri == r)
-		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %s", in_name(c, i), fmt_shape(c, in(c, i)), what);
-	return false;
-}
+bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what) { return ms_rank_in(c, i, r, -1, -1, what); }
 
 /* ---- BiasAdd, BiasSplitGelu ------------------------------------------------------ */
 

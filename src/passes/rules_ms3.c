@@ -56,9 +56,9 @@ static int32_t out_type(infer_ctx *c)
 void infer_ms_packed_attention(infer_ctx *c)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 0, 0, "2-D (tokens, input hidden)") || !ms_rank_in(c, 1, 2, 0, 0, "2-D") ||
-	    !ms_rank_in(c, 2, 1, 0, 0, "1-D") || !ms_rank_in(c, 3, 2, 0, 0, "2-D (batch, sequence)") ||
-	    !ms_rank_in(c, 4, 1, 0, 0, "1-D (batch + 1)"))
+	if (!ms_rank_in(c, 0, 2, -1, -1, "2-D (tokens, input hidden)") || !ms_rank_in(c, 1, 2, -1, -1, "2-D") ||
+	    !ms_rank_in(c, 2, 1, -1, -1, "1-D") || !ms_rank_in(c, 3, 2, -1, -1, "2-D (batch, sequence)") ||
+	    !ms_rank_in(c, 4, 1, -1, -1, "1-D (batch + 1)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	dim sizes[3], width = ms_dim_of(c, 0, 1), w = ms_dim_of(c, 1, 1);
@@ -80,9 +80,9 @@ void infer_ms_packed_attention(infer_ctx *c)
 void infer_ms_packed_mha(infer_ctx *c)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 4, 0, "2-D (tokens, hidden) or 4-D packed QKV (tokens, heads, 3, head size)") ||
-	    !ms_rank_in(c, 1, 2, 0, 0, "2-D (tokens, hidden)") || !ms_rank_in(c, 2, 2, 0, 0, "2-D (tokens, v hidden)") ||
-	    !ms_rank_in(c, 4, 2, 0, 0, "2-D (batch, sequence)") || !ms_rank_in(c, 5, 1, 0, 0, "1-D (batch + 1)"))
+	if (!ms_rank_in(c, 0, 2, 4, -1, "2-D (tokens, hidden) or 4-D packed QKV (tokens, heads, 3, head size)") ||
+	    !ms_rank_in(c, 1, 2, -1, -1, "2-D (tokens, hidden)") || !ms_rank_in(c, 2, 2, -1, -1, "2-D (tokens, v hidden)") ||
+	    !ms_rank_in(c, 4, 2, -1, -1, "2-D (batch, sequence)") || !ms_rank_in(c, 5, 1, -1, -1, "1-D (batch + 1)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	if (!n)
@@ -131,10 +131,10 @@ void infer_ms_sparse_attention(infer_ctx *c)
 	for (int32_t o = 0; o < 3; o++)
 		set_out_elem(c, o, elem);
 	const char *cache = "4-D (batch, kv heads, max cache sequence, head size)";
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 3, 0, 0, "3-D") ||
-	    !ms_rank_in(c, 2, 3, 0, 0, "3-D") || !ms_rank_in(c, 3, 4, 0, 0, cache) || !ms_rank_in(c, 4, 4, 0, 0, cache) ||
-	    !ms_rank_in(c, 5, 2, 0, 0, "2-D (layouts, max blocks + 1)") ||
-	    !ms_rank_in(c, 6, 2, 0, 0, "2-D (layouts, max non-zero blocks)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 3, -1, -1, "3-D") ||
+	    !ms_rank_in(c, 2, 3, -1, -1, "3-D") || !ms_rank_in(c, 3, 4, -1, -1, cache) || !ms_rank_in(c, 4, 4, -1, -1, cache) ||
+	    !ms_rank_in(c, 5, 2, -1, -1, "2-D (layouts, max blocks + 1)") ||
+	    !ms_rank_in(c, 6, 2, -1, -1, "2-D (layouts, max non-zero blocks)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads"), nkv = n ? ms_heads_attr(c, "kv_num_heads") : 0;
 	if (!n || !nkv)
@@ -162,7 +162,7 @@ void infer_ms_sparse_attention(infer_ctx *c)
 void infer_ms_relative_position_bias(infer_ctx *c)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 0, 0, "2-D (buckets, heads)"))
+	if (!ms_rank_in(c, 0, 2, -1, -1, "2-D (buckets, heads)"))
 		return;
 	dim len[2] = {dim_unknown(), dim_unknown()};
 	for (int32_t k = 0; k < 2; k++) {
@@ -180,10 +180,10 @@ void infer_ms_relative_position_bias(infer_ctx *c)
 void infer_ms_gated_relative_position_bias(infer_ctx *c)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 3, 0, "3-D (batch, sequence, hidden) or 2-D (tokens, hidden)") ||
-	    !ms_rank_in(c, 1, 1, 0, 0, "1-D") || !ms_rank_in(c, 2, 4, 0, 0, "4-D (1, heads, sequence, sequence)") ||
-	    !ms_rank_in(c, 3, 2, 0, 0, "2-D") || !ms_rank_in(c, 4, 1, 0, 0, "1-D") ||
-	    !ms_rank_in(c, 5, 4, 0, 0, "4-D (1, heads, 1, 1)") || !ms_rank_in(c, 6, 2, 0, 0, "2-D (batch, sequence)"))
+	if (!ms_rank_in(c, 0, 2, 3, -1, "3-D (batch, sequence, hidden) or 2-D (tokens, hidden)") ||
+	    !ms_rank_in(c, 1, 1, -1, -1, "1-D") || !ms_rank_in(c, 2, 4, -1, -1, "4-D (1, heads, sequence, sequence)") ||
+	    !ms_rank_in(c, 3, 2, -1, -1, "2-D") || !ms_rank_in(c, 4, 1, -1, -1, "1-D") ||
+	    !ms_rank_in(c, 5, 4, -1, -1, "4-D (1, heads, 1, 1)") || !ms_rank_in(c, 6, 2, -1, -1, "2-D (batch, sequence)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	int32_t rq = ms_rank_of(c, 0);
@@ -219,7 +219,7 @@ void infer_ms_remove_padding(infer_ctx *c)
 	int32_t elem = out_type(c);
 	for (int32_t o = 1; o < 4; o++)
 		set_out_elem(c, o, DT_INT32);
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 1, 0, 0, "1-D (batch)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 1, -1, -1, "1-D (batch)"))
 		return;
 	dim batch = ms_dim_of(c, 0, 0), seq = ms_dim_of(c, 0, 1);
 	if (!same(c, &batch, 1, 0, "the batch size"))
@@ -237,7 +237,7 @@ void infer_ms_remove_padding(infer_ctx *c)
 void infer_ms_restore_padding(infer_ctx *c)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 0, 0, "2-D (tokens, hidden)") || !ms_rank_in(c, 1, 2, 0, 0, "2-D (batch, sequence)"))
+	if (!ms_rank_in(c, 0, 2, -1, -1, "2-D (tokens, hidden)") || !ms_rank_in(c, 1, 2, -1, -1, "2-D (batch, sequence)"))
 		return;
 	dim o[3] = {ms_dim_of(c, 1, 0), ms_dim_of(c, 1, 1), ms_dim_of(c, 0, 1)};
 	set_out(c, 0, elem, 3, o);
@@ -250,8 +250,8 @@ void infer_ms_restore_padding(infer_ctx *c)
 static bool moe_input(infer_ctx *c, dim *hidden, dim *experts)
 {
 	int32_t elem = out_type(c);
-	if (!ms_rank_in(c, 0, 2, 3, 0, "2-D (tokens, hidden) or 3-D (batch, sequence, hidden)") ||
-	    !ms_rank_in(c, 1, 2, 0, 0, "2-D (tokens, experts)"))
+	if (!ms_rank_in(c, 0, 2, 3, -1, "2-D (tokens, hidden) or 3-D (batch, sequence, hidden)") ||
+	    !ms_rank_in(c, 1, 2, -1, -1, "2-D (tokens, experts)"))
 		return false;
 	int32_t r = ms_rank_of(c, 0);
 	dim tokens = r == 2 ? ms_dim_of(c, 0, 0) : dim_unknown(), rows = ms_dim_of(c, 1, 0);
@@ -276,7 +276,7 @@ void infer_ms_moe(infer_ctx *c)
 	if (!moe_input(c, &hidden, &e))
 		return;
 	for (int32_t i = 2; i < 8; i++)
-		if (!ms_rank_in(c, i, i % 2 ? 2 : 3, 0, 0, i % 2 ? "2-D (experts, width)" : "3-D (experts, rows, cols)"))
+		if (!ms_rank_in(c, i, i % 2 ? 2 : 3, -1, -1, i % 2 ? "2-D (experts, width)" : "3-D (experts, rows, cols)"))
 			return;
 	dim inter = ms_dim_of(c, 4, 2), f1 = ms_dim_of(c, 2, 1);
 	for (int32_t i = 2; i < 8; i++)
@@ -305,11 +305,11 @@ void infer_ms_qmoe(infer_ctx *c)
 		return;
 	static const int32_t weights[3] = {2, 5, 8}, biases[3] = {4, 7, 10};
 	for (int32_t k = 0; k < 3; k++)
-		if (!ms_rank_in(c, weights[k], 3, 0, 0, "3-D (experts, rows, packed cols)") ||
-		    !ms_rank_in(c, biases[k], 2, 0, 0, "2-D (experts, width)") || !same(c, &e, biases[k], 0, "the expert count"))
+		if (!ms_rank_in(c, weights[k], 3, -1, -1, "3-D (experts, rows, packed cols)") ||
+		    !ms_rank_in(c, biases[k], 2, -1, -1, "2-D (experts, width)") || !same(c, &e, biases[k], 0, "the expert count"))
 			return;
 	dim rows = ms_dim_of(c, 1, 0);
-	if (!ms_rank_in(c, 14, 2, 0, 0, "2-D like router_probs") || !same(c, &rows, 14, 0, "router_probs' rows") ||
+	if (!ms_rank_in(c, 14, 2, -1, -1, "2-D like router_probs") || !same(c, &rows, 14, 0, "router_probs' rows") ||
 	    !same(c, &e, 14, 1, "the expert count") || !same(c, &hidden, 7, 1, "the hidden size"))
 		return;
 	/* The weights' own layout is the provider's unless they are declared raw. */

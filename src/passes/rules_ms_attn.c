@@ -82,11 +82,11 @@ void infer_ms_multi_head_attention(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	set_out_elem(c, 2, elem);
-	if (!ms_rank_in(c, 0, 3, 5, 0, "3-D (batch, sequence, hidden) or 5-D packed QKV") ||
+	if (!ms_rank_in(c, 0, 3, 5, -1, "3-D (batch, sequence, hidden) or 5-D packed QKV") ||
 	    !ms_rank_in(c, 1, 3, 4, 5, "3-D, 4-D (BNSH) or 5-D packed KV") ||
-	    !ms_rank_in(c, 2, 3, 4, 0, "3-D or 4-D (BNSH)") ||
-	    !ms_rank_in(c, 6, 4, 0, 0, "4-D (batch, heads, past sequence, head size)") ||
-	    !ms_rank_in(c, 7, 4, 0, 0, "4-D (batch, heads, past sequence, head size)"))
+	    !ms_rank_in(c, 2, 3, 4, -1, "3-D or 4-D (BNSH)") ||
+	    !ms_rank_in(c, 6, 4, -1, -1, "4-D (batch, heads, past sequence, head size)") ||
+	    !ms_rank_in(c, 7, 4, -1, -1, "4-D (batch, heads, past sequence, head size)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	if (!n)
@@ -167,8 +167,8 @@ void infer_ms_group_query_attention(infer_ctx *c)
 	set_out_elem(c, 1, celem);
 	set_out_elem(c, 2, celem);
 	set_out_elem(c, 3, elem);
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 3, 0, 0, "3-D") ||
-	    !ms_rank_in(c, 3, 4, 0, 0, "4-D (batch, kv heads, past sequence, head size)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, hidden)") || !ms_rank_in(c, 1, 3, -1, -1, "3-D") ||
+	    !ms_rank_in(c, 3, 4, -1, -1, "4-D (batch, kv heads, past sequence, head size)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads"), nkv = n ? ms_heads_attr(c, "kv_num_heads") : 0;
 	if (!n || !nkv)
@@ -207,10 +207,10 @@ void infer_ms_decoder_masked_mha(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	set_out_elem(c, 2, elem);
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, 1, hidden)") || !ms_rank_in(c, 1, 3, 4, 0, "3-D or 4-D (BNSH)") ||
-	    !ms_rank_in(c, 2, 3, 4, 0, "3-D or 4-D (BNSH)") ||
-	    !ms_rank_in(c, 5, 4, 0, 0, "4-D (batch, heads, past sequence, head size)") ||
-	    !ms_rank_in(c, 6, 4, 0, 0, "4-D (batch, heads, past sequence, head size)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, 1, hidden)") || !ms_rank_in(c, 1, 3, 4, -1, "3-D or 4-D (BNSH)") ||
+	    !ms_rank_in(c, 2, 3, 4, -1, "3-D or 4-D (BNSH)") ||
+	    !ms_rank_in(c, 5, 4, -1, -1, "4-D (batch, heads, past sequence, head size)") ||
+	    !ms_rank_in(c, 6, 4, -1, -1, "4-D (batch, heads, past sequence, head size)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	if (!n || ms_rank_of(c, 0) < 0)
@@ -263,8 +263,8 @@ void infer_ms_qattention(infer_ctx *c)
 	int32_t elem = nn_elem(c, 2);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, sequence, input hidden)") || !ms_rank_in(c, 1, 2, 0, 0, "2-D") ||
-	    !ms_rank_in(c, 2, 1, 0, 0, "1-D") || !ms_rank_in(c, 8, 5, 0, 0, "5-D (2, batch, heads, past sequence, head size)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, input hidden)") || !ms_rank_in(c, 1, 2, -1, -1, "2-D") ||
+	    !ms_rank_in(c, 2, 1, -1, -1, "1-D") || !ms_rank_in(c, 8, 5, -1, -1, "5-D (2, batch, heads, past sequence, head size)"))
 		return;
 	int64_t n = ms_heads_attr(c, "num_heads");
 	if (!n || ms_rank_of(c, 0) < 0)
@@ -299,7 +299,7 @@ void infer_ms_longformer_attention(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	if (!ms_rank_in(c, 0, 3, 0, 0, "3-D (batch, sequence, hidden)"))
+	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, hidden)"))
 		return;
 	int32_t r = ms_rank_of(c, 0);
 	if (r == 3)

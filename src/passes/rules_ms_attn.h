@@ -11,7 +11,7 @@ int64_t ms_heads_attr(infer_ctx *c, const char *name);
 int32_t ms_rank_of(infer_ctx *c, int32_t i);
 /* Dim k of input i, unknown when its rank is not known. */
 dim ms_dim_of(infer_ctx *c, int32_t i, int32_t k);
-/* Input i, when listed and of known rank, must have one of ranks r1, r2, r3 (0: none):
+/* Input i, when listed and of known rank, must have one of ranks r1, r2, r3 (-1: none):
  * reported (naming `what` it must be) and false when it has another. */
 bool ms_rank_in(infer_ctx *c, int32_t i, int32_t r1, int32_t r2, int32_t r3, const char *what);
 /* a / n for a hidden size that must split into n heads: reported and false when a
