@@ -287,29 +287,46 @@ static bool nchwc_4d(infer_ctx *c, int32_t i)
 /* Input 0 when it is known 4-D, else NULL (another rank reported). */
 static const tinfo *nchwc_x(infer_ctx *c) { return nchwc_4d(c, 0) ? nn_ranked(c, 0) : NULL; }
 
-/* Sum, added into the output, must have its shape (the kernel checks). */
-void infer_nchwc_conv(infer_ctx *c)
+/* Conv of inputs 0 to 2, with input 3 (FusedConv's Z, NCHWc Conv's Sum) added into
+ * the output: it must have the output's shape (the kernels check), and gives it
+ * where the convolution's is not known. */
+static void conv_with_sum(infer_ctx *c)
 {
 	int32_t elem = nn_elem(c, 0);
-	set_out_elem(c, 0, elem);
-	if (!nchwc_4d(c, 0) || !nchwc_4d(c, 1) || !nchwc_4d(c, 3))
-		return;
 	infer_conv(c);
 	const tinfo *sum = nn_ranked(c, 3);
 	if (!sum || !out_present(c, 0))
 		return;
 	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
-	bool ranked = tinfo_has_rank(y) && y->rank == 4;
-	dim d[4];
-	for (int32_t k = 0; k < 4; k++) {
-		d[k] = ranked ? y->dims[k] : dim_unknown();
+	int32_t r = sum->rank;
+	if (tinfo_has_rank(y) && y->rank != r) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s is added into the output %s: it must have its shape",
+			   in_name(c, 3), fmt_shape(c, sum), fmt_shape(c, y));
+		set_out_elem(c, 0, elem);
+		return;
+	}
+	dim small[SCRATCH_SMALL], *d = dims_room(c, small, r);
+	if (!d)
+		return;
+	for (int32_t k = 0; k < r; k++) {
+		d[k] = tinfo_has_rank(y) ? y->dims[k] : dim_unknown();
 		if (!nn_merge_dim(c, &d[k], sum->dims[k], "the output's dim", 3)) {
 			set_out_elem(c, 0, elem);
 			return;
 		}
 	}
-	set_out(c, 0, elem, 4, d);
+	set_out(c, 0, elem, r, d);
 }
+
+void infer_nchwc_conv(infer_ctx *c)
+{
+	set_out_elem(c, 0, nn_elem(c, 0));
+	if (nchwc_4d(c, 0) && nchwc_4d(c, 1) && nchwc_4d(c, 3))
+		conv_with_sum(c);
+}
+
+/* Conv with an activation applied and Z (optional) added: Conv's shape. */
+void infer_ms_fused_conv(infer_ctx *c) { conv_with_sum(c); }
 
 /* The kernels pool over H and W only: kernel_shape has two entries. */
 void infer_nchwc_pool(infer_ctx *c)

@@ -29,6 +29,7 @@ void infer_ms_murmur_hash3(infer_ctx *c);
 
 /* com.microsoft.nchwc: Conv(X, W, B, Sum): ai.onnx Conv's shape, Sum's. */
 void infer_nchwc_conv(infer_ctx *c);
+void infer_ms_fused_conv(infer_ctx *c);
 /* MaxPool, AveragePool: the ai.onnx pools with every window attribute. */
 void infer_nchwc_pool(infer_ctx *c);
 /* GlobalMaxPool, GlobalAveragePool: (N, C, 1, 1). */

@@ -3,7 +3,7 @@
 
 One-node models as in ms_vs_ort.py (whose case builders, model writer and feeds this
 reuses), compared by the shared harness (ort_compare.py): a wrong rank, size or element
-type is a contradiction and fails the test. The operators: com.microsoft NhwcConv,
+type is a contradiction and fails the test. The operators: com.microsoft FusedConv, NhwcConv,
 NhwcMaxPool, MatMulBnb4, Rfft, Irfft, ComplexMul, ComplexMulConj, WordConvEmbedding,
 TorchEmbedding, MurmurHash3, and com.microsoft.nchwc's Conv, MaxPool, AveragePool,
 GlobalMaxPool, GlobalAveragePool, ReorderInput, ReorderOutput and Upsample (whose CPU
@@ -40,6 +40,11 @@ BNB4 = [const("b", T.UINT8, [64], 17), x("absmax", 8)]
 WCE = [x("w", 5, 1, 2, 3), x("b", 5), x("ch", 10, 3)]
 
 CASES = [
+    # ---- FusedConv ----
+    case("fused_conv", "FusedConv", [x("x", 1, 2, 5, 5), x("w", 3, 2, 3, 3)], ["y"], dict(activation="Relu")),
+    case("fused_conv_sym_z", "FusedConv", [x("x", "N", 2, 6, 6), x("w", 4, 2, 3, 3), x("b", 4), x("z", "N", 4, 3, 3)],
+         ["y"], dict(activation="Relu", strides=[2, 2], pads=[1, 1, 0, 0])),
+    case("fused_conv_1d", "FusedConv", [x("x", 2, 2, 9), x("w", 3, 2, 3)], ["y"], dict(activation="Sigmoid", dilations=[2])),
     # ---- NhwcConv, NhwcMaxPool ----
     case("nhwc_conv", "NhwcConv", [x("x", 1, 5, 5, 2), x("w", 3, 2, 3, 3)], ["y"]),
     case("nhwc_conv_bias_pads", "NhwcConv", [x("x", "N", 6, 6, 4), x("w", 4, 2, 3, 3), x("b", 4)], ["y"],

@@ -19,6 +19,13 @@
 #define BNB4 "i:K=16|i:N=8|i:block_size=16|i:quant_type=1"
 
 static const nn_case nhwc_cases[] = {
+	/* FusedConv: Conv's shape; Z, added into the output, must have it */
+	{"FusedConv", 17, "FusedConv", "x,w", "x:N,2,H,W|w:3,2,3,3", .attrs = "s:activation=Relu", .outputs = "y",
+	 .expect = "FLOAT (N, 3, H - 2, W - 2)", MS},
+	{"FusedConv, Z gives the shape", 17, "FusedConv", "x,w,b,z", "x:*|w:3,2,3,3|b:3|z:N,3,4,4", .outputs = "y",
+	 .expect = "FLOAT (N, 3, 4, 4)", MS},
+	{"FusedConv, Z of another shape", 17, "FusedConv", "x,w,b,z", "x:1,2,5,5|w:3,2,3,3|b:3|z:1,3,4,4", .outputs = "y",
+	 .expect = "FLOAT (rank unknown)", .diag = "shape-error", MS},
 	/* NhwcConv: X (N, H, W, C), W (M, C/group, kH, kW) -> (N, H', W', M) */
 	{"NhwcConv", 17, "NhwcConv", "x,w", "x:1,5,5,2|w:3,2,3,3", .outputs = "y", .expect = "FLOAT (1, 3, 3, 3)", MS},
 	/* (6 + 2 - 3) / 2 + 1 = 3; C 4 = 2 * group 2; bias of the M 4 feature maps */
