@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # .ci/deps.sh: installs the Debian packages onnxshape needs, only those missing.
 # Build: cmake, a C compiler, pkg-config, protobuf-c (runtime and protoc-c), and the
-# ONNX schema from python3-onnx. Tests: Criterion, python3-onnx as an oracle, and node
-# with npm to install ONNX Runtime (onnxruntime-node) as the other oracle.
+# ONNX schema from python3-onnx. Tests: Criterion, python3-onnx as an oracle, node
+# with npm to install ONNX Runtime (onnxruntime-node) as the other oracle, and
+# chromium (driven headless over its DevTools protocol with python3-websocket, text
+# in DejaVu Sans Mono) to render `check --format html` (tests/html).
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libprotobuf-c-dev protobuf-c-compiler
-          libcriterion-dev python3-onnx python3-numpy)
+          libcriterion-dev python3-onnx python3-numpy
+          chromium python3-websocket fonts-dejavu-core)
 # node and npm: from Debian unless the machine already has them (e.g. a newer node).
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)

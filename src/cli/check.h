@@ -1,5 +1,6 @@
 /* check.h: what `onnxshape check` shares between its driver (cmd_check.c) and its
- * output formats: text (report.c), JSON (format_json.c) and SARIF (format_sarif.c).
+ * output formats: text (report.c), JSON (format_json.c), SARIF (format_sarif.c)
+ * and HTML (format_html.c).
  *
  * Each file is checked by a worker thread, which renders that file's part of the
  * report into memory while the model is still alive (diagnostics belong to it); the
@@ -12,14 +13,18 @@
 
 #include "cli.h"
 
-typedef enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF } check_format;
+typedef enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_HTML } check_format;
 
 /* What one file contributed; filled by the worker that checked it. */
 typedef struct file_result {
 	const char *path;
+	size_t index;   /* its place among the files, from 0 */
 	char *out;      /* this file's part of the report (malloc'ed; may be NULL) */
 	size_t out_len;
-	char *aux;      /* SARIF: toolExecutionNotifications objects, comma-separated */
+	/* SARIF: toolExecutionNotifications objects, comma-separated; HTML: this
+	 * file's counts for the summary, lines "c CODE SEVERITY N" and "o OP N"
+	 * (tab-separated). */
+	char *aux;
 	size_t aux_len;
 	size_t errors, warnings, notes; /* diagnostics by severity, after overrides */
 	size_t nodes;                   /* every node, subgraphs and functions included */
@@ -71,6 +76,9 @@ void text_file(FILE *f, const style *st, const char *path, const osh_model *m, c
 void text_summary(FILE *f, const check_totals *t);
 
 /* ---- JSON (format_json.c) ---- */
+/* Length of the valid UTF-8 sequence at p (>= 0x80), or 0: no overlongs, no
+ * surrogates, nothing past U+10FFFF. Reads no further than a byte that ends it. */
+size_t utf8_seq(const unsigned char *p);
 /* A JSON string literal, escaped; bytes that are not UTF-8 become U+FFFD. */
 void json_string(FILE *f, const char *s);
 /* A shape: [2, "N", null], or null when the rank is unknown. */
@@ -88,5 +96,12 @@ void json_end(FILE *f, const check_totals *t);
 void sarif_file(file_result *r, const osh_model *m, const osh_error *error);
 /* The whole log: one run, the rules of osh_rules, every file's results. */
 void sarif_document(FILE *f, const file_result *files, size_t n, const check_totals *t);
+
+/* ---- HTML (format_html.c) ---- */
+/* This file's section into r->out and its counts into r->aux; m is NULL when the
+ * file could not be loaded (inference reads the model, hence not const). */
+void html_file(file_result *r, osh_model *m, const osh_error *error);
+/* The whole document: policy, style, summary, filter, every file's section, script. */
+void html_document(FILE *f, const file_result *files, size_t n, const check_totals *t);
 
 #endif

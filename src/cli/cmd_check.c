@@ -33,7 +33,9 @@ static const char help[] =
 	"options:\n"
 	"  -j, --jobs N              check N files in parallel (default: the number of\n"
 	"                            cores); results are reported in input order\n"
-	"      --format FORMAT       text (default), json or sarif (SARIF 2.1.0)\n"
+	"      --format FORMAT       text (default), json, sarif (SARIF 2.1.0) or html\n"
+	"                            (one self-contained page: each finding with a\n"
+	"                            drawing of the graph around it)\n"
 	"      --color=WHEN          colour text: auto (default), always, never\n"
 	"      --error CODE          report CODE as an error (repeatable)\n"
 	"      --warn CODE           report CODE as a warning (repeatable)\n"
@@ -117,10 +119,14 @@ static void list_rules(check_format format)
 /* ---- checking one file --------------------------------------------------------------- */
 
 /* Renders what is known about r into its parts, in the chosen format. */
-static void render(const check_opts *o, file_result *r, const osh_model *m, const osh_error *error)
+static void render(const check_opts *o, file_result *r, osh_model *m, const osh_error *error)
 {
 	if (o->format == FORMAT_SARIF) {
 		sarif_file(r, m, error);
+		return;
+	}
+	if (o->format == FORMAT_HTML) {
+		html_file(r, m, error);
 		return;
 	}
 	FILE *f = open_memstream(&r->out, &r->out_len);
@@ -244,7 +250,7 @@ static void emit(const check_opts *o, file_result *r, check_totals *t, bool *fir
 	else if (r->failed && t->status < EXIT_FINDINGS)
 		t->status = EXIT_FINDINGS;
 	timings_print(stderr, &r->time);
-	if (o->format == FORMAT_SARIF)
+	if (o->format == FORMAT_SARIF || o->format == FORMAT_HTML)
 		return;
 	if (o->format == FORMAT_JSON && !*first)
 		fputs(",\n", stdout);
@@ -310,8 +316,10 @@ int cmd_check(int argc, char **argv)
 				o.format = FORMAT_JSON;
 			else if (!strcmp(optarg, "sarif"))
 				o.format = FORMAT_SARIF;
+			else if (!strcmp(optarg, "html"))
+				o.format = FORMAT_HTML;
 			else {
-				usage_error("check", "--format must be text, json or sarif");
+				usage_error("check", "--format must be text, json, sarif or html");
 				usage = true;
 			}
 			break;
@@ -407,6 +415,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < files.n; i++) {
 		file_result *r = &res[i];
 		r->path = files.v[i];
+		r->index = i;
 		if (!files.err[i])
 			continue;
 		osh_error err = {.status = OSH_ERR_IO};
@@ -462,6 +471,8 @@ int cmd_check(int argc, char **argv)
 		json_end(stdout, &totals);
 	else if (o.format == FORMAT_SARIF)
 		sarif_document(stdout, res, files.n, &totals);
+	else if (o.format == FORMAT_HTML)
+		html_document(stdout, res, files.n, &totals);
 	else
 		text_summary(stdout, &totals);
 	fflush(stdout);

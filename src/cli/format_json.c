@@ -16,9 +16,7 @@
 
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (>= 0x80), or 0: no overlongs, no
- * surrogates, nothing past U+10FFFF. */
-static size_t utf8_seq(const unsigned char *p)
+size_t utf8_seq(const unsigned char *p)
 {
 	unsigned c = p[0];
 	size_t n;

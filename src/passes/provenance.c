@@ -20,8 +20,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* Enough for any real chain; past it the origin is reported as "unknown". */
-#define MAX_HOPS 256
 /* Nodes named in the "passed through" list; the rest are counted. */
 #define SHOW_FIRST 3
 
@@ -80,23 +78,14 @@ static dim dim_at(osh_model *m, const tinfo *t, int32_t k)
 	return dim_resolve(&m->syms, t->dims[k]);
 }
 
-typedef struct hop {
-	const graph *g;
-	int32_t ni;
-} hop;
-
-bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t cap)
+bool prov_trace_dim(osh_model *m, graph *g, int32_t id, int32_t k, prov_trace *t)
 {
-	if (cap)
-		buf[0] = '\0';
+	t->nhops = 0;
 	if (!g || id < 0 || id >= g->nvalues)
 		return false;
 	dim want = dim_at(m, &g->values[id].ti, k);
 	if (want.kind == DIM_UNKNOWN)
 		return false;
-	hop hops[MAX_HOPS];
-	int32_t nhops = 0;
-	sink s = {buf, cap, 0};
 	for (;;) {
 		const value *v = &g->values[id];
 		if (v->origin == VAL_OUTER && value_outer(v)) {
@@ -104,16 +93,13 @@ bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t c
 			id = value_outer_id(v);
 			continue;
 		}
-		if (v->origin == VAL_INPUT) {
-			put(&s, "comes from graph input '%s'", v->name);
-			break;
-		}
-		if (v->origin == VAL_INITIALIZER) {
-			put(&s, "comes from initializer '%s'", v->name);
-			break;
+		t->g = g, t->ni = -1, t->id = id, t->k = k;
+		if (v->origin == VAL_INPUT || v->origin == VAL_INITIALIZER) {
+			t->origin = v->origin == VAL_INPUT ? PROV_INPUT : PROV_INITIALIZER;
+			return true;
 		}
 		if (v->origin != VAL_NODE || v->producer < 0)
-			goto nothing;
+			return false;
 		const node *n = &g->nodes[v->producer];
 		pass_kind pk = v->producer_out == 0 ? pass_of(n) : PASS_NONE;
 		int32_t next = -1, next_k = -1;
@@ -121,27 +107,48 @@ bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t c
 		for (int32_t i = 0; pk != PASS_NONE && i < n->ninputs && next < 0; i++) {
 			if (n->inputs[i] < 0 || (pk == PASS_SAME && i > 0))
 				continue;
-			const tinfo *t = &g->values[n->inputs[i]].ti;
-			if (t->kind != TK_TENSOR || t->rank < 0 || (pk == PASS_SAME && t->rank != orank))
+			const tinfo *ti = &g->values[n->inputs[i]].ti;
+			if (ti->kind != TK_TENSOR || ti->rank < 0 || (pk == PASS_SAME && ti->rank != orank))
 				continue;
-			int32_t ik = k - (orank - t->rank);
-			dim d = dim_at(m, t, ik);
+			int32_t ik = k - (orank - ti->rank);
+			dim d = dim_at(m, ti, ik);
 			if (dim_eq(d, want) && (pk == PASS_SAME || !dim_is(d, 1) || dim_is(want, 1))) {
 				next = n->inputs[i];
 				next_k = ik;
 			}
 		}
-		if (next >= 0 && nhops == MAX_HOPS)
-			goto nothing;
+		if (next >= 0 && t->nhops == PROV_MAX_HOPS)
+			return false;
 		if (next < 0) {
-			put(&s, "was set by node ");
-			put_node(&s, g, v->producer);
-			break;
+			t->origin = PROV_NODE;
+			t->ni = v->producer;
+			return true;
 		}
-		hops[nhops++] = (hop){g, v->producer};
+		t->hops[t->nhops++] = (prov_hop){g, v->producer, id, k};
 		id = next;
 		k = next_k;
 	}
+}
+
+bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t cap)
+{
+	if (cap)
+		buf[0] = '\0';
+	/* 4 KB of hops: on the heap would be an allocation per traced operand. */
+	prov_trace t;
+	if (!prov_trace_dim(m, g, id, k, &t))
+		return false;
+	sink s = {buf, cap, 0};
+	const value *v = &t.g->values[t.id];
+	if (t.origin == PROV_INPUT) {
+		put(&s, "comes from graph input '%s'", v->name);
+	} else if (t.origin == PROV_INITIALIZER) {
+		put(&s, "comes from initializer '%s'", v->name);
+	} else {
+		put(&s, "was set by node ");
+		put_node(&s, t.g, t.ni);
+	}
+	int32_t nhops = t.nhops;
 	/* hops run from the operand back to the origin; say them forwards. */
 	if (nhops)
 		put(&s, ", then passed through ");
@@ -152,13 +159,9 @@ bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t c
 		} else if (j) {
 			put(&s, ", ");
 		}
-		put_node(&s, hops[nhops - 1 - j].g, hops[nhops - 1 - j].ni);
+		put_node(&s, t.hops[nhops - 1 - j].g, t.hops[nhops - 1 - j].ni);
 	}
 	return true;
-nothing:
-	if (cap)
-		buf[0] = '\0';
-	return false;
 }
 
 /* Operand dimension indices of a refusal's `dim` (see bcast_error in broadcast.h). */

@@ -16,6 +16,33 @@
 #include "core/model.h"
 #include "passes/broadcast.h"
 
+/* Enough for any real chain; past it the origin is reported as unknown. */
+#define PROV_MAX_HOPS 256
+
+/* One node a dimension passed through: node ni of g, which made value id (of g)
+ * with the dimension at index k. */
+typedef struct prov_hop {
+	const graph *g;
+	int32_t ni, id, k;
+} prov_hop;
+
+typedef enum prov_origin { PROV_INPUT = 1, PROV_INITIALIZER, PROV_NODE } prov_origin;
+
+/* Dimension k of a value followed back to where it was set: hops[0] made the
+ * value itself, each later hop made an input of the one before, and the origin is
+ * value id of g (made by node ni for PROV_NODE, with the dimension at index k). */
+typedef struct prov_trace {
+	prov_origin origin;
+	const graph *g;
+	int32_t ni, id, k;
+	int32_t nhops;
+	prov_hop hops[PROV_MAX_HOPS];
+} prov_trace;
+
+/* Fills *t for dimension k of value id of g. Returns false when the dimension is
+ * out of range or unknown, or its way back cannot be told. */
+bool prov_trace_dim(osh_model *m, graph *g, int32_t id, int32_t k, prov_trace *t);
+
 /* Writes "was set by node 'reshape' (Reshape), then passed through 'relu' (Relu)" (or
  * "comes from graph input 'x'", "comes from initializer 'w'", with the nodes passed
  * through) about dimension k of value id of g. Returns false and writes nothing when

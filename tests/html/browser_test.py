@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+"""browser_test.py: `check --format html` rendered by a real browser.
+
+    browser_test.py --tool ONNXSHAPE --lint tests/models/lint --work BUILD/html [--chromium PATH]
+
+Renders reports in headless Chromium (Debian's chromium, installed by `make deps`
+as a test oracle) driven over its DevTools protocol (python3-websocket), and checks
+in the page:
+  - no console error, uncaught exception or refused resource (a Content-Security-
+    Policy violation is one: the page allows its inline style and script by hash
+    only, so a wrong hash fails here; a tampered copy proves such an error is seen);
+  - the findings are exactly those of `--format json` for the same files (path,
+    severity, code, node, graph, message), each with its drawing;
+  - no two boxes of a drawing overlap, no edge passes through a box, no edge label
+    lies on a box, and each drawing has the highlighted dimensions it announces
+    (broadcast-mismatch findings at least one);
+  - the filter hides what it should.
+Reports: one of each lint fixture, one of them all together, one of every model
+under tests/models (subgraphs, functions, malformed files), the 5,000-node network
+with three planted mismatches and the 1,000-finding report of gen_nets.py, whose
+size and opening time are printed (not asserted). One screenshot per run is kept
+as WORK/report.png.
+"""
+import argparse
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+try:
+    import websocket  # Debian python3-websocket
+except ImportError:
+    sys.exit("browser_test: python3-websocket is missing (make deps installs it)")
+
+# Evaluated in each page: what the checks need, as one JSON-able object.
+VERIFY = r"""
+(() => {
+  const inside = (p, r) => p.x > r.x + 1 && p.x < r.x + r.width - 1 && p.y > r.y + 1 && p.y < r.y + r.height - 1;
+  const meets = (a, b) => a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 &&
+                          a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+  const out = {findings: [], problems: [], csp: null, script_ran: false, filter: null};
+  const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+  out.csp = meta ? meta.content : null;
+  const form = document.getElementById('filter');
+  out.script_ran = !!form && !form.hidden;
+  for (const sec of document.querySelectorAll('section.file')) {
+    for (const li of sec.querySelectorAll('li.finding')) {
+      const svg = li.querySelector('svg.hood');
+      const f = {path: sec.dataset.path, severity: li.dataset.severity, code: li.dataset.code,
+                 node: Number(li.dataset.node), graph: li.dataset.graph,
+                 message: li.querySelector('.msg').textContent, drawn: !!svg, hl: 0, hl_said: 0, boxes: 0};
+      out.findings.push(f);
+      if (!svg) continue;
+      const where = li.id;
+      f.hl = svg.querySelectorAll('tspan.hl').length;
+      f.hl_said = Number(svg.dataset.hl);
+      const boxes = [...svg.querySelectorAll('g.box > rect')].map(r => r.getBBox());
+      f.boxes = boxes.length;
+      if (boxes.some(b => !(b.width > 0 && b.height > 0))) out.problems.push(where + ': a box was not laid out');
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++)
+          if (meets(boxes[i], boxes[j])) out.problems.push(where + ': boxes ' + i + ' and ' + j + ' overlap');
+      for (const p of svg.querySelectorAll('path.edge')) {
+        const n = p.getTotalLength();
+        for (let s = 0; s <= 40; s++) {
+          const pt = p.getPointAtLength(n * s / 40);
+          if (boxes.some(b => inside(pt, b))) { out.problems.push(where + ': an edge crosses a box'); break; }
+        }
+      }
+      for (const t of svg.querySelectorAll('text.label')) {
+        const b = t.getBBox();
+        if (boxes.some(r => meets(b, r))) out.problems.push(where + ': label "' + t.textContent + '" on a box');
+      }
+    }
+  }
+  if (form) {
+    const box = form.querySelector('input[name=severity][value=error]');
+    const all = document.querySelectorAll('li.finding');
+    const visible = () => [...all].filter(li => !li.hidden).length;
+    box.click();
+    const after = visible();
+    box.click();
+    out.filter = {hidden_errors: after, not_errors: [...all].filter(li => li.dataset.severity !== 'error').length,
+                  restored: visible(), all: all.length};
+  }
+  return out;
+})()
+"""
+
+
+class Chromium:
+    """One headless Chromium and its first page, over the DevTools protocol."""
+
+    def __init__(self, binary, profile):
+        self.profile = profile
+        self.proc = subprocess.Popen(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=" + profile,
+             "--window-size=1280,900", "--hide-scrollbars", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file = os.path.join(profile, "DevToolsActivePort")
+        deadline = time.monotonic() + 60
+        while not os.path.exists(port_file) or not open(port_file).read().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("chromium did not start")
+            time.sleep(0.1)
+        port = int(open(port_file).read().split()[0])
+        with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port) as r:
+            pages = [t for t in json.load(r) if t.get("type") == "page"]
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=120,
+                                              suppress_origin=True)
+        self.next_id = 0
+        self.events = []
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(domain + ".enable")
+
+    def call(self, method, **params):
+        self.next_id += 1
+        mine = self.next_id
+        self.ws.send(json.dumps({"id": mine, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == mine:
+                if "error" in msg:
+                    raise RuntimeError("%s: %s" % (method, msg["error"]))
+                return msg.get("result", {})
+            if "method" in msg:
+                self.events.append(msg)
+
+    def wait_event(self, method):
+        while True:
+            for i, e in enumerate(self.events):
+                if e["method"] == method:
+                    return self.events.pop(i)
+            msg = json.loads(self.ws.recv())
+            if "method" in msg:
+                self.events.append(msg)
+
+    def open(self, path):
+        """Loads a file; returns (seconds to the load event, seconds to the first
+        full layout, console errors)."""
+        self.events = []
+        start = time.monotonic()
+        self.call("Page.navigate", url="file://" + os.path.abspath(path))
+        self.wait_event("Page.loadEventFired")
+        loaded = time.monotonic() - start
+        self.evaluate("document.body.getBoundingClientRect().height")
+        laid_out = time.monotonic() - start
+        # Anything the page logs late (a refused script runs at parse time, so
+        # nothing should): a short grace.
+        self.evaluate("new Promise(r => setTimeout(r, 50))", await_promise=True)
+        return loaded, laid_out, self.errors()
+
+    def errors(self):
+        errs = []
+        for e in self.events:
+            m, p = e["method"], e.get("params", {})
+            if m == "Runtime.exceptionThrown":
+                errs.append("exception: " + json.dumps(p.get("exceptionDetails", {}))[:300])
+            elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                errs.append("console.%s: %s" % (p["type"], json.dumps(p.get("args"))[:300]))
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                errs.append("log: " + p["entry"].get("text", "")[:300])
+        return errs
+
+    def evaluate(self, expr, await_promise=False):
+        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=await_promise)
+        if "exceptionDetails" in r:
+            raise RuntimeError("evaluation failed: %s" % json.dumps(r["exceptionDetails"])[:500])
+        return r.get("result", {}).get("value")
+
+    def screenshot(self, path):
+        data = self.call("Page.captureScreenshot", format="png")["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
+    def close(self):
+        try:
+            self.call("Browser.close")
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run_tool(tool, fmt, models, out=None):
+    """models: paths, and options before them (--static)."""
+    r = subprocess.run([tool, "check", "-j", "2", "--format", fmt] + models, stdout=subprocess.PIPE)
+    if r.returncode not in (0, 1, 2):
+        sys.exit("browser_test: %s check --format %s failed (%d)" % (tool, fmt, r.returncode))
+    if out:
+        with open(out, "wb") as f:
+            f.write(r.stdout)
+    return r.stdout
+
+
+def expected(tool, models):
+    """The findings of --format json, as the page's tuples."""
+    doc = json.loads(run_tool(tool, "json", models))
+    got = []
+    for f in doc["files"]:
+        for d in f["diagnostics"]:
+            node = d["node_index"] if d["node_index"] is not None else -1
+            got.append((f["path"], d["severity"], d["code"], node, d["graph"], d["message"]))
+    return sorted(got)
+
+
+def check_report(browser, tool, models, html, failures, label):
+    run_tool(tool, "html", models, html)
+    loaded, laid_out, errs = browser.open(html)
+    res = browser.evaluate(VERIFY)
+    problems = ["console: " + e for e in errs] + res["problems"]
+    if not res["script_ran"]:
+        problems.append("the filter script did not run (policy hash?)")
+    if not res["csp"] or "'unsafe-inline'" in res["csp"] or "default-src 'none'" not in res["csp"]:
+        problems.append("no strict Content-Security-Policy: %r" % res["csp"])
+    page = sorted((f["path"], f["severity"], f["code"], f["node"], f["graph"], f["message"])
+                  for f in res["findings"])
+    want = expected(tool, models)
+    if page != want:
+        missing = [x for x in want if x not in page]
+        extra = [x for x in page if x not in want]
+        problems.append("findings differ from --format json: missing %s, extra %s" % (missing[:3], extra[:3]))
+    for f in res["findings"]:
+        where = "%s: %s at node %d" % (f["path"], f["code"], f["node"])
+        if not f["drawn"] and (f["node"] >= 0 or f["code"] == "dynamic-shape"):
+            problems.append(where + ": no drawing")
+        if f["hl"] != f["hl_said"]:
+            problems.append(where + ": %d highlighted dimensions drawn, %d announced" % (f["hl"], f["hl_said"]))
+        if f["code"] == "broadcast-mismatch" and f["hl"] == 0:
+            problems.append(where + ": the offending dimension is not highlighted")
+    flt = res["filter"]
+    if flt and (flt["hidden_errors"] != flt["not_errors"] or flt["restored"] != flt["all"]):
+        problems.append("filter: %s" % flt)
+    drawn = sum(f["drawn"] for f in res["findings"])
+    print("%-34s %4d findings, %4d drawn, %8.1f KB, load %.3f s, layout %.3f s%s" % (
+        label, len(res["findings"]), drawn, os.path.getsize(html) / 1024, loaded, laid_out,
+        "" if not problems else ": FAILED"))
+    for p in problems[:20]:
+        print("    " + p)
+    if problems:
+        failures.append(label)
+    return res, loaded, laid_out
+
+
+def tampered(browser, html, work, failures):
+    """A copy whose script no longer matches its hash must log a refusal: proof
+    that the console check sees policy violations."""
+    text = open(html, encoding="utf-8").read()
+    bad = os.path.join(work, "tampered.html")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(text.replace("'use strict';", "'use strict'; ", 1))
+    _, _, errs = browser.open(bad)
+    ran = browser.evaluate("!document.getElementById('filter').hidden")
+    ok = errs and not ran
+    print("%-34s %s" % ("tampered script", "refused and reported" if ok else "NOT REFUSED: FAILED"))
+    if not ok:
+        failures.append("tampered")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--lint", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    a = ap.parse_args()
+    if not os.path.exists(a.chromium):
+        sys.exit("browser_test: chromium is missing (make deps installs Debian's chromium)")
+    os.makedirs(a.work, exist_ok=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_nets.py"), a.work], check=True)
+    fixtures = sorted(os.path.join(a.lint, n) for n in os.listdir(a.lint) if n.endswith(".onnx"))
+    failures = []
+    profile = tempfile.mkdtemp(prefix="osh-chromium-")
+    browser = Chromium(a.chromium, profile)
+    try:
+        for m in fixtures:
+            name = os.path.basename(m)[:-5]
+            check_report(browser, a.tool, [m], os.path.join(a.work, name + ".html"), failures, name)
+        # Findings about a value and no node (a graph input's), drawn around the value.
+        check_report(browser, a.tool, ["--static", os.path.join(a.lint, "dynamic_shape.onnx")],
+                     os.path.join(a.work, "dynamic_shape_static.html"), failures, "dynamic_shape --static")
+        allin = os.path.join(a.work, "lint.html")
+        check_report(browser, a.tool, fixtures, allin, failures, "all lint fixtures")
+        browser.screenshot(os.path.join(a.work, "report.png"))
+        tampered(browser, allin, a.work, failures)
+        # Every fixture of the tests: subgraphs, functions, malformed and hostile
+        # models, findings with no node.
+        check_report(browser, a.tool, [os.path.dirname(os.path.abspath(a.lint))],
+                     os.path.join(a.work, "models.html"), failures, "all of tests/models")
+        res, _, _ = check_report(browser, a.tool, [os.path.join(a.work, "big.onnx")],
+                                 os.path.join(a.work, "big.html"), failures, "5,000 nodes, 3 planted")
+        planted = [f for f in res["findings"] if f["code"] == "broadcast-mismatch"]
+        if len(planted) != 3 or len(res["findings"]) != 3:
+            print("    expected exactly the 3 planted mismatches, found %d findings" % len(res["findings"]))
+            failures.append("planted")
+        many = os.path.join(a.work, "many.html")
+        res, loaded, laid_out = check_report(browser, a.tool, [os.path.join(a.work, "many.onnx")], many,
+                                             failures, "1,000 findings")
+        print("1,000-finding report: %.2f MB, opened in %.3f s (load event), %.3f s (laid out)" % (
+            os.path.getsize(many) / 1e6, loaded, laid_out))
+        if len(res["findings"]) != 1000:
+            failures.append("1,000 findings")
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    print("screenshot: " + os.path.join(a.work, "report.png"))
+    if failures:
+        print("FAILED: " + ", ".join(failures))
+        return 1
+    print("all reports render cleanly")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
