@@ -73,6 +73,8 @@ const char *file_status(const file_result *r);
  * the file after loading it (inference refused), printed first. */
 void text_file(FILE *f, const style *st, const char *path, const osh_model *m, const osh_error *error);
 /* "N errors, M warnings, K notes in F files (X nodes)". */
+/* "1 error, 0 warnings, 2 notes in 3 files (7 nodes)", the last line of a report. */
+void summary_line(char *buf, size_t cap, const check_totals *t);
 void text_summary(FILE *f, const check_totals *t);
 
 /* ---- JSON (format_json.c) ---- */

@@ -463,16 +463,16 @@ void html_document(FILE *f, const file_result *files, size_t n, const check_tota
 	csp_hash(html_script(), script_hash);
 	tallies codes = {0}, ops = {0};
 	add_up(files, n, &codes, &ops);
+	char line[256];
+	summary_line(line, sizeof line, t);
 	fprintf(f,
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src %s; script-src %s; "
 		"base-uri 'none'; form-action 'none'\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		"<meta name=\"generator\" content=\"onnxshape %s\">\n<title>onnxshape check: %zu errors, %zu warnings, "
-		"%zu notes</title>\n<style>%s</style></head>\n<body>\n<h1>onnxshape check</h1>\n"
-		"<p>%zu errors, %zu warnings, %zu notes in %zu file%s (%zu nodes).</p>\n",
-		style_hash, script_hash, osh_version(), t->errors, t->warnings, t->notes, html_style(), t->errors,
-		t->warnings, t->notes, t->files, t->files == 1 ? "" : "s", t->nodes);
+		"<meta name=\"generator\" content=\"onnxshape %s\">\n<title>onnxshape check: %s</title>\n"
+		"<style>%s</style></head>\n<body>\n<h1>onnxshape check</h1>\n<p>%s.</p>\n",
+		style_hash, script_hash, osh_version(), line, html_style(), line);
 	summary(f, t, &codes, &ops);
 	filter(f, &codes);
 	for (size_t i = 0; i < n; i++)

@@ -125,11 +125,18 @@ void text_file(FILE *f, const style *st, const char *path, const osh_model *m, c
 		print_diag(f, st, path, osh_model_diag_at(m, i));
 }
 
+void summary_line(char *buf, size_t cap, const check_totals *t)
+{
+	snprintf(buf, cap, "%zu error%s, %zu warning%s, %zu note%s in %zu file%s (%zu nodes)", t->errors,
+		 t->errors == 1 ? "" : "s", t->warnings, t->warnings == 1 ? "" : "s", t->notes, t->notes == 1 ? "" : "s",
+		 t->files, t->files == 1 ? "" : "s", t->nodes);
+}
+
 void text_summary(FILE *f, const check_totals *t)
 {
-	fprintf(f, "%zu error%s, %zu warning%s, %zu note%s in %zu file%s (%zu nodes)\n", t->errors,
-		t->errors == 1 ? "" : "s", t->warnings, t->warnings == 1 ? "" : "s", t->notes, t->notes == 1 ? "" : "s",
-		t->files, t->files == 1 ? "" : "s", t->nodes);
+	char line[256];
+	summary_line(line, sizeof line, t);
+	fprintf(f, "%s\n", line);
 }
 
 osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status)
