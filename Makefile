@@ -4,27 +4,25 @@
 #   make test   install what is missing, build, run every test (ctest)
 #
 # Also: make build, make test-asan (ASan + UBSan build and tests), make bench (BENCH_QUICK=1
-# for a short run: see bench/run.py), make install
-# (PREFIX=/usr/local), make deps (just the packages), make clean, make fuzz (libFuzzer
-# targets with clang, FUZZ_SECONDS each: see the end of this file).
-
-BUILD ?= build
-ASAN_BUILD ?= build-asan
-PREFIX ?= /usr/local
-JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CMAKE_FLAGS ?=
-
-.PHONY: all deps configure build demo test test-asan bench install clean
+# for a short run: see bench/run.py), make install (PREFIX=/usr/local, honoured on
+# every call: the tool, libonnxshape.so and .a, the header, pkg-config and CMake
+# files), make deps (the packages make test needs; make deps-build, those of make
+# build and make install only), make clean, make fuzz (libFuzzer targets with clang,
+# FUZZ_SECONDS each: see the end of this file).
+.PHONY: all deps deps-build configure build build-tests demo test test-asan bench install clean
 
 all: build
 
 deps:
-	@.ci/deps.sh
+	@.ci/deps.sh test
+
+deps-build:
+	@.ci/deps.sh build
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
 
-configure: deps $(BUILD)/CMakeCache.txt
+configure: deps-build $(BUILD)/CMakeCache.txt
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,11 +30,17 @@ build: configure
 demo: build
 	@tests/models/examples/demo.sh $(BUILD)/onnxshape
 
-test: build
+# The tests, turned on in a build configured without them (by make build or make
+# install on a machine without Criterion).
+build-tests: deps
+	cmake -S . -B $(BUILD) -DONNXSHAPE_TESTS=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DONNXSHAPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake -S . -B $(ASAN_BUILD) -DONNXSHAPE_SANITIZE=ON -DONNXSHAPE_TESTS=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -45,12 +49,12 @@ test-asan: deps
 # make bench: the inference micro-benchmark, then onnxshape against onnx's Python tools
 # on generated models of 1k to 1M nodes (bench/run.py; BENCH_QUICK=1 for a run under a
 # minute, BENCH_SIZES=1k,10k,... to choose; models are generated into $(BUILD)/bench).
-bench: build
+bench: build-tests
 	$(BUILD)/bench_infer_chain
 	/usr/bin/python3 bench/run.py $(BUILD)/onnxshape $(BUILD)
 
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
@@ -72,7 +76,7 @@ FUZZ_FLAGS ?= -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 
 fuzz-build: deps
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (and libclang-rt-dev)" >&2; exit 1; }
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DONNXSHAPE_FUZZ=ON -DONNXSHAPE_SANITIZE=ON \
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DONNXSHAPE_FUZZ=ON -DONNXSHAPE_SANITIZE=ON -DONNXSHAPE_TESTS=ON \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 

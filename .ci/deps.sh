@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # .ci/deps.sh: installs the Debian packages onnxshape needs, only those missing.
-# Build: cmake, a C compiler, pkg-config, protobuf-c (runtime and protoc-c), and the
-# ONNX schema from python3-onnx. Tests: Criterion, python3-onnx as an oracle, node
-# with npm to install ONNX Runtime (onnxruntime-node) as the other oracle, and
-# chromium (driven headless over its DevTools protocol with python3-websocket, text
-# in DejaVu Sans Mono) to render `check --format html` (tests/html).
+#
+# usage: .ci/deps.sh [build|test]   (default: test, which includes build)
+#
+# build: cmake, a C compiler (gcc, libc6-dev), pkg-config, protobuf-c (runtime and
+# protoc-c), and the ONNX schema (onnx-ml.proto), which comes with python3-onnx: what
+# `make build` and `make install` need. test: also Criterion, python3-onnx and numpy as
+# an oracle, node with npm to install ONNX Runtime (onnxruntime-node) as the other
+# oracle, and chromium (driven headless over its DevTools protocol with
+# python3-websocket, text in DejaVu Sans Mono) to render `check --format html`
+# (tests/html).
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libprotobuf-c-dev protobuf-c-compiler
-          libcriterion-dev python3-onnx python3-numpy
-          chromium python3-websocket fonts-dejavu-core)
-# node and npm: from Debian unless the machine already has them (e.g. a newer node).
-command -v node >/dev/null || packages+=(nodejs)
-command -v npm >/dev/null || packages+=(npm)
+what=${1:-test}
+case $what in
+build | test) ;;
+*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
+packages=(cmake make gcc libc6-dev pkg-config libprotobuf-c-dev protobuf-c-compiler python3-onnx)
+if [ "$what" = test ]; then
+  packages+=(libcriterion-dev python3-numpy chromium python3-websocket fonts-dejavu-core)
+  # node and npm: from Debian unless the machine already has them (e.g. a newer node).
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -271,6 +271,73 @@ OSH_API osh_status osh_annotate(osh_model *m, osh_error *err);
  * such value or inference has not run. Strings and dims are owned by the model. */
 OSH_API bool osh_value_type(osh_model *m, const char *name, osh_type *out);
 
+/* ---- Walking the model ---------------------------------------------------------- */
+
+/* Every graph of the model is numbered: graph 0 is the main graph, then the
+ * subgraphs (bodies of If, Loop, Scan... at any depth) and the bodies of the
+ * model-local functions, in the order the loader indexed them. A graph's values and
+ * nodes are numbered from 0 too: node i is the graph's i-th node in file order, which
+ * is the node_index of its diagnostics. A malformed model may have graphs the loader
+ * indexed only in part. The functions below take indices below the counts (a wrong
+ * one is a programmer error: an assert). */
+
+/* How many graphs the model has (0 only for a malformed model without one). */
+OSH_API size_t osh_model_graph_count(const osh_model *m);
+/* The graph's path, as osh_diag.graph names it: "" for the main graph; for a
+ * subgraph, its enclosing graph's path, the node's name (node7 for an unnamed node 7)
+ * and the attribute's: "If_3/then_branch", "loop/body/inner/else_branch", "Scan_1/
+ * bodies[0]" for a list of graphs; "function domain.Name" for a function body. */
+OSH_API const char *osh_graph_path(const osh_model *m, size_t graph);
+OSH_API size_t osh_graph_value_count(const osh_model *m, size_t graph);
+OSH_API size_t osh_graph_node_count(const osh_model *m, size_t graph);
+
+typedef enum osh_value_origin {
+	OSH_VALUE_UNDEFINED = 0, /* used but produced by nothing (a malformed-model error) */
+	OSH_VALUE_INPUT,         /* a graph input (possibly with an initializer as default) */
+	OSH_VALUE_INITIALIZER,   /* an initializer that is not a graph input */
+	OSH_VALUE_NODE,          /* an output of a node of this graph */
+	OSH_VALUE_OUTER          /* a subgraph's use of a name of an enclosing graph */
+} osh_value_origin;
+
+typedef struct osh_value_info {
+	const char *name;
+	osh_value_origin origin;
+	/* After osh_infer: what inference found (osh_value_type's answer). Before: what
+	 * the file declares (graph inputs, outputs, value_info), kind "" where it
+	 * declares nothing. A symbol is a dim_param name or, for a size computed from
+	 * them, an expression over them ("8*seq"); what inference learned is applied: a
+	 * symbol whose size it found shows as OSH_DIM_VALUE, one known equal to another
+	 * as its class's name. */
+	osh_type type;
+	int64_t producer;  /* OSH_VALUE_NODE: the node's index in this graph; else -1 */
+	int32_t producer_output; /* which of its outputs; else -1 */
+	bool is_graph_output;
+} osh_value_info;
+
+/* Fills *out with value `value` of graph `graph`. False only when memory ran out
+ * (within the model's budget). The dims are allocated from the model's memory at
+ * each call and live until osh_model_free: walk a graph once per inference, not in
+ * an inner loop. Strings are owned by the model. */
+OSH_API bool osh_graph_value_at(osh_model *m, size_t graph, size_t value, osh_value_info *out);
+
+typedef struct osh_node_info {
+	const char *name;    /* "" when unnamed */
+	const char *op_type;
+	const char *domain;  /* "" for ai.onnx ("ai.onnx" is normalised to "") */
+	size_t n_inputs;
+	const char *const *inputs;  /* value names; "" for an omitted optional input */
+	size_t n_outputs;
+	const char *const *outputs; /* "" for an omitted optional output */
+	size_t n_subgraphs;
+	/* The graphs the node's attributes hold (If's then_branch and else_branch, a
+	 * Loop's body), in attribute order, as indices for osh_graph_path & co. */
+	const size_t *subgraphs;
+} osh_node_info;
+
+/* Fills *out with node `node` of graph `graph`. False only when memory ran out. The
+ * arrays are allocated as osh_graph_value_at's dims are; strings are the model's. */
+OSH_API bool osh_graph_node_at(osh_model *m, size_t graph, size_t node, osh_node_info *out);
+
 /* ---- Diagnostic codes ----------------------------------------------------------- */
 
 /* One diagnostic code: what every report (text, JSON, SARIF) and the README say

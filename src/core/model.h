@@ -181,7 +181,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(node) <= 88, "node grew: it exists 
 struct graph {
 	struct Onnx__GraphProto *proto; /* NULL for a function body */
 	struct Onnx__FunctionProto *function;
-	const char *path;     /* "" for the main graph; "If_3/then_branch"; "fn:domain.Name" */
+	const char *path;     /* "" for the main graph; "If_3/then_branch"; "function domain.Name" */
 	graph *parent;        /* enclosing graph for subgraphs, NULL otherwise */
 	int32_t parent_node;  /* node of the parent that holds it */
 	int32_t depth;        /* subgraph nesting depth; the main graph is 0 */
