@@ -235,6 +235,15 @@ typedef struct opset_entry {
 /* The smallest input whose pages are given back as they are read (osh_model.input_map). */
 #define INPUT_DROP_MIN ((size_t)1 << 20)
 
+/* Work a pass left to run beside the next write (the lint osh_infer deferred): the
+ * writer starts it before it packs the model and joins it after, knowing nothing of
+ * what it does (passes/pipeline.c sets it). Until the join the writer touches neither
+ * the model's arena, nor its symbols, values' types or diagnostics. */
+typedef struct beside_write {
+	void *(*start)(osh_model *m);             /* a handle; NULL: nothing ran */
+	bool (*join)(osh_model *m, void *handle); /* false: it ran out of memory */
+} beside_write;
+
 struct osh_model {
 	arena *arena;
 	uint64_t budget;  /* the arena's memory budget */
@@ -310,6 +319,8 @@ struct osh_model {
 	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
 	 * passes/pipeline.c. */
 	struct lint_later *lint_later;
+	/* How to run it beside a write, or NULL. */
+	const beside_write *beside;
 	osh_summary *summary;
 	/* The external data files checked so far (loader/external.h), NULL before the
 	 * first: models point thousands of tensors at a few files, each checked once. */

@@ -10,7 +10,6 @@
 #include "core/model.h"
 #include "core/error.h"
 #include "loader/materialize.h"
-#include "passes/pass.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "emit/write_model.h"
@@ -91,16 +90,17 @@ static int produce_copy(out_file *o, void *ctx)
 /* The bytes, with the lint inference deferred (osh_infer_options.defer_lint) run on
  * another core meanwhile: packing only reads the messages and the input, the lint
  * only the IR, and it adds its diagnostics in the model's arena, which nothing here
- * touches (pass.h, lint_later_start). An error it finds keeps the file from being
+ * touches (core/model.h, beside_write). An error it finds keeps the file from being
  * committed: ECANCELED, which write_commit turns into its own message. `infer` of a
  * 100k-node transformer: the lint is 8 ms of its 64. */
 static int produce_alongside_lint(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
-	struct lint_later *l = lint_later_start(job->m);
+	const beside_write *b = job->m->beside;
+	void *l = b ? b->start(job->m) : NULL;
 	int e = job->produce(o, job);
 	job->linted = l != NULL;
-	job->lint_nomem = !lint_later_join(job->m, l);
+	job->lint_nomem = b && !b->join(job->m, l);
 	if (job->lint_nomem)
 		return e ? e : ENOMEM;
 	if (!e && job->linted && job->m->has_errors)

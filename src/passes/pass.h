@@ -48,15 +48,5 @@ bool type_of(osh_model *m, const tinfo *t, osh_type *out);
 /* implicit-broadcast notes (lint_explicit.c), run by pass_lint under require_explicit. */
 bool lint_explicit(osh_model *m);
 
-/* The lint osh_infer left for later (osh_infer_options.defer_lint: pipeline.c), run
- * by the writer while it packs the model. lint_later_start starts it on a thread of
- * its own (or runs it on the caller's, for a model of few nodes or when no thread
- * starts) and returns it, or NULL when none is pending. Until lint_later_join, the
- * caller must neither allocate from the model's arena, nor touch its symbols,
- * values' types or diagnostics: packing the messages does none of that.
- * lint_later_join waits for it (NULL: at once) and returns whether it did its job
- * (false: out of memory); m->lint_later is then NULL. */
-struct lint_later *lint_later_start(osh_model *m);
-bool lint_later_join(osh_model *m, struct lint_later *l);
 
 #endif

@@ -142,7 +142,7 @@ static void *run_later(void *arg)
  * slower (medians of 300); it costs about 25 ns a node. */
 #define LINT_THREAD_MIN 4096
 
-struct lint_later *lint_later_start(osh_model *m)
+static struct lint_later *lint_later_start(osh_model *m)
 {
 	struct lint_later *l = m->lint_later;
 	if (!l)
@@ -153,7 +153,7 @@ struct lint_later *lint_later_start(osh_model *m)
 	return l;
 }
 
-bool lint_later_join(osh_model *m, struct lint_later *l)
+static bool lint_later_join(osh_model *m, struct lint_later *l)
 {
 	if (!l)
 		return true;
@@ -162,6 +162,10 @@ bool lint_later_join(osh_model *m, struct lint_later *l)
 	m->lint_later = NULL;
 	return !l->failed;
 }
+
+static void *start_beside(osh_model *m) { return lint_later_start(m); }
+static bool join_beside(osh_model *m, void *handle) { return lint_later_join(m, handle); }
+static const beside_write lint_beside = {start_beside, join_beside};
 
 osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
 {
@@ -197,6 +201,7 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	if (failed)
 		return nomem_in(m, failed, err);
 	m->lint_later = later;
+	m->beside = &lint_beside;
 	return OSH_OK;
 }
 

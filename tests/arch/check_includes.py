@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""check_includes.py: the include graph of src/ goes one way, and every folder says
+what it is.
+
+usage: check_includes.py SRC_DIR
+
+Each folder of src/ is a stage, ranked from the bottom: core (with core/schema),
+loader, emit, passes, cli. A file may include files of its own folder and of folders
+below it; an include of a folder above is an error, and so is a circle of includes.
+Every folder has a README.md whose first line is "# FOLDER: what it is". Prints the
+graph's size and every violation; exits 1 on any.
+"""
+import os
+import re
+import sys
+
+RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "cli": 4}
+INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+
+
+def stage(src, path):
+    rel = os.path.relpath(path, src).split(os.sep)
+    return rel[0]
+
+
+def main():
+    src = sys.argv[1]
+    edges, problems = {}, []
+    for folder, dirs, files in os.walk(src):
+        rel = os.path.relpath(folder, src)
+        if rel != ".":
+            readme = os.path.join(folder, "README.md")
+            name = rel.replace(os.sep, "/")
+            first = open(readme).readline().strip() if os.path.exists(readme) else ""
+            if not first.startswith("# %s: " % name):
+                problems.append("%s: no README.md opening with '# %s: ...'" % (name, name))
+        for f in files:
+            if not f.endswith((".c", ".h", ".def")):
+                continue
+            path = os.path.join(folder, f)
+            targets = set()
+            for line in open(path, errors="replace"):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                for base in (src, folder):
+                    cand = os.path.normpath(os.path.join(base, m.group(1)))
+                    if os.path.exists(cand):
+                        targets.add(cand)
+                        break
+            edges[os.path.normpath(path)] = targets
+    for a, targets in sorted(edges.items()):
+        for b in sorted(targets):
+            sa, sb = stage(src, a), stage(src, b)
+            if sa in RANK and sb in RANK and RANK[sb] > RANK[sa]:
+                problems.append("%s includes %s: %s is above %s" % (os.path.relpath(a, src), os.path.relpath(b, src),
+                                                                    sb, sa))
+    # Circles: a depth-first search over the graph.
+    state, stack = {}, []
+
+    def visit(u):
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(edges.get(u, ())):
+            if state.get(v) == 1:
+                circle = stack[stack.index(v):] + [v]
+                problems.append("circle: " + " -> ".join(os.path.relpath(x, src) for x in circle))
+            elif not state.get(v):
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    sys.setrecursionlimit(100000)
+    for u in sorted(edges):
+        if not state.get(u):
+            visit(u)
+    nedges = sum(len(t) for t in edges.values())
+    print("%d files, %d includes; stages from the bottom: %s" % (len(edges), nedges, ", ".join(sorted(RANK, key=RANK.get))))
+    for p in problems:
+        print("FAIL:", p)
+    print("ok" if not problems else "%d problems" % len(problems))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
