@@ -9,6 +9,13 @@
 # files), make deps (the packages make test needs; make deps-build, those of make
 # build and make install only), make clean, make fuzz (libFuzzer targets with clang,
 # FUZZ_SECONDS each: see the end of this file).
+
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
 .PHONY: all deps deps-build configure build build-tests demo test test-asan bench install clean
 
 all: build
