@@ -7,7 +7,7 @@
  *                                "inputs": [{"name", "elem_type", "shape"}]}]}],
  *    "summary": {"files", "nodes", "errors", "warnings", "notes", "unreadable"}}
  *
- * The format is stable (README, "JSON output"): keys are only ever added. Shapes are
+ * The format is stable (docs/reports.md): keys are only ever added. Shapes are
  * arrays of integers (sizes) and strings (symbols), null for an unknown size, and
  * null for a shape of unknown rank. Every string is escaped here and always valid
  * UTF-8, whatever bytes the model holds (invalid sequences become U+FFFD).

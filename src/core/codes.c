@@ -135,7 +135,7 @@ static const osh_rule rules[] = {
 	 "model.onnx: node 1 'act' (Neg): error: "
 	 "node name 'act' is taken by node 0 (Relu): ONNX Runtime refuses two nodes of one name [graph-error]"},
 	{"opset-error", OSH_ERROR, "An opset or IR version the model cannot have.",
-	 "An operator set version newer than any the schemas know (ai.onnx 28, ai.onnx.ml 5, the preview domains 1, com.microsoft and com.microsoft.nchwc 1), an IR version newer than any known (14), a node of a custom domain that no opset_import lists: ONNX Runtime refuses the model. Opsets the table knows but a given ONNX Runtime release does not run yet are not errors of the model (see the README).",
+	 "An operator set version newer than any the schemas know (ai.onnx 28, ai.onnx.ml 5, the preview domains 1, com.microsoft and com.microsoft.nchwc 1), an IR version newer than any known (14), a node of a custom domain that no opset_import lists: ONNX Runtime refuses the model. Opsets the table knows but a given ONNX Runtime release does not run yet are not errors of the model (see docs/ARCHITECTURE.md).",
 	 "model.onnx: error: "
 	 "opset_import asks for ai.onnx version 99, newer than any released (the newest is 28) [opset-error]"},
 	{"subgraph-error", OSH_ERROR, "An If, Loop or Scan body that does not fit its node.",

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""coverage.py: every operator version has a shape rule, or the README says why not.
+"""coverage.py: every operator version has a shape rule, or docs/ARCHITECTURE.md says why not.
 
 usage: coverage.py SOURCE_DIR
 
@@ -8,7 +8,7 @@ The operator versions are those of the installed onnx package
 ai.onnx.preview.training) and those the ONNX documentation shipped beside the project
 defines up to opset 28, ai.onnx.preview's included (../shared/reference/onnx/Changelog.md
 and Changelog-ml.md, when present: the installed onnx may be older). The rules are the rows of
-src/passes/ops*.def (OP(...) and, for the schema domains, ONNX(...), ONNX_ML(...)...). An operator without a rule must be listed in README.md's table
+src/passes/ops*.def (OP(...) and, for the schema domains, ONNX(...), ONNX_ML(...)...). An operator without a rule must be listed in docs/ARCHITECTURE.md's table
 "Operators without a rule" (a row "| `Name` | reason |", with domain if not ai.onnx).
 Prints the counts and every version that is neither; exits 1 if there is one.
 """
@@ -76,8 +76,8 @@ def wanted_versions(src):
 
 
 def readme_exempt(src):
-    text = open(os.path.join(src, "README.md")).read()
-    m = re.search(r"### Operators without a rule\n(.*?)(\n#|\Z)", text, re.S)
+    text = open(os.path.join(src, "docs", "ARCHITECTURE.md")).read()
+    m = re.search(r"## Operators without a rule\n(.*?)(\n#|\Z)", text, re.S)
     exempt = set()
     if m:
         for row in re.finditer(r"^\| `([\w.]+)` \|", m.group(1), re.M):
@@ -97,7 +97,7 @@ def main():
     exempted = sorted(w for w in want if w not in rows and (w[0], w[1]) in exempt)
     ops = {(d, n) for d, n, _ in want}
     print(f"operator coverage: {len(ops)} operators, {len(want)} versions; "
-          f"{len(want) - len(missing) - len(exempted)} with a rule, {len(exempted)} listed in the README "
+          f"{len(want) - len(missing) - len(exempted)} with a rule, {len(exempted)} listed in docs/ARCHITECTURE.md "
           f"without one, {len(missing)} missing")
     for d, n, v in missing:
         print(f"  missing: {d or 'ai.onnx'} {n} {v}")
