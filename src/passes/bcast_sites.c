@@ -12,7 +12,7 @@
 #include "passes/bcast_sites.h"
 
 #include "core/schema/schema.h"
-#include "passes/rules_paddle.h"
+#include "passes/rules/rules_paddle.h"
 
 #include <string.h>
 

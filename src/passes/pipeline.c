@@ -4,7 +4,7 @@
 #include "emit/edit.h"
 #include "loader/reindex.h"
 #include "passes/pass.h"
-#include "passes/rewrite.h"
+#include "passes/rewrite/rewrite.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -15,7 +15,7 @@
 #include "passes/provenance.h"
 #include "core/schema/schema.h"
 
-#include "passes/rules_paddle.h"
+#include "passes/rules/rules_paddle.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@ The operator versions are those of the installed onnx package
 ai.onnx.preview.training) and those the ONNX documentation shipped beside the project
 defines up to opset 28, ai.onnx.preview's included (../shared/reference/onnx/Changelog.md
 and Changelog-ml.md, when present: the installed onnx may be older). The rules are the rows of
-src/passes/ops*.def (OP(...) and, for the schema domains, ONNX(...), ONNX_ML(...)...). An operator without a rule must be listed in docs/ARCHITECTURE.md's table
+src/passes/rules/ops*.def (OP(...) and, for the schema domains, ONNX(...), ONNX_ML(...)...). An operator without a rule must be listed in docs/ARCHITECTURE.md's table
 "Operators without a rule" (a row "| `Name` | reason |", with domain if not ai.onnx).
 Prints the counts and every version that is neither; exits 1 if there is one.
 """
@@ -39,7 +39,7 @@ SCHEMA_ROW_DOMAINS = {
 
 def rule_rows(src):
     rows = set()
-    for f in glob.glob(os.path.join(src, "src", "passes", "ops*.def")):
+    for f in glob.glob(os.path.join(src, "src", "passes", "rules", "ops*.def")):
         text = open(f).read()
         # Strip comments so an example in a comment is not a row.
         text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)

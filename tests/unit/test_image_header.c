@@ -3,7 +3,7 @@
  * header cut short, or with a broken signature or field, is refused (and safe). */
 #include <criterion/criterion.h>
 
-#include "passes/image_header.h"
+#include "passes/rules/image_header.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,243 @@
+/* rules_attention.c: Attention (23, 24, 25), RotaryEmbedding (23) and
+ * TensorScatter (24), the KV cache update (described where it is defined).
+ *
+ * Attention takes Q, K, V all 4-D, (batch, heads, seq, head_size), or all 3-D,
+ * (batch, seq, heads * head_size) with the head counts in q_num_heads and
+ * kv_num_heads; V's head size may differ from Q's and K's. With past_key and
+ * past_value (batch, kv_heads, past_seq, ...) the keys seen are
+ * total = past_seq + kv_seq.
+ *   Y                 (batch, q_heads, q_seq, v_head_size),
+ *                     3-D: (batch, q_seq, q_heads * v_head_size)
+ *   present_key       (batch, kv_heads, total, head_size)
+ *   present_value     (batch, kv_heads, total, v_head_size)
+ *   qk_matmul_output  (batch, q_heads, q_seq, total)
+ * Y and qk_matmul_output take Q's type, present_key K's, present_value V's.
+ * Opset 24's extra input, nonpad_kv_seqlen (batch), is one more witness of
+ * batch; opset 25's window attributes change no shape. RotaryEmbedding keeps
+ * X's shape.
+ *
+ * Invariant: a head size read from a 3-D hidden size is written only when the
+ * head count divides it; every dim with several witnesses is merged (a conflict
+ * is reported and the outputs keep their element types only).
+ */
+#include "passes/rules/rules_nn_more.h"
+
+enum { IN_Q, IN_K, IN_V, IN_MASK, IN_PAST_KEY, IN_PAST_VALUE, IN_NONPAD };
+enum { OUT_Y, OUT_PRESENT_KEY, OUT_PRESENT_VALUE, OUT_QK };
+
+typedef struct att_dims {
+	dim batch, q_heads, kv_heads, q_seq, kv_seq, past, head, v_head;
+} att_dims;
+
+/* hidden / heads when both are known and heads divides hidden; hidden itself
+ * for one head; unknown otherwise. False (reported) when heads does not divide
+ * hidden. */
+static bool head_size(infer_ctx *c, int32_t i, dim hidden, dim heads, dim *out)
+{
+	hidden = dim_resolve(c->syms, hidden), heads = dim_resolve(c->syms, heads);
+	*out = dim_unknown();
+	if (dim_is(heads, 1)) {
+		*out = hidden;
+		return true;
+	}
+	if (hidden.kind != DIM_KNOWN || heads.kind != DIM_KNOWN || heads.v < 1)
+		return true;
+	if (hidden.v % heads.v) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its hidden size %lld is not a multiple of %lld heads",
+			   in_name(c, i), fmt_shape(c, in(c, i)), (long long)hidden.v, (long long)heads.v);
+		return false;
+	}
+	*out = dim_known(hidden.v / heads.v);
+	return true;
+}
+
+/* A head-count attribute as a dim (unknown when absent); false when invalid. */
+static bool heads_attr(infer_ctx *c, const char *name, dim *out)
+{
+	*out = dim_unknown();
+	if (!attr_has(c, name))
+		return true;
+	int64_t h = attr_i(c, name, 0);
+	if (h < 1) {
+		infer_diag(c, OSH_ERROR, "shape-error", "%s is %lld; it must be at least 1", name, (long long)h);
+		return false;
+	}
+	*out = dim_known(h);
+	return true;
+}
+
+static bool read_qkv(infer_ctx *c, int32_t rank, att_dims *a)
+{
+	const tinfo *q = in(c, IN_Q), *k = in(c, IN_K), *v = in(c, IN_V);
+	bool ok = nn_merge_dim(c, &a->batch, q->dims[0], "batch_size", IN_Q) &&
+		  nn_merge_dim(c, &a->batch, k->dims[0], "batch_size", IN_K) &&
+		  nn_merge_dim(c, &a->batch, v->dims[0], "batch_size", IN_V);
+	if (!ok)
+		return false;
+	if (rank == 4)
+		return nn_merge_dim(c, &a->q_heads, q->dims[1], "q_num_heads", IN_Q) &&
+		       nn_merge_dim(c, &a->kv_heads, k->dims[1], "kv_num_heads", IN_K) &&
+		       nn_merge_dim(c, &a->kv_heads, v->dims[1], "kv_num_heads", IN_V) &&
+		       nn_merge_dim(c, &a->q_seq, q->dims[2], "q_sequence_length", IN_Q) &&
+		       nn_merge_dim(c, &a->kv_seq, k->dims[2], "kv_sequence_length", IN_K) &&
+		       nn_merge_dim(c, &a->kv_seq, v->dims[2], "kv_sequence_length", IN_V) &&
+		       nn_merge_dim(c, &a->head, q->dims[3], "head_size", IN_Q) &&
+		       nn_merge_dim(c, &a->head, k->dims[3], "head_size", IN_K) &&
+		       nn_merge_dim(c, &a->v_head, v->dims[3], "v_head_size", IN_V);
+	/* 3-D: the head counts come from the attributes, the spec requires them. */
+	if (a->q_heads.kind == DIM_UNKNOWN || a->kv_heads.kind == DIM_UNKNOWN) {
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "3-D Q, K and V need the q_num_heads and kv_num_heads attributes");
+		return false;
+	}
+	dim hq, hk, hv;
+	return nn_merge_dim(c, &a->q_seq, q->dims[1], "q_sequence_length", IN_Q) &&
+	       nn_merge_dim(c, &a->kv_seq, k->dims[1], "kv_sequence_length", IN_K) &&
+	       nn_merge_dim(c, &a->kv_seq, v->dims[1], "kv_sequence_length", IN_V) &&
+	       head_size(c, IN_Q, q->dims[2], a->q_heads, &hq) && head_size(c, IN_K, k->dims[2], a->kv_heads, &hk) &&
+	       head_size(c, IN_V, v->dims[2], a->kv_heads, &hv) && nn_merge_dim(c, &a->head, hq, "head_size", IN_Q) &&
+	       nn_merge_dim(c, &a->head, hk, "head_size", IN_K) && nn_merge_dim(c, &a->v_head, hv, "v_head_size", IN_V);
+}
+
+/* past_key (batch, kv_heads, past, head) and past_value (..., v_head). */
+static bool read_past(infer_ctx *c, att_dims *a, bool *has_past)
+{
+	*has_past = false;
+	for (int32_t i = IN_PAST_KEY; i <= IN_PAST_VALUE; i++) {
+		const tinfo *p = in(c, i);
+		if (!p)
+			continue;
+		*has_past = true;
+		int32_t r = nn_rank(c, i);
+		if (r < 0)
+			continue;
+		if (r != 4) {
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "'%s' %s must be 4-D (batch, kv_num_heads, past, head size)", in_name(c, i),
+				   fmt_shape(c, p));
+			return false;
+		}
+		if (!nn_merge_dim(c, &a->batch, p->dims[0], "batch_size", i) ||
+		    !nn_merge_dim(c, &a->kv_heads, p->dims[1], "kv_num_heads", i) ||
+		    !nn_merge_dim(c, &a->past, p->dims[2], "past_sequence_length", i) ||
+		    !nn_merge_dim(c, i == IN_PAST_KEY ? &a->head : &a->v_head, p->dims[3],
+			       i == IN_PAST_KEY ? "head_size" : "v_head_size", i))
+			return false;
+	}
+	return true;
+}
+
+void infer_attention(infer_ctx *c)
+{
+	int32_t eq = nn_elem(c, IN_Q), ek = nn_elem(c, IN_K), ev = nn_elem(c, IN_V);
+	set_out_elem(c, OUT_Y, eq);
+	set_out_elem(c, OUT_PRESENT_KEY, ek);
+	set_out_elem(c, OUT_PRESENT_VALUE, ev);
+	set_out_elem(c, OUT_QK, eq);
+	att_dims a = {dim_unknown(), dim_unknown(), dim_unknown(), dim_unknown(),
+		      dim_unknown(), dim_unknown(), dim_unknown(), dim_unknown()};
+	int32_t rq = nn_rank(c, IN_Q), rk = nn_rank(c, IN_K), rv = nn_rank(c, IN_V);
+	if (rq < 0 || rk < 0 || rv < 0)
+		return;
+	if ((rq != 3 && rq != 4) || rk != rq || rv != rq) {
+		infer_diag(c, OSH_ERROR, "shape-error", "Q %s, K %s and V %s must be all 3-D or all 4-D",
+			   fmt_shape(c, in(c, IN_Q)), fmt_shape(c, in(c, IN_K)), fmt_shape(c, in(c, IN_V)));
+		return;
+	}
+	if (rq == 3 && (!heads_attr(c, "q_num_heads", &a.q_heads) || !heads_attr(c, "kv_num_heads", &a.kv_heads)))
+		return;
+	bool has_past;
+	if (!read_qkv(c, rq, &a) || !read_past(c, &a, &has_past))
+		return;
+	const tinfo *np = c->opset >= 24 ? nn_ranked(c, IN_NONPAD) : NULL;
+	if (np && np->rank != 1) {
+		infer_diag(c, OSH_ERROR, "shape-error", "nonpad_kv_seqlen '%s' %s must be (batch_size)",
+			   in_name(c, IN_NONPAD), fmt_shape(c, np));
+		return;
+	}
+	if (np && !nn_merge_dim(c, &a.batch, np->dims[0], "batch_size", IN_NONPAD))
+		return;
+	dim total = has_past ? dim_add(c, a.past, a.kv_seq) : a.kv_seq;
+	if (rq == 4) {
+		dim y[4] = {a.batch, a.q_heads, a.q_seq, a.v_head};
+		set_out(c, OUT_Y, eq, 4, y);
+	} else {
+		dim y[3] = {a.batch, a.q_seq, dim_mul(c, a.q_heads, a.v_head)};
+		/* q_heads == kv_heads: V's hidden size as it is, even when symbolic */
+		if (dim_eq(dim_resolve(c->syms, a.q_heads), dim_resolve(c->syms, a.kv_heads)))
+			y[2] = in(c, IN_V)->dims[2];
+		set_out(c, OUT_Y, eq, 3, y);
+	}
+	dim pk[4] = {a.batch, a.kv_heads, total, a.head}, pv[4] = {a.batch, a.kv_heads, total, a.v_head};
+	dim qk[4] = {a.batch, a.q_heads, a.q_seq, total};
+	set_out(c, OUT_PRESENT_KEY, ek, 4, pk);
+	set_out(c, OUT_PRESENT_VALUE, ev, 4, pv);
+	set_out(c, OUT_QK, eq, 4, qk);
+}
+
+void infer_rotary_embedding(infer_ctx *c)
+{
+	int32_t elem = nn_elem(c, 0);
+	const tinfo *x = nn_ranked(c, 0);
+	if (x && x->rank != 3 && x->rank != 4) {
+		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 3-D or 4-D", in_name(c, 0),
+			   fmt_shape(c, x));
+		x = NULL;
+	}
+	if (x)
+		set_out(c, 0, elem, x->rank, x->dims);
+	else
+		set_out_elem(c, 0, elem);
+}
+
+/* TensorScatter (24): present_cache has past_cache's shape; update may differ from it
+ * only along `axis` (the sequence, never the batch axis 0), where it is no longer;
+ * write_indices is (batch). Every other dim is merged from the three inputs. */
+void infer_tensor_scatter(infer_ctx *c)
+{
+	int32_t elem = nn_elem(c, 0);
+	set_out_elem(c, 0, elem);
+	int32_t rp = nn_rank(c, 0), ru = nn_rank(c, 1);
+	const tinfo *p = rp >= 0 ? in(c, 0) : NULL, *u = ru >= 0 ? in(c, 1) : NULL, *w = nn_ranked(c, 2);
+	if (p && u && rp != ru) {
+		infer_diag(c, OSH_ERROR, "shape-error", "past_cache '%s' %s and update '%s' %s differ in rank",
+			   in_name(c, 0), fmt_shape(c, p), in_name(c, 1), fmt_shape(c, u));
+		return;
+	}
+	int32_t r = p ? rp : u ? ru : -1, ax;
+	if (r < 0)
+		return;
+	if (r < 2) {
+		infer_diag(c, OSH_ERROR, "shape-error", "the caches need a batch and a sequence axis; rank %d has not",
+			   r);
+		return;
+	}
+	if (!norm_axis(c, attr_i(c, "axis", -2), r, false, "axis", &ax))
+		return;
+	if (ax == 0) {
+		infer_diag(c, OSH_ERROR, "shape-error", "axis cannot be 0, the batch axis");
+		return;
+	}
+	dim *out = dims_alloc(c, r);
+	if (!out)
+		return;
+	for (int32_t k = 0; k < r; k++) {
+		out[k] = p ? p->dims[k] : dim_unknown();
+		if (k == ax) {
+			dim mx = dim_resolve(c->syms, out[k]),
+			    sq = u ? dim_resolve(c->syms, u->dims[k]) : dim_unknown();
+			if (mx.kind == DIM_KNOWN && sq.kind == DIM_KNOWN && sq.v > mx.v) {
+				infer_diag(c, OSH_ERROR, "shape-error",
+					   "update '%s' %s is longer along axis %d than past_cache '%s' %s",
+					   in_name(c, 1), fmt_shape(c, u), ax, in_name(c, 0), fmt_shape(c, p));
+				return;
+			}
+			continue;
+		}
+		if (u && !nn_merge_dim(c, &out[k], u->dims[k], "a cache dimension", 1))
+			return;
+	}
+	if (w && (w->rank != 1 || !nn_merge_dim(c, &out[0], w->dims[0], "batch_size", 2)))
+		return;
+	set_out(c, 0, elem, r, out);
+}

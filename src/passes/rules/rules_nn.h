@@ -1,0 +1,134 @@
+/* rules_nn.h: the rule functions of the neural-network family, for ops_nn.def, and the
+ * few helpers the family's files share.
+ *
+ * The family is split by what the operators compute:
+ *   rules_nn.c         helpers; MatMul, MatMulInteger, QLinearMatMul, Gemm, Einsum
+ *   rules_nn_conv.c    Conv, ConvTranspose, ConvInteger, QLinearConv, the pools, the RoI
+ *                      pools, MaxUnpool, Col2Im
+ *   rules_reduce.c     the Reduce family, ArgMax/ArgMin, TopK
+ *   rules_nn_resize.c  Resize, Upsample, DepthToSpace, SpaceToDepth, GridSample,
+ *                      AffineGrid, CenterCropPad, DFT, STFT, CumSum, Trilu, LRN
+ */
+#ifndef OSH_PASSES_RULES_NN_H
+#define OSH_PASSES_RULES_NN_H
+
+#include "passes/infer/infer.h"
+
+/* ---- helpers shared by the family (defined in rules_nn.c) ---- */
+
+/* Ranks above this are refused (reported) before anything is allocated for them. */
+#define NN_MAX_RANK 1024
+
+/* Inline, these three: every node of the family asks them, several times. */
+/* Input i when it is a tensor whose rank is known, else NULL. */
+static inline const tinfo *nn_ranked(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in(c, i);
+	return t && tinfo_has_rank(t) ? t : NULL;
+}
+/* Element type of input i, 0 when unknown or omitted. */
+static inline int32_t nn_elem(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in(c, i);
+	return t && t->kind == TK_TENSOR ? t->elem : 0;
+}
+/* nn_rank's report of a rank above NN_MAX_RANK; returns -1. */
+int32_t nn_rank_refused(infer_ctx *c, int32_t i);
+/* Input i's rank when known and at most NN_MAX_RANK; reports a larger one and
+ * returns -1, as for an unknown rank. */
+static inline int32_t nn_rank(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = nn_ranked(c, i);
+	if (!t)
+		return -1;
+	return t->rank > NN_MAX_RANK ? nn_rank_refused(c, i) : t->rank;
+}
+/* How a broadcast-mismatch names an operand: `fmt` with the name of input `input` for
+ * its one %s ("the batch dims of '%s'"), or fmt itself, holding no %, when input < 0.
+ * Formatted only when the message is emitted: a valid model never pays for it. */
+typedef struct nn_operand {
+	const char *fmt;
+	int32_t input;
+} nn_operand;
+/* Broadcasts two shapes that are not whole inputs (MatMul's batch dims, Gemm's C
+ * against (M, N)) under `rule`, records the facts learned about symbols and reports a
+ * broadcast-mismatch naming both operands on failure. dims holds the larger rank. */
+bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aname, nn_operand bname,
+		  int32_t *rank, dim *dims);
+/* The single known integer of input i (a scalar or a 1-element tensor): true with *v. */
+bool nn_single_int(infer_ctx *c, int32_t i, dim *v);
+/* Reads INTS attribute `name` into out (n entries): its values, or `def` in each entry
+ * when absent. Reports a wrong length and values below `min` and returns false. */
+bool nn_ints_attr(infer_ctx *c, const char *name, int32_t n, int64_t def, int64_t min, int64_t *out);
+/* The same for an attribute already looked up: `a` is what attr(c, name) returned
+ * (NULL when absent), `name` is for the messages. */
+bool nn_ints_view(infer_ctx *c, const attr_view *a, const char *name, int32_t n, int64_t def, int64_t min,
+		  int64_t *out);
+
+/* Content v (n entries) of input i used as sizes: reports a negative one. */
+bool nn_sizes_ok(infer_ctx *c, int32_t i, const dim *v, int32_t n);
+/* A dim as text for messages ("3", "N", "?"), in the arena. */
+const char *nn_dim_text(infer_ctx *c, dim d);
+/* Merges d (from input i) into *acc, a size two inputs must agree on; on a conflict
+ * reports "WHAT is X, but 'input' (shape) gives Y" and returns false. */
+bool nn_merge_dim(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i);
+/* Gemm's rule as ai.onnx opset `version` defines it (legacy C broadcast before 7, C
+ * optional from 11), for Gemm and for operators shaped like it (FusedGemm). */
+void nn_gemm(infer_ctx *c, int64_t version);
+
+/* ---- rules ---- */
+
+/* rules_nn.c */
+void infer_matmul(infer_ctx *c);
+void infer_matmul_integer(infer_ctx *c);
+void infer_qlinear_matmul(infer_ctx *c);
+void infer_gemm1(infer_ctx *c);
+void infer_gemm7(infer_ctx *c);
+void infer_einsum(infer_ctx *c);
+
+/* rules_nn_conv.c */
+/* Output size along spatial axis i (of n) of a window with explicit pads (2n: begins,
+ * then ends), no auto_pad and no ceil_mode: what Conv computes, for DeformConv.
+ * kernel[i] is -1 when unknown. False (with an error) when the window does not fit or
+ * the size overflows. */
+bool nn_conv_out(infer_ctx *c, int32_t i, int32_t n, dim in, const int64_t *kernel, const int64_t *strides,
+		 const int64_t *dil, const int64_t *pads, dim *out);
+void infer_conv(infer_ctx *c);
+void infer_conv_integer(infer_ctx *c);
+void infer_qlinear_conv(infer_ctx *c);
+void infer_conv_transpose(infer_ctx *c);
+void infer_pool(infer_ctx *c);
+void infer_global_pool(infer_ctx *c);
+void infer_max_roi_pool(infer_ctx *c);
+void infer_roi_align(infer_ctx *c);
+void infer_max_unpool(infer_ctx *c);
+void infer_col2im(infer_ctx *c);
+
+/* rules_reduce.c */
+void infer_reduce_attr(infer_ctx *c);
+void infer_reduce_input(infer_ctx *c);
+void infer_argmax(infer_ctx *c);
+void infer_topk1(infer_ctx *c);
+void infer_topk10(infer_ctx *c);
+
+/* rules_nn_resize.c */
+void infer_resize10(infer_ctx *c);
+void infer_resize11(infer_ctx *c);
+void infer_resize18(infer_ctx *c);
+void infer_upsample1(infer_ctx *c);
+void infer_upsample7(infer_ctx *c);
+void infer_upsample9(infer_ctx *c);
+void infer_depth_to_space(infer_ctx *c);
+void infer_space_to_depth(infer_ctx *c);
+void infer_grid_sample16(infer_ctx *c);
+void infer_grid_sample20(infer_ctx *c);
+void infer_affine_grid(infer_ctx *c);
+void infer_center_crop_pad(infer_ctx *c);
+void infer_dft17(infer_ctx *c);
+void infer_dft20(infer_ctx *c);
+void infer_stft(infer_ctx *c);
+void infer_cumsum(infer_ctx *c);
+void infer_trilu(infer_ctx *c);
+void infer_lrn(infer_ctx *c);
+
+#endif

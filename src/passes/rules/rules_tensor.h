@@ -1,0 +1,177 @@
+/* rules_tensor.h: the rule functions of the tensor family (shape manipulation and shape
+ * arithmetic), for ops_tensor.def, and the few helpers the family's files share.
+ *
+ * The family is split by what the operators do:
+ *   rules_tensor.c          helpers; Shape, Size, Constant, ConstantOfShape, Range, the
+ *                           generators (EyeLike, Random*, Multinomial, Bernoulli), Det,
+ *                           the quantize operators
+ *   rules_tensor_reshape.c  Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Expand, Tile,
+ *                           Pad
+ *   rules_tensor_index.c    Concat, Split, Slice, Gather, GatherElements, GatherND, the
+ *                           Scatter family, NonZero, Compress, Unique, OneHot,
+ *                           ReverseSequence
+ *   rules_tensor_seq.c      the Sequence operators, SplitToSequence, ConcatFromSequence,
+ *                           Optional, OptionalHasElement, OptionalGetElement
+ *
+ * Data propagation: integer content (infer.h: in_ints / set_out_ints) is carried
+ * through every operator here that moves or builds small integer tensors, so a chain
+ * Shape → Gather → Unsqueeze → Concat → Reshape gives an exact (or symbolic) shape.
+ * Content entries are dims: known integers, symbols (sizes, so >= 0) or unknown.
+ */
+#ifndef OSH_PASSES_RULES_TENSOR_H
+#define OSH_PASSES_RULES_TENSOR_H
+
+#include "passes/infer/infer.h"
+
+/* ---- helpers shared by the family (defined in rules_tensor.c) ---- */
+
+/* Ranks (and axis lists) above this are refused (reported) before anything is
+ * allocated for them. */
+#define TR_MAX_RANK 1024
+
+/* A shape-error about this node: "<op_type>: <message>". */
+void tr_error(infer_ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Inline, these three: the family's rules ask them for every input of every node. */
+/* Input i when it is a tensor (kind TK_TENSOR), else NULL. */
+static inline const tinfo *tr_tensor(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in(c, i);
+	return t && t->kind == TK_TENSOR ? t : NULL;
+}
+/* Element type of input i when it is a tensor, 0 otherwise. */
+static inline int32_t tr_elem(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = tr_tensor(c, i);
+	return t ? t->elem : 0;
+}
+/* tr_rank's report of a rank above TR_MAX_RANK; returns -1. */
+int32_t tr_rank_refused(infer_ctx *c, int32_t i);
+/* Input i's rank when known and at most TR_MAX_RANK; reports a larger one and returns
+ * -1, as for an unknown rank. */
+static inline int32_t tr_rank(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = tr_tensor(c, i);
+	if (!t || t->rank < 0)
+		return -1;
+	return t->rank > TR_MAX_RANK ? tr_rank_refused(c, i) : t->rank;
+}
+/* The element count of a shape whose dims are all known (symbols with a known value
+ * count as known), -1 otherwise or on overflow. */
+int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims);
+/* The dims of input i as integers when they are all known and the element count is at
+ * most TINFO_MAX_VALUES: writes rank entries into out (capacity TR_MAX_RANK) and
+ * returns the count; -1 otherwise. */
+int64_t tr_known_dims(infer_ctx *c, int32_t i, int64_t *out);
+
+/* Where an integer list (axes, pads, starts...) stands. */
+typedef enum tr_list_state {
+	TR_ABSENT,  /* neither the attribute nor the input is given */
+	TR_UNKNOWN, /* given, values not known (*n is the length, or -1 if unknown too) */
+	TR_KNOWN,   /* values known: out[0..*n) */
+} tr_list_state;
+/* Reads an integer list from attribute `attr_name` (NULL: none) or, failing that, from
+ * input `input` (-1: none). Lists longer than `cap` are TR_UNKNOWN with their length. */
+tr_list_state tr_list(infer_ctx *c, const char *attr_name, int32_t input, int64_t *out, int32_t cap,
+		      int32_t *n);
+/* The single integer content entry of input i (a scalar or a one-element tensor): true
+ * with *v (may be a symbol). */
+bool tr_single(infer_ctx *c, int32_t i, dim *v);
+
+/* Output o gets input i's content (integer and floating) unchanged: for operators that
+ * keep the row-major order (Reshape, Squeeze, Unsqueeze, Flatten, Identity-like). */
+void tr_pass_content(infer_ctx *c, int32_t i, int32_t o);
+/* Output o gets content out[k] = in[map[k]] for k < n, from input i, where known. */
+void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int32_t n);
+/* Index maps for content that moves (Transpose, Slice, Gather...): for each flat index
+ * k < n of an output of dims odims (rank r, all known), map[k] = src(its multi-index),
+ * the flat index of the input entry it copies. NULL when too large, or when src gives
+ * an index out of [0, TINFO_MAX_VALUES). The map lives in the arena. */
+typedef int64_t (*tr_src_fn)(const int64_t *idx, int32_t r, const void *ctx);
+int32_t *tr_index_map(infer_ctx *c, const int64_t *odims, int32_t r, int64_t n, tr_src_fn src, const void *ctx);
+/* Output o: a tensor of x's shape (rank unknown when x has none) and element type elem. */
+void tr_same_shape(infer_ctx *c, int32_t o, const tinfo *x, int32_t elem);
+/* Normalises axis list `axes` (n entries) against `rank` in place, rejecting entries
+ * out of range and repeats; `what` names the list in messages. */
+bool tr_norm_axes(infer_ctx *c, int64_t *axes, int32_t n, int32_t rank, const char *what);
+
+/* ---- rules ---- */
+
+/* rules_tensor.c */
+void infer_shape1(infer_ctx *c);
+void infer_shape15(infer_ctx *c);
+void infer_size(infer_ctx *c);
+void infer_constant1(infer_ctx *c);
+void infer_constant11(infer_ctx *c);
+void infer_constant12(infer_ctx *c);
+void infer_constant_of_shape(infer_ctx *c);
+void infer_range(infer_ctx *c);
+void infer_eye_like(infer_ctx *c);
+void infer_random(infer_ctx *c);
+void infer_random_like(infer_ctx *c);
+void infer_multinomial(infer_ctx *c);
+void infer_bernoulli(infer_ctx *c);
+void infer_det(infer_ctx *c);
+void infer_quantize_linear10(infer_ctx *c);
+void infer_quantize_linear21(infer_ctx *c);
+void infer_dequantize_linear10(infer_ctx *c);
+void infer_dequantize_linear19(infer_ctx *c);
+void infer_dequantize_linear23(infer_ctx *c);
+void infer_dynamic_quantize_linear(infer_ctx *c);
+
+/* rules_tensor_reshape.c */
+void infer_reshape1(infer_ctx *c);
+void infer_reshape5(infer_ctx *c);
+void infer_reshape14(infer_ctx *c);
+void infer_flatten(infer_ctx *c);
+void infer_transpose(infer_ctx *c);
+void infer_squeeze1(infer_ctx *c);
+void infer_squeeze13(infer_ctx *c);
+void infer_unsqueeze1(infer_ctx *c);
+void infer_unsqueeze13(infer_ctx *c);
+void infer_expand(infer_ctx *c);
+void infer_tile1(infer_ctx *c);
+void infer_tile6(infer_ctx *c);
+void infer_pad1(infer_ctx *c);
+void infer_pad2(infer_ctx *c);
+void infer_pad11(infer_ctx *c);
+void infer_pad18(infer_ctx *c);
+
+/* rules_tensor_index.c */
+void infer_concat1(infer_ctx *c);
+void infer_concat4(infer_ctx *c);
+void infer_split1(infer_ctx *c);
+void infer_split2(infer_ctx *c);
+void infer_split13(infer_ctx *c);
+void infer_split18(infer_ctx *c);
+void infer_slice1(infer_ctx *c);
+void infer_slice10(infer_ctx *c);
+void infer_gather(infer_ctx *c);
+void infer_gather_elements(infer_ctx *c);
+void infer_gather_nd(infer_ctx *c);
+void infer_scatter_elements(infer_ctx *c);
+void infer_scatter_nd(infer_ctx *c);
+void infer_nonzero(infer_ctx *c);
+void infer_compress(infer_ctx *c);
+void infer_unique(infer_ctx *c);
+void infer_onehot(infer_ctx *c);
+void infer_reverse_sequence(infer_ctx *c);
+
+/* rules_tensor_seq.c */
+void infer_sequence_construct(infer_ctx *c);
+void infer_sequence_empty(infer_ctx *c);
+void infer_sequence_at(infer_ctx *c);
+void infer_sequence_length(infer_ctx *c);
+void infer_sequence_insert(infer_ctx *c);
+void infer_sequence_erase(infer_ctx *c);
+void infer_concat_from_sequence(infer_ctx *c);
+void infer_split_to_sequence(infer_ctx *c);
+void infer_optional(infer_ctx *c);
+void infer_optional_has_element(infer_ctx *c);
+void infer_optional_get_element15(infer_ctx *c);
+void infer_optional_get_element18(infer_ctx *c);
+
+#endif
