@@ -1,0 +1,431 @@
+"""test_api.py: the Python package (python/onnxshape) against the fixtures (ctest python/api).
+
+Run by ctest with PYTHONPATH=python and, in the environment: ONNXSHAPE_LIBRARY (the
+built libonnxshape), OSH_MODELS (tests/models), OSH_BIG_MODEL (a 100k-node model from
+bench/gen_models.py), OSH_INCLUDE (include/), CC and OSH_WORK (a scratch folder).
+
+The lint fixtures' findings are read from tests/models/lint/expected.txt, the file the
+CLI's tests compare against: check() must find the same lines, str(Diagnostic)
+printing them as `onnxshape check` does.
+"""
+import ctypes
+import dataclasses
+import os
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+import onnxshape
+from onnxshape import _lib
+
+MODELS = os.environ["OSH_MODELS"]
+LINT = os.path.join(MODELS, "lint")
+EXAMPLES = os.path.join(MODELS, "examples")
+WORK = os.environ["OSH_WORK"]
+
+
+def lint(name):
+    return os.path.join(LINT, name)
+
+
+def expected_blocks():
+    """expected.txt as {command: [output lines]} (the lines of each `$ onnxshape ...`)."""
+    blocks, cur = {}, None
+    with open(os.path.join(LINT, "expected.txt"), encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            if line.startswith("$ "):
+                cur = blocks.setdefault(line[2:], [])
+            elif cur is not None and line and not line.startswith("(exit status"):
+                cur.append(line)
+    return blocks
+
+
+def shown(report):
+    """The report's lines with the model named by its file name, as `check .` shows."""
+    return [str(dataclasses.replace(d, path=os.path.basename(d.path))) for d in report]
+
+
+class Check(unittest.TestCase):
+    def test_lint_fixtures_as_expected(self):
+        lines = expected_blocks()["onnxshape check ."]
+        files = sorted(f for f in os.listdir(LINT) if f.endswith(".onnx"))
+        self.assertGreater(len(files), 10)
+        for f in files:
+            want = [line for line in lines if line.startswith(f + ":")]
+            if f == "malformed_model.onnx":
+                with self.assertRaises(onnxshape.MalformedModel) as cm:
+                    onnxshape.check(lint(f))
+                self.assertEqual([str(dataclasses.replace(d, path=f)) for d in cm.exception.diagnostics], want)
+                continue
+            with self.subTest(model=f):
+                report = onnxshape.check(lint(f))
+                self.assertEqual(shown(report), want)
+                self.assertEqual(bool(report), not report.errors)
+                self.assertEqual(len(report.errors), sum(": error: " in line for line in want))
+
+    def test_static_and_assume(self):
+        blocks = expected_blocks()
+        report = onnxshape.check(lint("dynamic_shape.onnx"), static=True)
+        self.assertEqual(shown(report), blocks["onnxshape check --static dynamic_shape.onnx"][:-1])
+        self.assertFalse(report)
+        self.assertEqual({d.code for d in report.errors}, {"dynamic-shape"})
+        self.assertTrue(onnxshape.check(lint("dynamic_shape.onnx"), static=True, assume={"N": 2}))
+        self.assertTrue(onnxshape.check(lint("dynamic_shape.onnx"), static=True, input_shapes={"x": [2, 3]}))
+
+    def test_diagnostic_fields(self):
+        report = onnxshape.check(lint("broadcast_mismatch.onnx"))
+        (d,) = report.diagnostics
+        self.assertEqual((d.severity, d.code, d.node, d.node_index, d.op_type, d.graph),
+                         ("error", "broadcast-mismatch", "mul", 3, "Mul", ""))
+        self.assertEqual(d.path, lint("broadcast_mismatch.onnx"))
+        self.assertIn("do not broadcast", d.message)
+        self.assertEqual(report.errors, [d])
+        self.assertEqual(report.warnings, [])
+        self.assertEqual(report.nodes, 4)
+        self.assertTrue(str(report).endswith("1 error, 0 warnings, 0 notes (4 nodes)"))
+        # A finding about no node.
+        (g, *_) = onnxshape.check(lint("dynamic_shape.onnx"), static=True).diagnostics
+        self.assertEqual((g.node, g.node_index, g.op_type, g.value), (None, None, None, "x"))
+
+    def test_raise_for_errors(self):
+        report = onnxshape.check(lint("broadcast_mismatch.onnx"))
+        with self.assertRaises(onnxshape.ModelErrors) as cm:
+            report.raise_for_errors()
+        self.assertIs(cm.exception.report, report)
+        self.assertIsInstance(cm.exception, onnxshape.OnnxshapeError)
+        self.assertIn("broadcast-mismatch", str(cm.exception))
+        onnxshape.check(lint("outer_broadcast.onnx")).raise_for_errors()  # a warning only
+
+    def test_severity_overrides(self):
+        strict = onnxshape.check(lint("outer_broadcast.onnx"), severity={"outer-broadcast": "error"})
+        self.assertFalse(strict)
+        self.assertEqual([d.code for d in strict.errors], ["outer-broadcast"])
+        self.assertEqual(len(onnxshape.check(lint("outer_broadcast.onnx"), severity={"outer-broadcast": "ignore"})), 0)
+        relaxed = onnxshape.check(lint("broadcast_mismatch.onnx"), severity={"broadcast-mismatch": "note"})
+        self.assertTrue(relaxed)
+        self.assertEqual([d.severity for d in relaxed], ["note"])
+
+    def test_rules(self):
+        rules = onnxshape.rules()
+        self.assertEqual(rules["broadcast-mismatch"][0], "error")
+        self.assertEqual(rules["outer-broadcast"][0], "warning")
+        self.assertIn("malformed-model", rules)
+
+
+class Inputs(unittest.TestCase):
+    def test_bytes_and_modelproto(self):
+        import onnx
+
+        path = lint("broadcast_mismatch.onnx")
+        want = [dataclasses.replace(d, path="") for d in onnxshape.check(path)]
+        with open(path, "rb") as f:
+            data = f.read()
+        proto = onnx.load(path)
+
+        class Duck:  # what check() asks of a ModelProto
+            def SerializeToString(self):
+                return data
+
+        for model, name in ((data, "<bytes>"), (bytearray(data), "<bytes>"), (memoryview(data), "<bytes>"),
+                            (proto, "<ModelProto>"), (Duck(), "<ModelProto>")):
+            with self.subTest(kind=type(model).__name__):
+                report = onnxshape.check(model)
+                self.assertEqual(report.path, name)
+                self.assertEqual([dataclasses.replace(d, path="") for d in report], want)
+
+    def test_pathlike(self):
+        import pathlib
+
+        self.assertEqual(len(onnxshape.check(pathlib.Path(lint("broadcast_mismatch.onnx"))).errors), 1)
+
+    def test_wrong_kinds(self):
+        with self.assertRaises(TypeError):
+            onnxshape.check(42)
+        with self.assertRaises(TypeError):
+            onnxshape.check(lint("clean.onnx"), input_shapes={"x": "2,3"})
+        with self.assertRaises(ValueError):
+            onnxshape.check(lint("clean.onnx"), assume={"N": -1})
+        with self.assertRaises(ValueError):
+            onnxshape.check(lint("clean.onnx"), severity={"outer-broadcast": "fatal"})
+
+
+class Errors(unittest.TestCase):
+    def test_unreadable(self):
+        with self.assertRaises(onnxshape.UnreadableModel) as cm:
+            onnxshape.check(os.path.join(WORK, "no-such-model.onnx"))
+        self.assertIsInstance(cm.exception, OSError)
+        self.assertIsInstance(cm.exception, onnxshape.OnnxshapeError)
+        self.assertIn("no-such-model.onnx", cm.exception.message)
+
+    def test_not_a_model(self):
+        for data in (b"\xff\xff\xff", b""):
+            with self.subTest(data=data), self.assertRaises(onnxshape.MalformedModel) as cm:
+                onnxshape.check(data)
+            self.assertTrue(cm.exception.message.startswith("<bytes>: "))
+            self.assertEqual(cm.exception.diagnostics, [])
+
+    def test_malformed(self):
+        for f in (onnxshape.check, onnxshape.infer, onnxshape.shapes, onnxshape.rewrite):
+            with self.subTest(f=f.__name__), self.assertRaises(onnxshape.MalformedModel) as cm:
+                f(lint("malformed_model.onnx"))
+            self.assertIn("'ghost'", str(cm.exception))
+            self.assertEqual([d.code for d in cm.exception.diagnostics], ["malformed-model"])
+
+    def test_invalid_options(self):
+        cases = [
+            dict(input_shapes={"nope": [1, 3]}),
+            dict(severity={"no-such-code": "error"}),
+            dict(severity={"malformed-model": "warning"}),
+        ]
+        for kw in cases:
+            with self.subTest(**kw), self.assertRaises(onnxshape.InvalidOptions) as cm:
+                onnxshape.check(lint("dynamic_shape.onnx"), **kw)
+            self.assertIsInstance(cm.exception, ValueError)
+            self.assertTrue(cm.exception.message)
+        with self.assertRaises(onnxshape.InvalidOptions):
+            onnxshape.rewrite(os.path.join(EXAMPLES, "legacy_add_broadcast.onnx"), target_opset=99)
+
+    def test_model_errors(self):
+        for f in (onnxshape.infer, onnxshape.shapes, onnxshape.rewrite):
+            with self.subTest(f=f.__name__), self.assertRaises(onnxshape.ModelErrors) as cm:
+                f(lint("broadcast_mismatch.onnx"))
+            self.assertEqual([d.code for d in cm.exception.report.errors], ["broadcast-mismatch"])
+
+
+class Shapes(unittest.TestCase):
+    block = os.path.join(EXAMPLES, "transformer_block.onnx")
+
+    def test_transformer_block(self):
+        s = onnxshape.shapes(self.block)
+        self.assertEqual(s["Y"], onnxshape.Shape("FLOAT", ("batch", "8*seq")))
+        self.assertEqual(s["X"], onnxshape.Shape("FLOAT", ("batch", "seq", 8)))
+        self.assertEqual(s["Wq"], onnxshape.Shape("FLOAT", (8, 8)))  # initializers too
+        self.assertEqual(str(s["Y"]), "FLOAT (batch, 8*seq)")
+        self.assertEqual(repr(s["Y"]), "Shape(elem_type='FLOAT', dims=('batch', '8*seq'))")
+        self.assertEqual(onnxshape.shapes(self.block, assume={"batch": 2, "seq": 3})["Y"].dims, (2, 24))
+        self.assertEqual(onnxshape.shapes(self.block, input_shapes={"X": [1, "s", 8]})["Y"].dims, (1, "8*s"))
+        self.assertEqual(onnxshape.shapes(self.block, input_shapes={"X": [1, None, 8]})["X"].dims, (1, None, 8))
+
+    def test_subgraphs(self):
+        s = onnxshape.shapes(os.path.join(MODELS, "good", "if_outer.onnx"))
+        self.assertEqual(s["y"], onnxshape.Shape("FLOAT", (2,)))
+        self.assertEqual(s["If_0/then_branch/t"], onnxshape.Shape("FLOAT", (2,)))
+        self.assertEqual(s["If_0/else_branch/e"], onnxshape.Shape("FLOAT", (2,)))
+        self.assertNotIn("If_0/then_branch/x", s)  # an outer name belongs to its own graph
+
+    def test_unknown_rank(self):
+        s = onnxshape.shapes(lint("unknown_op.onnx"))  # y comes out of an operator without a rule
+        self.assertEqual(s, {"x": onnxshape.Shape("FLOAT", (2, 3)), "y": onnxshape.Shape("FLOAT", None)})
+        self.assertEqual(str(s["y"]), "FLOAT (rank unknown)")
+
+
+class Infer(unittest.TestCase):
+    def test_modelproto(self):
+        import onnx
+
+        m = onnxshape.infer(os.path.join(EXAMPLES, "transformer_block.onnx"))
+        self.assertIsInstance(m, onnx.ModelProto)
+        onnx.checker.check_model(m)
+        vi = {v.name: v for v in list(m.graph.value_info) + list(m.graph.output)}
+        dims = [d.dim_param or d.dim_value for d in vi["Y"].type.tensor_type.shape.dim]
+        self.assertEqual(dims, ["batch", "8*seq"])
+        self.assertIn("attn", vi)
+
+    def test_input_shapes_declared(self):
+        m = onnxshape.infer(lint("dynamic_shape.onnx"), input_shapes={"x": [4, 3]})
+        (x,) = m.graph.input
+        self.assertEqual([d.dim_value for d in x.type.tensor_type.shape.dim], [4, 3])
+
+    def test_round_trip(self):
+        m = onnxshape.infer(os.path.join(EXAMPLES, "transformer_block.onnx"))
+        self.assertEqual(onnxshape.shapes(m)["Y"].dims, ("batch", "8*seq"))
+
+    def test_severity_lets_it_through(self):
+        m = onnxshape.infer(lint("broadcast_mismatch.onnx"), severity={"broadcast-mismatch": "warning"})
+        self.assertTrue(m.graph.value_info)
+
+    def test_bytes_without_onnx(self):
+        """Without onnx importable, infer returns bytes and rewrite's model is bytes."""
+        code = (
+            "import sys; sys.modules['onnx'] = None\n"
+            "import onnxshape\n"
+            f"m = onnxshape.infer({os.path.join(EXAMPLES, 'transformer_block.onnx')!r})\n"
+            "assert isinstance(m, bytes), type(m)\n"
+            "assert onnxshape.shapes(m)['Y'].dims == ('batch', '8*seq')\n"
+            f"r = onnxshape.rewrite({os.path.join(MODELS, 'rewrite', 'paddle_block.onnx')!r})\n"
+            "assert isinstance(r.model, bytes)\n"
+            "print('ok')\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "ok\n")
+
+
+class Rewrite(unittest.TestCase):
+    paddle = os.path.join(MODELS, "rewrite", "paddle_block.onnx")
+
+    def test_dry_run(self):
+        r = onnxshape.rewrite(self.paddle, dry_run=True)
+        self.assertIsNone(r.model)
+        self.assertTrue(r.changed)
+        self.assertEqual([c.op_type for c in r.changes],
+                         ["elementwise_mul", "elementwise_add", "elementwise_max", "elementwise_floordiv"])
+        self.assertEqual((r.paddle, r.reshape, r.other_inserted, r.opset_before, r.opset_after), (4, 3, 1, 13, 13))
+        self.assertEqual(r.changes[0].what,
+                         "elementwise_mul -> Mul; paddle rule, axis 1: Reshape 'bn_scale' (3,) to (3, 1, 1); "
+                         "attributes removed")
+
+    def test_paddle(self):
+        import onnx
+
+        r = onnxshape.rewrite(self.paddle)
+        onnx.checker.check_model(r.model, full_check=True)
+        ops = sorted(n.op_type for n in r.model.graph.node)
+        self.assertEqual(ops, ["Add", "Div", "Floor", "Max", "Mul", "Relu", "Reshape", "Reshape", "Reshape"])
+        self.assertEqual([(o.domain, o.version) for o in r.model.opset_import], [("", 13)])
+
+    def test_legacy_target_opset(self):
+        r = onnxshape.rewrite(os.path.join(EXAMPLES, "legacy_add_broadcast.onnx"), target_opset=13)
+        self.assertEqual((r.legacy, r.opset_before, r.opset_after), (1, 6, 13))
+        self.assertEqual([o.version for o in r.model.opset_import if o.domain in ("", "ai.onnx")], [13])
+
+    def test_explicit_broadcast(self):
+        r = onnxshape.rewrite(os.path.join(EXAMPLES, "broadcast_bug.onnx"), explicit_broadcast=True)
+        self.assertEqual((r.explicit, r.expand), (1, 2))
+        self.assertEqual(sorted(n.op_type for n in r.model.graph.node), ["Add", "Expand", "Expand"])
+        self.assertEqual(onnxshape.shapes(r.model)["pred"].dims, (4, 1))
+
+    def test_nothing_to_do(self):
+        r = onnxshape.rewrite(os.path.join(EXAMPLES, "transformer_block.onnx"))
+        self.assertFalse(r.changed)
+        self.assertEqual(r.changes, [])
+        self.assertEqual(onnxshape.shapes(r.model)["Y"].dims, ("batch", "8*seq"))
+
+
+class Threads(unittest.TestCase):
+    def test_threads_agree_with_one(self):
+        files = sorted(lint(f) for f in os.listdir(LINT) if f.endswith(".onnx") and f != "malformed_model.onnx")
+        want = {f: [str(d) for d in onnxshape.check(f)] for f in files}
+        got, failures = {}, []
+
+        def work(k):
+            try:
+                for _ in range(5):
+                    for f in files[k:] + files[:k]:
+                        lines = [str(d) for d in onnxshape.check(f)]
+                        if got.setdefault(f, lines) != lines:
+                            failures.append(f)
+            except Exception as e:  # noqa: BLE001  (reported below)
+                failures.append(repr(e))
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        self.assertEqual(got, want)
+
+    def test_gil_released(self):
+        """Every call into the library releases the GIL: the library is a ctypes.CDLL
+        and none of its functions is flagged to keep the GIL (as PyDLL's are). Then,
+        as seen: while a thread loads a 100k-node model (one call, osh_model_load, of
+        30 ms or more), a Python loop in this one runs in the middle half of that
+        call, which a call holding the GIL would not let it do (the loop could run
+        only before the call starts and after it returns, within the switch
+        interval, 1 ms here). The time of two threads' checks against one is printed."""
+        self.assertIs(type(_lib.lib), ctypes.CDLL)
+        for name in _lib.DECLARED:
+            self.assertFalse(getattr(_lib.lib, name)._flags_ & ctypes._FUNCFLAG_PYTHONAPI, name)
+        big = os.environ["OSH_BIG_MODEL"]
+        onnxshape.check(big)  # the file in the page cache
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(0.001)
+        seen = []
+        try:
+            for _attempt in range(5):
+                done, window = threading.Event(), []
+
+                def run():
+                    m, err = _lib.Model(), _lib.Error()
+                    t0 = time.perf_counter()
+                    status = _lib.lib.osh_model_load(ctypes.byref(m), os.fsencode(big), None, ctypes.byref(err))
+                    window.extend((t0, time.perf_counter(), status))
+                    _lib.lib.osh_model_free(m)
+                    done.set()
+
+                th = threading.Thread(target=run)
+                stamps = [time.perf_counter()]
+                th.start()
+                while not done.is_set():
+                    now = time.perf_counter()
+                    if now - stamps[-1] > 0.0002:
+                        stamps.append(now)
+                th.join()
+                t0, t1, status = window
+                self.assertEqual(status, _lib.OK)
+                self.assertGreater(t1 - t0, 0.008, "the load is too short to tell")
+                quarter = (t1 - t0) / 4
+                seen.append((t1 - t0, sum(t0 + quarter < t < t1 - quarter for t in stamps)))
+                if seen[-1][1]:
+                    break
+        finally:
+            sys.setswitchinterval(switch)
+        print("\nloads of the model and the Python loop's turns in the middle half of each: "
+              + ", ".join(f"{d * 1e3:.1f} ms {n}" for d, n in seen), file=sys.stderr)
+        self.assertTrue(any(n for _, n in seen))
+
+        def timed(n):
+            threads = [threading.Thread(target=onnxshape.check, args=(big,)) for _ in range(n)]
+            t0 = time.perf_counter()
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            return time.perf_counter() - t0
+
+        one = sorted(timed(1) for _ in range(5))[2]
+        two = sorted(timed(2) for _ in range(5))[2]
+        print(f"one thread {one * 1e3:.1f} ms, two threads each checking it {two * 1e3:.1f} ms "
+              f"({two / one:.2f}x; {os.cpu_count()} CPUs)", file=sys.stderr)
+
+
+class Library(unittest.TestCase):
+    def test_version(self):
+        self.assertEqual(onnxshape.library_version(), onnxshape.__version__)
+
+    def test_found_by_env(self):
+        self.assertEqual(_lib.candidates(), [os.environ["ONNXSHAPE_LIBRARY"]])
+        env = dict(os.environ, ONNXSHAPE_LIBRARY=os.path.join(WORK, "missing.so"))
+        out = subprocess.run([sys.executable, "-c", "import onnxshape"], env=env, capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("cannot load libonnxshape.so.0; tried: " + env["ONNXSHAPE_LIBRARY"] + " (not found)",
+                      out.stderr)
+
+    def test_abi(self):
+        """Every ctypes structure has the size and field offsets the C compiler gives
+        the header's: a probe generated from _lib.STRUCTS, compiled and run."""
+        src = os.path.join(WORK, "abi_probe.c")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("#include <onnxshape.h>\n#include <stddef.h>\n#include <stdio.h>\nint main(void)\n{\n")
+            for name, cls in _lib.STRUCTS.items():
+                f.write(f'\tprintf("{name} %zu", sizeof({name}));\n')
+                for field_name, _ in cls._fields_:
+                    f.write(f'\tprintf(" %zu", offsetof({name}, {field_name}));\n')
+                f.write('\tputs("");\n')
+            f.write("\treturn 0;\n}\n")
+        exe = os.path.join(WORK, "abi_probe")
+        cc = os.environ.get("CC", "cc")
+        subprocess.run([cc, "-std=c11", "-I", os.environ["OSH_INCLUDE"], src, "-o", exe], check=True)
+        got = subprocess.run([exe], check=True, capture_output=True, text=True).stdout.splitlines()
+        want = [
+            " ".join([name, str(ctypes.sizeof(cls))] + [str(getattr(cls, fn).offset) for fn, _ in cls._fields_])
+            for name, cls in _lib.STRUCTS.items()
+        ]
+        self.assertEqual(got, want)
+
+
+if __name__ == "__main__":
+    unittest.main()
