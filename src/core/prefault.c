@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include "core/prefault.h"
+#include "core/quiet_thread.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -227,7 +228,7 @@ prefault *prefault_new(const _Atomic uintptr_t *front, uint64_t slow_ns)
 		free(p);
 		return NULL;
 	}
-	if (pthread_create(&p->thread, NULL, run, p) != 0) {
+	if (quiet_thread_start(&p->thread, run, p) != 0) {
 		pthread_cond_destroy(&p->wake);
 		pthread_mutex_destroy(&p->lock);
 		free(p);

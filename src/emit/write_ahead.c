@@ -29,6 +29,7 @@
  * to their length. */
 #define _GNU_SOURCE
 #include "emit/write_ahead.h"
+#include "core/quiet_thread.h"
 #include "core/error.h"
 #include "core/pread_all.h"
 #include "emit/pack_stream.h"
@@ -178,7 +179,7 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 	job->pre = (out_pre){.fd = job->src_fd, .src_off = l->graph_start, .dst_off = dst,
 			     .len = l->inits_end - l->graph_start};
 	job->file->prefilled = true;
-	job->running = pthread_create(&job->thread, NULL, copy_ahead, job) == 0;
+	job->running = quiet_thread_start(&job->thread, copy_ahead, job) == 0;
 }
 
 uint64_t write_ahead_guess(const osh_write_job *job) { return job->pre.len ? job->pre.dst_off : UINT64_MAX; }

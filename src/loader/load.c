@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "loader/loader.h"
+#include "core/quiet_thread.h"
 #include "loader/release.h"
 #include "core/error.h"
 #include "core/pread_all.h"
@@ -268,7 +269,7 @@ static osh_status plan_split(const char *name, const uint8_t *data, size_t size,
 /* Starts the second thread; where none can start, this one scans the rest first. */
 static void job_start(scan_job *j)
 {
-	j->started = pthread_create(&j->thread, NULL, job_run, j) == 0;
+	j->started = quiet_thread_start(&j->thread, job_run, j) == 0;
 	if (!j->started)
 		job_run(j);
 }

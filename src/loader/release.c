@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "loader/release.h"
+#include "core/quiet_thread.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -51,7 +52,7 @@ releaser *releaser_new(uint8_t *map, size_t size)
 		free(r);
 		return NULL;
 	}
-	if (pthread_cond_init(&r->wake, NULL) != 0 || pthread_create(&r->thread, NULL, run, r) != 0) {
+	if (pthread_cond_init(&r->wake, NULL) != 0 || quiet_thread_start(&r->thread, run, r) != 0) {
 		pthread_cond_destroy(&r->wake);
 		pthread_mutex_destroy(&r->lock);
 		free(r);

@@ -1,5 +1,6 @@
 /* pipeline.c: the public entry points that run passes, in order, in one place. */
 #include "core/dtype.h"
+#include "core/quiet_thread.h"
 #include "core/error.h"
 #include "emit/edit.h"
 #include "loader/reindex.h"
@@ -147,7 +148,7 @@ static struct lint_later *lint_later_start(osh_model *m)
 	struct lint_later *l = m->lint_later;
 	if (!l)
 		return NULL;
-	l->threaded = osh_model_node_count(m) >= LINT_THREAD_MIN && pthread_create(&l->thread, NULL, run_later, m) == 0;
+	l->threaded = osh_model_node_count(m) >= LINT_THREAD_MIN && quiet_thread_start(&l->thread, run_later, m) == 0;
 	if (!l->threaded)
 		run_later(m);
 	return l;
