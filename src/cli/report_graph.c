@@ -264,11 +264,8 @@ static bool consumers(rg_hood *h, osh_model *m, graph *g, int32_t id, int32_t fr
 static int32_t offset_of(const node *n, int32_t r, int32_t R)
 {
 	bool axis_rule = n->domain[0] || (n->opset >= 0 && n->opset <= 6);
-	for (int32_t a = 0; axis_rule && r < R && a < n->nattrs; a++)
-		if (n->attrs[a].type == AT_INT && !strcmp(n->attrs[a].name, "axis") && n->attrs[a].i >= 0 &&
-		    n->attrs[a].i + r <= R)
-			return (int32_t)n->attrs[a].i;
-	return R - r;
+	int64_t axis = axis_rule && r < R ? node_attr_i(n, "axis", -1) : -1;
+	return axis >= 0 && axis + r <= R ? (int32_t)axis : R - r;
 }
 
 /* Dimension p (of the result) of input i, resolved; unknown when it has none. */

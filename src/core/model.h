@@ -20,6 +20,8 @@
 #include "core/tinfo.h"
 #include "onnxshape.h"
 
+#include <string.h>
+
 struct Onnx__ModelProto;
 struct Onnx__GraphProto;
 struct Onnx__NodeProto;
@@ -326,6 +328,27 @@ struct osh_model {
 	 * first: models point thousands of tensors at a few files, each checked once. */
 	struct ext_cache *ext;
 };
+
+/* Node n's attribute `name` as the node writes it (a ref_attr_name inside a function
+ * body is the caller's to answer: passes/infer/infer.h's attr), or NULL. The one
+ * look-up of attributes by name; the first letters tell most names apart without a
+ * call (rules ask for several attributes each, of nodes with several). */
+static inline const attr_view *node_attr(const node *n, const char *name)
+{
+	for (int32_t i = 0; i < n->nattrs; i++) {
+		const attr_view *a = &n->attrs[i];
+		if (a->name[0] == name[0] && !strcmp(a->name, name))
+			return a;
+	}
+	return NULL;
+}
+
+/* Its INT value, or def when it is absent or of another type. */
+static inline int64_t node_attr_i(const node *n, const char *name, int64_t def)
+{
+	const attr_view *a = node_attr(n, name);
+	return a && a->type == AT_INT ? a->i : def;
+}
 
 /* Readers of value_extra: NULL (outer_id -1) when v has no extra block. */
 static inline struct Onnx__TensorProto *value_init(const value *v) { return v->x ? v->x->init : NULL; }

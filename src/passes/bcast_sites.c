@@ -55,13 +55,6 @@ static bool site_of(const char *op, site_kind *k, int64_t *since)
 /* Operators that had broadcast=1/axis before opset 7 (the legacy pdpd form). */
 static bool legacy_axis_op(const char *op, site_kind k) { return k == SK_BINARY && schema_legacy_broadcast(op); }
 
-static int64_t int_attr(const node *n, const char *name, int64_t def)
-{
-	for (int32_t i = 0; i < n->nattrs; i++)
-		if (!strcmp(n->attrs[i].name, name) && n->attrs[i].type == AT_INT)
-			return n->attrs[i].i;
-	return def;
-}
 
 static void two(bsite *s, bcast_rule r, int32_t a, int32_t b)
 {
@@ -88,7 +81,7 @@ bool bsite_of(const node *n, bsite *s)
 		if (n->opset < since) {
 			/* Before numpy broadcasting: only the legacy axis form broadcasts (Gemm's
 			 * broadcast=1 places C against (M, N) the same way). */
-			bool legacy = (legacy_axis_op(n->op_type, k) || k == SK_UNI2) && int_attr(n, "broadcast", 0);
+			bool legacy = (legacy_axis_op(n->op_type, k) || k == SK_UNI2) && node_attr_i(n, "broadcast", 0);
 			if (!legacy)
 				return false;
 			if (k == SK_UNI2)

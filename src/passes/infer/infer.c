@@ -379,17 +379,10 @@ void set_out_floats(infer_ctx *c, int32_t i, const double *vals, int32_t n)
  * rule's default applies), as in ONNX. */
 static const attr_view *attr_in(const infer_ctx *c, const char *name)
 {
-	for (int32_t i = 0; i < c->n->nattrs; i++) {
-		const attr_view *a = &c->n->attrs[i];
-		/* The first letters tell most names apart without a call (rules ask for
-		 * several attributes each, of nodes with several). */
-		if (a->name[0] != name[0] || strcmp(a->name, name))
-			continue;
-		if (!a->ref)
-			return a;
-		return c->caller ? attr_in(c->caller, a->ref) : NULL;
-	}
-	return NULL;
+	const attr_view *a = node_attr(c->n, name);
+	if (!a || !a->ref)
+		return a;
+	return c->caller ? attr_in(c->caller, a->ref) : NULL;
 }
 
 const attr_view *attr(infer_ctx *c, const char *name) { return attr_in(c, name); }

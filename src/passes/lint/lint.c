@@ -82,19 +82,6 @@ typedef struct bnode {
 	bool axis_rule; /* pdpd or paddle: an axis-broadcast note applies */
 } bnode;
 
-static const attr_view *attr_of(const node *n, const char *name)
-{
-	for (int32_t i = 0; i < n->nattrs; i++)
-		if (!strcmp(n->attrs[i].name, name))
-			return &n->attrs[i];
-	return NULL;
-}
-
-static int64_t attr_int(const node *n, const char *name, int64_t def)
-{
-	const attr_view *a = attr_of(n, name);
-	return a && a->type == AT_INT ? a->i : def;
-}
 
 /* family_of by op_type (core/type_memo.h): it depends on the op_type string alone,
  * and most nodes do not broadcast: a look-up per type, not per node. */
@@ -126,7 +113,7 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 		if (!paddle_is_elementwise(n->op_type))
 			return false;
 		b->rule = BCAST_PADDLE;
-		b->axis = attr_int(n, "axis", -1);
+		b->axis = node_attr_i(n, "axis", -1);
 		b->axis_rule = true;
 		return true;
 	}
@@ -136,9 +123,9 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 		case FAM_BINARY:
 			b->legacy_op = true;
 			if (n->opset < 7) {
-				bool pdpd = attr_int(n, "broadcast", 0) != 0;
+				bool pdpd = node_attr_i(n, "broadcast", 0) != 0;
 				b->rule = pdpd ? BCAST_PDPD : BCAST_NONE;
-				b->axis = attr_int(n, "axis", -1);
+				b->axis = node_attr_i(n, "axis", -1);
 				b->axis_rule = pdpd;
 			}
 			return true;
@@ -564,7 +551,7 @@ static void lint_legacy_attrs(lint *L, graph *g, int32_t ni, const bnode *b)
 	node *n = &g->nodes[ni];
 	if (!b->legacy_op || n->opset < 7)
 		return;
-	const attr_view *bc = attr_of(n, "broadcast"), *ax = attr_of(n, "axis");
+	const attr_view *bc = node_attr(n, "broadcast"), *ax = node_attr(n, "axis");
 	if (!bc && !ax)
 		return;
 	text t = {.len = 0};

@@ -278,19 +278,6 @@ typedef struct cand {
 	int64_t need;        /* lowest ai.onnx opset the result needs (0: any) */
 } cand;
 
-static const attr_view *nattr(const node *n, const char *name)
-{
-	for (int32_t i = 0; i < n->nattrs; i++)
-		if (!strcmp(n->attrs[i].name, name))
-			return &n->attrs[i];
-	return NULL;
-}
-
-static int64_t nattr_i(const node *n, const char *name, int64_t def)
-{
-	const attr_view *a = nattr(n, name);
-	return a && a->type == AT_INT ? a->i : def;
-}
 
 /* The operand's tensor info, or NULL when the input is absent. */
 static const tinfo *operand(const graph *g, const node *n, int32_t i)
@@ -452,13 +439,13 @@ static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c)
 	c->gemm = !strcmp(n->op_type, "Gemm");
 	if (!c->gemm && !is_legacy_op(n->op_type))
 		return false;
-	c->pdpd = nattr_i(n, "broadcast", 0) != 0;
+	c->pdpd = node_attr_i(n, "broadcast", 0) != 0;
 	if (n->opset <= 6) {
 		c->kind = CK_LEGACY;
 		return c->pdpd;
 	}
 	c->kind = CK_STRAY;
-	return nattr(n, "broadcast") || nattr(n, "axis");
+	return node_attr(n, "broadcast") || node_attr(n, "axis");
 }
 
 static const char *placement_text(rw *r, const cand *c, shape s)
@@ -483,7 +470,7 @@ static bool plan_paddle(rw *r, cand *c)
 			 n->op_type, n->ninputs, n->noutputs);
 		return false;
 	}
-	const attr_view *ax = nattr(n, "axis");
+	const attr_view *ax = node_attr(n, "axis");
 	if (ax && ax->type != AT_INT) {
 		rw_error(r, g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
 		return false;
@@ -520,8 +507,8 @@ static bool plan_onnx(rw *r, cand *c)
 	graph *g = c->g;
 	const node *n = &g->nodes[c->ni];
 	c->need = c->kind == CK_LEGACY ? 7 : 0;
-	const char *dropped = nattr(n, "broadcast") && nattr(n, "axis") ? "broadcast, axis"
-			      : nattr(n, "broadcast")                ? "broadcast"
+	const char *dropped = node_attr(n, "broadcast") && node_attr(n, "axis") ? "broadcast, axis"
+			      : node_attr(n, "broadcast")                ? "broadcast"
 								     : "axis";
 	if (!c->pdpd) {
 		rw_change(r, g, c->ni, kind_names[c->kind], "remove %s (no broadcast=1: numpy computes the same)",
@@ -538,15 +525,15 @@ static bool plan_onnx(rw *r, cand *c)
 			dim *mn = arena_array(r->m->arena, 2, sizeof *mn);
 			if (!mn)
 				return OOM(r), false;
-			mn[0] = a.dims[nattr_i(n, "transA", 0) ? 1 : 0];
-			mn[1] = b.dims[nattr_i(n, "transB", 0) ? 0 : 1];
+			mn[0] = a.dims[node_attr_i(n, "transA", 0) ? 1 : 0];
+			mn[1] = b.dims[node_attr_i(n, "transB", 0) ? 0 : 1];
 			if (!check_rule(r, c, BCAST_PDPD, 0, 2, (shape){2, mn}, cs, -1))
 				return false;
 		}
 		rw_change(r, g, c->ni, kind_names[c->kind], "remove broadcast (C broadcasts to (M, N) unidirectionally)");
 		return true;
 	}
-	const attr_view *ax = nattr(n, "axis");
+	const attr_view *ax = node_attr(n, "axis");
 	if (ax && ax->type != AT_INT) {
 		rw_error(r, g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
 		return false;

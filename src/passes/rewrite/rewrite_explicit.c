@@ -117,13 +117,6 @@ static const char *shape_text(rw *r, const tinfo *t)
 	return s ? s : "";
 }
 
-static const attr_view *node_attr(const node *n, const char *name)
-{
-	for (int32_t i = 0; i < n->nattrs; i++)
-		if (!strcmp(n->attrs[i].name, name))
-			return &n->attrs[i];
-	return NULL;
-}
 
 /* ---- target shapes ---------------------------------------------------------------------- */
 
