@@ -6,10 +6,9 @@
 # Also: make build, make test-asan (ASan + UBSan build and tests), make bench (BENCH_QUICK=1
 # for a short run: see bench/run.py), make install (PREFIX=/usr/local, honoured on
 # every call: the tool, libonnxshape.so and .a, the header, pkg-config and CMake
-<<<<<<< HEAD
-# files), make deps (the packages make test needs; make deps-build, those of make
-# build and make install only), make clean, make fuzz (libFuzzer targets with clang,
-# FUZZ_SECONDS each: see the end of this file).
+# files, the Python package), make deps (the packages make test needs; make
+# deps-build, those of make build and make install only), make clean, make fuzz
+# (libFuzzer targets with clang, FUZZ_SECONDS each: see the end of this file).
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -17,11 +16,6 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-=======
-# files, the Python package), make deps (the packages make test needs; make
-# deps-build, those of make build and make install only), make clean, make fuzz
-# (libFuzzer targets with clang, FUZZ_SECONDS each: see the end of this file).
->>>>>>> i32c
 .PHONY: all deps deps-build configure build build-tests demo test test-asan bench install clean
 
 all: build
