@@ -12,6 +12,7 @@
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+BENCH_BUILD ?= build-bench
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -53,18 +54,21 @@ test-asan: deps
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		ctest --output-on-failure -j $(JOBS)
 
-# make bench: the inference micro-benchmark, then onnxshape against onnx's Python tools
-# on generated models of 1k to 1M nodes (bench/run.py; BENCH_QUICK=1 for a run under a
-# minute, BENCH_SIZES=1k,10k,... to choose; models are generated into $(BUILD)/bench).
-bench: build-tests
-	$(BUILD)/bench_infer_chain
-	/usr/bin/python3 bench/run.py $(BUILD)/onnxshape $(BUILD)
+# make bench: a profile-guided build in $(BENCH_BUILD), the inference micro-benchmark,
+# then onnxshape against onnx's Python tools on generated models of 1k to 1M nodes
+# (bench/run.py; BENCH_QUICK=1 for a run under a minute, BENCH_SIZES=1k,10k,... to
+# choose; models are generated into $(BENCH_BUILD)/bench).
+bench: deps
+	cmake -S . -B $(BENCH_BUILD) -DONNXSHAPE_PGO=ON -DONNXSHAPE_TESTS=ON $(CMAKE_FLAGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS)
+	$(BENCH_BUILD)/bench_infer_chain
+	/usr/bin/python3 bench/run.py $(BENCH_BUILD)/onnxshape $(BENCH_BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
 
 # ---- fuzzing ---------------------------------------------------------------------
 # make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="load infer roundtrip split"]
