@@ -38,13 +38,10 @@ typedef struct range {
 } range;
 
 struct prefault {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
+	quiet_worker w;
 	const _Atomic uintptr_t *front;
 	range q[QUEUE];
 	size_t head, tail; /* q[head % QUEUE] .. q[tail % QUEUE] are queued */
-	bool stop;
 	size_t page;
 	uint64_t slow_ns;
 	uint32_t huge_steps, slow_steps; /* steps timed in huge pages, and the slow ones */
@@ -113,9 +110,9 @@ static void switch_if_slow(prefault *p, range *r, uintptr_t lo, uintptr_t hi)
 
 static bool stopping(prefault *p)
 {
-	pthread_mutex_lock(&p->lock);
-	bool stop = p->stop;
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_lock(&p->w.lock);
+	bool stop = p->w.stop;
+	pthread_mutex_unlock(&p->w.lock);
 	return stop;
 }
 
@@ -172,11 +169,11 @@ static void *run(void *arg)
 	prefault *p = arg;
 	range follow = {0};
 	bool following = false;
-	pthread_mutex_lock(&p->lock);
-	while (!p->stop) {
+	pthread_mutex_lock(&p->w.lock);
+	while (!p->w.stop) {
 		if (p->head != p->tail) {
 			range r = p->q[p->head++ % QUEUE];
-			pthread_mutex_unlock(&p->lock);
+			pthread_mutex_unlock(&p->w.lock);
 			switch_if_slow(p, &r, r.lo, r.hi);
 			if (r.whole)
 				do_whole(p, r);
@@ -184,28 +181,28 @@ static void *run(void *arg)
 				follow = r, following = true; /* a newer chunk replaces the last */
 			if (following)
 				switch_if_slow(p, &follow, follow.lo, follow.hi);
-			pthread_mutex_lock(&p->lock);
+			pthread_mutex_lock(&p->w.lock);
 			continue;
 		}
 		if (!following) {
-			pthread_cond_wait(&p->wake, &p->lock);
+			pthread_cond_wait(&p->w.wake, &p->w.lock);
 			continue;
 		}
-		pthread_mutex_unlock(&p->lock);
+		pthread_mutex_unlock(&p->w.lock);
 		uintptr_t before = follow.lo;
 		following = follow_step(p, &follow);
-		pthread_mutex_lock(&p->lock);
-		if (following && follow.lo == before && !p->stop && p->head == p->tail) {
+		pthread_mutex_lock(&p->w.lock);
+		if (following && follow.lo == before && !p->w.stop && p->head == p->tail) {
 			/* Far enough ahead: look again in a moment, or at once on new work. */
 			struct timespec t;
 			clock_gettime(CLOCK_REALTIME, &t);
 			t.tv_nsec += FOLLOW_NAP_NS;
 			if (t.tv_nsec >= 1000000000)
 				t.tv_sec++, t.tv_nsec -= 1000000000;
-			pthread_cond_timedwait(&p->wake, &p->lock, &t);
+			pthread_cond_timedwait(&p->w.wake, &p->w.lock, &t);
 		}
 	}
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->w.lock);
 	return NULL;
 }
 
@@ -219,18 +216,7 @@ prefault *prefault_new(const _Atomic uintptr_t *front, uint64_t slow_ns)
 	p->page = ps > 0 ? (size_t)ps : 4096;
 	p->front = front;
 	p->slow_ns = slow_ns;
-	if (pthread_mutex_init(&p->lock, NULL) != 0) {
-		free(p);
-		return NULL;
-	}
-	if (pthread_cond_init(&p->wake, NULL) != 0) {
-		pthread_mutex_destroy(&p->lock);
-		free(p);
-		return NULL;
-	}
-	if (quiet_thread_start(&p->thread, run, p) != 0) {
-		pthread_cond_destroy(&p->wake);
-		pthread_mutex_destroy(&p->lock);
+	if (quiet_worker_start(&p->w, run, p) != 0) {
 		free(p);
 		return NULL;
 	}
@@ -256,24 +242,18 @@ void prefault_add(prefault *p, void *start, size_t len, bool whole, bool huge)
 	uintptr_t hi = ((uintptr_t)start + len) & ~(uintptr_t)(p->page - 1);
 	if (hi <= lo)
 		return;
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->w.lock);
 	if (p->tail - p->head < QUEUE) {
 		p->q[p->tail++ % QUEUE] = (range){lo, hi, lo, whole, huge};
-		pthread_cond_signal(&p->wake);
+		pthread_cond_signal(&p->w.wake);
 	}
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->w.lock);
 }
 
 void prefault_free(prefault *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_signal(&p->wake);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_cond_destroy(&p->wake);
-	pthread_mutex_destroy(&p->lock);
+	quiet_worker_stop(&p->w);
 	free(p);
 }

@@ -23,3 +23,31 @@ int quiet_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return e;
 }
+
+int quiet_worker_start(quiet_worker *w, void *(*fn)(void *), void *arg)
+{
+	w->stop = false;
+	int e = pthread_mutex_init(&w->lock, NULL);
+	if (e)
+		return e;
+	if ((e = pthread_cond_init(&w->wake, NULL)) != 0) {
+		pthread_mutex_destroy(&w->lock);
+		return e;
+	}
+	if ((e = quiet_thread_start(&w->thread, fn, arg)) != 0) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
+	}
+	return e;
+}
+
+void quiet_worker_stop(quiet_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+}

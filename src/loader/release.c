@@ -14,31 +14,28 @@
 #include <sys/mman.h>
 
 struct releaser {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
+	quiet_worker w;
 	uint8_t *map;
 	size_t size;
-	size_t lo, hi; /* pending: [lo, hi), empty when lo >= hi; under lock */
-	bool stop;     /* under lock */
+	size_t lo, hi; /* pending: [lo, hi), empty when lo >= hi; under w.lock */
 };
 
 static void *run(void *arg)
 {
 	releaser *r = arg;
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->w.lock);
 	for (;;) {
-		while (!r->stop && r->lo >= r->hi)
-			pthread_cond_wait(&r->wake, &r->lock);
-		if (r->stop)
+		while (!r->w.stop && r->lo >= r->hi)
+			pthread_cond_wait(&r->w.wake, &r->w.lock);
+		if (r->w.stop)
 			break;
 		size_t lo = r->lo, hi = r->hi;
 		r->lo = r->hi = 0;
-		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_unlock(&r->w.lock);
 		madvise(r->map + lo, hi - lo, MADV_DONTNEED); /* advice: a failure loses nothing */
-		pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->w.lock);
 	}
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->w.lock);
 	return NULL;
 }
 
@@ -48,13 +45,7 @@ releaser *releaser_new(uint8_t *map, size_t size)
 	if (!r)
 		return NULL;
 	r->map = map, r->size = size;
-	if (pthread_mutex_init(&r->lock, NULL) != 0) {
-		free(r);
-		return NULL;
-	}
-	if (pthread_cond_init(&r->wake, NULL) != 0 || quiet_thread_start(&r->thread, run, r) != 0) {
-		pthread_cond_destroy(&r->wake);
-		pthread_mutex_destroy(&r->lock);
+	if (quiet_worker_start(&r->w, run, r) != 0) {
 		free(r);
 		return NULL;
 	}
@@ -67,15 +58,15 @@ bool releaser_drop(releaser *r, size_t from, size_t upto)
 		upto = r->size;
 	if (from >= upto)
 		return true;
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->w.lock);
 	size_t lo = r->lo < r->hi && r->lo < from ? r->lo : from;
 	size_t hi = r->lo < r->hi && r->hi > upto ? r->hi : upto;
 	bool taken = hi - lo <= RELEASE_LAG;
 	if (taken) {
 		r->lo = lo, r->hi = hi;
-		pthread_cond_signal(&r->wake);
+		pthread_cond_signal(&r->w.wake);
 	}
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->w.lock);
 	return taken;
 }
 
@@ -83,12 +74,6 @@ void releaser_free(releaser *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = true;
-	pthread_cond_signal(&r->wake);
-	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
-	pthread_cond_destroy(&r->wake);
-	pthread_mutex_destroy(&r->lock);
+	quiet_worker_stop(&r->w);
 	free(r);
 }
