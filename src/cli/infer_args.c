@@ -1,9 +1,9 @@
 /* infer_args.c: --input-shape NAME:D,D,... and --assume SYMBOL=SIZE, as check, infer
  * and rewrite take them (see cli.h).
  *
- * The arrays grow as options come: a fixed table for the most options anyone could
- * give was 400 KB of zeroed memory that every run of infer faulted in (a hundred
- * pages, a tenth of a small model's time here).
+  * The arrays grow as options come: a fixed table for the most options anyone could
+  * give was zeroed memory that every run of infer faulted in, a good part of a small
+  * model's time.
  */
 #include "cli.h"
 

@@ -11,9 +11,7 @@ void model_done(osh_model *m, bool last)
 	/* What the process does next is exit: the kernel takes the whole address space
 	 * back at once, faster than unmapping the arena's chunks one by one (each a
 	 * call that frees its pages and flushes the TLB). Compilers do the same (clang's
-	 * -disable-free). Measured on a 1k-node model, medians of 200 runs: `check`
-	 * 1.42 -> 1.40 ms wall, `infer` 1.66 -> 1.64; the free itself was 0.045 ms of
-	 * its 1 ms inside the tool. Every thread the model started is joined already
+	 * -disable-free). Every thread the model started is joined already
 	 * (the lint's, the writer's) or only advises the kernel (prefault, releaser). */
 	if (!last)
 		osh_model_free(m);

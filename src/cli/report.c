@@ -28,8 +28,8 @@ static const char *sev_name[] = {"note", "warning", "error"};
 
 /* Writes s keeping the report one line per finding: names from a model may hold
  * newlines or terminal escapes, which are written as \n, \t, \xNN instead. The
- * plain stretches between them go out whole: a character at a time, printing the
- * 75,000 notes of a 100k-node legacy model took 140 to 160 ms. */
+ * plain stretches between them go out whole: a character at a time was slow on the
+ * many notes of a big model. */
 static void put_line(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -80,8 +80,8 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d)
 	fprintf(f, " [%s]\n", d->code);
 }
 
-/* Unbuffered (stderr), a diagnostic is a dozen write calls: infer of a 200k-node
- * legacy model spent 22 s printing its 200k notes into a pipe. So f's descriptor gets
+/* Unbuffered (stderr), a diagnostic is a dozen write calls: a big legacy model's
+ * notes took seconds to print into a pipe. So f's descriptor gets
  * a buffered stream of its own for the span, flushed before returning; f itself, if
  * that cannot be had. */
 void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only)

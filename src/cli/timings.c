@@ -2,7 +2,7 @@
  *
  * For a user, where a big model's seconds go; for bench/run.py, the tool's own time
  * per node: the work from the start of loading to the model freed, without starting
- * and ending a process (about 0.7 ms here, most of a 1k-node check).
+  * and ending a process (most of a small model's check).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "cli.h"

@@ -128,10 +128,8 @@ void arena_will_write(arena *a, void *p, size_t len) { (void)a, (void)p, (void)l
 #define PREFAULT_CHUNK ((size_t)16 << 20)
 /* An expected chunk smaller than this keeps 4 KB pages: the index fills several
  * tables of it at once, and each one's huge page was resident in full at its first
- * row, while the input's own pages still were (a 10k-node CNN's peak: 1.49 times its
- * file with huge pages, 1.33 without, the same distance ahead). From here up the
- * rounding is a few percent, and huge pages are what lets the thread keep ahead
- * (transformer-100k-ext check, medians of 25: 57 ms with them, 72 without). */
+ * row, while the input's own pages still were, which raised the peak. From here up
+ * the rounding is a few percent, and huge pages are what lets the thread keep ahead. */
 #define EXPECT_HUGE ((size_t)32 << 20)
 
 static void advise_huge(void *p, size_t size)
@@ -211,8 +209,7 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 }
 
 /* arena_alloc's slow path, kept out of line so that the common bump is a leaf that
- * saves no registers (callgrind: about 50 instructions a call before, on every node
- * and name). */
+ * saves no registers: it runs on every node and name. */
 static __attribute__((noinline)) void *alloc_fresh(arena *a, size_t need)
 {
 	return alloc_chunk(a, need, need > a->next_size ? need : a->next_size, false);

@@ -36,8 +36,8 @@ void *arena_array(arena *a, size_t n, size_t size);
  * pages are made writable before it is returned, unless they are huge pages. Fresh
  * memory read before it is written maps the kernel's shared zero page, and the write
  * after it is a copy-on-write fault whose TLB flush interrupts every core the
- * process runs on: for a table in 4 KB pages, one such interrupt per page (on a
- * virtual machine, 2.8 ms of a 21 ms `infer` of a 10k-node CNN). */
+  * process runs on: for a table in 4 KB pages, one such interrupt per page, and
+  * costly ones on a virtual machine. */
 void *arena_array_scattered(arena *a, size_t n, size_t size);
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);

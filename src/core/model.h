@@ -154,8 +154,7 @@ typedef struct value {
 } value;
 
 /* The value table is the largest single allocation of a big model (2.7M values for
- * a 1M-node CNN): each byte here is 2.7 MB there (144 bytes before value_extra, 372
- * MB; 104 with the consumers' capacity and a 32-bit origin). A field that most values
+ * a 1M-node CNN): each byte here is 2.7 MB there. A field that most values
  * leave empty belongs in value_extra. */
 _Static_assert(sizeof(void *) != 8 || sizeof(value) <= 96, "value grew: move rarely used fields to value_extra");
 
@@ -301,8 +300,8 @@ struct osh_model {
 	wire_list lazy_inits;
 	tensor_stats lazy_init_stats; /* what osh_model_summary reports of them */
 	/* The value_info entries osh_annotate added to the main graph, while the
-	 * GraphProto does not hold them yet: a million-node model's were 56 MB of
-	 * ValueInfoProto messages and their pointers, 16 MB as names and types. The
+	 * GraphProto does not hold them yet: as names and types they take a fraction of
+	 * what ValueInfoProto messages and their pointers would. The
 	 * writer packs them after the graph's own entries (emit/pack_stream.c);
 	 * loader/materialize.c makes them messages when messages are needed. */
 	vi_list lazy_vi;

@@ -22,9 +22,8 @@
 #define STEP ((size_t)2 << 20)
 /* How far ahead of the owner a followed chunk is made resident: enough to stay
  * ahead between two looks (FOLLOW_NAP), little enough that a chunk the owner
- * never fills costs little memory: a 32nd of the chunk, AHEAD_MIN to AHEAD_MAX. (A
- * 10k-node CNN's whole arena is one 12 MB chunk: with an eighth of it ahead, its
- * peak was 1.33 times its file; with a 32nd, 1.22; 1.20 before it was followed.) */
+ * never fills costs little memory, and that what is resident ahead of its use adds
+ * little to the peak: a 32nd of the chunk, AHEAD_MIN to AHEAD_MAX. */
 #define AHEAD_MIN ((size_t)256 << 10)
 #define AHEAD_MAX ((size_t)4 << 20)
 #define FOLLOW_NAP_NS (200 * 1000)
@@ -71,11 +70,9 @@ static uint64_t thread_ns(void)
  * a thread preempted in the middle of a step says nothing about the pages). Huge
  * pages are slow here (p->small) from the second step slower than slow_ns, if at
  * least an eighth of the steps so far were: the host had taken back some blocks and
- * not others, and which ones a run gets is luck (transformer-1m-ext check, 684 steps
- * a run, four runs back to back: 119, 0, 41 and 1 of them slow, for 603, 47, 294 and
- * 52 ms of the thread's time; in 4 KB pages the same memory took about 200 ms). A
- * slow step costs some 25 fast ones, or 6 steps' worth in small pages: from an
- * eighth of them slow, small pages are the cheaper bet. */
+ * not others, and which ones a run gets is luck. A slow step costs many fast ones,
+ * and more than its memory in small pages: from an eighth of them slow, small pages
+ * are the cheaper bet. */
 static bool populate_in(prefault *p, const range *r, uintptr_t lo, uintptr_t hi)
 {
 	if (!r->huge || atomic_load_explicit(&p->small, memory_order_relaxed))
@@ -145,8 +142,7 @@ static bool follow_step(prefault *p, range *r)
 	ahead = ahead < AHEAD_MIN ? AHEAD_MIN : ahead > AHEAD_MAX ? AHEAD_MAX : ahead;
 	/* A block the owner took at once (a table it fills row by row over the whole
 	 * load) is left to it: made resident early, it added to the peak while the
-	 * input's pages were still in memory (cnn-100k, filled in when the thread had
-	 * nothing else to do: 1.31 times its file instead of 1.15). */
+	 * input's pages were still in memory. */
 	if (f > r->lo + ahead)
 		r->lo = f & ~(uintptr_t)(p->page - 1);
 	/* Half the distance still ahead: nothing yet, so that the thread works in big

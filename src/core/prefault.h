@@ -22,14 +22,12 @@ typedef struct prefault prefault;
 /* Huge pages are not always the cheaper kind. Where the host takes free memory back
  * (a virtual machine with free page reporting: free memory is handed back in 2 MB
  * blocks, and a huge page is exactly such a block), the first touch of a huge page
- * after the machine was idle for a few seconds cost 4.4 to 6 ms of CPU time here,
- * against 0.1 to 0.5 ms right after another process had freed memory; 4 KB pages
- * mostly came from memory the guest still had: after 8 s idle, 64 MB took 148 to 197
- * ms in huge pages and 28 to 41 ms in small ones (once 142). So the thread times each
- * step it makes in huge pages; once enough of them were slower than `slow_ns` (CPU
- * time: 3 ms, between the two cases; how many: prefault.c), what is left of its
- * ranges, and every range after, goes to small pages, and prefault_huge_slow tells
- * the owner to stop asking for them. */
+ * after the machine was idle for a few seconds costs the host's own fault too, many
+ * times a huge page's usual cost, while 4 KB pages mostly come from memory the guest
+ * still has. So the thread times each step it makes in huge pages; once enough of
+ * them were slower than `slow_ns` (CPU time, between the two cases; how many:
+ * prefault.c), what is left of its ranges, and every range after, goes to small
+ * pages, and prefault_huge_slow tells the owner to stop asking for them. */
 #define PREFAULT_SLOW_HUGE_NS ((uint64_t)3 * 1000 * 1000)
 
 /* `front`: where the owner is writing now (its bump pointer), which a followed

@@ -96,8 +96,7 @@ static bool entries_new(osh_model *m, graph *g, size_t fresh, new_entries *e)
 	*e = (new_entries){.cap = fresh};
 	/* Written through from the start: the prefault thread faults them in from the
 	 * end (a megabyte past the arena's front, they were the annotation's own to
-	 * fault in: 4.8 MB of huge pages for transformer-100k-ext, half of annotating
-	 * it). */
+	 * fault in, and much of its time on a big model). */
 	if (g == m->main) {
 		vi_list *l = e->lazy = &m->lazy_vi;
 		size_t bytes = (fresh + 1) * sizeof *l->names; /* fresh < the value count */

@@ -75,10 +75,9 @@ static bool reserve_graph(edit *e, const graph *g)
 }
 
 /* Indexes every name the model uses, once, in a table sized at once. Not in
- * edit_begin: a rewrite with nothing to insert asks for no fresh name, and a 1M-node
- * CNN has 3.7 million names (values and nodes): in a table doubled as it filled,
- * their index was the whole rewrite stage, 510 to 670 ms (24 to 37 ms without it;
- * at 100k nodes 28 and 2). The IR does not change before the commit (edits go to
+ * edit_begin: a rewrite with nothing to insert asks for no fresh name, and a big
+ * model has millions of names (values and nodes): in a table doubled as it filled,
+ * their index was most of the rewrite stage. The IR does not change before the commit (edits go to
  * the messages), so the names are the same then as at edit_begin. */
 static bool index_names(edit *e)
 {

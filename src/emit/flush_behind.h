@@ -1,9 +1,9 @@
 /* flush_behind.h: a thread that writes an output's full buffers while its owner fills
  * the next one.
  *
- * Why: what `infer` packs itself (the value_info of every value: 45 MB for a
- * million-node transformer) was packed and then written by one thread, and the write
- * system calls, a copy into the page cache, were a third of that tail; the other core
+  * Why: what `infer` packs itself (the value_info of every value: tens of megabytes
+  * for a million-node model) was packed and then written by one thread, and the write
+  * system calls, a copy into the page cache, were a good part of that tail; the other core
  * is idle by then. The owner hands a full buffer over and gets an empty one back at
  * once, unless the thread is still writing the one before (two buffers in all).
  *

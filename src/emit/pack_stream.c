@@ -231,8 +231,8 @@ typedef struct graph_plan {
 	size_t rest_len;
 	/* Packed size of each element; for a wire list, of its messages only (NULL
 	 * without any). 32 bits: a graph packs to at most PACK_MAX, and one past it is
-	 * refused before a byte is written (a value_info entry per value: 1.1 MB of
-	 * fresh memory at 100k nodes in 64 bits, 195 page faults). */
+	 * refused before a byte is written (a value_info entry per value: in 64 bits,
+	 * twice the fresh memory to fault in). */
 	uint32_t *sizes[NGRAPH_FIELDS];
 	size_t total;                 /* the graph's packed size */
 	type_memo types;

@@ -21,9 +21,8 @@
  *
  * With the guess, the job creates the temporary file and a thread copies that stretch
  * there (the kernel copies, file to file: copy_file_range) while the loader, inference
- * and annotation run on the caller's thread. Measured before this existed, a check
- * of cnn-100k took as long with a `cp` of the same file running beside it (148 vs
- * 149 ms, medians of 11). osh_write_finish then writes the model as osh_model_write
+  * and annotation run on the caller's thread: a copy of the file running beside a
+  * check does not slow it down. osh_write_finish then writes the model as osh_model_write
  * would, into the same file, skipping the bytes already in place (out_pre); a wrong
  * guess costs the copy made ahead: the bytes produced go over it and the file is cut
  * to their length. */
@@ -48,8 +47,7 @@
 
 /* Copies ahead from this many bytes (the graph's nodes and initializers). The loader
  * reports a layout for files of 1 MB and more (smaller ones are read in one pass),
- * and from there the thread pays: infer, medians of 61 runs, a 1k-node CNN of 1.4 MB
- * 4.39 -> 3.68 ms, a 1k-node transformer of 1.4 MB 3.78 -> 3.12 ms (4 MB before). */
+ * and from there the thread saves more than it costs. */
 #define AHEAD_MIN ((uint64_t)1 << 20)
 /* The copy checks for cancellation between steps this long. */
 #define AHEAD_STEP ((size_t)16 << 20)
@@ -115,12 +113,10 @@ static uint64_t graph_content_at(const osh_input_layout *l, uint64_t graph_len)
 }
 
 /* The blocks of what the copy writes (the output up to its last initializer),
- * allocated at once: ext4 otherwise reserves them a page at a time as the copy goes
- * (copy_file_range of 139 MB: 60 ms, 51 ms preallocated; of 1.25 GB: 350 and 290;
- * medians of 3). Not the rest of the output: blocks allocated past the end of what is
- * finally written are given back by the truncate that ends every write made ahead
- * (atomic_commit), and that made it take 0.4 to 4.4 ms instead of 0.03 to 0.8 (the
- * guessed growth of a 10k-node model's graph, 1.2 MB). KEEP_SIZE: the file's length
+ * allocated at once: ext4 otherwise reserves them a page at a time as the copy goes.
+ * Not the rest of the output: blocks allocated past the end of what is finally
+ * written are given back by the truncate that ends every write made ahead
+ * (atomic_commit), and that made it many times slower. KEEP_SIZE: the file's length
  * is what is written. Advice: a file system without it, or a disk too full, just goes
  * without. */
 static void preallocate(int fd, uint64_t size)
@@ -138,7 +134,7 @@ static void *copy_ahead(void *arg)
 	osh_write_job *job = arg;
 	const out_pre *p = &job->pre;
 	const sys_io *io = job->file->io;
-	/* Here, not on the loader's thread: 0.6 to 1.5 ms for 1.3 GB. */
+	/* Here, not on the loader's thread: reserving a big file's blocks takes a while. */
 	preallocate(job->file->fd, p->dst_off + p->len);
 	uint64_t done = 0;
 	while (done < p->len && !atomic_load(&job->cancel)) {

@@ -43,12 +43,11 @@ static ssize_t copy_range(int in, int64_t *off, int out, int64_t *out_off, size_
 const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
 
 /* The output buffer: OUT_BUF_FIRST bytes, reused until OUT_GROW_AFTER bytes went
- * through it, then OUT_BUF. Every fresh page costs a fault, zeroing and accounting
- * (over 2 us each here): a 1 MiB buffer for a 1k-node model's 158 KB of output was 40
- * pages where 16 do, a tenth of writing it. A big output gets the big buffer, and its
- * fewer system calls, after its first megabyte. Not a bigger one: with the thread's
- * spare (flush_behind.c), two 1 MiB buffers were 510 of the 1,600 page faults of a
- * 100k-node transformer's `infer` (weights external), 125 at 256 KiB; a system
+ * through it, then OUT_BUF. Every fresh page costs a fault, zeroing and accounting,
+ * and a small model's output fits a small buffer: a big one from the start is only
+ * more pages to fault in. A big output gets the big buffer, and its fewer system
+ * calls, after its first megabyte. Not a bigger one: with the thread's spare
+ * (flush_behind.c) there are two, each a buffer's worth of fresh pages, and a system
  * call per 256 KiB is nothing beside copying them. */
 #define OUT_BUF_FIRST (64u << 10)
 #define OUT_GROW_AFTER ((uint64_t)1 << 20)
@@ -58,9 +57,8 @@ const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
 
 /* A durable output is fsynced before it is renamed into place. Left to fsync alone, all of
  * it would go to the disk only then, after the last byte is packed; started as we go,
- * the disk writes while we pack, and fsync waits for the tail only (at 100k nodes,
- * 133 MB, fsync was a sixth of `infer`). Advice: a failure changes nothing, as fsync
- * still writes whatever is left and reports any error. */
+ * the disk writes while we pack, and fsync waits for the tail only. Advice: a failure
+ * changes nothing, as fsync still writes whatever is left and reports any error. */
 static void start_writeback(out_file *o)
 {
 #ifdef SYNC_FILE_RANGE_WRITE

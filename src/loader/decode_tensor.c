@@ -3,8 +3,7 @@
  * Why: the index checks and views each initializer of the main graph from the input
  * (index.c, define_lazy_initializers), and through protobuf-c each one was a malloc
  * per message, string, array and external_data entry, then a free for each: on a
- * CNN with external weights, half of the instructions of `check` (callgrind on
- * cnn-100k-ext: 1.0 of 3.0 billion in protobuf-c and malloc). A weight tensor is a
+  * CNN with external weights, a large part of what `check` did. A weight tensor is a
  * name, dims, a type and raw bytes or an external reference: those are read here
  * into fixed storage that the next tensor reuses.
  *

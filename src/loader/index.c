@@ -60,10 +60,9 @@ static graph *graph_new(osh_model *m, const char *path, graph *parent, int32_t p
 
 /* A big table the index fills row by row (values, nodes) is faulted in by the
  * prefault thread TABLE_AHEAD rows ahead of the row being written: left to the
- * index, its pages were a good part of the loader's page faults (cnn-10k `infer`:
- * the value table's, 9% of the main thread's samples), and made resident whole at
- * the start, they added to the peak while the input's pages were still in memory
- * (cnn-100k: 1.31 times its file instead of 1.15). */
+ * index, its pages were a good part of the loader's page faults, and made resident
+ * whole at the start, they added to the peak while the input's pages were still in
+ * memory. */
 #define TABLE_AHEAD 4096
 
 /* At row `row` of a table of `cap` rows: the next TABLE_AHEAD rows after the ones
@@ -517,8 +516,7 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 		size_t at, n;
 		/* The key and length read as bytes, not through a wire_field: the compiler
 		 * compared its number and type as one 8-byte load right after storing them
-		 * as two 4-byte ones, which the store buffer cannot forward (perf: half of
-		 * define_nodes' own samples sat on that compare). */
+		 * as two 4-byte ones, which the store buffer cannot forward. */
 		if (is_short_str(p, len, pos)) {
 			bool out = p[pos] == (2 << 3 | 2);
 			at = pos + 2, n = p[pos + 1];
@@ -540,8 +538,7 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 }
 
 /* How many nodes ahead define_nodes fetches the slot of a node's first output. One
- * node's decoding did not hide the miss: half of strmap_entry_hashed's samples
- * waited on the slot. */
+ * node's decoding did not hide the miss: the look-up waited on the slot. */
 #define OUTPUT_AHEAD 4
 
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
@@ -737,8 +734,7 @@ static bool order_nodes(osh_model *m, graph *g)
 		return false;
 	/* Nearly every graph comes in topological order, which adding the consumers
 	 * found out (g->backward) without walking every value's consumers again: they
-	 * lie all over memory on a big graph (3% of the loader's thread on a 100k-node
-	 * transformer). */
+	 * lie all over memory on a big graph. */
 	if (!g->backward) {
 		for (int32_t i = 0; i < n; i++)
 			g->order[i] = i;
@@ -1059,8 +1055,8 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	return set_initializer(m, &g->values[id], t, tv);
 }
 
-/* How many initializers ahead their headers are fetched (any of 4 to 32 measured the
- * same). */
+/* How many initializers ahead their headers are fetched: far enough for the misses
+ * to overlap; the exact distance matters little. */
 #define HEADER_AHEAD 16
 
 /* The main graph's initializers still in the input (unpack_split.c): each is
@@ -1083,10 +1079,8 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 			break;
 		}
 		/* The initializers' headers lie a weight apart in a file far larger than the
-		 * caches: each was a miss to memory, and reading the next one's name below
-		 * took two thirds of build_graph's samples (perf, transformer-100k check).
-		 * Fetched ahead, the misses overlap: check, medians of 15, transformer-100k
-		 * 101.6 -> 89.3 ms, cnn-100k 151.1 -> 123.6 ms, cnn-10k 20.8 -> 18.9 ms. */
+		 * caches: each was a miss to memory, waited on when reading the next one's name
+		 * below. Fetched ahead, the misses overlap. */
 		if (i + HEADER_AHEAD < w->n) {
 			const uint8_t *h = w->bytes + w->off[i + HEADER_AHEAD];
 			__builtin_prefetch(h);

@@ -23,9 +23,7 @@
  * weights point into the mapping is not written if the file's size or time changed
  * since it was loaded (emit/write_model.c). Small files are mapped too: a page read
  * into fresh memory costs a page of it, faulted in and zeroed before the copy, while a
- * mapped one is the page cache's own (a 1k-node model, 113 KB: 1.81 against 1.75 ms
- * for `infer`; the backend corpus, 945 files of a few KB, checked in 37.3 against
- * 35.4 ms; medians of 300 and 15 runs). The descriptor stays open so that an unchanged model can
+  * mapped one is the page cache's own. The descriptor stays open so that an unchanged model can
  * be written back by copying the file itself (emit/write_model.c).
  */
 #define _GNU_SOURCE
@@ -54,21 +52,17 @@
 
 /* A file whose messages would take more than this many bytes per byte of input
  * (beyond EXPANSION_FLOOR) is refused: real models stay far below it (weights decode
- * to their own size, a node or a shape to about 15 times its encoding), while
- * messages that exist only to be allocated (a million empty nodes: 73 times) do not. */
+  * to their own size, a node or a shape to a small multiple of its encoding), while
+  * messages that exist only to be allocated (a million empty nodes) go far above. */
 #define MAX_EXPANSION 32
 #define EXPANSION_FLOOR ((uint64_t)16 << 20)
 
 /* Room for the index and the passes beside the unpacked messages. They cost per
  * message (a node's entry, its attributes' views, a declared type) and per string
  * (a value name: its table entry, its consumers, its inferred type), not per byte:
- * weights cost them nothing. Measured on 100k-node chains, 50k-node graphs with an
- * initializer per node and 20k Conv nodes, load + infer + annotate took at most
- * 1,200 bytes per node beyond the unpacked messages. Since then a node without
- * attributes has no attribute view and a view is 48 bytes, not 96 (so 96 less per
- * message); a value entry is 40 bytes smaller, its inferred shape and its written
- * type are shared with equal ones (a rank-3 shape was 48 bytes of each value, its
- * TypeProto 200 more): 160 less per string. The budget stays as tight as it was,
+  * weights cost them nothing. The figures below were set from the most that load,
+  * infer and annotate took per node, and kept when views and value entries later
+  * became smaller (bench/README.md). The budget stays as tight as it was,
  * which test_hostile's budget test checks against the heaviest use (load, infer,
  * annotate and pack). A node with its op_type, an input and an output is allowed
  * 416 + 3 * 224 = 1,088. */
@@ -133,7 +127,7 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
  * take it meanwhile: while the second thread runs, the loader waits for its verdict
  * before its memory would pass AHEAD_PER_BYTE bytes per byte of file (plus
  * AHEAD_FLOOR). Real models stay below: weights cost the arena next to nothing, and
- * 1M-node models without them took 3.3 and 3.8 bytes per byte of file; a graph of
+  * big models without them stay just below it; a graph of
  * tiny nodes is only slower, the loader waiting for the scan's end.
  *
  * Any verdict against the file, or a failure of the loader's own, is settled by
@@ -384,16 +378,15 @@ typedef struct input {
 } input;
 
 /* Pages go back a megabyte at a time: the index reads the weights right after the
- * pre-scan faulted them in, and fills the arena meanwhile; in steps of 8 MB, what
- * it filled before the first step was the peak of a small model (cnn-10k check:
- * 18.4 MB, 16.8 MB in steps of 1 MB; no change in time measured at 100k nodes). */
+ * pre-scan faulted them in, and fills the arena meanwhile; in bigger steps, what
+ * it filled before the first step made the peak of a small model, and smaller
+ * steps cost no time over them. */
 #define RELEASE_STEP ((size_t)1 << 20)
 /* Files this big have their pages dropped by a thread (release.h); below, starting
  * it costs more than it saves. */
 #define RELEASER_MIN ((size_t)16 << 20)
 /* The arena a model takes per node and initializer, from the indexes to the
- * annotation `infer` writes (measured: 351 bytes for a 100k-node transformer, 321
- * for a 100k-node CNN, 370 for a 1k-node CNN). */
+ * annotation `infer` writes: a little above what bench/'s models take. */
 #define ARENA_BYTES_PER_ELEMENT 384
 
 void loader_release_input(osh_model *m, size_t upto)
@@ -413,8 +406,7 @@ void loader_release_input(osh_model *m, size_t upto)
 	size_t from = upto == end ? 0 : m->input_released;
 	/* The last call, which drops everything left (the nodes' pages, read after the
 	 * weights), is the loader's own: left to the thread, it was still dropping while
-	 * inference filled the arena (transformer-1m check, one run each: 1.73 GB, 1.63
-	 * GB without the thread; peaks also move between runs of the same code). */
+	 * inference filled the arena, and the peak rose. */
 	if (upto > from && !(m->releaser && upto != end && releaser_drop(m->releaser, from, upto)))
 		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
 	m->input_released = upto;

@@ -50,9 +50,8 @@ enum { WT_VARINT = 0, WT_64BIT = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT
 /* Field numbers below FAST_FIELDS are looked up in a table per message type (ONNX's
  * numbers are small), which also holds what the scan needs to know of each field,
  * worked out once from its descriptor rather than at every occurrence: protobuf-c's
- * binary search, a call per field, was a fifth of the scan, and the switches over a
- * field's type and label most of the rest (170 instructions a field on a 100k-node
- * transformer). At most FAST_TYPES types get a table (ONNX-ML has 22 to 30; the
+  * binary search, a call per field, and the switches over a field's type and label
+  * were most of the scan. At most FAST_TYPES types get a table (ONNX-ML has 22 to 30; the
  * tables live on the stack, 330 bytes each); a message of any other type, and a
  * bigger number, works the same out at each occurrence. */
 #define FAST_FIELDS 32
@@ -456,8 +455,7 @@ static int table_for(scan *s, const ProtobufCMessageDescriptor *d)
 		t->leaf &= d->fields[i].type != PROTOBUF_C_TYPE_MESSAGE && d->fields[i].label != PROTOBUF_C_LABEL_REPEATED;
 	/* From the descriptor's fields, not number by number: a table is made per type
 	 * and file, and asking for each of 32 numbers (a binary search each) and then
-	 * deciding 128 keys one by one took a sixth of the instructions of loading a
-	 * 39-node model (callgrind: 55k of 302k; now 12k). */
+	 * deciding 128 keys one by one was a large part of loading a small model. */
 	const field_info none = info_of(d, NULL);
 	for (unsigned n = 0; n < FAST_FIELDS; n++)
 		t->fields[n] = none;
@@ -745,8 +743,8 @@ static osh_status scan_field(scan *s, size_t *pos)
  * message opens: the common fields here, each in a few instructions (a one-byte key
  * of a field the type's table knows, with the wire type it expects, a well-formed
  * payload), anything else in scan_field, which reads it again from its key and says
- * what is wrong. Same checks, same counts: this only keeps the walk in registers
- * (on a 100k-node CNN, 2.2 million fields took 140 instructions each in scan_field). */
+  * what is wrong. Same checks, same counts: this only keeps the walk in registers,
+  * where scan_field costs many instructions a field. */
 static osh_status scan_fields(scan *s, size_t *pos)
 {
 	frame *f = &s->stack[s->top];

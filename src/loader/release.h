@@ -4,7 +4,7 @@
  * pages behind it (load.c, loader_release_input), so that a 1 GB model does not keep
  * a gigabyte of its file mapped. Dropping a page costs the kernel as much as faulting
  * it in (its table entry, its reverse map, its cgroup's count): done by the loader
- * itself, that was 6 to 8% of `check` on the 100k-node models. A thread of its own
+  * itself, that was a noticeable part of `check` on big models. A thread of its own
  * does it meanwhile. Only an optimisation: where no thread starts, the caller drops
  * the pages itself.
  */

@@ -95,10 +95,8 @@ bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t 
 
 /* How many inputs ahead of its use each name is hashed and its slot in the value
  * map fetched. The map is far bigger than the cache on a big graph, and a third of
- * a transformer's inputs are neither the initializer nor the node resolve_input
- * guesses first: their probes took a tenth of the main thread's samples (perf,
- * transformer-100k-ext check: 9% to none; check, medians of 61: transformer-100k
- * 86.6 -> 81.6 ms, transformer-100k-ext 68.3 -> 65.1 ms). */
+  * a transformer's inputs are neither the initializer nor the node resolve_input
+  * guesses first: fetched ahead, the cache misses of their probes overlap. */
 #define LOOKUP_AHEAD 16
 
 bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi)

@@ -4,8 +4,8 @@
  * once in the input and once unpacked. The TensorProto is instead unpacked from a
  * copy of its bytes without the raw_data field, which is then set to point at the
  * weights where they are, whatever their size: a pointer costs no page of the input
- * until the weight is read, which for most weights is never (copies of a CNN's
- * small batch-norm weights were 45 MB of a 1M-node model).
+  * until the weight is read, which for most weights is never (copies of a CNN's
+  * many small batch-norm weights add up on a big model).
  */
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"

@@ -71,9 +71,8 @@ static inline bool wire_varint(const uint8_t *p, size_t end, size_t *pos, uint64
 }
 
 /* Reads the field at *pos in [*pos, end) and moves *pos past it. Always inlined:
- * gcc kept it a call, and inlined, its result lives in registers and the switch on
- * the wire type folds into the callers' own (callgrind, check: transformer-100k
- * 1,037 -> 955 M instructions, cnn-100k 1,648 -> 1,500 M). */
+  * gcc kept it a call, and inlined, its result lives in registers and the switch on
+  * the wire type folds into the callers' own. */
 static inline __attribute__((always_inline)) bool wire_next(const uint8_t *p, size_t end, size_t *pos, wire_field *f)
 {
 	f->start = *pos;

@@ -138,9 +138,8 @@ static void *run_later(void *arg)
 	return NULL;
 }
 
-/* Below this many nodes the lint takes less time than starting a thread for it: at
- * 1k nodes it took 0.03 ms, and running it on a thread made a 1.7 ms `infer` 0.06 ms
- * slower (medians of 300); it costs about 25 ns a node. */
+/* Below this many nodes, starting a thread for the lint costs more than the lint it
+ * would take off the main thread. */
 #define LINT_THREAD_MIN 4096
 
 static struct lint_later *lint_later_start(osh_model *m)

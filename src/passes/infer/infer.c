@@ -59,12 +59,11 @@ bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *
 /* Float content of an initializer (or of a value given for this run) is decoded only
  * when a rule asks for it, unless it is tiny (EAGER_FLOATS): decoding every weight up
  * front stored each model's weights a second time, as doubles (twice their size), and
- * took a third of the inference time, for content hardly any rule reads. Integer
+ * took much of the inference time, for content hardly any rule reads. Integer
  * content (shapes, axes, sizes: small, read everywhere) stays eager. Eager float
  * content follows a tensor through pass-through nodes (Identity before Resize);
- * 8 entries cover scalars and a scale per axis. (At 64, a CNN whose batch norms
- * have under 64 channels stored every one of their parameters as doubles: 119 MB
- * of a 1M-node model.) */
+ * 8 entries cover scalars and a scale per axis, where a much higher bound would store
+ * every parameter of a CNN's small batch norms as doubles too. */
 #define EAGER_FLOATS 8
 
 static bool float_content(const tensor_view *tv)
@@ -841,7 +840,7 @@ static void seed_values(infer_ctx *c, graph *g)
 	init_memo memo = {{{0}}};
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		/* The node outputs, set by infer_nodes, lie in a row: not swept here
-		 * (100k of a 100k-node transformer's 140k values, 8 MB of rows). */
+		 * (most of a graph's values, megabytes of rows on a big one). */
 		if (i == g->first_produced && g->nproduced) {
 			i += g->nproduced - 1;
 			continue;

@@ -173,8 +173,8 @@ typedef struct lint {
 	dim (*dims)[MAX_LINT_RANK];
 	struct mono *counts;
 	/* Scratch for lint_facts, grown as needed and reused for every node: the facts
-	 * only live while one node is linted, and an array per broadcasting node was
-	 * 75 MB of a million-node model. */
+	 * only live while one node is linted, and an array per broadcasting node adds up
+	 * on a big model. */
 	sym_fact *facts;
 	int32_t cap_facts;
 	row_memo rows;    /* family_of by op_type */
