@@ -3,8 +3,9 @@
 #
 # usage: tests/install/install_test.sh BUILD_DIR WORK_DIR [CFLAGS]
 #
-# Installs BUILD_DIR into a fresh prefix under WORK_DIR (cmake --install --prefix),
-# then:
+# Installs BUILD_DIR into a fresh prefix under WORK_DIR as a user does, with
+# `make install PREFIX=... BUILD=BUILD_DIR` (the build is there already: make only
+# checks the packages and installs), then:
 #  - builds walk.c through pkg-config, against the shared library and, unless CFLAGS
 #    are given (a sanitizer build, which cannot link statically), fully static
 #    against the archive; and through find_package(onnxshape) (consumer/), against
@@ -27,7 +28,8 @@ fail() { echo "install_test: $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "install failed"; }
+make -C "$src" install PREFIX="$prefix" BUILD="$build" JOBS=1 >"$work/install.log" 2>&1 ||
+	{ cat "$work/install.log"; fail "make install failed"; }
 pc=$(find "$prefix" -name onnxshape.pc)
 [ -n "$pc" ] || fail "no onnxshape.pc under $prefix"
 libdir=$(dirname "$(dirname "$pc")")
