@@ -127,9 +127,9 @@ void text_file(FILE *f, const style *st, const char *path, const osh_model *m, c
 
 void summary_line(char *buf, size_t cap, const check_totals *t)
 {
-	snprintf(buf, cap, "%zu error%s, %zu warning%s, %zu note%s in %zu file%s (%zu nodes)", t->errors,
+	snprintf(buf, cap, "%zu error%s, %zu warning%s, %zu note%s in %zu file%s (%zu node%s)", t->errors,
 		 t->errors == 1 ? "" : "s", t->warnings, t->warnings == 1 ? "" : "s", t->notes, t->notes == 1 ? "" : "s",
-		 t->files, t->files == 1 ? "" : "s", t->nodes);
+		 t->files, t->files == 1 ? "" : "s", t->nodes, t->nodes == 1 ? "" : "s");
 }
 
 void text_summary(FILE *f, const check_totals *t)

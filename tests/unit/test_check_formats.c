@@ -210,7 +210,7 @@ Test(check, summary_and_colour)
 	result r = check("--color=never", LINT_DIR "/same_size_broadcast.onnx", NULL);
 	cr_expect_eq(r.status, 0);
 	expect_has(r.out, "same_size_broadcast.onnx: node 0 'add' (Add): warning: ");
-	expect_has(r.out, "\n0 errors, 1 warning, 0 notes in 1 file (1 nodes)\n");
+	expect_has(r.out, "\n0 errors, 1 warning, 0 notes in 1 file (1 node)\n");
 	cr_expect(!has(r.out, "\033["));
 	result_free(&r);
 	r = check("--color=always", LINT_DIR "/same_size_broadcast.onnx", NULL);
@@ -370,7 +370,7 @@ Test(check, unreadable_files_do_not_stop_the_others)
 	cr_expect_eq(r.status, 2);
 	expect_has(r.out, "missing.onnx: error: cannot open: No such file or directory\n");
 	expect_has(r.out, "[same-size-broadcast]");
-	expect_has(r.out, "1 error, 1 warning, 0 notes in 2 files (1 nodes)");
+	expect_has(r.out, "1 error, 1 warning, 0 notes in 2 files (1 node)");
 	result_free(&r);
 }
 
