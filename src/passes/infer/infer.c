@@ -426,6 +426,13 @@ graph *attr_graph(infer_ctx *c, const char *name)
 
 /* ---- helpers ------------------------------------------------------------------ */
 
+int32_t in_rank_refused(infer_ctx *c, int32_t i)
+{
+	infer_diag(c, OSH_ERROR, "shape-error", "%s: input '%s' has rank %d, above the supported %d", c->n->op_type,
+		   in_name(c, i), in(c, i)->rank, RULE_MAX_RANK);
+	return -1;
+}
+
 dim dim_fresh(infer_ctx *c)
 {
 	int64_t id = sym_fresh(c->syms, NULL);

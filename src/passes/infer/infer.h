@@ -66,6 +66,41 @@ static inline bool in_ints(infer_ctx *c, int32_t i, const dim **vals, int32_t *n
 	*n = t->nval;
 	return true;
 }
+/* Ranks above this are refused (reported) before a rule allocates anything for them;
+ * every rule family shares it. */
+#define RULE_MAX_RANK 1024
+
+/* Input i when it is a tensor (kind TK_TENSOR), else NULL. */
+static inline const tinfo *in_tensor(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in(c, i);
+	return t && t->kind == TK_TENSOR ? t : NULL;
+}
+/* Input i when it is a tensor whose rank is known, else NULL. */
+static inline const tinfo *in_ranked(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in(c, i);
+	return t && tinfo_has_rank(t) ? t : NULL;
+}
+/* Element type of input i when it is a tensor, 0 otherwise (unknown, omitted). */
+static inline int32_t in_elem(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in_tensor(c, i);
+	return t ? t->elem : 0;
+}
+/* in_rank's report of a rank above RULE_MAX_RANK; returns -1. */
+int32_t in_rank_refused(infer_ctx *c, int32_t i);
+/* Input i's rank when known and at most RULE_MAX_RANK; reports a larger one and
+ * returns -1, as for an unknown rank. Inline, these: every rule asks them for its
+ * inputs, several times. */
+static inline int32_t in_rank(infer_ctx *c, int32_t i)
+{
+	const tinfo *t = in_ranked(c, i);
+	if (!t)
+		return -1;
+	return t->rank > RULE_MAX_RANK ? in_rank_refused(c, i) : t->rank;
+}
+
 /* The same, but only when every entry is a known integer (copied to out, capacity cap). */
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
 /* in_floats for an input whose content is not decoded yet (infer.c: lazy_floats). */

@@ -108,7 +108,7 @@ static bool read_past(infer_ctx *c, att_dims *a, bool *has_past)
 		if (!p)
 			continue;
 		*has_past = true;
-		int32_t r = nn_rank(c, i);
+		int32_t r = in_rank(c, i);
 		if (r < 0)
 			continue;
 		if (r != 4) {
@@ -129,14 +129,14 @@ static bool read_past(infer_ctx *c, att_dims *a, bool *has_past)
 
 void infer_attention(infer_ctx *c)
 {
-	int32_t eq = nn_elem(c, IN_Q), ek = nn_elem(c, IN_K), ev = nn_elem(c, IN_V);
+	int32_t eq = in_elem(c, IN_Q), ek = in_elem(c, IN_K), ev = in_elem(c, IN_V);
 	set_out_elem(c, OUT_Y, eq);
 	set_out_elem(c, OUT_PRESENT_KEY, ek);
 	set_out_elem(c, OUT_PRESENT_VALUE, ev);
 	set_out_elem(c, OUT_QK, eq);
 	att_dims a = {dim_unknown(), dim_unknown(), dim_unknown(), dim_unknown(),
 		      dim_unknown(), dim_unknown(), dim_unknown(), dim_unknown()};
-	int32_t rq = nn_rank(c, IN_Q), rk = nn_rank(c, IN_K), rv = nn_rank(c, IN_V);
+	int32_t rq = in_rank(c, IN_Q), rk = in_rank(c, IN_K), rv = in_rank(c, IN_V);
 	if (rq < 0 || rk < 0 || rv < 0)
 		return;
 	if ((rq != 3 && rq != 4) || rk != rq || rv != rq) {
@@ -149,7 +149,7 @@ void infer_attention(infer_ctx *c)
 	bool has_past;
 	if (!read_qkv(c, rq, &a) || !read_past(c, &a, &has_past))
 		return;
-	const tinfo *np = c->opset >= 24 ? nn_ranked(c, IN_NONPAD) : NULL;
+	const tinfo *np = c->opset >= 24 ? in_ranked(c, IN_NONPAD) : NULL;
 	if (np && np->rank != 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "nonpad_kv_seqlen '%s' %s must be (batch_size)",
 			   in_name(c, IN_NONPAD), fmt_shape(c, np));
@@ -177,8 +177,8 @@ void infer_attention(infer_ctx *c)
 
 void infer_rotary_embedding(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
-	const tinfo *x = nn_ranked(c, 0);
+	int32_t elem = in_elem(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (x && x->rank != 3 && x->rank != 4) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 3-D or 4-D", in_name(c, 0),
 			   fmt_shape(c, x));
@@ -195,10 +195,10 @@ void infer_rotary_embedding(infer_ctx *c)
  * write_indices is (batch). Every other dim is merged from the three inputs. */
 void infer_tensor_scatter(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t rp = nn_rank(c, 0), ru = nn_rank(c, 1);
-	const tinfo *p = rp >= 0 ? in(c, 0) : NULL, *u = ru >= 0 ? in(c, 1) : NULL, *w = nn_ranked(c, 2);
+	int32_t rp = in_rank(c, 0), ru = in_rank(c, 1);
+	const tinfo *p = rp >= 0 ? in(c, 0) : NULL, *u = ru >= 0 ? in(c, 1) : NULL, *w = in_ranked(c, 2);
 	if (p && u && rp != ru) {
 		infer_diag(c, OSH_ERROR, "shape-error", "past_cache '%s' %s and update '%s' %s differ in rank",
 			   in_name(c, 0), fmt_shape(c, p), in_name(c, 1), fmt_shape(c, u));

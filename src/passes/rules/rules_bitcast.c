@@ -17,14 +17,14 @@ void infer_bitcast(infer_ctx *c)
 		infer_diag(c, OSH_ERROR, "shape-error", "attribute 'to' must be a non-string element type");
 		return;
 	}
-	int32_t to = (int32_t)a->i, from = nn_elem(c, 0);
+	int32_t to = (int32_t)a->i, from = in_elem(c, 0);
 	if (from && dtype_bits(from) != dtype_bits(to)) {
 		infer_diag(c, OSH_ERROR, "shape-error", "BitCast from %s (%d bits) to %s (%d bits): the widths differ",
 			   dtype_name(from), dtype_bits(from), dtype_name(to), dtype_bits(to));
 		set_out_elem(c, 0, to);
 		return;
 	}
-	const tinfo *x = nn_ranked(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (x)
 		set_out(c, 0, to, x->rank, x->dims);
 	else

@@ -16,13 +16,13 @@ enum { IN_X, IN_W, IN_OFFSET, IN_B, IN_MASK };
 
 void infer_deform_conv(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, IN_X);
+	int32_t elem = in_elem(c, IN_X);
 	set_out_elem(c, 0, elem);
 	int32_t r = -1;
 	for (int32_t i = 0; i < 5; i++) {
 		if (i == IN_B)
 			continue;
-		int32_t ri = nn_rank(c, i);
+		int32_t ri = in_rank(c, i);
 		if (ri < 0)
 			continue;
 		if (ri < 3 || (r >= 0 && ri != r)) {
@@ -35,7 +35,7 @@ void infer_deform_conv(infer_ctx *c)
 	}
 	const int64_t *ks;
 	int32_t nk;
-	if (r < 0 && attr_ints(c, "kernel_shape", &ks, &nk) && nk >= 1 && nk <= NN_MAX_RANK - 2)
+	if (r < 0 && attr_ints(c, "kernel_shape", &ks, &nk) && nk >= 1 && nk <= RULE_MAX_RANK - 2)
 		r = nk + 2;
 	if (r < 0)
 		return;
@@ -49,8 +49,8 @@ void infer_deform_conv(infer_ctx *c)
 		c->m->nomem = true;
 		return;
 	}
-	const tinfo *x = nn_ranked(c, IN_X), *w = nn_ranked(c, IN_W);
-	if (x && x->rank != r) /* only above NN_MAX_RANK, already reported */
+	const tinfo *x = in_ranked(c, IN_X), *w = in_ranked(c, IN_W);
+	if (x && x->rank != r) /* only above RULE_MAX_RANK, already reported */
 		x = NULL;
 	if (w && w->rank != r)
 		w = NULL;
@@ -89,7 +89,7 @@ void infer_deform_conv(infer_ctx *c)
 		return;
 	if (w && !nn_merge_dim(c, &out[1], w->dims[0], "the output channels", IN_W))
 		return;
-	const tinfo *b = nn_ranked(c, IN_B);
+	const tinfo *b = in_ranked(c, IN_B);
 	if (b && (b->rank != 1 || !nn_merge_dim(c, &out[1], b->dims[0], "the output channels", IN_B)))
 		return;
 	if (x && w) {
@@ -111,7 +111,7 @@ void infer_deform_conv(infer_ctx *c)
 			taps_known = false;
 	}
 	for (int32_t i = IN_OFFSET; i <= IN_MASK; i += IN_MASK - IN_OFFSET) {
-		const tinfo *t = nn_ranked(c, i);
+		const tinfo *t = in_ranked(c, i);
 		if (!t || t->rank != r)
 			continue;
 		if (!nn_merge_dim(c, &out[0], t->dims[0], "N", i))

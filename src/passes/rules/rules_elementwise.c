@@ -28,9 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Ranks above this are not broadcast (the result is left with an unknown rank): the
- * broadcast helpers keep per-dimension state on the stack. */
-#define MAX_RANK 1024
 /* Data propagation over more operands than this (a Sum of hundreds of shapes) is not
  * attempted: no real shape computation needs it and the cost grows with it. */
 #define MAX_CONTENT_OPS 64
@@ -350,7 +347,7 @@ typedef struct walk_plan {
 static bool plan_walk(infer_ctx *c, int32_t o, int32_t rank, const dim *odims, const shape *shp, int32_t n,
 		      const int32_t *nvals, walk_plan *w)
 {
-	if (!out_present(c, o) || rank < 0 || rank > MAX_RANK || n < 1 || n > MAX_CONTENT_OPS || !shp)
+	if (!out_present(c, o) || rank < 0 || rank > RULE_MAX_RANK || n < 1 || n > MAX_CONTENT_OPS || !shp)
 		return false;
 	int64_t *od = arena_array(c->a, rank > 0 ? (size_t)rank : 1, sizeof *od);
 	int64_t *stride = arena_array(c->a, (size_t)n * (size_t)(rank > 0 ? rank : 1), sizeof *stride);
@@ -472,7 +469,7 @@ static int32_t max_rank(infer_ctx *c, int32_t first, int32_t n)
 		if (is_tensor(t) && t->rank > r)
 			r = t->rank;
 	}
-	return r > MAX_RANK ? MAX_RANK : r;
+	return r > RULE_MAX_RANK ? RULE_MAX_RANK : r;
 }
 
 /* Broadcasts inputs ia and ib under rule into *dims: `small` (SCRATCH_SMALL dims, the
@@ -515,7 +512,7 @@ static bool bcast_fold(infer_ctx *c, int32_t n, int32_t *rank, dim **dims)
 	for (int32_t i = 0; i < n; i++) {
 		const tinfo *t = in(c, i);
 		ops[i] = (shape){RANK_UNKNOWN, NULL};
-		if (!is_tensor(t) || t->rank < 0 || t->rank > MAX_RANK)
+		if (!is_tensor(t) || t->rank < 0 || t->rank > RULE_MAX_RANK)
 			continue;
 		dim *d = dims_alloc(c, t->rank);
 		if (!d)
@@ -718,7 +715,7 @@ void infer_binary_legacy(infer_ctx *c)
 	if (pdpd) {
 		/* Content maps like numpy once B is reshaped to its pdpd placement. */
 		bool placed = false;
-		if (shp[0].rank >= 0 && shp[0].rank <= MAX_RANK) {
+		if (shp[0].rank >= 0 && shp[0].rank <= RULE_MAX_RANK) {
 			dim *b = dims_alloc(c, shp[0].rank);
 			int32_t brank;
 			if (b && bcast_pdpd_reshape(shp[0], shp[1], axis, b, &brank)) {
@@ -796,7 +793,7 @@ void infer_variadic_legacy(infer_ctx *c)
 	 * comparison knows (known beats unknown, symbols bound) is the result. */
 	int32_t base = -1;
 	for (int32_t i = 0; i < n && base < 0; i++)
-		if (tinfo_has_rank(in(c, i)) && in(c, i)->rank <= MAX_RANK)
+		if (tinfo_has_rank(in(c, i)) && in(c, i)->rank <= RULE_MAX_RANK)
 			base = i;
 	int32_t rank = RANK_UNKNOWN;
 	dim *acc = NULL;

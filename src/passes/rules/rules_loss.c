@@ -21,7 +21,7 @@ enum { IN_SCORES, IN_TARGET, IN_WEIGHT };
  * (reported). */
 static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 {
-	int32_t rs = nn_rank(c, IN_SCORES), rt = nn_rank(c, IN_TARGET);
+	int32_t rs = in_rank(c, IN_SCORES), rt = in_rank(c, IN_TARGET);
 	const tinfo *s = rs >= 0 ? in(c, IN_SCORES) : NULL, *t = rt >= 0 ? in(c, IN_TARGET) : NULL;
 	*rank = RANK_UNKNOWN;
 	if (s && rs < 2) {
@@ -57,7 +57,7 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 			return false;
 		}
 	}
-	const tinfo *w = nn_ranked(c, IN_WEIGHT);
+	const tinfo *w = in_ranked(c, IN_WEIGHT);
 	if (w) {
 		dim cls = s ? s->dims[1] : dim_unknown(), merged;
 		if (w->rank != 1 || !dim_merge(c, w->dims[0], cls, &merged)) {
@@ -92,16 +92,16 @@ static bool loss_shape(infer_ctx *c, int32_t elem)
 	return true;
 }
 
-void infer_nll_loss(infer_ctx *c) { loss_shape(c, nn_elem(c, IN_SCORES)); }
+void infer_nll_loss(infer_ctx *c) { loss_shape(c, in_elem(c, IN_SCORES)); }
 
 void infer_softmax_cross_entropy_loss(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, IN_SCORES);
+	int32_t elem = in_elem(c, IN_SCORES);
 	set_out_elem(c, 1, elem);
 	if (!loss_shape(c, elem))
 		return;
 	/* log_prob = log(softmax(scores)) along the class axis: the scores' shape */
-	const tinfo *s = nn_ranked(c, IN_SCORES);
+	const tinfo *s = in_ranked(c, IN_SCORES);
 	if (s)
 		set_out(c, 1, elem, s->rank, s->dims);
 }

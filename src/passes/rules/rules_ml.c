@@ -69,14 +69,14 @@ static dim count_attr(infer_ctx *c, const char *name)
  * false when the rank is unknown or wrong (reported). */
 static bool batch_of_2d(infer_ctx *c, dim *n)
 {
-	int32_t r = tr_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return false;
 	if (r != 2) {
 		tr_error(c, "input '%s' %s must be 2-D [N, F]", in_name(c, 0), fmt_shape(c, in(c, 0)));
 		return false;
 	}
-	*n = tr_tensor(c, 0)->dims[0];
+	*n = in_tensor(c, 0)->dims[0];
 	return true;
 }
 
@@ -84,14 +84,14 @@ static bool batch_of_2d(infer_ctx *c, dim *n)
  * Runtime does): N, or false for an unknown or other rank (reported). */
 static bool batch_of_1d_2d(infer_ctx *c, dim *n)
 {
-	int32_t r = tr_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return false;
 	if (r != 1 && r != 2) {
 		tr_error(c, "input '%s' %s must be [N, C] or [C]", in_name(c, 0), fmt_shape(c, in(c, 0)));
 		return false;
 	}
-	*n = r == 1 ? dim_known(1) : tr_tensor(c, 0)->dims[0];
+	*n = r == 1 ? dim_known(1) : in_tensor(c, 0)->dims[0];
 	return true;
 }
 
@@ -100,7 +100,7 @@ static bool batch_of_1d_2d(infer_ctx *c, dim *n)
 static void check_per_feature(infer_ctx *c, const char *name)
 {
 	int32_t n = list_len(c, name);
-	const tinfo *x = tr_tensor(c, 0);
+	const tinfo *x = in_tensor(c, 0);
 	if (n <= 1 || !x || x->rank < 1)
 		return;
 	dim f = dim_resolve(c->syms, x->dims[x->rank - 1]);
@@ -124,13 +124,13 @@ static const tinfo *map_in(infer_ctx *c, int32_t i)
 
 /* ---- same shape ---------------------------------------------------------------- */
 
-void infer_ml_binarizer(infer_ctx *c) { tr_same_shape(c, 0, tr_tensor(c, 0), tr_elem(c, 0)); }
+void infer_ml_binarizer(infer_ctx *c) { tr_same_shape(c, 0, in_tensor(c, 0), in_elem(c, 0)); }
 
 void infer_ml_imputer(infer_ctx *c)
 {
 	check_per_feature(c, "imputed_value_floats");
 	check_per_feature(c, "imputed_value_int64s");
-	tr_same_shape(c, 0, tr_tensor(c, 0), tr_elem(c, 0));
+	tr_same_shape(c, 0, in_tensor(c, 0), in_elem(c, 0));
 }
 
 /* scale "must be same length as 'offset'" (Operators-ml.md; ONNX Runtime refuses
@@ -142,22 +142,22 @@ void infer_ml_scaler(infer_ctx *c)
 		tr_error(c, "'offset' has %d entries, 'scale' %d", no, ns);
 	check_per_feature(c, "offset");
 	check_per_feature(c, "scale");
-	tr_same_shape(c, 0, tr_tensor(c, 0), DT_FLOAT);
+	tr_same_shape(c, 0, in_tensor(c, 0), DT_FLOAT);
 }
 
-void infer_ml_normalizer(infer_ctx *c) { tr_same_shape(c, 0, tr_tensor(c, 0), DT_FLOAT); }
+void infer_ml_normalizer(infer_ctx *c) { tr_same_shape(c, 0, in_tensor(c, 0), DT_FLOAT); }
 
 /* Strings in, integers out, and the other way round. */
 static void swap_string_int64(infer_ctx *c)
 {
-	int32_t e = tr_elem(c, 0), out = 0;
+	int32_t e = in_elem(c, 0), out = 0;
 	if (e == DT_STRING)
 		out = DT_INT64;
 	else if (e == DT_INT64)
 		out = DT_STRING;
 	else if (e)
 		tr_error(c, "input '%s' is %s; it must be STRING or INT64", in_name(c, 0), dtype_name(e));
-	tr_same_shape(c, 0, tr_tensor(c, 0), out);
+	tr_same_shape(c, 0, in_tensor(c, 0), out);
 }
 
 /* The two lists are the two sides of one mapping. */
@@ -177,8 +177,8 @@ void infer_ml_category_mapper(infer_ctx *c)
  * a 1-D input gives [1, count] (ONNX Runtime and the python reference agree). */
 void infer_ml_array_feature_extractor(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (ix && ix->elem && ix->elem != DT_INT64)
 		tr_error(c, "indices '%s' are %s, must be INT64", in_name(c, 1), dtype_name(ix->elem));
 	if (r < 0 || r == 0) {
@@ -262,7 +262,7 @@ void infer_ml_zipmap(infer_ctx *c)
 {
 	int32_t n;
 	int32_t key = class_labels(c, "classlabels_int64s", "classlabels_strings", &n);
-	const tinfo *x = tr_tensor(c, 0);
+	const tinfo *x = in_tensor(c, 0);
 	if (x && x->elem && x->elem != DT_FLOAT)
 		tr_error(c, "input '%s' is %s, must be FLOAT", in_name(c, 0), dtype_name(x->elem));
 	if (x && x->rank >= 0 && x->rank != 1 && x->rank != 2)
@@ -304,8 +304,8 @@ void infer_ml_feature_vectorizer(infer_ctx *c)
 			total = dim_known(sum);
 	}
 	dim d[2] = {dim_unknown(), total};
-	if (tr_rank(c, 0) == 2)
-		d[0] = tr_tensor(c, 0)->dims[0];
+	if (in_rank(c, 0) == 2)
+		d[0] = in_tensor(c, 0)->dims[0];
 	set_out(c, 0, DT_FLOAT, 2, d);
 }
 
@@ -352,7 +352,7 @@ static le_attr le_family(infer_ctx *c, const char *prefix, bool with_tensor)
 static void label_encoder(infer_ctx *c, bool with_tensor)
 {
 	le_attr keys = le_family(c, "keys", with_tensor), values = le_family(c, "values", with_tensor);
-	int32_t e = tr_elem(c, 0);
+	int32_t e = in_elem(c, 0);
 	if (keys.elem > 0 && e && e != keys.elem)
 		tr_error(c, "input '%s' is %s but the keys are %s", in_name(c, 0), dtype_name(e), dtype_name(keys.elem));
 	if (keys.len >= 0 && values.len >= 0 && keys.len != values.len)
@@ -365,7 +365,7 @@ static void label_encoder(infer_ctx *c, bool with_tensor)
 		if (d->t->rank != 1 || d->t->count != 1)
 			tr_error(c, "default_tensor must hold one value in one dimension");
 	}
-	tr_same_shape(c, 0, tr_tensor(c, 0), values.elem > 0 ? values.elem : 0);
+	tr_same_shape(c, 0, in_tensor(c, 0), values.elem > 0 ? values.elem : 0);
 }
 
 /* Version 1: classes_strings maps strings to their index and back. */
@@ -407,11 +407,11 @@ void infer_ml_linear_regressor(infer_ctx *c)
 	dim t = count_attr(c, "targets");
 	if (!attr_has(c, "targets"))
 		t = dim_known(1);
-	if (tr_rank(c, 0) != 2) {
+	if (in_rank(c, 0) != 2) {
 		set_out_elem(c, 0, DT_FLOAT);
 		return;
 	}
-	dim d[2] = {tr_tensor(c, 0)->dims[0], t};
+	dim d[2] = {in_tensor(c, 0)->dims[0], t};
 	set_out(c, 0, DT_FLOAT, 2, d);
 }
 
@@ -422,7 +422,7 @@ void infer_ml_one_hot_encoder(infer_ctx *c)
 {
 	int32_t ns = list_len(c, "cats_strings"), ni = list_len(c, "cats_int64s");
 	dim cats = dim_unknown();
-	int32_t e = tr_elem(c, 0);
+	int32_t e = in_elem(c, 0);
 	if (ns >= 0 && ni >= 0) {
 		tr_error(c, "only one of 'cats_int64s' and 'cats_strings' may be set");
 	} else if (ns < 0 && ni < 0) {
@@ -433,7 +433,7 @@ void infer_ml_one_hot_encoder(infer_ctx *c)
 			tr_error(c, "input '%s' is %s but the categories are %s", in_name(c, 0), dtype_name(e),
 				 ns >= 0 ? "strings" : "integers");
 	}
-	int32_t r = tr_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0) {
 		set_out_elem(c, 0, DT_FLOAT);
 		return;
@@ -442,7 +442,7 @@ void infer_ml_one_hot_encoder(infer_ctx *c)
 	if (!d)
 		return;
 	for (int32_t k = 0; k < r; k++)
-		d[k] = tr_tensor(c, 0)->dims[k];
+		d[k] = in_tensor(c, 0)->dims[k];
 	d[r] = cats;
 	set_out(c, 0, DT_FLOAT, r + 1, d);
 }
@@ -457,12 +457,12 @@ void infer_ml_svm_classifier(infer_ctx *c)
 {
 	int32_t nlabels;
 	int32_t label = class_labels(c, "classlabels_ints", "classlabels_strings", &nlabels);
-	if (tr_rank(c, 0) != 2) {
+	if (in_rank(c, 0) != 2) {
 		set_out_elem(c, 0, label);
 		set_out_elem(c, 1, DT_FLOAT);
 		return;
 	}
-	dim n = tr_tensor(c, 0)->dims[0];
+	dim n = in_tensor(c, 0)->dims[0];
 	dim z[2] = {n, dim_unknown()};
 	set_out(c, 0, label, 1, &n);
 	set_out(c, 1, DT_FLOAT, 2, z);
@@ -471,11 +471,11 @@ void infer_ml_svm_classifier(infer_ctx *c)
 /* One score per row: FLOAT [N, 1] (ONNX Runtime; the spec's single target). */
 void infer_ml_svm_regressor(infer_ctx *c)
 {
-	if (tr_rank(c, 0) != 2) {
+	if (in_rank(c, 0) != 2) {
 		set_out_elem(c, 0, DT_FLOAT);
 		return;
 	}
-	dim d[2] = {tr_tensor(c, 0)->dims[0], dim_known(1)};
+	dim d[2] = {in_tensor(c, 0)->dims[0], dim_known(1)};
 	set_out(c, 0, DT_FLOAT, 2, d);
 }
 
@@ -538,7 +538,7 @@ static const tensor_view *tensor_attr(infer_ctx *c, const char *name)
 void infer_ml_tree_ensemble(infer_ctx *c)
 {
 	static const char *const typed[] = {"nodes_splits", "leaf_weights", "membership_values"};
-	int32_t e = tr_elem(c, 0);
+	int32_t e = in_elem(c, 0);
 	if (e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16)
 		tr_error(c, "input '%s' is %s, must be FLOAT, DOUBLE or FLOAT16", in_name(c, 0), dtype_name(e));
 	for (size_t k = 0; k < sizeof typed / sizeof typed[0]; k++) {

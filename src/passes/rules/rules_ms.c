@@ -29,9 +29,9 @@
  * last dim: checked when both are known, and X's last dim learnt from it otherwise. */
 static void gelu_like(infer_ctx *c, int32_t bias_i)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0), *b = bias_i >= 0 ? in(c, bias_i) : NULL;
@@ -41,7 +41,7 @@ static void gelu_like(infer_ctx *c, int32_t bias_i)
 		return;
 	for (int32_t k = 0; k < r; k++)
 		d[k] = x->dims[k];
-	int32_t rb = b ? nn_rank(c, bias_i) : -1;
+	int32_t rb = b ? in_rank(c, bias_i) : -1;
 	if (b && rb >= 0) {
 		if (rb != 1 || r == 0) {
 			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D, of the last dim of '%s' %s",
@@ -77,9 +77,9 @@ static void matmul_view(const dim *raw, int32_t r, bool trans, bool trans_batch,
  * operand is promoted as MatMul's and not transposed. */
 void infer_ms_fused_matmul(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t ra = nn_rank(c, 0), rb = nn_rank(c, 1);
+	int32_t ra = in_rank(c, 0), rb = in_rank(c, 1);
 	if (ra < 0 || rb < 0)
 		return;
 	if (ra == 0 || rb == 0) {
@@ -136,7 +136,7 @@ void infer_ms_fused_gemm(infer_ctx *c) { nn_gemm(c, 11); }
 static bool hidden_vector(infer_ctx *c, int32_t i, dim *hidden)
 {
 	const tinfo *t = in(c, i);
-	int32_t r = t ? nn_rank(c, i) : -1;
+	int32_t r = t ? in_rank(c, i) : -1;
 	if (r < 0)
 		return true;
 	if (r != 1) {
@@ -153,12 +153,12 @@ static bool hidden_vector(infer_ctx *c, int32_t i, dim *hidden)
  * like input with a last dim of 1, float. */
 static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, DT_FLOAT);
 	set_out_elem(c, 2, DT_FLOAT);
 	set_out_elem(c, 3, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -171,7 +171,7 @@ static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 	for (int32_t k = 0; k < r; k++)
 		d[k] = x->dims[k];
 	const tinfo *s = in(c, 1);
-	int32_t rs = s ? nn_rank(c, 1) : -1;
+	int32_t rs = s ? in_rank(c, 1) : -1;
 	if (rs == 0 || rs > 3) {
 		infer_diag(c, OSH_ERROR, "shape-error", "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
 			   fmt_shape(c, s));

@@ -30,7 +30,7 @@
 
 void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 {
-	int32_t r = nn_rank(c, i);
+	int32_t r = in_rank(c, i);
 	if (r < 0) {
 		set_out_elem(c, o, elem);
 		return;
@@ -38,7 +38,7 @@ void ms_like_input(infer_ctx *c, int32_t o, int32_t i, int32_t elem)
 	set_out(c, o, elem, r, in(c, i)->dims);
 }
 
-void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, nn_elem(c, 0)); }
+void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, in_elem(c, 0)); }
 
 bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what) { return ms_rank_in(c, i, r, -1, -1, what); }
 
@@ -47,12 +47,12 @@ bool ms_rank_is(infer_ctx *c, int32_t i, int32_t r, const char *what) { return m
 /* X (N, S, C), bias (C), skip (N, S, C): Y like X, its dims merged with skip's. */
 void infer_ms_bias_add(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, channels)") || !ms_rank_is(c, 1, 1, "1-D (channels)") ||
 	    !ms_rank_is(c, 2, 3, "3-D, of the input's shape"))
 		return;
-	const tinfo *x = nn_ranked(c, 0), *b = nn_ranked(c, 1), *s = nn_ranked(c, 2);
+	const tinfo *x = in_ranked(c, 0), *b = in_ranked(c, 1), *s = in_ranked(c, 2);
 	dim d[3] = {dim_unknown(), dim_unknown(), dim_unknown()};
 	if (!x && !s)
 		return;
@@ -70,11 +70,11 @@ void infer_ms_bias_add(infer_ctx *c)
 /* X (N, S, D), bias (D): Y (N, S, D / 2), the second half gating the first. */
 void infer_ms_bias_split_gelu(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, hidden)") || !ms_rank_is(c, 1, 1, "1-D (hidden)"))
 		return;
-	const tinfo *x = nn_ranked(c, 0), *b = nn_ranked(c, 1);
+	const tinfo *x = in_ranked(c, 0), *b = in_ranked(c, 1);
 	if (!x)
 		return;
 	dim d[3] = {x->dims[0], x->dims[1], x->dims[2]};
@@ -94,7 +94,7 @@ void infer_ms_bias_split_gelu(infer_ctx *c)
 /* emb, q, q_rot, k, k_rot: output1 like q, output2 like k; both of q's type. */
 void infer_ms_gemma_rotary(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 1);
+	int32_t elem = in_elem(c, 1);
 	ms_like_input(c, 0, 1, elem);
 	ms_like_input(c, 1, 3, elem);
 }
@@ -102,7 +102,7 @@ void infer_ms_gemma_rotary(infer_ctx *c)
 /* X, gamma, beta, skip, bias: Y and the sum S like X. */
 void infer_ms_skip_group_norm(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	ms_like_input(c, 0, 0, elem);
 	ms_like_input(c, 1, 0, elem);
 }
@@ -113,14 +113,14 @@ void infer_ms_skip_group_norm(infer_ctx *c)
  * segment_embedding, gamma (H), beta (H), mask (B, S), position_ids. */
 void infer_ms_embed_layer_norm(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 2);
+	int32_t elem = in_elem(c, 2);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, DT_INT32);
 	set_out_elem(c, 2, elem);
 	if (!ms_rank_is(c, 0, 2, "2-D (batch, sequence)") || !ms_rank_is(c, 2, 2, "2-D (vocabulary, hidden)") ||
 	    !ms_rank_is(c, 3, 2, "2-D (positions, hidden)") || !ms_rank_is(c, 5, 1, "1-D (hidden)"))
 		return;
-	const tinfo *ids = nn_ranked(c, 0), *w = nn_ranked(c, 2), *p = nn_ranked(c, 3), *g = nn_ranked(c, 5);
+	const tinfo *ids = in_ranked(c, 0), *w = in_ranked(c, 2), *p = in_ranked(c, 3), *g = in_ranked(c, 5);
 	dim hidden = w ? w->dims[1] : dim_unknown();
 	if (p && !nn_merge_dim(c, &hidden, p->dims[1], "the hidden size (the word embedding's width)", 3))
 		return;
@@ -140,7 +140,7 @@ void infer_ms_embed_layer_norm(infer_ctx *c)
 
 bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
 {
-	const tinfo *w = nn_ranked(c, wi);
+	const tinfo *w = in_ranked(c, wi);
 	const int64_t *qkv;
 	int32_t nq;
 	sizes[0] = sizes[1] = sizes[2] = dim_unknown();
@@ -174,7 +174,7 @@ bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
  * Hk / N), attention_bias, past_sequence_length; num_heads N. */
 void infer_ms_attention(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, input hidden)") || !ms_rank_is(c, 1, 2, "2-D") ||
@@ -185,7 +185,7 @@ void infer_ms_attention(infer_ctx *c)
 		infer_diag(c, OSH_ERROR, "shape-error", "num_heads must be positive, not %lld", (long long)heads);
 		return;
 	}
-	const tinfo *x = nn_ranked(c, 0), *w = nn_ranked(c, 1), *past = nn_ranked(c, 4);
+	const tinfo *x = in_ranked(c, 0), *w = in_ranked(c, 1), *past = in_ranked(c, 4);
 	dim sizes[3];
 	if (!ms_qkv_sizes(c, 1, heads, sizes))
 		return;
@@ -222,9 +222,9 @@ bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n)
 
 void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	if (r == 0) {
@@ -248,7 +248,7 @@ void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 void infer_ms_matmul_nbits(infer_ctx *c)
 {
 	int64_t k, n;
-	set_out_elem(c, 0, nn_elem(c, 0));
+	set_out_elem(c, 0, in_elem(c, 0));
 	if (ms_kn_attrs(c, &k, &n))
 		ms_matmul_sized(c, k, n);
 }
@@ -259,6 +259,6 @@ void infer_ms_matmul_integer_to_float(infer_ctx *c)
 	infer_matmul(c);
 	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
 	tinfo t = *y;
-	t.elem = nn_elem(c, 2);
+	t.elem = in_elem(c, 2);
 	set_out_info(c, 0, &t);
 }

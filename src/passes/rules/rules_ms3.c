@@ -44,7 +44,7 @@ static bool same(infer_ctx *c, dim *acc, int32_t i, int32_t k, const char *what)
  * anything can refuse the model; returns it. */
 static int32_t out_type(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	return elem;
 }
@@ -127,7 +127,7 @@ static bool sparse_present(infer_ctx *c, int32_t o, int32_t past, dim batch, int
  * total_sequence_length, key_total_sequence_lengths, cos_cache, sin_cache. */
 void infer_ms_sparse_attention(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	for (int32_t o = 0; o < 3; o++)
 		set_out_elem(c, o, elem);
 	const char *cache = "4-D (batch, kv heads, max cache sequence, head size)";

@@ -55,7 +55,7 @@ static bool packed_1d(infer_ctx *c, int32_t i, int64_t size, const char *what)
 {
 	if (!ms_rank_is(c, i, 1, "1-D"))
 		return false;
-	const tinfo *t = nn_ranked(c, i);
+	const tinfo *t = in_ranked(c, i);
 	dim d = t ? dim_resolve(c->syms, t->dims[0]) : dim_unknown();
 	if (d.kind != DIM_KNOWN || d.v == size)
 		return true;
@@ -68,7 +68,7 @@ static bool packed_1d(infer_ctx *c, int32_t i, int64_t size, const char *what)
 void infer_ms_matmul_bnb4(infer_ctx *c)
 {
 	int64_t k, n, kn;
-	set_out_elem(c, 0, nn_elem(c, 0));
+	set_out_elem(c, 0, in_elem(c, 0));
 	if (!ms_kn_attrs(c, &k, &n))
 		return;
 	int64_t bs = attr_i(c, "block_size", 0);
@@ -96,7 +96,7 @@ void infer_ms_matmul_bnb4(infer_ctx *c)
 static bool fft_rank(infer_ctx *c, bool complex, int32_t *r)
 {
 	int64_t nd = attr_i(c, "signal_ndim", 1);
-	*r = nn_rank(c, 0);
+	*r = in_rank(c, 0);
 	if (nd < 1) {
 		infer_diag(c, OSH_ERROR, "attribute-error", "signal_ndim is %lld; it must be at least 1",
 			   (long long)nd);
@@ -113,9 +113,9 @@ static bool fft_rank(infer_ctx *c, bool complex, int32_t *r)
 
 void infer_ms_rfft(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0), r;
+	int32_t elem = in_elem(c, 0), r;
 	set_out_elem(c, 0, elem);
-	if (!fft_rank(c, false, &r) || r < 0 || r >= NN_MAX_RANK)
+	if (!fft_rank(c, false, &r) || r < 0 || r >= RULE_MAX_RANK)
 		return;
 	dim small[SCRATCH_SMALL];
 	dim *d = dims_room(c, small, r + 1);
@@ -134,7 +134,7 @@ void infer_ms_rfft(infer_ctx *c)
  * transform's n was (for an even n that is n + 1). */
 void infer_ms_irfft(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0), r;
+	int32_t elem = in_elem(c, 0), r;
 	set_out_elem(c, 0, elem);
 	if (!attr_has(c, "signal_ndim")) {
 		infer_diag(c, OSH_ERROR, "attribute-error", "the signal_ndim attribute is required");
@@ -161,10 +161,10 @@ void infer_ms_irfft(infer_ctx *c)
 
 void infer_ms_complex_mul(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	for (int32_t i = 0; i < 2; i++) {
-		const tinfo *t = nn_ranked(c, i);
+		const tinfo *t = in_ranked(c, i);
 		dim two = dim_known(2);
 		if (t && t->rank == 0) {
 			infer_diag(c, OSH_ERROR, "shape-error",
@@ -174,7 +174,7 @@ void infer_ms_complex_mul(infer_ctx *c)
 		if (t && !nn_merge_dim(c, &two, t->dims[t->rank - 1], "the last dim (real, imaginary)", i))
 			return;
 	}
-	int32_t ra = nn_rank(c, 0), rb = nn_rank(c, 1), r = RANK_UNKNOWN;
+	int32_t ra = in_rank(c, 0), rb = in_rank(c, 1), r = RANK_UNKNOWN;
 	if (ra < 0 || rb < 0)
 		return;
 	int32_t cap = ra > rb ? ra : rb;
@@ -208,13 +208,13 @@ enum { WCE_SEQUENCE, WCE_W, WCE_B, WCE_C };
 
 void infer_ms_word_conv_embedding(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, WCE_W) ? nn_elem(c, WCE_W) : nn_elem(c, WCE_C);
+	int32_t elem = in_elem(c, WCE_W) ? in_elem(c, WCE_W) : in_elem(c, WCE_C);
 	set_out_elem(c, 0, elem);
 	if (!ms_rank_is(c, WCE_SEQUENCE, 2, "2-D (words, characters)") ||
 	    !ms_rank_is(c, WCE_W, 4, "4-D (filters, 1, window, char embedding size)") ||
 	    !ms_rank_is(c, WCE_C, 2, "2-D (characters, char embedding size)"))
 		return;
-	const tinfo *s = nn_ranked(c, WCE_SEQUENCE), *w = nn_ranked(c, WCE_W), *ce = nn_ranked(c, WCE_C);
+	const tinfo *s = in_ranked(c, WCE_SEQUENCE), *w = in_ranked(c, WCE_W), *ce = in_ranked(c, WCE_C);
 	dim filters = w ? w->dims[0] : dim_unknown(), window = w ? w->dims[2] : dim_unknown();
 	dim width = w ? w->dims[3] : dim_unknown();
 	if (ce && !nn_merge_dim(c, &width, ce->dims[1], "the char embedding size (the conv weight's dim 3)", WCE_C))
@@ -229,18 +229,18 @@ void infer_ms_word_conv_embedding(infer_ctx *c)
 
 void infer_ms_torch_embedding(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	if (!ms_rank_is(c, 0, 2, "2-D (entries, embedding size)"))
 		return;
-	int32_t r = nn_rank(c, 1);
-	if (r < 0 || r >= NN_MAX_RANK)
+	int32_t r = in_rank(c, 1);
+	if (r < 0 || r >= RULE_MAX_RANK)
 		return;
 	dim small[SCRATCH_SMALL];
 	dim *d = dims_room(c, small, r + 1);
 	if (!d)
 		return;
-	const tinfo *w = nn_ranked(c, 0), *ix = in(c, 1);
+	const tinfo *w = in_ranked(c, 0), *ix = in(c, 1);
 	for (int32_t i = 0; i < r; i++)
 		d[i] = ix->dims[i];
 	d[r] = w ? w->dims[1] : dim_unknown();
@@ -265,7 +265,7 @@ static bool hashable(int32_t elem)
 
 void infer_ms_murmur_hash3(infer_ctx *c)
 {
-	int32_t out = attr_i(c, "positive", 1) == 1 ? DT_UINT32 : DT_INT32, e = nn_elem(c, 0);
+	int32_t out = attr_i(c, "positive", 1) == 1 ? DT_UINT32 : DT_INT32, e = in_elem(c, 0);
 	if (e && !hashable(e)) {
 		infer_diag(c, OSH_ERROR, "type-error",
 			   "'%s' is %s; MurmurHash3 hashes int32, uint32, int64, uint64, float, double or string",
@@ -285,16 +285,16 @@ static bool nchwc_4d(infer_ctx *c, int32_t i)
 }
 
 /* Input 0 when it is known 4-D, else NULL (another rank reported). */
-static const tinfo *nchwc_x(infer_ctx *c) { return nchwc_4d(c, 0) ? nn_ranked(c, 0) : NULL; }
+static const tinfo *nchwc_x(infer_ctx *c) { return nchwc_4d(c, 0) ? in_ranked(c, 0) : NULL; }
 
 /* Conv of inputs 0 to 2, with input 3 (FusedConv's Z, NCHWc Conv's Sum) added into
  * the output: it must have the output's shape (the kernels check), and gives it
  * where the convolution's is not known. */
 static void conv_with_sum(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	infer_conv(c);
-	const tinfo *sum = nn_ranked(c, 3);
+	const tinfo *sum = in_ranked(c, 3);
 	if (!sum || !out_present(c, 0))
 		return;
 	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
@@ -320,7 +320,7 @@ static void conv_with_sum(infer_ctx *c)
 
 void infer_nchwc_conv(infer_ctx *c)
 {
-	set_out_elem(c, 0, nn_elem(c, 0));
+	set_out_elem(c, 0, in_elem(c, 0));
 	if (nchwc_4d(c, 0) && nchwc_4d(c, 1) && nchwc_4d(c, 3))
 		conv_with_sum(c);
 }
@@ -331,7 +331,7 @@ void infer_ms_fused_conv(infer_ctx *c) { conv_with_sum(c); }
 /* The kernels pool over H and W only: kernel_shape has two entries. */
 void infer_nchwc_pool(infer_ctx *c)
 {
-	set_out_elem(c, 0, nn_elem(c, 0));
+	set_out_elem(c, 0, in_elem(c, 0));
 	const int64_t *k;
 	int32_t nk;
 	if (attr_ints(c, "kernel_shape", &k, &nk) && nk != 2) {
@@ -344,14 +344,14 @@ void infer_nchwc_pool(infer_ctx *c)
 
 void infer_nchwc_global_pool(infer_ctx *c)
 {
-	set_out_elem(c, 0, nn_elem(c, 0));
+	set_out_elem(c, 0, in_elem(c, 0));
 	if (nchwc_4d(c, 0))
 		infer_global_pool(c);
 }
 
 void infer_nchwc_reorder_input(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	const tinfo *x = nchwc_x(c);
 	if (!x)
@@ -371,7 +371,7 @@ void infer_nchwc_reorder_input(infer_ctx *c)
 
 void infer_nchwc_reorder_output(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	int64_t ch = attr_i(c, "channels", 0);
 	if (ch <= 0) {
@@ -399,7 +399,7 @@ void infer_nchwc_reorder_output(infer_ctx *c)
 /* The kernel wants scales (1, 1, h, w), h and w at least 1. */
 void infer_nchwc_upsample(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	const int64_t *s;
 	int32_t ns;

@@ -41,12 +41,12 @@ int64_t ms_heads_attr(infer_ctx *c, const char *name)
 }
 
 /* Input i's rank when known, -1 when not or omitted. */
-int32_t ms_rank_of(infer_ctx *c, int32_t i) { return in(c, i) ? nn_rank(c, i) : -1; }
+int32_t ms_rank_of(infer_ctx *c, int32_t i) { return in(c, i) ? in_rank(c, i) : -1; }
 
 /* Dim k of input i, unknown when its rank is not known. */
 dim ms_dim_of(infer_ctx *c, int32_t i, int32_t k)
 {
-	const tinfo *t = in(c, i) ? nn_ranked(c, i) : NULL;
+	const tinfo *t = in(c, i) ? in_ranked(c, i) : NULL;
 	return t && k < t->rank ? t->dims[k] : dim_unknown();
 }
 
@@ -78,7 +78,7 @@ bool ms_per_head(infer_ctx *c, dim a, int64_t n, dim *out)
  * past_sequence_length, cache_indirection. */
 void infer_ms_multi_head_attention(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	set_out_elem(c, 2, elem);
@@ -162,7 +162,7 @@ void infer_ms_group_query_attention(infer_ctx *c)
 	/* A quantized cache's type is past_key's; without a past nothing says it. */
 	bool quant = strcmp(attr_s(c, "k_quant_type", "NONE"), "NONE") ||
 		     strcmp(attr_s(c, "v_quant_type", "NONE"), "NONE");
-	int32_t elem = nn_elem(c, 0), celem = in(c, 3) ? nn_elem(c, 3) : quant ? 0 : elem;
+	int32_t elem = in_elem(c, 0), celem = in(c, 3) ? in_elem(c, 3) : quant ? 0 : elem;
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, celem);
 	set_out_elem(c, 2, celem);
@@ -203,7 +203,7 @@ void infer_ms_group_query_attention(infer_ctx *c)
  * past_sequence_length, beam_width, cache_indirection, bias. */
 void infer_ms_decoder_masked_mha(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	set_out_elem(c, 2, elem);
@@ -260,7 +260,7 @@ void infer_ms_decoder_masked_mha(infer_ctx *c)
  * of the bias's type. */
 void infer_ms_qattention(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 2);
+	int32_t elem = in_elem(c, 2);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, input hidden)") || !ms_rank_in(c, 1, 2, -1, -1, "2-D") ||
@@ -297,7 +297,7 @@ void infer_ms_qattention(infer_ctx *c)
  * like the input. */
 void infer_ms_longformer_attention(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	if (!ms_rank_in(c, 0, 3, -1, -1, "3-D (batch, sequence, hidden)"))
 		return;

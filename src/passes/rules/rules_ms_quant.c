@@ -43,7 +43,7 @@ static void broadcast_inputs(infer_ctx *c, const int32_t *ins, int32_t n, int32_
 	set_out_elem(c, 0, elem);
 	int32_t rmax = 0;
 	for (int32_t k = 0; k < n; k++) {
-		int32_t r = nn_rank(c, ins[k]);
+		int32_t r = in_rank(c, ins[k]);
 		if (r < 0)
 			return;
 		if (r > rmax)
@@ -75,13 +75,13 @@ static void broadcast_inputs(infer_ctx *c, const int32_t *ins, int32_t n, int32_
 void infer_ms_qlinear_binary(infer_ctx *c)
 {
 	static const int32_t ins[2] = {0, 3};
-	broadcast_inputs(c, ins, 2, nn_elem(c, 0));
+	broadcast_inputs(c, ins, 2, in_elem(c, 0));
 }
 
 void infer_ms_qlinear_where(infer_ctx *c)
 {
 	static const int32_t ins[3] = {0, 1, 4};
-	broadcast_inputs(c, ins, 3, nn_elem(c, 1));
+	broadcast_inputs(c, ins, 3, in_elem(c, 1));
 }
 
 
@@ -89,7 +89,7 @@ void infer_ms_qlinear_where(infer_ctx *c)
 
 void infer_ms_qlinear_concat(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 1), n = in_count(c), r = -1;
+	int32_t elem = in_elem(c, 1), n = in_count(c), r = -1;
 	set_out_elem(c, 0, elem);
 	if (n < 5 || (n - 2) % 3 != 0) {
 		infer_diag(c, OSH_ERROR, "shape-error",
@@ -99,7 +99,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 		return;
 	}
 	for (int32_t i = 2; i < n; i += 3) {
-		int32_t ri = nn_rank(c, i);
+		int32_t ri = in_rank(c, i);
 		if (ri < 0)
 			continue;
 		if (r >= 0 && ri != r) {
@@ -122,7 +122,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 	dim sum = dim_known(0);
 	bool all = true;
 	for (int32_t i = 2; i < n; i += 3) {
-		const tinfo *t = nn_ranked(c, i);
+		const tinfo *t = in_ranked(c, i);
 		if (!t) {
 			all = false;
 			continue;
@@ -141,13 +141,13 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 /* Its messages name the moved shape: the one the rule saw. */
 void ms_channels_last(infer_ctx *c, infer_fn rule)
 {
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 3) {
 		if (r >= 0)
 			infer_diag(c, OSH_ERROR, "shape-error",
 				   "input '%s' %s needs at least 3 dimensions (N, D..., C)", in_name(c, 0),
 				   fmt_shape(c, in(c, 0)));
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	value *xv = &c->g->values[c->n->inputs[0]];
@@ -220,9 +220,9 @@ void infer_ms_range(infer_ctx *c)
 		infer_range(c);
 		return;
 	}
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	if (!elem)
-		elem = nn_elem(c, 1);
+		elem = in_elem(c, 1);
 	dim len = dim_fresh(c);
 	int64_t s[1], l[1];
 	int32_t ns, nl;
@@ -245,19 +245,19 @@ void infer_ms_range(infer_ctx *c)
 
 void infer_ms_qgemm(infer_ctx *c)
 {
-	int32_t elem = in(c, 7) ? nn_elem(c, 8) : DT_FLOAT;
+	int32_t elem = in(c, 7) ? in_elem(c, 8) : DT_FLOAT;
 	set_out_elem(c, 0, elem);
 	const char *what[2] = {"2-D (M, K)", "2-D (K, N)"};
 	const int32_t ins[2] = {0, 3};
 	for (int32_t k = 0; k < 2; k++) {
-		int32_t r = nn_rank(c, ins[k]);
+		int32_t r = in_rank(c, ins[k]);
 		if (r >= 0 && r != 2) {
 			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %s", in_name(c, ins[k]),
 				   fmt_shape(c, in(c, ins[k])), what[k]);
 			return;
 		}
 	}
-	const tinfo *a = nn_ranked(c, 0), *b = nn_ranked(c, 3);
+	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 3);
 	bool ta = attr_i(c, "transA", 0) != 0, tb = attr_i(c, "transB", 0) != 0;
 	dim m = a ? a->dims[ta ? 1 : 0] : dim_unknown(), n = b ? b->dims[tb ? 0 : 1] : dim_unknown();
 	if (a && b) {
@@ -280,7 +280,7 @@ void infer_ms_qgemm(infer_ctx *c)
  * scales' type. */
 void infer_ms_gather_block_quantized(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 2), r = nn_rank(c, 0), ri = nn_rank(c, 1);
+	int32_t elem = in_elem(c, 2), r = in_rank(c, 0), ri = in_rank(c, 1);
 	set_out_elem(c, 0, elem);
 	int64_t bits = attr_i(c, "bits", 4);
 	if (bits != 2 && bits != 4 && bits != 8) {
@@ -305,7 +305,7 @@ void infer_ms_gather_block_quantized(infer_ctx *c)
 	for (int32_t k = 0; k < r; k++) {
 		if (k != g) {
 			dim v = d->dims[k];
-			if (k == r - 1 && nn_elem(c, 0) == DT_UINT8)
+			if (k == r - 1 && in_elem(c, 0) == DT_UINT8)
 				v = dim_mul(c, v, dim_known(8 / bits));
 			out[n++] = v;
 			continue;
@@ -320,7 +320,7 @@ void infer_ms_gather_block_quantized(infer_ctx *c)
 
 void infer_ms_expand_dims(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0), r = nn_rank(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	set_out_elem(c, 0, elem);
 	dim axis;
 	if (r < 0 || !nn_single_int(c, 1, &axis) || axis.kind != DIM_KNOWN)
@@ -339,17 +339,17 @@ void infer_ms_expand_dims(infer_ctx *c)
 
 void infer_ms_cdist(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	for (int32_t i = 0; i < 2; i++) {
-		int32_t r = nn_rank(c, i);
+		int32_t r = in_rank(c, i);
 		if (r >= 0 && r != 2) {
 			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 2-D (rows, features)", in_name(c, i),
 				   fmt_shape(c, in(c, i)));
 			return;
 		}
 	}
-	const tinfo *a = nn_ranked(c, 0), *b = nn_ranked(c, 1);
+	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
 	if (a && b) {
 		dim k = a->dims[1];
 		if (!nn_merge_dim(c, &k, b->dims[1], "the feature count (A's second dim)", 1))
@@ -361,7 +361,7 @@ void infer_ms_cdist(infer_ctx *c)
 
 void infer_ms_unique(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0), r = nn_rank(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (r >= 0 && r != 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
 		set_out_elem(c, 0, elem);

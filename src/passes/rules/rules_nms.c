@@ -136,7 +136,7 @@ void infer_non_max_suppression(infer_ctx *c)
 {
 	set_out_elem(c, 0, DT_INT64);
 	bool bad = false;
-	const tinfo *b = nn_ranked(c, IN_BOXES), *s = nn_ranked(c, IN_SCORES);
+	const tinfo *b = in_ranked(c, IN_BOXES), *s = in_ranked(c, IN_SCORES);
 	if (b && b->rank != 3) {
 		infer_diag(c, OSH_ERROR, "shape-error", "boxes '%s' %s must be (num_batches, spatial_dimension, 4)",
 			   in_name(c, IN_BOXES), fmt_shape(c, b));

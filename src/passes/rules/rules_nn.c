@@ -15,13 +15,6 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-int32_t nn_rank_refused(infer_ctx *c, int32_t i)
-{
-	infer_diag(c, OSH_ERROR, "shape-error", "input '%s' has rank %d, above the supported %d", in_name(c, i),
-		   in(c, i)->rank, NN_MAX_RANK);
-	return -1;
-}
-
 static const char *shape_text(infer_ctx *c, shape s)
 {
 	char buf[512];
@@ -176,7 +169,7 @@ const char *nn_dim_text(infer_ctx *c, dim d)
 static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 {
 	set_out_elem(c, 0, elem);
-	int32_t ra = nn_rank(c, ia), rb = nn_rank(c, ib);
+	int32_t ra = in_rank(c, ia), rb = in_rank(c, ib);
 	if (ra < 0 || rb < 0)
 		return;
 	const tinfo *ta = in(c, ia), *tb = in(c, ib);
@@ -212,10 +205,10 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 	set_out(c, 0, elem, r, out);
 }
 
-void infer_matmul(infer_ctx *c) { matmul_shape(c, 0, 1, nn_elem(c, 0)); }
+void infer_matmul(infer_ctx *c) { matmul_shape(c, 0, 1, in_elem(c, 0)); }
 void infer_matmul_integer(infer_ctx *c) { matmul_shape(c, 0, 1, DT_INT32); }
 /* a, a_scale, a_zero_point, b, ...; the output type is y_zero_point's. */
-void infer_qlinear_matmul(infer_ctx *c) { matmul_shape(c, 0, 3, nn_elem(c, 7)); }
+void infer_qlinear_matmul(infer_ctx *c) { matmul_shape(c, 0, 3, in_elem(c, 7)); }
 
 /* ---- Gemm --------------------------------------------------------------------- */
 
@@ -226,9 +219,9 @@ void infer_qlinear_matmul(infer_ctx *c) { matmul_shape(c, 0, 3, nn_elem(c, 7)); 
 void nn_gemm(infer_ctx *c, int64_t version)
 {
 	bool legacy = version < 7;
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t ra = nn_rank(c, 0), rb = nn_rank(c, 1);
+	int32_t ra = in_rank(c, 0), rb = in_rank(c, 1);
 	for (int32_t i = 0; i < 2; i++) {
 		int32_t r = i ? rb : ra;
 		if (r >= 0 && r != 2) {
@@ -262,7 +255,7 @@ void nn_gemm(infer_ctx *c, int64_t version)
 		return;
 	}
 	dim out[2] = {mn[0], mn[1]};
-	int32_t cr = nn_rank(c, 2);
+	int32_t cr = in_rank(c, 2);
 	if (ct && cr >= 0) {
 		if (cr > 2) {
 			infer_diag(c, OSH_ERROR, "shape-error", "C '%s' %s has more dimensions than (M, N)",
@@ -342,7 +335,7 @@ static char label_char(int l) { return (char)(l < 26 ? 'A' + l : 'a' + (l - 26))
 
 void infer_einsum(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	const char *eq = attr_s(c, "equation", NULL);
 	if (!eq) {
@@ -397,7 +390,7 @@ void infer_einsum(infer_ctx *c)
 	int32_t nell = -1;
 	bool shapes = true;
 	for (int32_t i = 0; i < nterms; i++) {
-		int32_t r = nn_rank(c, i);
+		int32_t r = in_rank(c, i);
 		const ein_term *t = &terms[i];
 		if (r < 0) {
 			if (t->ell)
@@ -442,7 +435,7 @@ void infer_einsum(infer_ctx *c)
 		edims[k] = dim_unknown();
 	for (int32_t i = 0; i < nterms; i++) {
 		const ein_term *t = &terms[i];
-		const tinfo *ti = nn_ranked(c, i);
+		const tinfo *ti = in_ranked(c, i);
 		int32_t pos = 0;
 		for (int32_t j = 0; j < t->n; j++) {
 			if (t->lab[j] < 0) {

@@ -16,33 +16,7 @@
 
 /* ---- helpers shared by the family (defined in rules_nn.c) ---- */
 
-/* Ranks above this are refused (reported) before anything is allocated for them. */
-#define NN_MAX_RANK 1024
 
-/* Inline, these three: every node of the family asks them, several times. */
-/* Input i when it is a tensor whose rank is known, else NULL. */
-static inline const tinfo *nn_ranked(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = in(c, i);
-	return t && tinfo_has_rank(t) ? t : NULL;
-}
-/* Element type of input i, 0 when unknown or omitted. */
-static inline int32_t nn_elem(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = in(c, i);
-	return t && t->kind == TK_TENSOR ? t->elem : 0;
-}
-/* nn_rank's report of a rank above NN_MAX_RANK; returns -1. */
-int32_t nn_rank_refused(infer_ctx *c, int32_t i);
-/* Input i's rank when known and at most NN_MAX_RANK; reports a larger one and
- * returns -1, as for an unknown rank. */
-static inline int32_t nn_rank(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = nn_ranked(c, i);
-	if (!t)
-		return -1;
-	return t->rank > NN_MAX_RANK ? nn_rank_refused(c, i) : t->rank;
-}
 /* How a broadcast-mismatch names an operand: `fmt` with the name of input `input` for
  * its one %s ("the batch dims of '%s'"), or fmt itself, holding no %, when input < 0.
  * Formatted only when the message is emitted: a valid model never pays for it. */

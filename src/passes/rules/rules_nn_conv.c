@@ -304,7 +304,7 @@ bool nn_conv_out(infer_ctx *c, int32_t i, int32_t n, dim in, const int64_t *kern
  * inputs say too little or something is reported. */
 static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *small, dim **out)
 {
-	int32_t rx = nn_rank(c, ix), rw = nn_rank(c, iw);
+	int32_t rx = in_rank(c, ix), rw = in_rank(c, iw);
 	const tinfo *x = rx >= 0 ? in(c, ix) : NULL, *wt = rw >= 0 ? in(c, iw) : NULL;
 	for (int32_t k = 0; k < 2; k++) {
 		const tinfo *t = k ? wt : x;
@@ -324,7 +324,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	int32_t r = x ? rx : wt ? rw : RANK_UNKNOWN;
 	const int64_t *ks;
 	int32_t nk;
-	if (r < 0 && view_ints(wa.a[WA_KERNEL], &ks, &nk) && nk <= NN_MAX_RANK - 2)
+	if (r < 0 && view_ints(wa.a[WA_KERNEL], &ks, &nk) && nk <= RULE_MAX_RANK - 2)
 		r = nk + 2;
 	if (r < 0)
 		return RANK_UNKNOWN;
@@ -353,7 +353,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 			   (long long)m.v, (long long)group);
 		return RANK_UNKNOWN;
 	}
-	const tinfo *b = ib >= 0 ? nn_ranked(c, ib) : NULL;
+	const tinfo *b = ib >= 0 ? in_ranked(c, ib) : NULL;
 	if (b) {
 		dim merged;
 		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
@@ -387,10 +387,10 @@ static void conv_shape(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, int32_t
 	set_out(c, 0, elem, r, out);
 }
 
-void infer_conv(infer_ctx *c) { conv_shape(c, 0, 1, 2, nn_elem(c, 0)); }
+void infer_conv(infer_ctx *c) { conv_shape(c, 0, 1, 2, in_elem(c, 0)); }
 void infer_conv_integer(infer_ctx *c) { conv_shape(c, 0, 1, -1, DT_INT32); }
 /* x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B. */
-void infer_qlinear_conv(infer_ctx *c) { conv_shape(c, 0, 3, 8, nn_elem(c, 7)); }
+void infer_qlinear_conv(infer_ctx *c) { conv_shape(c, 0, 3, 8, in_elem(c, 7)); }
 
 /* ---- ConvTranspose ------------------------------------------------------------ */
 
@@ -448,9 +448,9 @@ static bool transpose_out(infer_ctx *c, const window *w, int32_t i, int64_t opad
 /* X (N, C, D...), W (C, M/group, k...) -> (N, M, D'...). */
 void infer_conv_transpose(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t rx = nn_rank(c, 0), rw = nn_rank(c, 1);
+	int32_t rx = in_rank(c, 0), rw = in_rank(c, 1);
 	const tinfo *x = rx >= 0 ? in(c, 0) : NULL, *wt = rw >= 0 ? in(c, 1) : NULL;
 	for (int32_t k = 0; k < 2; k++) {
 		const tinfo *t = k ? wt : x;
@@ -486,7 +486,7 @@ void infer_conv_transpose(infer_ctx *c)
 		}
 	}
 	dim m = wt ? dim_mul(c, wt->dims[1], dim_known(group)) : dim_unknown();
-	const tinfo *b = nn_ranked(c, 2);
+	const tinfo *b = in_ranked(c, 2);
 	if (b) {
 		dim merged;
 		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
@@ -585,12 +585,12 @@ void infer_pool(infer_ctx *c)
 	for (size_t i = 0; i < sizeof pool_kinds / sizeof pool_kinds[0]; i++)
 		if (!strcmp(pool_kinds[i].op, c->n->op_type))
 			k = &pool_kinds[i];
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	bool indices = k->indices_since && c->opset >= k->indices_since;
 	set_out_elem(c, 0, elem);
 	if (indices)
 		set_out_elem(c, 1, DT_INT64);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL;
 	if (x && r < 2) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions (N, C, ...)",
@@ -608,7 +608,7 @@ void infer_pool(infer_ctx *c)
 			   fmt_shape(c, x), r - 2);
 		return;
 	}
-	if (!x && has_k && nk <= NN_MAX_RANK - 2)
+	if (!x && has_k && nk <= RULE_MAX_RANK - 2)
 		r = nk + 2;
 	if (r < 0)
 		return;
@@ -644,9 +644,9 @@ void infer_pool(infer_ctx *c)
 /* X (N, C, D...) -> (N, C, 1...). */
 void infer_global_pool(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -670,7 +670,7 @@ void infer_global_pool(infer_ctx *c)
 /* X (N, C, H, W), rois (num_rois, 5) -> (num_rois, C, pooled_shape...). */
 void infer_max_roi_pool(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	const int64_t *ps;
 	int32_t np;
@@ -678,7 +678,7 @@ void infer_max_roi_pool(infer_ctx *c)
 		infer_diag(c, OSH_ERROR, "shape-error", "the pooled_shape attribute is required");
 		return;
 	}
-	int32_t r = nn_rank(c, 0), rr = nn_rank(c, 1);
+	int32_t r = in_rank(c, 0), rr = in_rank(c, 1);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL, *rois = rr >= 0 ? in(c, 1) : NULL;
 	if (x && (r < 2 || np != r - 2)) {
 		infer_diag(c, OSH_ERROR, "shape-error", "pooled_shape has %d values for input '%s' %s", np,
@@ -691,7 +691,7 @@ void infer_max_roi_pool(infer_ctx *c)
 			   fmt_shape(c, rois));
 		return;
 	}
-	if (np > NN_MAX_RANK - 2)
+	if (np > RULE_MAX_RANK - 2)
 		return;
 	for (int32_t i = 0; i < np; i++) {
 		if (ps[i] < 1) {
@@ -713,9 +713,9 @@ void infer_max_roi_pool(infer_ctx *c)
  * (num_rois, C, output_height, output_width). */
 void infer_roi_align(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	const tinfo *x = nn_ranked(c, 0), *rois = nn_ranked(c, 1), *bi = nn_ranked(c, 2);
+	const tinfo *x = in_ranked(c, 0), *rois = in_ranked(c, 1), *bi = in_ranked(c, 2);
 	if (x && x->rank != 4) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 4-D (N, C, H, W)", in_name(c, 0),
 			   fmt_shape(c, x));
@@ -753,9 +753,9 @@ void infer_roi_align(infer_ctx *c)
  * (N, C, (D - 1) * stride + kernel - pads...). */
 void infer_max_unpool(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0), ri = nn_rank(c, 1);
+	int32_t r = in_rank(c, 0), ri = in_rank(c, 1);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL, *ix = ri >= 0 ? in(c, 1) : NULL;
 	if (x && r < 2) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
@@ -838,30 +838,30 @@ void infer_max_unpool(infer_ctx *c)
  * (N, C, image_shape...); L must be the number of blocks. */
 void infer_col2im(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	const tinfo *x = nn_ranked(c, 0), *is = nn_ranked(c, 1), *bs = nn_ranked(c, 2);
+	const tinfo *x = in_ranked(c, 0), *is = in_ranked(c, 1), *bs = in_ranked(c, 2);
 	if (x && x->rank != 3) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 3-D (N, C * block size, L)",
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
 	const dim *img = NULL;
-	int64_t blk[NN_MAX_RANK];
+	int64_t blk[RULE_MAX_RANK];
 	int32_t ni = -1, nb = -1;
 	if (!in_ints(c, 1, &img, &ni)) {
 		img = NULL;
 		ni = -1;
 		dim d = is && is->rank == 1 ? dim_resolve(c->syms, is->dims[0]) : dim_unknown();
-		if (d.kind == DIM_KNOWN && d.v <= NN_MAX_RANK - 2)
+		if (d.kind == DIM_KNOWN && d.v <= RULE_MAX_RANK - 2)
 			ni = (int32_t)d.v;
 	}
 	/* Its values, or only its length when they are not known. */
-	bool blk_known = in_known_ints(c, 2, blk, NN_MAX_RANK, &nb);
+	bool blk_known = in_known_ints(c, 2, blk, RULE_MAX_RANK, &nb);
 	if (!blk_known) {
 		nb = -1;
 		dim d = bs && bs->rank == 1 ? dim_resolve(c->syms, bs->dims[0]) : dim_unknown();
-		if (d.kind == DIM_KNOWN && d.v <= NN_MAX_RANK - 2)
+		if (d.kind == DIM_KNOWN && d.v <= RULE_MAX_RANK - 2)
 			nb = (int32_t)d.v;
 	}
 	if (img && !nn_sizes_ok(c, 1, img, ni))
@@ -871,7 +871,7 @@ void infer_col2im(infer_ctx *c)
 		return;
 	}
 	int32_t n = ni >= 0 ? ni : nb;
-	if (n < 0 || n > NN_MAX_RANK - 2)
+	if (n < 0 || n > RULE_MAX_RANK - 2)
 		return;
 	dim *out = dims_alloc(c, n + 2);
 	int64_t *dil = arena_array(c->a, (size_t)(n ? n : 1), sizeof *dil);

@@ -132,7 +132,7 @@ static void keep_aspect(infer_ctx *c, aspect pol, const tinfo *x, const int32_t 
 /* iroi/iscales/isizes: input indices (-1 when the version has none). */
 static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t isizes, bool v18)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	int64_t ns = iscales >= 0 ? length_of(c, iscales) : -1, nz = isizes >= 0 ? length_of(c, isizes) : -1;
 	bool has_scales = iscales >= 0 && in(c, iscales) && ns != 0;
@@ -149,13 +149,13 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 		infer_diag(c, OSH_ERROR, "shape-error", "one of scales and sizes must be given");
 		return;
 	}
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL;
 	bool has_axes = v18 && attr_has(c, "axes");
 	if (!x) {
 		/* Without axes, scales and sizes have one entry per dim: the rank. */
 		int64_t n = has_scales ? ns : nz;
-		if (!has_axes && n > 0 && n <= NN_MAX_RANK) {
+		if (!has_axes && n > 0 && n <= RULE_MAX_RANK) {
 			dim *out = dims_alloc(c, (int32_t)n);
 			if (!out)
 				return;
@@ -258,7 +258,7 @@ void infer_resize18(infer_ctx *c) { resize_shape(c, 1, 2, 3, true); }
 /* floor(in * scales[i]) on every axis; scales >= 1. */
 static void upsample_shape(infer_ctx *c, const double *sv, int32_t n)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	for (int32_t i = 0; sv && i < n; i++) {
 		if (!(sv[i] >= 1)) {
@@ -266,9 +266,9 @@ static void upsample_shape(infer_ctx *c, const double *sv, int32_t n)
 			return;
 		}
 	}
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0) {
-		if (sv && n <= NN_MAX_RANK) {
+		if (sv && n <= RULE_MAX_RANK) {
 			dim *out = dims_alloc(c, n);
 			if (!out)
 				return;
@@ -298,7 +298,7 @@ void infer_upsample1(infer_ctx *c)
 	const attr_view *h = attr(c, "height_scale"), *w = attr(c, "width_scale");
 	if (!h || !w) {
 		infer_diag(c, OSH_ERROR, "shape-error", "height_scale and width_scale are required");
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	double sv[4] = {1, 1, attr_f(c, "height_scale", 1), attr_f(c, "width_scale", 1)};
@@ -310,7 +310,7 @@ void infer_upsample7(infer_ctx *c)
 	const attr_view *a = attr(c, "scales");
 	if (!a || a->type != AT_FLOATS) {
 		infer_diag(c, OSH_ERROR, "shape-error", "the scales attribute is required");
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	double *sv = arena_array(c->a, (size_t)(a->n ? a->n : 1), sizeof *sv);
@@ -332,11 +332,11 @@ void infer_upsample9(infer_ctx *c)
 		return;
 	}
 	int64_t len = length_of(c, 1);
-	const tinfo *x = nn_ranked(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (x && len >= 0 && len != x->rank) {
 		infer_diag(c, OSH_ERROR, "shape-error", "scales '%s' has %lld values but input '%s' %s has rank %d",
 			   in_name(c, 1), (long long)len, in_name(c, 0), fmt_shape(c, x), x->rank);
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	upsample_shape(c, NULL, 0);
@@ -362,7 +362,7 @@ static bool blocksize(infer_ctx *c, int64_t *b)
 /* (N, C, H, W) -> (N, C / b^2, H * b, W * b). */
 void infer_depth_to_space(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	int64_t b;
 	if (!blocksize(c, &b))
@@ -372,7 +372,7 @@ void infer_depth_to_space(infer_ctx *c)
 		infer_diag(c, OSH_ERROR, "shape-error", "mode is '%s'; it must be DCR or CRD", mode);
 		return;
 	}
-	const tinfo *x = nn_ranked(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (!x)
 		return;
 	if (x->rank != 4) {
@@ -399,12 +399,12 @@ void infer_depth_to_space(infer_ctx *c)
 /* (N, C, H, W) -> (N, C * b^2, H / b, W / b). */
 void infer_space_to_depth(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	int64_t b;
 	if (!blocksize(c, &b))
 		return;
-	const tinfo *x = nn_ranked(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (!x)
 		return;
 	if (x->rank != 4) {
@@ -436,9 +436,9 @@ void infer_space_to_depth(infer_ctx *c)
  * takes 2-D images only. */
 static void grid_sample(infer_ctx *c, bool only_2d)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t rx = nn_rank(c, 0), rg = nn_rank(c, 1);
+	int32_t rx = in_rank(c, 0), rg = in_rank(c, 1);
 	const tinfo *x = rx >= 0 ? in(c, 0) : NULL, *g = rg >= 0 ? in(c, 1) : NULL;
 	if (x && (rx < 3 || (only_2d && rx != 4))) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be %s", in_name(c, 0), fmt_shape(c, x),
@@ -481,9 +481,9 @@ void infer_grid_sample20(infer_ctx *c) { grid_sample(c, false); }
  * [N, C, D, H, W] -> (N, D, H, W, 3). */
 void infer_affine_grid(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	const tinfo *th = nn_ranked(c, 0);
+	const tinfo *th = in_ranked(c, 0);
 	if (th && th->rank != 3) {
 		infer_diag(c, OSH_ERROR, "shape-error", "theta '%s' %s must be (N, 2, 3) or (N, 3, 4)", in_name(c, 0),
 			   fmt_shape(c, th));
@@ -533,9 +533,9 @@ void infer_affine_grid(infer_ctx *c)
 /* The input with the dims named by axes (default all) set to shape's values. */
 void infer_center_crop_pad(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -567,9 +567,9 @@ void infer_center_crop_pad(infer_ctx *c)
  * one-sided one. */
 static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -636,9 +636,9 @@ void infer_dft20(infer_ctx *c)
  * (length - frame_length) / frame_step + 1, bins = frame_length (/ 2 + 1 one-sided). */
 void infer_stft(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	const tinfo *s = nn_ranked(c, 0), *win = nn_ranked(c, 2);
+	const tinfo *s = in_ranked(c, 0), *win = in_ranked(c, 2);
 	bool onesided = attr_i(c, "onesided", 1) != 0;
 	if (s && s->rank != 3) {
 		infer_diag(c, OSH_ERROR, "shape-error", "signal '%s' %s must be (batch, length, 1 or 2)", in_name(c, 0),
@@ -696,8 +696,8 @@ void infer_stft(infer_ctx *c)
 
 void infer_cumsum(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
-	const tinfo *a = nn_ranked(c, 1), *x = nn_ranked(c, 0);
+	int32_t elem = in_elem(c, 0);
+	const tinfo *a = in_ranked(c, 1), *x = in_ranked(c, 0);
 	if (a && (a->rank > 1 || (a->rank == 1 && dim_resolve(c->syms, a->dims[0]).kind == DIM_KNOWN &&
 				  !dim_is(dim_resolve(c->syms, a->dims[0]), 1)))) {
 		infer_diag(c, OSH_ERROR, "shape-error", "axis '%s' %s must be a scalar", in_name(c, 1),
@@ -716,8 +716,8 @@ void infer_cumsum(infer_ctx *c)
 
 void infer_trilu(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
-	const tinfo *x = nn_ranked(c, 0);
+	int32_t elem = in_elem(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (x && x->rank < 2) {
 		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
 			   fmt_shape(c, x));
@@ -729,7 +729,7 @@ void infer_trilu(infer_ctx *c)
 
 void infer_lrn(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	if (!attr_has(c, "size") || attr_i(c, "size", 0) < 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "the size attribute is required and must be positive");
 		set_out_elem(c, 0, elem);

@@ -29,7 +29,7 @@
  * input holds) and sets *bad. -1 when unknown or omitted. */
 static int32_t rank_is(infer_ctx *c, int32_t i, int32_t want, const char *layout, bool *bad)
 {
-	int32_t r = nn_rank(c, i);
+	int32_t r = in_rank(c, i);
 	if (r >= 0 && r != want) {
 		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
 			   want, layout);
@@ -45,7 +45,7 @@ enum { CC_INPUT, CC_WEIGHT, CC_BIAS, CC_PAST };
 
 void infer_causal_conv_with_state(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, CC_INPUT);
+	int32_t elem = in_elem(c, CC_INPUT);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, elem);
 	bool bad = false;
@@ -128,7 +128,7 @@ static bool last_is_one_of(infer_ctx *c, int32_t i, dim a, dim b, const char *si
 
 void infer_linear_attention(infer_ctx *c)
 {
-	int32_t eq = nn_elem(c, LA_Q), ep = in(c, LA_PAST) ? nn_elem(c, LA_PAST) : eq;
+	int32_t eq = in_elem(c, LA_Q), ep = in(c, LA_PAST) ? in_elem(c, LA_PAST) : eq;
 	set_out_elem(c, 0, eq);
 	set_out_elem(c, 1, ep);
 	int64_t hq = attr_i(c, "q_num_heads", 0), hkv = attr_i(c, "kv_num_heads", 0);
@@ -191,18 +191,18 @@ void infer_linear_attention(infer_ctx *c)
 
 void infer_swiglu(infer_ctx *c)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	if (!elem)
-		elem = nn_elem(c, 1);
+		elem = in_elem(c, 1);
 	set_out_elem(c, 0, elem);
-	const tinfo *a = nn_ranked(c, 0), *b = nn_ranked(c, 1);
+	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
 	if (a && b && a->rank != b->rank) {
 		infer_diag(c, OSH_ERROR, "shape-error", "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
 			   fmt_shape(c, a), in_name(c, 1), fmt_shape(c, b));
 		return;
 	}
 	const tinfo *t = a ? a : b;
-	if (!t || t->rank > NN_MAX_RANK)
+	if (!t || t->rank > RULE_MAX_RANK)
 		return;
 	dim small[SCRATCH_SMALL], *y = dims_room(c, small, t->rank);
 	if (!y)
@@ -234,7 +234,7 @@ static void flex_body(infer_ctx *c, const char *name, int32_t elem, const dim *s
 
 void infer_flex_attention(infer_ctx *c)
 {
-	int32_t eq = nn_elem(c, FA_Q);
+	int32_t eq = in_elem(c, FA_Q);
 	set_out_elem(c, 0, eq);
 	bool bad = false;
 	const char *layout = "(batch_size, heads, sequence_length, head size)";

@@ -60,7 +60,7 @@ static dim combine(symtab *t, red_op op, dim acc, dim x)
 static void reduce_content(infer_ctx *c, red_op op, const tinfo *x, const bool *red)
 {
 	const dim *v;
-	int32_t nv, r = x->rank, elem = nn_elem(c, 0);
+	int32_t nv, r = x->rank, elem = in_elem(c, 0);
 	/* Narrower types wrap at run time where int64 would not. */
 	if (op == RED_NONE || (elem != DT_INT64 && elem != DT_INT32) || !in_ints(c, 0, &v, &nv))
 		return;
@@ -116,11 +116,11 @@ static void reduce_content(infer_ctx *c, red_op op, const tinfo *x, const bool *
 /* axes_known: the axes are axes[0..naxes) (none: all of them, or none with noop). */
 static void reduce_shape(infer_ctx *c, bool axes_known, const int64_t *axes, int32_t naxes, bool noop)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	bool keep = attr_i(c, "keepdims", 1) != 0;
 	red_op op = red_of(c->n->op_type);
 	set_out_elem(c, 0, elem);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL;
 	if (axes_known && naxes == 0 && noop) {
 		/* Reduction over no axes: the identity for these, the square (log, exp...)
@@ -196,15 +196,15 @@ void infer_reduce_input(infer_ctx *c)
 		reduce_shape(c, true, NULL, 0, noop);
 		return;
 	}
-	const tinfo *at = nn_ranked(c, 1);
+	const tinfo *at = in_ranked(c, 1);
 	if (at && at->rank != 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "axes '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, at));
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
-	int64_t axes[NN_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t n;
-	if (in_known_ints(c, 1, axes, NN_MAX_RANK, &n)) {
+	if (in_known_ints(c, 1, axes, RULE_MAX_RANK, &n)) {
 		reduce_shape(c, true, axes, n, noop);
 		return;
 	}
@@ -215,7 +215,7 @@ void infer_reduce_input(infer_ctx *c)
 	}
 	/* One axis, which one unknown, without keepdims: one dimension goes, so the rank
 	 * is certain, and output dim k is input dim k or k + 1, known where those agree. */
-	const tinfo *x = nn_ranked(c, 0);
+	const tinfo *x = in_ranked(c, 0);
 	if (at && dim_is(dim_resolve(c->syms, at->dims[0]), 1) && attr_i(c, "keepdims", 1) == 0 && x && x->rank >= 1) {
 		dim *out = dims_alloc(c, x->rank - 1);
 		if (!out)
@@ -224,7 +224,7 @@ void infer_reduce_input(infer_ctx *c)
 			dim a = dim_resolve(c->syms, x->dims[k]), b = dim_resolve(c->syms, x->dims[k + 1]);
 			out[k] = dim_eq(a, b) ? a : dim_unknown();
 		}
-		set_out(c, 0, nn_elem(c, 0), x->rank - 1, out);
+		set_out(c, 0, in_elem(c, 0), x->rank - 1, out);
 		return;
 	}
 	reduce_shape(c, false, NULL, 0, noop);
@@ -235,7 +235,7 @@ void infer_reduce_input(infer_ctx *c)
 void infer_argmax(infer_ctx *c)
 {
 	set_out_elem(c, 0, DT_INT64);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -262,10 +262,10 @@ void infer_argmax(infer_ctx *c)
  * time is one fresh symbol shared by both outputs. */
 static void topk_shape(infer_ctx *c, bool have_k, dim k)
 {
-	int32_t elem = nn_elem(c, 0);
+	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
 	set_out_elem(c, 1, DT_INT64);
-	int32_t r = nn_rank(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0)
 		return;
 	const tinfo *x = in(c, 0);
@@ -298,7 +298,7 @@ void infer_topk1(infer_ctx *c)
 {
 	if (!attr_has(c, "k")) {
 		infer_diag(c, OSH_ERROR, "shape-error", "the k attribute is required before opset 10");
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		set_out_elem(c, 1, DT_INT64);
 		return;
 	}
@@ -307,12 +307,12 @@ void infer_topk1(infer_ctx *c)
 
 void infer_topk10(infer_ctx *c)
 {
-	const tinfo *kt = nn_ranked(c, 1);
+	const tinfo *kt = in_ranked(c, 1);
 	if (kt && (kt->rank != 1 || (dim_resolve(c->syms, kt->dims[0]).kind == DIM_KNOWN &&
 				     !dim_is(dim_resolve(c->syms, kt->dims[0]), 1)))) {
 		infer_diag(c, OSH_ERROR, "shape-error", "K '%s' %s must be a 1-D tensor of one value", in_name(c, 1),
 			   fmt_shape(c, kt));
-		set_out_elem(c, 0, nn_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		set_out_elem(c, 1, DT_INT64);
 		return;
 	}

@@ -74,7 +74,7 @@ static bool hidden_witness(infer_ctx *c, rnn_dims *r, int32_t i, int32_t k, int6
  * *bad is set when it is not (reported). */
 static const tinfo *ranked(infer_ctx *c, int32_t i, int32_t want, bool *bad)
 {
-	int32_t r = nn_rank(c, i);
+	int32_t r = in_rank(c, i);
 	if (r < 0)
 		return NULL;
 	if (r != want) {
@@ -136,7 +136,7 @@ static bool gather(infer_ctx *c, const rnn_op *op, bool batch_first, rnn_dims *r
 
 static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 {
-	int32_t elem = nn_elem(c, IN_X);
+	int32_t elem = in_elem(c, IN_X);
 	int32_t nout = op->cell ? 3 : 2;
 	for (int32_t o = 0; o < nout; o++)
 		set_out_elem(c, o, elem);

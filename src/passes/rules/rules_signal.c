@@ -37,7 +37,7 @@ static int32_t numeric_output_type(infer_ctx *c)
  * scalar or is negative. */
 static bool size_input(infer_ctx *c, int32_t i, const char *what, dim *out)
 {
-	const tinfo *t = tr_tensor(c, i);
+	const tinfo *t = in_tensor(c, i);
 	if (t && t->elem && t->elem != DT_INT32 && t->elem != DT_INT64) {
 		tr_error(c, "%s '%s' is %s, must be INT32 or INT64", what, in_name(c, i), dtype_name(t->elem));
 		return false;
@@ -95,17 +95,17 @@ void infer_image_decoder(infer_ctx *c)
 		const char *name;
 		int64_t channels; /* -1: fixed at run time */
 	} formats[] = {{"RGB", -1}, {"BGR", -1}, {"Grayscale", 1}};
-	int32_t e = tr_elem(c, 0);
+	int32_t e = in_elem(c, 0);
 	if (e && e != DT_UINT8)
 		tr_error(c, "encoded_stream '%s' is %s, must be UINT8", in_name(c, 0), dtype_name(e));
-	if (tr_rank(c, 0) >= 0 && tr_rank(c, 0) != 1)
+	if (in_rank(c, 0) >= 0 && in_rank(c, 0) != 1)
 		tr_error(c, "encoded_stream '%s' %s must be 1-D (the bytes)", in_name(c, 0), fmt_shape(c, in(c, 0)));
 	/* Known bytes (an initializer, or given with --input-data) have the height and
 	 * width in their header; RGB and BGR claim 3 channels only when the image stores
 	 * exactly 3 (onnx's reference keeps an RGBA image's 4). */
 	int64_t h = -1, w = -1;
 	int32_t stored = 0;
-	const value *src = tr_rank(c, 0) == 1 && c->n->inputs[0] >= 0 ? &c->g->values[c->n->inputs[0]] : NULL;
+	const value *src = in_rank(c, 0) == 1 && c->n->inputs[0] >= 0 ? &c->g->values[c->n->inputs[0]] : NULL;
 	for (int depth = 0; src && src->origin == VAL_OUTER && value_outer(src) && depth < 64; depth++)
 		src = &value_outer(src)->values[value_outer_id(src)];
 	const tensor_view *tv = !src ? NULL

@@ -17,7 +17,7 @@
 /* Reports input i when its element type is known and is none of `allowed` (n). */
 static void expect_elem(infer_ctx *c, int32_t i, const int32_t *allowed, int32_t n)
 {
-	int32_t e = tr_elem(c, i);
+	int32_t e = in_elem(c, i);
 	if (!e)
 		return;
 	for (int32_t k = 0; k < n; k++)
@@ -99,8 +99,8 @@ void infer_string_normalizer(infer_ctx *c)
 		valid |= !strcmp(act, actions[k]);
 	if (!valid)
 		tr_error(c, "case_change_action '%s' is not NONE, LOWER or UPPER", act);
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r != 1 && r != 2) {
 		if (r >= 0)
 			tr_error(c, "input '%s' %s must be [C] or [1, C]", in_name(c, 0), fmt_shape(c, x));
@@ -140,7 +140,7 @@ void infer_tfidf_vectorizer(infer_ctx *c)
 	static const int32_t in_types[] = {DT_STRING, DT_INT32, DT_INT64};
 	static const char *const modes[] = {"TF", "IDF", "TFIDF"};
 	expect_elem(c, 0, in_types, 3);
-	int32_t e = tr_elem(c, 0);
+	int32_t e = in_elem(c, 0);
 	int32_t ns = list_len(c, "pool_strings"), ni = list_len(c, "pool_int64s");
 	if (ns >= 0 && ni >= 0)
 		tr_error(c, "only one of 'pool_strings' and 'pool_int64s' may be set");
@@ -179,8 +179,8 @@ void infer_tfidf_vectorizer(infer_ctx *c)
 		if (ok && !__builtin_add_overflow(max, 1, &len))
 			m = dim_known(len);
 	}
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r != 1 && r != 2) {
 		if (r >= 0)
 			tr_error(c, "input '%s' %s must be [C] or [N, C]", in_name(c, 0), fmt_shape(c, x));
@@ -196,7 +196,7 @@ void infer_tfidf_vectorizer(infer_ctx *c)
 void infer_regex_full_match(infer_ctx *c)
 {
 	expect_string(c, 0);
-	tr_same_shape(c, 0, tr_tensor(c, 0), DT_BOOL);
+	tr_same_shape(c, 0, in_tensor(c, 0), DT_BOOL);
 }
 
 /* Elementwise, numpy broadcasting. */
@@ -204,7 +204,7 @@ void infer_string_concat(infer_ctx *c)
 {
 	expect_string(c, 0);
 	expect_string(c, 1);
-	int32_t ra = tr_rank(c, 0), rb = tr_rank(c, 1);
+	int32_t ra = in_rank(c, 0), rb = in_rank(c, 1);
 	if (ra < 0 || rb < 0) {
 		set_out_elem(c, 0, DT_STRING);
 		return;
@@ -283,8 +283,8 @@ static int64_t split_count(const tensor_bytes *s, const char *delim, int64_t max
 void infer_string_split(infer_ctx *c)
 {
 	expect_string(c, 0);
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0) {
 		set_out_elem(c, 0, DT_STRING);
 		set_out_elem(c, 1, DT_INT64);

@@ -33,12 +33,6 @@ void tr_error(infer_ctx *c, const char *fmt, ...)
 	infer_diag(c, OSH_ERROR, "shape-error", "%s: %s", c->n->op_type, buf);
 }
 
-int32_t tr_rank_refused(infer_ctx *c, int32_t i)
-{
-	tr_error(c, "input '%s' has rank %d, above the supported %d", in_name(c, i), in(c, i)->rank, TR_MAX_RANK);
-	return -1;
-}
-
 int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims)
 {
 	if (rank < 0)
@@ -54,8 +48,8 @@ int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims)
 
 int64_t tr_known_dims(infer_ctx *c, int32_t i, int64_t *out)
 {
-	const tinfo *t = tr_tensor(c, i);
-	if (!t || t->rank < 0 || t->rank > TR_MAX_RANK)
+	const tinfo *t = in_tensor(c, i);
+	if (!t || t->rank < 0 || t->rank > RULE_MAX_RANK)
 		return -1;
 	int64_t n = tr_count(c, t->rank, t->dims);
 	if (n < 0 || n > TINFO_MAX_VALUES)
@@ -162,10 +156,10 @@ void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int3
 
 int32_t *tr_index_map(infer_ctx *c, const int64_t *odims, int32_t r, int64_t n, tr_src_fn src, const void *ctx)
 {
-	if (n < 0 || n > TINFO_MAX_VALUES || r < 0 || r > TR_MAX_RANK)
+	if (n < 0 || n > TINFO_MAX_VALUES || r < 0 || r > RULE_MAX_RANK)
 		return NULL;
 	int32_t *map = arena_array(c->a, n > 0 ? (size_t)n : 1, sizeof *map);
-	int64_t idx[TR_MAX_RANK] = {0};
+	int64_t idx[RULE_MAX_RANK] = {0};
 	if (!map) {
 		c->m->nomem = true;
 		return NULL;
@@ -230,8 +224,8 @@ static int32_t dtype_attr(infer_ctx *c, const char *name, int32_t def)
  * that is what lets a later Reshape or Expand see N where the model computed it. */
 static void shape_rule(infer_ctx *c, int64_t start, bool has_end, int64_t end)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t r = in_rank(c, 0);
 	if (r < 0) {
 		dim u = dim_unknown();
 		set_out(c, 0, DT_INT64, 1, &u);
@@ -254,7 +248,7 @@ void infer_shape15(infer_ctx *c) { shape_rule(c, attr_i(c, "start", 0), attr_has
 void infer_size(infer_ctx *c)
 {
 	set_out(c, 0, DT_INT64, 0, NULL);
-	const tinfo *x = tr_tensor(c, 0);
+	const tinfo *x = in_tensor(c, 0);
 	if (!x || x->rank < 0)
 		return;
 	/* N * 1 stays N; a product of two symbols has no name and stays unknown. */
@@ -288,8 +282,8 @@ static void constant_tensor(infer_ctx *c, const tensor_view *tv)
 {
 	if (!tv || !dtype_valid(tv->dtype) || !tv->valid)
 		return;
-	if (tv->rank > TR_MAX_RANK) {
-		tr_error(c, "the value has rank %d, above the supported %d", tv->rank, TR_MAX_RANK);
+	if (tv->rank > RULE_MAX_RANK) {
+		tr_error(c, "the value has rank %d, above the supported %d", tv->rank, RULE_MAX_RANK);
 		return;
 	}
 	dim *d = dims_alloc(c, tv->rank);
@@ -452,7 +446,7 @@ void infer_constant_of_shape(infer_ctx *c)
 		}
 		elem = tv->dtype;
 	}
-	const tinfo *s = tr_tensor(c, 0);
+	const tinfo *s = in_tensor(c, 0);
 	if (s && s->rank >= 0 && s->rank != 1) {
 		tr_error(c, "input '%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, s));
 		set_out_elem(c, 0, elem);
@@ -472,8 +466,8 @@ void infer_constant_of_shape(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	if (n > TR_MAX_RANK) {
-		tr_error(c, "the output rank %d is above the supported %d", n, TR_MAX_RANK);
+	if (n > RULE_MAX_RANK) {
+		tr_error(c, "the output rank %d is above the supported %d", n, RULE_MAX_RANK);
 		set_out_elem(c, 0, elem);
 		return;
 	}
@@ -548,10 +542,10 @@ void infer_range(infer_ctx *c)
 {
 	int32_t elem = 0;
 	for (int32_t i = 0; i < 3 && !elem; i++)
-		elem = tr_elem(c, i);
+		elem = in_elem(c, i);
 	static const char *const names[] = {"start", "limit", "delta"};
 	for (int32_t i = 0; i < 3; i++) {
-		const tinfo *t = tr_tensor(c, i);
+		const tinfo *t = in_tensor(c, i);
 		if (!t || t->rank <= 0)
 			continue;
 		/* ONNX Runtime's kernel takes a tensor of one element for a scalar, and
@@ -650,8 +644,8 @@ void infer_range(infer_ctx *c)
 
 void infer_eye_like(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = dtype_attr(c, "dtype", tr_elem(c, 0));
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = dtype_attr(c, "dtype", in_elem(c, 0));
 	if (x && x->rank >= 0 && x->rank != 2) {
 		tr_error(c, "input '%s' %s must be 2-D", in_name(c, 0), fmt_shape(c, x));
 		set_out_elem(c, 0, elem);
@@ -671,8 +665,8 @@ void infer_random(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	if (n > TR_MAX_RANK) {
-		tr_error(c, "the output rank %d is above the supported %d", n, TR_MAX_RANK);
+	if (n > RULE_MAX_RANK) {
+		tr_error(c, "the output rank %d is above the supported %d", n, RULE_MAX_RANK);
 		set_out_elem(c, 0, elem);
 		return;
 	}
@@ -691,16 +685,16 @@ void infer_random(infer_ctx *c)
 }
 
 /* RandomNormalLike, RandomUniformLike: the input's shape. */
-void infer_random_like(infer_ctx *c) { tr_same_shape(c, 0, tr_tensor(c, 0), dtype_attr(c, "dtype", tr_elem(c, 0))); }
+void infer_random_like(infer_ctx *c) { tr_same_shape(c, 0, in_tensor(c, 0), dtype_attr(c, "dtype", in_elem(c, 0))); }
 
-void infer_bernoulli(infer_ctx *c) { tr_same_shape(c, 0, tr_tensor(c, 0), dtype_attr(c, "dtype", tr_elem(c, 0))); }
+void infer_bernoulli(infer_ctx *c) { tr_same_shape(c, 0, in_tensor(c, 0), dtype_attr(c, "dtype", in_elem(c, 0))); }
 
 /* (batch_size, class_size) → (batch_size, sample_size). */
 void infer_multinomial(infer_ctx *c)
 {
 	int32_t elem = dtype_attr(c, "dtype", DT_INT32);
 	int64_t samples = attr_i(c, "sample_size", 1);
-	const tinfo *x = tr_tensor(c, 0);
+	const tinfo *x = in_tensor(c, 0);
 	if (samples < 0) {
 		tr_error(c, "sample_size is %lld, must be >= 0", (long long)samples);
 		set_out_elem(c, 0, elem);
@@ -718,8 +712,8 @@ void infer_multinomial(infer_ctx *c)
 /* (..., M, M) → (...). */
 void infer_det(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (r < 0) {
 		set_out_elem(c, 0, elem);
 		return;
@@ -744,7 +738,7 @@ void infer_det(infer_ctx *c)
  * whose size it must have. Blocked quantization (block_size > 0) is not checked. */
 static bool check_per_axis(infer_ctx *c, int32_t scale_input)
 {
-	const tinfo *x = tr_tensor(c, 0), *s = tr_tensor(c, scale_input);
+	const tinfo *x = in_tensor(c, 0), *s = in_tensor(c, scale_input);
 	if (!x || !s || x->rank < 0 || s->rank != 1 || attr_i(c, "block_size", 0) > 0)
 		return true;
 	dim len = dim_resolve(c->syms, s->dims[0]);
@@ -768,7 +762,7 @@ static void quantize_rule(infer_ctx *c, bool has_output_dtype)
 	int32_t elem = DT_UINT8;
 	int32_t odt = has_output_dtype ? dtype_attr(c, "output_dtype", 0) : 0;
 	if (in(c, 2)) {
-		elem = tr_elem(c, 2);
+		elem = in_elem(c, 2);
 		if (elem && odt && elem != odt) {
 			tr_error(c, "output_dtype %s differs from y_zero_point's type %s", dtype_name(odt),
 				 dtype_name(elem));
@@ -782,7 +776,7 @@ static void quantize_rule(infer_ctx *c, bool has_output_dtype)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	tr_same_shape(c, 0, tr_tensor(c, 0), elem);
+	tr_same_shape(c, 0, in_tensor(c, 0), elem);
 }
 
 void infer_quantize_linear10(infer_ctx *c) { quantize_rule(c, false); }
@@ -794,21 +788,21 @@ static void dequantize_rule(infer_ctx *c, int32_t elem)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	tr_same_shape(c, 0, tr_tensor(c, 0), elem);
+	tr_same_shape(c, 0, in_tensor(c, 0), elem);
 }
 
 /* 10, 13: y is FLOAT; 19, 21: x_scale's type; 23, 25: output_dtype, else x_scale's. */
 void infer_dequantize_linear10(infer_ctx *c) { dequantize_rule(c, DT_FLOAT); }
-void infer_dequantize_linear19(infer_ctx *c) { dequantize_rule(c, tr_elem(c, 1)); }
+void infer_dequantize_linear19(infer_ctx *c) { dequantize_rule(c, in_elem(c, 1)); }
 void infer_dequantize_linear23(infer_ctx *c)
 {
 	int32_t odt = dtype_attr(c, "output_dtype", 0);
-	dequantize_rule(c, odt ? odt : tr_elem(c, 1));
+	dequantize_rule(c, odt ? odt : in_elem(c, 1));
 }
 
 void infer_dynamic_quantize_linear(infer_ctx *c)
 {
-	tr_same_shape(c, 0, tr_tensor(c, 0), DT_UINT8);
+	tr_same_shape(c, 0, in_tensor(c, 0), DT_UINT8);
 	set_out(c, 1, DT_FLOAT, 0, NULL);
 	set_out(c, 2, DT_UINT8, 0, NULL);
 }

@@ -25,9 +25,6 @@
 
 /* ---- helpers shared by the family (defined in rules_tensor.c) ---- */
 
-/* Ranks (and axis lists) above this are refused (reported) before anything is
- * allocated for them. */
-#define TR_MAX_RANK 1024
 
 /* A shape-error about this node: "<op_type>: <message>". */
 void tr_error(infer_ctx *c, const char *fmt, ...)
@@ -35,35 +32,11 @@ void tr_error(infer_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
-/* Inline, these three: the family's rules ask them for every input of every node. */
-/* Input i when it is a tensor (kind TK_TENSOR), else NULL. */
-static inline const tinfo *tr_tensor(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = in(c, i);
-	return t && t->kind == TK_TENSOR ? t : NULL;
-}
-/* Element type of input i when it is a tensor, 0 otherwise. */
-static inline int32_t tr_elem(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = tr_tensor(c, i);
-	return t ? t->elem : 0;
-}
-/* tr_rank's report of a rank above TR_MAX_RANK; returns -1. */
-int32_t tr_rank_refused(infer_ctx *c, int32_t i);
-/* Input i's rank when known and at most TR_MAX_RANK; reports a larger one and returns
- * -1, as for an unknown rank. */
-static inline int32_t tr_rank(infer_ctx *c, int32_t i)
-{
-	const tinfo *t = tr_tensor(c, i);
-	if (!t || t->rank < 0)
-		return -1;
-	return t->rank > TR_MAX_RANK ? tr_rank_refused(c, i) : t->rank;
-}
 /* The element count of a shape whose dims are all known (symbols with a known value
  * count as known), -1 otherwise or on overflow. */
 int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims);
 /* The dims of input i as integers when they are all known and the element count is at
- * most TINFO_MAX_VALUES: writes rank entries into out (capacity TR_MAX_RANK) and
+ * most TINFO_MAX_VALUES: writes rank entries into out (capacity RULE_MAX_RANK) and
  * returns the count; -1 otherwise. */
 int64_t tr_known_dims(infer_ctx *c, int32_t i, int64_t *out);
 

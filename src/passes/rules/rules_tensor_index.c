@@ -21,7 +21,7 @@
 
 /* Affine index map: input index along axis k = start[k] + i * step[k]. */
 typedef struct affine {
-	int64_t istride[TR_MAX_RANK];
+	int64_t istride[RULE_MAX_RANK];
 	const int64_t *start, *step;
 } affine;
 
@@ -88,7 +88,7 @@ static void concat_content(infer_ctx *c, int32_t axis, int64_t total)
 	int32_t ni = in_count(c);
 	if (total < 0 || total > TINFO_MAX_VALUES)
 		return;
-	int64_t dims[TR_MAX_RANK];
+	int64_t dims[RULE_MAX_RANK];
 	concat_part small[SCRATCH_SMALL];
 	concat_part *part = ni <= SCRATCH_SMALL ? small : arena_array(c->a, (size_t)ni, sizeof *part);
 	if (!part) {
@@ -145,9 +145,9 @@ static void concat_rule(infer_ctx *c, int64_t axis)
 {
 	int32_t ni = in_count(c), elem = 0, r = -1;
 	for (int32_t i = 0; i < ni; i++) {
-		int32_t ri = tr_rank(c, i);
+		int32_t ri = in_rank(c, i);
 		if (!elem)
-			elem = tr_elem(c, i);
+			elem = in_elem(c, i);
 		if (ri < 0)
 			continue;
 		if (r >= 0 && ri != r) {
@@ -171,13 +171,13 @@ static void concat_rule(infer_ctx *c, int64_t axis)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++)
 		out[k] = dim_unknown();
 	dim sum = dim_known(0);
 	bool all_ranked = true;
 	for (int32_t i = 0; i < ni; i++) {
-		const tinfo *t = tr_tensor(c, i);
+		const tinfo *t = in_tensor(c, i);
 		if (!t || t->rank < 0) {
 			all_ranked = false;
 			continue;
@@ -212,7 +212,7 @@ void infer_concat4(infer_ctx *c)
 {
 	if (!attr_has(c, "axis")) {
 		tr_error(c, "attribute 'axis' is required");
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	concat_rule(c, attr_i(c, "axis", 0));
@@ -229,12 +229,12 @@ static void split_all_elem(infer_ctx *c, int32_t elem)
 /* Output o: x's shape with `len` along axis a, and x's content from `off` on. */
 static void split_out(infer_ctx *c, int32_t o, int32_t a, dim len, int64_t off)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	dim out[TR_MAX_RANK];
+	const tinfo *x = in_tensor(c, 0);
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < x->rank; k++)
 		out[k] = k == a ? len : x->dims[k];
 	set_out(c, o, x->elem, x->rank, out);
-	int64_t idims[TR_MAX_RANK], odims[TR_MAX_RANK], start[TR_MAX_RANK], step[TR_MAX_RANK];
+	int64_t idims[RULE_MAX_RANK], odims[RULE_MAX_RANK], start[RULE_MAX_RANK], step[RULE_MAX_RANK];
 	dim l = dim_resolve(c->syms, len);
 	if (off < 0 || l.kind != DIM_KNOWN || tr_known_dims(c, 0, idims) < 0)
 		return;
@@ -251,7 +251,7 @@ static void split_out(infer_ctx *c, int32_t o, int32_t a, dim len, int64_t off)
  * otherwise each part is a size fixed at run time. */
 static void split_unknown_part(infer_ctx *c, int32_t o, int32_t a)
 {
-	const tinfo *x = tr_tensor(c, 0);
+	const tinfo *x = in_tensor(c, 0);
 	dim d = dim_resolve(c->syms, x->dims[a]);
 	if (d.kind == DIM_KNOWN && d.v == 0)
 		split_out(c, o, a, d, 0);
@@ -266,8 +266,8 @@ static void split_unknown_part(infer_ctx *c, int32_t o, int32_t a)
 static void split_rule(infer_ctx *c, int64_t axis, tr_list_state st, const int64_t *split, int32_t ns,
 		       int64_t parts, bool uneven)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), nout = out_count(c);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), nout = out_count(c);
 	if (r < 0) {
 		split_all_elem(c, elem);
 		return;
@@ -361,48 +361,48 @@ static void split_rule(infer_ctx *c, int64_t axis, tr_list_state st, const int64
  * num_outputs (the last part may then be smaller). */
 void infer_split1(infer_ctx *c)
 {
-	int64_t s[TR_MAX_RANK];
+	int64_t s[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, "split", 1, s, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, "split", 1, s, RULE_MAX_RANK, &n);
 	split_rule(c, attr_i(c, "axis", 0), st, s, n, -1, false);
 }
 
 void infer_split2(infer_ctx *c)
 {
-	int64_t s[TR_MAX_RANK];
+	int64_t s[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, "split", -1, s, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, "split", -1, s, RULE_MAX_RANK, &n);
 	split_rule(c, attr_i(c, "axis", 0), st, s, n, -1, false);
 }
 
 void infer_split13(infer_ctx *c)
 {
-	int64_t s[TR_MAX_RANK];
+	int64_t s[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, NULL, 1, s, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, NULL, 1, s, RULE_MAX_RANK, &n);
 	split_rule(c, attr_i(c, "axis", 0), st, s, n, -1, false);
 }
 
 void infer_split18(infer_ctx *c)
 {
-	int64_t s[TR_MAX_RANK];
+	int64_t s[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, NULL, 1, s, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, NULL, 1, s, RULE_MAX_RANK, &n);
 	bool has_num = attr_has(c, "num_outputs");
 	if (st != TR_ABSENT && has_num) {
 		tr_error(c, "both the split input and num_outputs are given");
-		split_all_elem(c, tr_elem(c, 0));
+		split_all_elem(c, in_elem(c, 0));
 		return;
 	}
 	if (st == TR_ABSENT && !has_num) {
 		tr_error(c, "neither the split input nor num_outputs is given");
-		split_all_elem(c, tr_elem(c, 0));
+		split_all_elem(c, in_elem(c, 0));
 		return;
 	}
 	int64_t parts = attr_i(c, "num_outputs", -1);
 	if (has_num && parts < 1) {
 		tr_error(c, "num_outputs is %lld", (long long)parts);
-		split_all_elem(c, tr_elem(c, 0));
+		split_all_elem(c, in_elem(c, 0));
 		return;
 	}
 	split_rule(c, attr_i(c, "axis", 0), st, s, n, parts, true);
@@ -486,8 +486,8 @@ typedef struct slice_args {
 
 static void slice_rule(infer_ctx *c, slice_args *sa)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	int32_t n = sa->nstarts >= 0 ? sa->nstarts : sa->nends;
 	if (sa->nstarts >= 0 && sa->nends >= 0 && sa->nstarts != sa->nends) {
 		tr_error(c, "starts has %d entries, ends %d", sa->nstarts, sa->nends);
@@ -508,7 +508,7 @@ static void slice_rule(infer_ctx *c, slice_args *sa)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++)
 		out[k] = x->dims[k];
 	/* Which axes are sliced: not known means any of them. */
@@ -542,7 +542,7 @@ static void slice_rule(infer_ctx *c, slice_args *sa)
 		}
 	}
 	bool exact = sa->starts && sa->ends && sa->steps_st != TR_UNKNOWN;
-	int64_t first[TR_MAX_RANK], step[TR_MAX_RANK], odims[TR_MAX_RANK], idims[TR_MAX_RANK];
+	int64_t first[RULE_MAX_RANK], step[RULE_MAX_RANK], odims[RULE_MAX_RANK], idims[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++) {
 		first[k] = 0;
 		step[k] = 1;
@@ -582,7 +582,7 @@ static tr_list_state dims_list(infer_ctx *c, const char *attr_name, int32_t inpu
 	*n = -1;
 	const attr_view *a = attr_name ? attr(c, attr_name) : NULL;
 	if (a) {
-		if (a->type != AT_INTS || a->n < 0 || a->n > TR_MAX_RANK)
+		if (a->type != AT_INTS || a->n < 0 || a->n > RULE_MAX_RANK)
 			return TR_UNKNOWN;
 		dim *d = dims_alloc(c, a->n);
 		if (!d)
@@ -604,15 +604,15 @@ static tr_list_state dims_list(infer_ctx *c, const char *attr_name, int32_t inpu
 
 static void slice_common(infer_ctx *c, bool inputs)
 {
-	int64_t axes[TR_MAX_RANK], steps[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK], steps[RULE_MAX_RANK];
 	slice_args sa = {.axes = axes, .steps = steps};
 	sa.starts_st = dims_list(c, inputs ? NULL : "starts", inputs ? 1 : -1, &sa.starts, &sa.nstarts);
 	sa.ends_st = dims_list(c, inputs ? NULL : "ends", inputs ? 2 : -1, &sa.ends, &sa.nends);
-	sa.axes_st = tr_list(c, inputs ? NULL : "axes", inputs ? 3 : -1, axes, TR_MAX_RANK, &sa.naxes);
-	sa.steps_st = inputs ? tr_list(c, NULL, 4, steps, TR_MAX_RANK, &sa.nsteps) : TR_ABSENT;
+	sa.axes_st = tr_list(c, inputs ? NULL : "axes", inputs ? 3 : -1, axes, RULE_MAX_RANK, &sa.naxes);
+	sa.steps_st = inputs ? tr_list(c, NULL, 4, steps, RULE_MAX_RANK, &sa.nsteps) : TR_ABSENT;
 	if (sa.starts_st == TR_ABSENT || sa.ends_st == TR_ABSENT) {
 		tr_error(c, "starts and ends are required");
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	slice_rule(c, &sa);
@@ -626,8 +626,8 @@ void infer_slice10(infer_ctx *c) { slice_common(c, true); }
 /* out = data[:axis] + indices.shape + data[axis+1:]. */
 void infer_gather(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), q = tr_rank(c, 1);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), q = in_rank(c, 1);
 	if (r == 0) {
 		tr_error(c, "data '%s' is a scalar, it must have rank >= 1", in_name(c, 0));
 		set_out_elem(c, 0, elem);
@@ -663,11 +663,11 @@ void infer_gather(infer_ctx *c)
 		if (v.v < 0 && d.kind != DIM_KNOWN)
 			idx_known = false;
 	}
-	if (r < 0 || q < 0 || r - 1 + q > TR_MAX_RANK) {
+	if (r < 0 || q < 0 || r - 1 + q > RULE_MAX_RANK) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t o = 0;
 	for (int32_t k = 0; k < a; k++)
 		out[o++] = x->dims[k];
@@ -677,7 +677,7 @@ void infer_gather(infer_ctx *c)
 		out[o++] = x->dims[k];
 	set_out(c, 0, elem, o, out);
 	/* Content: each output entry copies data[outer, idx[j], inner]. */
-	int64_t idims[TR_MAX_RANK];
+	int64_t idims[RULE_MAX_RANK];
 	if (!idx_known || tr_known_dims(c, 0, idims) < 0)
 		return;
 	int64_t n = tr_count(c, o, out);
@@ -705,8 +705,8 @@ void infer_gather(infer_ctx *c)
 /* Output of the indices' shape, data's element type; both of the same rank. */
 void infer_gather_elements(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), q = tr_rank(c, 1);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), q = in_rank(c, 1);
 	if (r >= 0 && q >= 0 && r != q) {
 		tr_error(c, "indices '%s' %s and data '%s' %s differ in rank", in_name(c, 1), fmt_shape(c, ix),
 			 in_name(c, 0), fmt_shape(c, x));
@@ -724,8 +724,8 @@ void infer_gather_elements(infer_ctx *c)
 /* out = indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1]:]. */
 void infer_gather_nd(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), q = tr_rank(c, 1);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), q = in_rank(c, 1);
 	int64_t b = attr_i(c, "batch_dims", 0);
 	if (r < 0 || q < 0) {
 		set_out_elem(c, 0, elem);
@@ -758,7 +758,7 @@ void infer_gather_nd(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[2 * TR_MAX_RANK];
+	dim out[2 * RULE_MAX_RANK];
 	int32_t o = 0;
 	for (int32_t k = 0; k < q - 1; k++)
 		out[o++] = ix->dims[k];
@@ -773,8 +773,8 @@ void infer_gather_nd(infer_ctx *c)
  * data's rank. */
 void infer_scatter_elements(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1), *up = tr_tensor(c, 2);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), q = tr_rank(c, 1), u = tr_rank(c, 2);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1), *up = in_tensor(c, 2);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), q = in_rank(c, 1), u = in_rank(c, 2);
 	if ((r >= 0 && q >= 0 && r != q) || (q >= 0 && u >= 0 && q != u)) {
 		tr_error(c, "data '%s' %s, indices '%s' %s and updates '%s' %s must have one rank", in_name(c, 0),
 			 fmt_shape(c, x), in_name(c, 1), fmt_shape(c, ix), in_name(c, 2), fmt_shape(c, up));
@@ -801,8 +801,8 @@ void infer_scatter_elements(infer_ctx *c)
 /* ScatterND: output = data; updates = indices.shape[:-1] + data.shape[indices.shape[-1]:]. */
 void infer_scatter_nd(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *ix = tr_tensor(c, 1), *up = tr_tensor(c, 2);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0), q = tr_rank(c, 1), u = tr_rank(c, 2);
+	const tinfo *x = in_tensor(c, 0), *ix = in_tensor(c, 1), *up = in_tensor(c, 2);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0), q = in_rank(c, 1), u = in_rank(c, 2);
 	if (r >= 0 && q >= 1 && u >= 0) {
 		dim last = dim_resolve(c->syms, ix->dims[q - 1]);
 		bool bad = last.kind == DIM_KNOWN && (last.v > r || u != q - 1 + r - last.v);
@@ -859,13 +859,13 @@ static bool nonzero_content(infer_ctx *c, int32_t i, bool **flags, int32_t *n, i
 /* (rank(X), number of nonzero entries); the coordinates as content when X is known. */
 void infer_nonzero(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t r = in_rank(c, 0);
 	/* For a scalar the spec's rank(X) rows and numpy's (1, n) disagree: leave it. */
 	dim out[2] = {r > 0 ? dim_known(r) : dim_unknown(), dim_unknown()};
 	bool *flags = NULL;
 	int32_t nv, count;
-	int64_t idims[TR_MAX_RANK];
+	int64_t idims[RULE_MAX_RANK];
 	int64_t total = x ? tr_count(c, x->rank, x->dims) : -1;
 	if (r >= 0 && nonzero_content(c, 0, &flags, &nv, &count) && (total < 0 || total == nv)) {
 		out[1] = dim_known(count);
@@ -897,8 +897,8 @@ void infer_nonzero(infer_ctx *c)
  * among the first min(len(condition), size) when known, else a fresh size. */
 void infer_compress(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *cond = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0), *cond = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (cond && cond->rank >= 0 && cond->rank != 1) {
 		tr_error(c, "condition '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, cond));
 		set_out_elem(c, 0, elem);
@@ -930,7 +930,7 @@ void infer_compress(infer_ctx *c)
 		set_out(c, 0, elem, 1, &len);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++)
 		out[k] = k == a ? len : x->dims[k];
 	set_out(c, 0, elem, r, out);
@@ -1007,8 +1007,8 @@ static int64_t distinct_slices(infer_ctx *c, const content *x, int64_t outer, in
  * per input element (flattened) or slice. */
 void infer_unique(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	bool has_axis = attr_has(c, "axis");
 	int32_t a = -1;
 	if (has_axis && r >= 0 && !norm_axis(c, attr_i(c, "axis", 0), r, false, "axis", &a)) {
@@ -1048,7 +1048,7 @@ void infer_unique(infer_ctx *c)
 		set_out(c, 0, elem, 1, &u);
 		set_out(c, 2, DT_INT64, 1, &total);
 	} else if (r >= 0) {
-		dim out[TR_MAX_RANK];
+		dim out[RULE_MAX_RANK];
 		for (int32_t k = 0; k < r; k++)
 			out[k] = k == a ? u : x->dims[k];
 		set_out(c, 0, elem, r, out);
@@ -1067,8 +1067,8 @@ void infer_unique(infer_ctx *c)
 /* indices' shape with depth inserted at axis (in [-r-1, r]); values' element type. */
 void infer_onehot(infer_ctx *c)
 {
-	const tinfo *ix = tr_tensor(c, 0), *depth_t = tr_tensor(c, 1), *vals = tr_tensor(c, 2);
-	int32_t elem = tr_elem(c, 2), q = tr_rank(c, 0);
+	const tinfo *ix = in_tensor(c, 0), *depth_t = in_tensor(c, 1), *vals = in_tensor(c, 2);
+	int32_t elem = in_elem(c, 2), q = in_rank(c, 0);
 	if (vals && vals->rank >= 0 && (vals->rank != 1 || (dim_resolve(c->syms, vals->dims[0]).kind == DIM_KNOWN &&
 							   !dim_is(dim_resolve(c->syms, vals->dims[0]), 2)))) {
 		tr_error(c, "values '%s' %s must hold [off_value, on_value]", in_name(c, 2), fmt_shape(c, vals));
@@ -1095,7 +1095,7 @@ void infer_onehot(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	if (q < 0 || q + 1 > TR_MAX_RANK) {
+	if (q < 0 || q + 1 > RULE_MAX_RANK) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
@@ -1104,7 +1104,7 @@ void infer_onehot(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0, j = 0; k <= q; k++)
 		out[k] = k == a ? depth : ix->dims[j++];
 	set_out(c, 0, elem, q + 1, out);
@@ -1112,8 +1112,8 @@ void infer_onehot(infer_ctx *c)
 
 void infer_reverse_sequence(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *lens = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0), *lens = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	int64_t batch = attr_i(c, "batch_axis", 1), time = attr_i(c, "time_axis", 0);
 	if ((batch != 0 && batch != 1) || (time != 0 && time != 1) || batch == time) {
 		tr_error(c, "batch_axis %lld and time_axis %lld must be 0 and 1", (long long)batch, (long long)time);

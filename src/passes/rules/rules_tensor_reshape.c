@@ -137,9 +137,9 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
  * shape (validate.c). */
 static bool count_overflows(infer_ctx *c, const dim *dims, int32_t n, int32_t skip)
 {
-	dim r[TR_MAX_RANK];
+	dim r[RULE_MAX_RANK];
 	int64_t count;
-	if (c->syms->bound && n <= TR_MAX_RANK) {
+	if (c->syms->bound && n <= RULE_MAX_RANK) {
 		for (int32_t k = 0; k < n; k++)
 			r[k] = dim_resolve(c->syms, dims[k]);
 		dims = r;
@@ -162,14 +162,14 @@ static void report_overflow(infer_ctx *c, const tinfo *x, int64_t count, const d
 /* Reshape of input 0 to the shape given as content v[0..n). */
 static void reshape_to(infer_ctx *c, const dim *v, int32_t n, bool allowzero)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), xr = tr_rank(c, 0);
-	if (n > TR_MAX_RANK) {
-		tr_error(c, "the target rank %d is above the supported %d", n, TR_MAX_RANK);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), xr = in_rank(c, 0);
+	if (n > RULE_MAX_RANK) {
+		tr_error(c, "the target rank %d is above the supported %d", n, RULE_MAX_RANK);
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t minus = -1;
 	bool zero = false;
 	for (int32_t k = 0; k < n; k++) {
@@ -253,8 +253,8 @@ static dim count_dim(infer_ctx *c, const tinfo *x)
  * 0, a size): Reshape keeps the element count in every valid run. */
 static void reshape_rank_only(infer_ctx *c, int32_t n)
 {
-	int32_t elem = tr_elem(c, 0);
-	if (n < 0 || n > TR_MAX_RANK) {
+	int32_t elem = in_elem(c, 0);
+	if (n < 0 || n > RULE_MAX_RANK) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
@@ -263,7 +263,7 @@ static void reshape_rank_only(infer_ctx *c, int32_t n)
 		return;
 	for (int32_t k = 0; k < n; k++)
 		out[k] = dim_fresh(c);
-	dim count = n == 1 ? count_dim(c, tr_tensor(c, 0)) : dim_unknown();
+	dim count = n == 1 ? count_dim(c, in_tensor(c, 0)) : dim_unknown();
 	if (count.kind != DIM_UNKNOWN)
 		out[0] = count;
 	set_out(c, 0, elem, n, out);
@@ -277,10 +277,10 @@ void infer_reshape1(infer_ctx *c)
 	const int64_t *s;
 	int32_t n;
 	if (!attr_ints(c, "shape", &s, &n)) {
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
-	if (n > TR_MAX_RANK) {
+	if (n > RULE_MAX_RANK) {
 		reshape_to(c, NULL, n, false); /* reports */
 		return;
 	}
@@ -294,10 +294,10 @@ void infer_reshape1(infer_ctx *c)
 
 static void reshape_input(infer_ctx *c, bool allowzero)
 {
-	const tinfo *s = tr_tensor(c, 1);
+	const tinfo *s = in_tensor(c, 1);
 	if (s && s->rank >= 0 && s->rank != 1) {
 		tr_error(c, "the shape input '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, s));
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	const dim *v;
@@ -319,8 +319,8 @@ void infer_reshape14(infer_ctx *c) { reshape_input(c, attr_i(c, "allowzero", 0) 
 /* (d0 * ... * d(axis-1), d(axis) * ... * d(r-1)); an empty product is 1. */
 void infer_flatten(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	int64_t axis = attr_i(c, "axis", 1);
 	dim out[2] = {dim_unknown(), dim_unknown()};
 	if (r < 0) {
@@ -350,7 +350,7 @@ void infer_flatten(infer_ctx *c)
 /* Input dims and row-major strides, for the src functions. */
 typedef struct src_info {
 	const int64_t *idims;
-	int64_t istride[TR_MAX_RANK];
+	int64_t istride[RULE_MAX_RANK];
 	int32_t irank;
 	const int64_t *perm; /* Transpose */
 } src_info;
@@ -404,8 +404,8 @@ static void map_content(infer_ctx *c, int32_t orank, const dim *od, tr_src_fn sr
 	int32_t nv;
 	if (!in_ints(c, 0, &v, &nv) && !in_floats(c, 0, &f, &nv))
 		return;
-	int64_t idims[TR_MAX_RANK], odims[TR_MAX_RANK];
-	if (orank < 0 || orank > TR_MAX_RANK || tr_known_dims(c, 0, idims) < 0)
+	int64_t idims[RULE_MAX_RANK], odims[RULE_MAX_RANK];
+	if (orank < 0 || orank > RULE_MAX_RANK || tr_known_dims(c, 0, idims) < 0)
 		return;
 	int64_t n = tr_count(c, orank, od);
 	if (n < 0 || n > TINFO_MAX_VALUES)
@@ -424,11 +424,11 @@ static void map_content(infer_ctx *c, int32_t orank, const dim *od, tr_src_fn sr
 
 void infer_transpose(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
-	int64_t perm[TR_MAX_RANK];
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
+	int64_t perm[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, "perm", -1, perm, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, "perm", -1, perm, RULE_MAX_RANK, &n);
 	if (st == TR_UNKNOWN) {
 		if (r >= 0 && n >= 0 && n != r)
 			tr_error(c, "perm has %d entries, input '%s' %s has rank %d", n, in_name(c, 0), fmt_shape(c, x),
@@ -450,8 +450,8 @@ void infer_transpose(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	bool seen[TR_MAX_RANK];
-	memset(seen, 0, (size_t)n * sizeof *seen); /* not all TR_MAX_RANK: 1 KB a node */
+	bool seen[RULE_MAX_RANK];
+	memset(seen, 0, (size_t)n * sizeof *seen); /* not all RULE_MAX_RANK: 1 KB a node */
 	for (int32_t k = 0; k < n; k++) {
 		if (perm[k] < 0 || perm[k] >= n || seen[perm[k]]) {
 			tr_error(c, "perm is not a permutation of 0..%d (entry %d is %lld)", n - 1, k,
@@ -461,7 +461,7 @@ void infer_transpose(infer_ctx *c)
 		}
 		seen[perm[k]] = true;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < n; k++)
 		out[k] = r >= 0 ? x->dims[perm[k]] : dim_unknown();
 	set_out(c, 0, elem, n, out);
@@ -489,8 +489,8 @@ static bool may_be_one(infer_ctx *c, dim d)
  * there, so their output positions are certain); m < n has no valid run. */
 static void squeeze_unknown_axes(infer_ctx *c, int32_t n, int32_t r)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), m = 0, first = r, last = -1;
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), m = 0, first = r, last = -1;
 	for (int32_t k = 0; k < r; k++) {
 		if (!may_be_one(c, x->dims[k]))
 			continue;
@@ -504,7 +504,7 @@ static void squeeze_unknown_axes(infer_ctx *c, int32_t n, int32_t r)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t o = 0;
 	if (m == n) {
 		for (int32_t k = 0; k < r; k++)
@@ -520,8 +520,8 @@ static void squeeze_unknown_axes(infer_ctx *c, int32_t n, int32_t r)
 
 static void squeeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t n)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	/* An empty list has no value left to know: the empty-axes case below. */
 	if (st == TR_UNKNOWN && n == 0)
 		st = TR_KNOWN;
@@ -533,7 +533,7 @@ static void squeeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t 
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	bool drop[TR_MAX_RANK] = {false};
+	bool drop[RULE_MAX_RANK] = {false};
 	if (st == TR_ABSENT || n == 0) {
 		/* Every 1 goes; a dim that might be 1 leaves the rank unknown. An empty axes
 		 * list means "none" to the ONNX reference and "every 1" to onnxruntime: only
@@ -562,7 +562,7 @@ static void squeeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t 
 			drop[axes[k]] = true;
 		}
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t o = 0;
 	for (int32_t k = 0; k < r; k++)
 		if (!drop[k])
@@ -573,25 +573,25 @@ static void squeeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t 
 
 void infer_squeeze1(infer_ctx *c)
 {
-	int64_t axes[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, "axes", -1, axes, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, "axes", -1, axes, RULE_MAX_RANK, &n);
 	squeeze_rule(c, st, axes, n);
 }
 
 void infer_squeeze13(infer_ctx *c)
 {
-	int64_t axes[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, NULL, 1, axes, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, NULL, 1, axes, RULE_MAX_RANK, &n);
 	squeeze_rule(c, st, axes, n);
 }
 
 /* Axes count in the output: rank(output) = rank(input) + len(axes). */
 static void unsqueeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_t n)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (st == TR_ABSENT) {
 		tr_error(c, "axes are required");
 		set_out_elem(c, 0, elem);
@@ -602,12 +602,12 @@ static void unsqueeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_
 		return;
 	}
 	int32_t orank = r + n;
-	if (orank > TR_MAX_RANK) {
-		tr_error(c, "the output rank %d is above the supported %d", orank, TR_MAX_RANK);
+	if (orank > RULE_MAX_RANK) {
+		tr_error(c, "the output rank %d is above the supported %d", orank, RULE_MAX_RANK);
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	if (st == TR_UNKNOWN) {
 		for (int32_t k = 0; k < orank; k++)
 			out[k] = dim_unknown();
@@ -619,7 +619,7 @@ static void unsqueeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	bool ins[TR_MAX_RANK] = {false};
+	bool ins[RULE_MAX_RANK] = {false};
 	for (int32_t k = 0; k < n; k++)
 		ins[axes[k]] = true;
 	int32_t j = 0;
@@ -631,17 +631,17 @@ static void unsqueeze_rule(infer_ctx *c, tr_list_state st, int64_t *axes, int32_
 
 void infer_unsqueeze1(infer_ctx *c)
 {
-	int64_t axes[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, "axes", -1, axes, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, "axes", -1, axes, RULE_MAX_RANK, &n);
 	unsqueeze_rule(c, st, axes, n);
 }
 
 void infer_unsqueeze13(infer_ctx *c)
 {
-	int64_t axes[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t n;
-	tr_list_state st = tr_list(c, NULL, 1, axes, TR_MAX_RANK, &n);
+	tr_list_state st = tr_list(c, NULL, 1, axes, RULE_MAX_RANK, &n);
 	unsqueeze_rule(c, st, axes, n);
 }
 
@@ -651,7 +651,7 @@ void infer_unsqueeze13(infer_ctx *c)
  * content of its shape input): same resolution, facts and report. */
 static bool broadcast_bidir(infer_ctx *c, const tinfo *x, const dim *target, int32_t tn, int32_t *rank, dim *out)
 {
-	dim ra[TR_MAX_RANK], rb[TR_MAX_RANK];
+	dim ra[RULE_MAX_RANK], rb[RULE_MAX_RANK];
 	for (int32_t k = 0; k < x->rank; k++)
 		ra[k] = dim_resolve(c->syms, x->dims[k]);
 	for (int32_t k = 0; k < tn; k++)
@@ -686,8 +686,8 @@ static bool broadcast_bidir(infer_ctx *c, const tinfo *x, const dim *target, int
 
 void infer_expand(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *s = tr_tensor(c, 1);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0), *s = in_tensor(c, 1);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (s && s->rank >= 0 && s->rank != 1) {
 		tr_error(c, "the shape input '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, s));
 		set_out_elem(c, 0, elem);
@@ -700,13 +700,13 @@ void infer_expand(infer_ctx *c)
 		int64_t scratch[1];
 		tr_list(c, NULL, 1, scratch, 0, &n);
 	}
-	if (r < 0 || n < 0 || n > TR_MAX_RANK) {
+	if (r < 0 || n < 0 || n > RULE_MAX_RANK) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
 	/* Unknown target entries are sizes fixed at run time: fresh symbols, which
 	 * broadcasting against the input treats as "1 or the input's size". */
-	dim target[TR_MAX_RANK];
+	dim target[RULE_MAX_RANK];
 	if (known) {
 		for (int32_t k = 0; k < n; k++) {
 			dim d = dim_resolve(c->syms, v[k]);
@@ -721,7 +721,7 @@ void infer_expand(infer_ctx *c)
 		for (int32_t k = 0; k < n; k++)
 			target[k] = dim_fresh(c);
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t orank;
 	if (!broadcast_bidir(c, x, target, n, &orank, out)) {
 		set_out_elem(c, 0, elem);
@@ -747,8 +747,8 @@ void infer_expand(infer_ctx *c)
  * run time (still 0 where the input dim is 0). */
 void infer_tile6(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	const dim *v = NULL;
 	int32_t n = -1;
 	bool known = in_ints(c, 1, &v, &n);
@@ -761,8 +761,8 @@ void infer_tile6(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	if (r < 0 && n >= 0 && n <= TR_MAX_RANK) {
-		dim out[TR_MAX_RANK];
+	if (r < 0 && n >= 0 && n <= RULE_MAX_RANK) {
+		dim out[RULE_MAX_RANK];
 		for (int32_t k = 0; k < n; k++)
 			out[k] = dim_unknown();
 		set_out(c, 0, elem, n, out);
@@ -772,7 +772,7 @@ void infer_tile6(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++) {
 		dim rep = known ? dim_resolve(c->syms, v[k]) : dim_unknown();
 		if (rep.kind == DIM_KNOWN && rep.v < 0) {
@@ -792,13 +792,13 @@ void infer_tile6(infer_ctx *c)
 /* Tile-1: one axis, `tiles` copies, both scalar inputs. */
 void infer_tile1(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (r < 0) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim tiles, axis, out[TR_MAX_RANK];
+	dim tiles, axis, out[RULE_MAX_RANK];
 	bool has_axis = tr_single(c, 2, &axis) && axis.kind == DIM_KNOWN;
 	bool has_tiles = tr_single(c, 1, &tiles);
 	if (has_tiles && tiles.kind == DIM_KNOWN && tiles.v < 0) {
@@ -825,8 +825,8 @@ void infer_tile1(infer_ctx *c)
  * pads NULL: not known. */
 static void pad_rule(infer_ctx *c, const dim *pads, int32_t npads, const int64_t *axes, int32_t m)
 {
-	const tinfo *x = tr_tensor(c, 0);
-	int32_t elem = tr_elem(c, 0), r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0);
+	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	const char *mode = attr_s(c, "mode", "constant");
 	static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
 	int32_t nmodes = c->opset >= 19 ? 4 : 3;
@@ -850,7 +850,7 @@ static void pad_rule(infer_ctx *c, const dim *pads, int32_t npads, const int64_t
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	for (int32_t k = 0; k < r; k++)
 		out[k] = x->dims[k];
 	for (int32_t i = 0; i < m; i++) {
@@ -881,10 +881,10 @@ static void pad_attr(infer_ctx *c, const char *name)
 	int32_t n;
 	if (!attr_ints(c, name, &p, &n)) {
 		tr_error(c, "attribute '%s' is required", name);
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
-	if (n > 2 * TR_MAX_RANK) {
+	if (n > 2 * RULE_MAX_RANK) {
 		pad_rule(c, NULL, n, NULL, 0); /* reports the length */
 		return;
 	}
@@ -902,28 +902,28 @@ void infer_pad2(infer_ctx *c) { pad_attr(c, "pads"); }
 /* pads (and from 18 axes) as inputs. */
 static void pad_input(infer_ctx *c, bool with_axes)
 {
-	int64_t axes[TR_MAX_RANK];
+	int64_t axes[RULE_MAX_RANK];
 	int32_t m = -1;
-	tr_list_state st = with_axes ? tr_list(c, NULL, 3, axes, TR_MAX_RANK, &m) : TR_ABSENT;
-	int32_t r = tr_rank(c, 0);
+	tr_list_state st = with_axes ? tr_list(c, NULL, 3, axes, RULE_MAX_RANK, &m) : TR_ABSENT;
+	int32_t r = in_rank(c, 0);
 	if (st == TR_UNKNOWN) {
 		/* Which axes are padded is not known: every dim may change. */
 		if (r < 0) {
-			set_out_elem(c, 0, tr_elem(c, 0));
+			set_out_elem(c, 0, in_elem(c, 0));
 			return;
 		}
-		dim out[TR_MAX_RANK];
+		dim out[RULE_MAX_RANK];
 		for (int32_t k = 0; k < r; k++)
 			out[k] = dim_fresh(c);
-		set_out(c, 0, tr_elem(c, 0), r, out);
+		set_out(c, 0, in_elem(c, 0), r, out);
 		return;
 	}
 	if (st == TR_KNOWN && r >= 0 && !tr_norm_axes(c, axes, m, r, "axes")) {
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	if (st == TR_KNOWN && r < 0) {
-		set_out_elem(c, 0, tr_elem(c, 0));
+		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
 	const dim *v = NULL;

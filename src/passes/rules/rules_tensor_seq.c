@@ -86,7 +86,7 @@ void infer_sequence_construct(infer_ctx *c)
 {
 	tinfo acc = tinfo_unknown();
 	for (int32_t i = 0; i < in_count(c); i++) {
-		const tinfo *t = tr_tensor(c, i);
+		const tinfo *t = in_tensor(c, i);
 		tinfo u = tinfo_unknown();
 		if (!t)
 			t = &u;
@@ -127,7 +127,7 @@ void infer_sequence_length(infer_ctx *c) { set_out(c, 0, DT_INT64, 0, NULL); }
 
 void infer_sequence_insert(infer_ctx *c)
 {
-	const tinfo *s = seq_in(c, 0), *t = tr_tensor(c, 1);
+	const tinfo *s = seq_in(c, 0), *t = in_tensor(c, 1);
 	if (!s) {
 		set_seq(c, 0, NULL);
 		return;
@@ -158,7 +158,7 @@ void infer_concat_from_sequence(infer_ctx *c)
 		return;
 	}
 	bool stack = attr_i(c, "new_axis", 0) != 0;
-	if (!s || s->rank < 0 || s->rank >= TR_MAX_RANK) {
+	if (!s || s->rank < 0 || s->rank >= RULE_MAX_RANK) {
 		set_out_elem(c, 0, elem);
 		return;
 	}
@@ -167,7 +167,7 @@ void infer_concat_from_sequence(infer_ctx *c)
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	dim out[TR_MAX_RANK];
+	dim out[RULE_MAX_RANK];
 	int32_t o = 0;
 	for (int32_t k = 0; k < r; k++) {
 		if (k == a && stack)
@@ -186,10 +186,10 @@ void infer_concat_from_sequence(infer_ctx *c)
  * without split; the common size of the parts when they all have one. */
 void infer_split_to_sequence(infer_ctx *c)
 {
-	const tinfo *x = tr_tensor(c, 0), *sp = tr_tensor(c, 1);
-	int32_t r = tr_rank(c, 0);
+	const tinfo *x = in_tensor(c, 0), *sp = in_tensor(c, 1);
+	int32_t r = in_rank(c, 0);
 	tinfo e = tinfo_unknown();
-	e.elem = tr_elem(c, 0);
+	e.elem = in_elem(c, 0);
 	if (r < 0) {
 		set_seq(c, 0, &e);
 		return;
@@ -217,9 +217,9 @@ void infer_split_to_sequence(infer_ctx *c)
 				part = d.v < s.v ? d : s;
 		}
 	} else {
-		int64_t v[TR_MAX_RANK];
+		int64_t v[RULE_MAX_RANK];
 		int32_t n;
-		if (tr_list(c, NULL, 1, v, TR_MAX_RANK, &n) == TR_KNOWN) {
+		if (tr_list(c, NULL, 1, v, RULE_MAX_RANK, &n) == TR_KNOWN) {
 			int64_t sum = 0;
 			bool same = n > 0;
 			for (int32_t k = 0; k < n; k++) {

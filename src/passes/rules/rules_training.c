@@ -31,13 +31,13 @@ typedef struct optimizer {
 static const optimizer adagrad = {3, 2, {0, 2}}, adam = {4, 3, {0, 2, 3}}, momentum = {3, 2, {0, 2}};
 
 /* The merged shape of tensor k across all input groups, into *rank/dims
- * (capacity NN_MAX_RANK). False when they disagree (reported). */
+ * (capacity RULE_MAX_RANK). False when they disagree (reported). */
 static bool group_shape(infer_ctx *c, const optimizer *o, int32_t n, int32_t k, int32_t *rank, dim *dims)
 {
 	int32_t first = -1;
 	*rank = RANK_UNKNOWN;
 	for (int32_t g = 0; g < o->in_groups; g++) {
-		int32_t i = OPT_FIXED + g * n + k, r = nn_rank(c, i);
+		int32_t i = OPT_FIXED + g * n + k, r = in_rank(c, i);
 		if (r < 0)
 			continue;
 		const tinfo *t = in(c, i);
@@ -77,14 +77,14 @@ static void optimize(infer_ctx *c, const optimizer *o)
 			   c->n->op_type, n, o->out_groups * n, out_count(c));
 		return;
 	}
-	dim *dims = dims_alloc(c, NN_MAX_RANK);
+	dim *dims = dims_alloc(c, RULE_MAX_RANK);
 	if (!dims)
 		return;
 	for (int32_t k = 0; k < n; k++) {
 		int32_t rank;
 		bool ok = group_shape(c, o, n, k, &rank, dims);
 		for (int32_t g = 0; g < o->out_groups; g++) {
-			int32_t out = g * n + k, elem = nn_elem(c, OPT_FIXED + o->out_from[g] * n + k);
+			int32_t out = g * n + k, elem = in_elem(c, OPT_FIXED + o->out_from[g] * n + k);
 			if (ok && rank >= 0)
 				set_out(c, out, elem, rank, dims);
 			else
@@ -112,7 +112,7 @@ void infer_gradient(infer_ctx *c)
 		return;
 	}
 	for (int32_t i = 0; i < out_count(c); i++) {
-		const tinfo *x = nn_ranked(c, i);
+		const tinfo *x = in_ranked(c, i);
 		if (x)
 			set_out(c, i, 0, x->rank, x->dims);
 	}
