@@ -634,6 +634,20 @@ bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims)
 	return true;
 }
 
+void record_facts(infer_ctx *c, const sym_fact *facts, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		const sym_fact *f = &facts[k];
+		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
+			int64_t was = 0;
+			sym_value(c->syms, f->sym, &was);
+			infer_diag(c, OSH_ERROR, "symbol-constraint",
+				   "'%s' must be %lld here, but it was found to be %lld earlier",
+				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
+		}
+	}
+}
+
 /* infer_broadcast past bcast_plain: the rule tables, the facts, the report. Out of
  * line, with its buffers, so that the usual case sets up no frame for them. */
 #if defined(__GNUC__)
@@ -673,16 +687,7 @@ static bool broadcast_by_rule(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t
 		*rank = RANK_UNKNOWN;
 		return false;
 	}
-	for (int32_t k = 0; k < out.nfacts; k++) {
-		const sym_fact *f = &facts[k];
-		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
-			int64_t was = 0;
-			sym_value(c->syms, f->sym, &was);
-			infer_diag(c, OSH_ERROR, "symbol-constraint",
-				   "'%s' must be %lld here, but it was found to be %lld earlier",
-				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
-		}
-	}
+	record_facts(c, facts, out.nfacts);
 	*rank = out.rank;
 	return true;
 }

@@ -208,6 +208,11 @@ static inline bool dim_merge(infer_ctx *c, dim a, dim b, dim *out)
 bool infer_broadcast(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t ib, int64_t axis,
 		     int32_t *rank, dim *dims, int32_t cap);
 
+/* Records the facts a broadcast had to assume that bind a symbol to a size (the
+ * others are the lint's to report), reporting a symbol-constraint error where one
+ * contradicts what was learned before. */
+void record_facts(infer_ctx *c, const sym_fact *facts, int32_t n);
+
 /* The broadcasts most nodes do, decided without broadcast.c's rule tables: numpy
  * (and bidirectional, the same rule) where each pair of dims, resolved, is equal or
  * one of them is a known 1; unidirectional where each of B's is A's, a known 1, or

@@ -752,19 +752,27 @@ static binary_fn variadic_content(const char *op)
 	return NULL;
 }
 
+/* Whether all n inputs are given: the variadic operators have no optional input. */
+static bool none_omitted(infer_ctx *c, int32_t n)
+{
+	for (int32_t i = 0; i < n; i++) {
+		if (!in(c, i)) {
+			infer_diag(c, OSH_ERROR, "shape-error", "%s: input %d is omitted; no input is optional",
+				   c->n->op_type, i);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Opset >= 8: numpy broadcasting over all inputs. */
 void infer_variadic_elementwise(infer_ctx *c)
 {
 	if (!arity(c, 1, -1, 1))
 		return;
 	int32_t n = in_count(c);
-	for (int32_t i = 0; i < n; i++) {
-		if (!in(c, i)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "%s: input %d is omitted; no input is optional",
-				   c->n->op_type, i);
-			return;
-		}
-	}
+	if (!none_omitted(c, n))
+		return;
 	int32_t rank;
 	dim *d;
 	if (!bcast_fold(c, n, &rank, &d))
@@ -782,13 +790,8 @@ void infer_variadic_legacy(infer_ctx *c)
 	if (!arity(c, 1, -1, 1))
 		return;
 	int32_t n = in_count(c);
-	for (int32_t i = 0; i < n; i++) {
-		if (!in(c, i)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "%s: input %d is omitted; no input is optional",
-				   c->n->op_type, i);
-			return;
-		}
-	}
+	if (!none_omitted(c, n))
+		return;
 	/* Compare every input with the first one whose rank is known: what each
 	 * comparison knows (known beats unknown, symbols bound) is the result. */
 	int32_t base = -1;

@@ -74,16 +74,7 @@ bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis,
 		*rank = RANK_UNKNOWN;
 		return false;
 	}
-	for (int32_t k = 0; k < out.nfacts; k++) {
-		const sym_fact *f = &facts[k];
-		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
-			int64_t was = 0;
-			sym_value(c->syms, f->sym, &was);
-			infer_diag(c, OSH_ERROR, "symbol-constraint",
-				   "'%s' must be %lld here, but it was found to be %lld earlier",
-				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
-		}
-	}
+	record_facts(c, facts, out.nfacts);
 	*rank = out.rank;
 	return true;
 }

@@ -670,16 +670,7 @@ static bool broadcast_bidir(infer_ctx *c, const tinfo *x, const dim *target, int
 			   fmt_shape(c, x), ts, in_name(c, 1), bcast_rule_name(BCAST_BIDIRECTIONAL), why);
 		return false;
 	}
-	for (int32_t k = 0; k < bo.nfacts; k++) {
-		const sym_fact *f = &facts[k];
-		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
-			int64_t was = 0;
-			sym_value(c->syms, f->sym, &was);
-			infer_diag(c, OSH_ERROR, "symbol-constraint",
-				   "'%s' must be %lld here, but it was found to be %lld earlier",
-				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
-		}
-	}
+	record_facts(c, facts, bo.nfacts);
 	*rank = bo.rank;
 	return true;
 }
