@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -240,6 +241,14 @@ typedef struct osh_infer_options {
 	 * inference's alone (without their input shapes). For writing an inferred
 	 * model, as `onnxshape infer` does: the lint is off the critical path. */
 	bool defer_lint;
+	/* Debugging: after each run of the stage of this name (osh_pipeline_stages
+	 * lists them: "infer", "lint"...), the IR is written to dump_to as text, one
+	 * line per node with its values' types. For the stages of this call and of the
+	 * osh_lint, osh_annotate and deferred lint after it, which have no options of
+	 * their own: dump_to must stay open until the model is written or freed. NULL
+	 * (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
+	const char *dump_after;
+	FILE *dump_to;
 } osh_infer_options;
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
@@ -247,6 +256,16 @@ typedef struct osh_infer_options {
  * malformed model is refused (OSH_ERR_INVALID); a name in opts that the model does
  * not have is OSH_ERR_INVALID with a message. opts may be NULL. */
 OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
+
+/* The stages the pipeline of the onnxshape command `command` runs, in order, by the
+ * names dump_after takes: "check" (osh_infer, osh_lint), "infer" (the same, then
+ * osh_annotate), "rewrite" (osh_infer, then osh_rewrite's stages: a name may come
+ * twice, as inference runs again after the edits). Stores up to cap of them in
+ * names (static strings) and returns how many there are; 0 for another command.
+ * Between two stages the library checks the IR's invariants in debug builds, or
+ * when the environment has ONNXSHAPE_VERIFY_IR=1, and reports a violation as
+ * OSH_ERR_INVALID, "internal error: after stage 'S': ...". */
+OSH_API size_t osh_pipeline_stages(const char *command, const char **names, size_t cap);
 
 /* Runs the lint osh_infer left for later (osh_infer_options.defer_lint), on this
  * thread; OSH_OK at once when none is pending. OSH_ERR_NOMEM when memory ran out. */
@@ -405,6 +424,11 @@ typedef struct osh_rewrite_options {
 	 * Reshape or Unsqueeze for explicit mode) in this domain only; NULL: in any
 	 * domain other than the standard ones. */
 	const char *broadcast_domain;
+	/* Debugging, as osh_infer_options.dump_after for osh_infer's stages: after
+	 * each run of this one of osh_rewrite's stages, the IR is written to dump_to.
+	 * NULL (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
+	const char *dump_after;
+	FILE *dump_to;
 } osh_rewrite_options;
 
 /* One change, for listings (--dry-run). Node fields describe the node as loaded. */

@@ -112,6 +112,8 @@ class InferOptions(Structure):
         ("require_static", c_bool),
         ("require_explicit", c_bool),
         ("defer_lint", c_bool),
+        ("dump_after", c_char_p),
+        ("dump_to", c_void_p),  # FILE *: the package never dumps
     ]
 
 
@@ -152,6 +154,8 @@ class RewriteOptions(Structure):
         ("explicit_broadcast", c_bool),
         ("implicit_broadcast", c_bool),
         ("broadcast_domain", c_char_p),
+        ("dump_after", c_char_p),
+        ("dump_to", c_void_p),  # FILE *: the package never dumps
     ]
 
 

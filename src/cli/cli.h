@@ -120,6 +120,11 @@ int usage_error(const char *cmd, const char *fmt, ...)
 /* The name of names closest to word (a typo away), or NULL when none is. */
 const char *closest_name(const char *word, const char *const *names, size_t n);
 
+/* --dump-after STAGE (dump_after.c): true when STAGE is one of cmd's stages;
+ * otherwise, and for "help", prints a usage error for cmd listing them and returns
+ * false. */
+bool dump_after_valid(const char *cmd, const char *stage);
+
 /* --error/--warn/--ignore CODE, as every command that reports takes them
  * (severity.c). add: prints a usage error for `cmd` and returns false for a code
  * that is not one, or malformed-model, or when memory runs out. */

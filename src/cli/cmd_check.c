@@ -59,6 +59,8 @@ static const char help[] =
 	"      --list-rules          list the diagnostic codes and exit\n"
 	"      --timings             print how long each stage of each file took (load,\n"
 	"                            infer, lint, report, free) to stderr\n"
+	"      --dump-after STAGE    debugging: print the IR to stderr after each run of\n"
+	"                            STAGE (--dump-after=help lists the stages)\n"
 	"      --memory-budget SIZE  most memory a model may take (512M, 4G...;\n"
 	"                            default: from the file's size)\n"
 	"  -h, --help                show this help\n"
@@ -266,7 +268,7 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE };
+	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
@@ -286,6 +288,7 @@ int cmd_check(int argc, char **argv)
 		{"timings", no_argument, NULL, OPT_TIMINGS},
 		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
 		{"exclude", required_argument, NULL, OPT_EXCLUDE},
+		{"dump-after", required_argument, NULL, OPT_DUMP_AFTER},
 		{0},
 	};
 	check_opts o = {.format = FORMAT_TEXT};
@@ -368,6 +371,11 @@ int cmd_check(int argc, char **argv)
 			break;
 		case OPT_LIST_RULES: rules = true; break;
 		case OPT_TIMINGS: o.timings = true; break;
+		case OPT_DUMP_AFTER:
+			usage = !dump_after_valid("check", optarg);
+			o.infer.dump_after = optarg;
+			o.infer.dump_to = stderr;
+			break;
 		default:
 			fputs("try 'onnxshape check --help'\n", stderr);
 			usage = true;

@@ -49,6 +49,8 @@ static const write_cmd infer_cmd = {
 	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
 	"      --timings             print how long each stage took (load, infer,\n"
 	"                            annotate, write, free) to stderr\n"
+	"      --dump-after STAGE    debugging: print the IR to stderr after STAGE\n"
+	"                            (--dump-after=help lists the stages)\n"
 	"      --memory-budget SIZE  most memory the model may take (512M, 4G...;\n"
 	"                            default: from the file's size)\n"
 	"  -h, --help                show this help\n",
@@ -107,6 +109,9 @@ static const write_cmd rewrite_cmd = {
 	"      --color=WHEN   colour diagnostics: auto (default), always, never\n"
 	"      --timings      print how long each stage took (load, infer, rewrite,\n"
 	"                     write, free) to stderr\n"
+	"      --dump-after STAGE\n"
+	"                     debugging: print the IR to stderr after each run of\n"
+	"                     STAGE (--dump-after=help lists the stages)\n"
 	"      --memory-budget SIZE\n"
 	"                     most memory the model may take (512M, 4G...; default:\n"
 	"                     from the file's size, raised for each rewrite stage)\n"
@@ -195,6 +200,7 @@ typedef struct write_args {
 	style st;
 	infer_args *ia;
 	severities sev;
+	const char *dump_after; /* --dump-after, or NULL */
 } write_args;
 
 /* The codes' severities as asked (--error/--warn/--ignore). False (after printing
@@ -219,7 +225,7 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	osh_error err = {0};
 	osh_rewrite_report rep;
 	*write = false;
-	osh_infer_options io = {0};
+	osh_infer_options io = {.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	if (osh_infer(m, &io, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
@@ -230,6 +236,8 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	timings_lap(tm, "infer");
 	osh_rewrite_options o = ra->opts;
 	o.dry_run = ra->dry_run;
+	o.dump_after = wa->dump_after;
+	o.dump_to = stderr;
 	osh_status s = osh_rewrite(m, &o, &rep, &err);
 	timings_lap(tm, "rewrite");
 	if (s != OSH_OK) {
@@ -274,7 +282,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
 	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET,
-	       OPT_ERROR, OPT_WARN, OPT_IGNORE };
+	       OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_DUMP_AFTER };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -297,6 +305,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		{"error", required_argument, NULL, OPT_ERROR},
 		{"warn", required_argument, NULL, OPT_WARN},
 		{"ignore", required_argument, NULL, OPT_IGNORE},
+		{"dump-after", required_argument, NULL, OPT_DUMP_AFTER},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
@@ -314,6 +323,11 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		case OPT_COLOR: color = optarg; break;
 		case OPT_REPACK: wa->wo.force_pack = true; break;
 		case OPT_TIMINGS: wa->timed = true; break;
+		case OPT_DUMP_AFTER:
+			if (!dump_after_valid(name, optarg))
+				return EXIT_TROUBLE;
+			wa->dump_after = optarg;
+			break;
 		case OPT_ERROR:
 		case OPT_WARN:
 		case OPT_IGNORE:
@@ -430,7 +444,8 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 	int status;
 	*printed = (ptrdiff_t)osh_model_diag_count(m);
 	bool defer = !wa->sev.n && !wa->to_stdout;
-	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer};
+	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer,
+				.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	if (osh_infer(m, &io, &err) != OSH_OK) {
 		*printed = -1; /* the error alone */

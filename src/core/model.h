@@ -322,6 +322,10 @@ struct osh_model {
 	struct lint_later *lint_later;
 	/* How to run it beside a write, or NULL. */
 	const beside_write *beside;
+	/* What the last osh_infer was asked to do between stages for debugging (the
+	 * IR checker, a dump), for the stages osh_lint and osh_annotate run after it;
+	 * NULL when nothing (passes/pipeline.c). */
+	struct stage_debug *debug;
 	osh_summary *summary;
 	/* The external data files checked so far (loader/external.h), NULL before the
 	 * first: models point thousands of tensors at a few files, each checked once. */

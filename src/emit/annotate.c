@@ -1,4 +1,5 @@
-/* annotate.c: osh_annotate, writing inferred types back into the messages.
+/* annotate.c: osh_annotate's work (the annotate stage of passes/pipeline.c), writing
+ * inferred types back into the messages.
  *
  * For each graph that is a GraphProto (the main graph and every subgraph): each value
  * a node produces gets a value_info entry (an existing entry has its type replaced,
@@ -228,7 +229,7 @@ bool annotate_overridden_inputs(osh_model *m)
 _Static_assert(1 + 3 * ANNOTATE_MAX_DEPTH + 9 <= PRESCAN_MAX_DEPTH,
 	       "annotations must stay within the nesting the loader (and protobuf) reads");
 
-osh_status osh_annotate(osh_model *m, osh_error *err)
+osh_status annotate_model(osh_model *m, osh_error *err)
 {
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before writing its results", m->path);

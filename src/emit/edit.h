@@ -97,6 +97,10 @@ bool edit_value_info(osh_model *m, const strmap *names);
  * model modified; the IR is stale afterwards (model_reindex). */
 void edit_drop(edit *e, graph *g, const bool *drop, const strmap *names);
 
+/* What osh_annotate does (include/onnxshape.h), run by passes/pipeline.c as the
+ * annotate stage (annotate.c). */
+osh_status annotate_model(osh_model *m, osh_error *err);
+
 /* Declares each main-graph input whose shape osh_infer_options.input_shapes
  * overrode with that shape, in its graph input message (annotate.c); marks the
  * model changed when there was one. False when memory ran out. */

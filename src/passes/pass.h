@@ -1,8 +1,10 @@
 /* pass.h: the passes and the one place that runs them in order (pipeline.c).
  *
- * Every pass has the same signature: it reads and annotates the model, reports
+ * Every pass here has the same signature: it reads and annotates the model, reports
  * findings as diagnostics, and returns false only when it could not do its job (out
- * of memory). Derived data a pass changes is recomputed before the next one runs.
+ * of memory). pipeline.c runs each as a stage, beside the rewrite's, the loader's
+ * re-index and the writer's annotate. Derived data a pass changes is recomputed
+ * before the next one runs.
  */
 #ifndef OSH_PASSES_PASS_H
 #define OSH_PASSES_PASS_H
@@ -29,8 +31,6 @@ typedef struct pass_options {
 	const osh_assumption *assumed;
 	pass_state *state; /* NULL: each pass finds what it needs by itself */
 } pass_options;
-
-typedef bool (*pass_fn)(osh_model *m, const pass_options *opts);
 
 bool pass_infer(osh_model *m, const pass_options *opts);
 /* Hazards and notes on top of inference (lint.c): same-size-broadcast,

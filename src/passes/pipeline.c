@@ -1,15 +1,30 @@
-/* pipeline.c: the public entry points that run passes, in order, in one place. */
+/* pipeline.c: every stage the library runs after loading, in order, in one place:
+ * one table per command (check_stages, rewrite_stages), each row a stage of one
+ * signature, and the public entry points that run a part of them (osh_infer,
+ * osh_lint, osh_annotate, osh_rewrite).
+ *
+ * Between two stages, when asked, the IR checker (verify.c) runs and the IR is
+ * dumped (dump.c), as QBE checks and prints a function between passes: in debug
+ * builds (or -DONNXSHAPE_VERIFY_IR=ON) the checker is on unless the environment
+ * says ONNXSHAPE_VERIFY_IR=0, in others only with ONNXSHAPE_VERIFY_IR=1; the
+ * variable is read once per pipeline run (osh_infer, osh_rewrite), and what it said
+ * is kept with the model for the stages osh_lint and osh_annotate run after it.
+ * Off, a run costs one getenv and a comparison per stage.
+ */
 #include "core/dtype.h"
 #include "core/quiet_thread.h"
 #include "core/error.h"
 #include "emit/edit.h"
 #include "loader/reindex.h"
+#include "passes/dump.h"
 #include "passes/pass.h"
 #include "passes/rewrite/rewrite.h"
+#include "passes/verify.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_error *err)
@@ -62,43 +77,256 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 	return OSH_OK;
 }
 
-/* The passes, in order. Those from FIRST_LATER on build on inference's results
- * without changing them, and are what defer_lint leaves for later. */
-static const struct {
-	const char *name;
-	pass_fn run;
-} passes[] = {
-	{"infer", pass_infer},
-	{"lint", pass_lint},
-	{"describe", pass_describe},
-};
-#define NPASSES (sizeof passes / sizeof passes[0])
-#define FIRST_LATER 1
+/* What osh_infer_options asked of the stages for debugging, kept with the model
+ * (osh_model.debug) for those that later calls run. */
+typedef struct stage_debug {
+	const char *dump_after; /* the stage after which to dump the IR; NULL: none */
+	FILE *dump_to;          /* where; NULL: no dump */
+	bool verify;            /* the IR checker after every stage */
+} stage_debug;
 
-/* Runs passes [from, to); NULL, or the name of the pass that ran out of memory. */
-static const char *run_passes(osh_model *m, const pass_options *po, size_t from, size_t to)
+/* One run of a pipeline: what its stages are given and leave for the next. */
+typedef struct stage_run {
+	pass_options po;  /* infer, lint and describe read them */
+	pass_state state; /* what infer leaves for lint, where po.state points unless
+			   * a lint_later keeps it */
+	stage_debug debug;
+	/* osh_rewrite's: */
+	const osh_rewrite_options *rw;
+	osh_rewrite_report *report;
+	strmap made; /* the values the axis stage made: value-info declares them */
+	bool edited; /* the axis stage changed the messages: the IR is rebuilt */
+	bool stop;   /* a stage left nothing for the rest to do (a blocked rewrite) */
+} stage_run;
+
+/* Every stage: it reads and changes the model, reports findings about the model as
+ * diagnostics, and returns something other than OSH_OK, with err set, only when it
+ * could not do its job. */
+typedef osh_status (*stage_fn)(osh_model *m, stage_run *r, osh_error *err);
+
+typedef struct stage {
+	const char *name; /* as dump_after and the checker's messages name it */
+	stage_fn run;
+	bool after_edit; /* runs only when the axis stage edited the model */
+} stage;
+
+static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
 {
-	for (size_t i = from; i < to; i++)
-		if (!passes[i].run(m, po))
-			return passes[i].name;
-	return NULL;
+	char what[64];
+	snprintf(what, sizeof what, "the %s pass", pass);
+	return arena_error(m->arena, err, m->path, what);
 }
 
-/* What the passes left for later need, in the model's arena: the caller's options
- * may be gone by the time they run. */
+/* ---- the stages ------------------------------------------------------------------ */
+
+static osh_status stage_infer(osh_model *m, stage_run *r, osh_error *err)
+{
+	return pass_infer(m, &r->po) ? OSH_OK : nomem_in(m, "infer", err);
+}
+
+static osh_status stage_lint(osh_model *m, stage_run *r, osh_error *err)
+{
+	return pass_lint(m, &r->po) ? OSH_OK : nomem_in(m, "lint", err);
+}
+
+static osh_status stage_describe(osh_model *m, stage_run *r, osh_error *err)
+{
+	return pass_describe(m, &r->po) ? OSH_OK : nomem_in(m, "describe", err);
+}
+
+static osh_status stage_annotate(osh_model *m, stage_run *r, osh_error *err)
+{
+	(void)r;
+	return annotate_model(m, err);
+}
+
+/* Before the edits: the re-indexing after them reads the inputs' shapes from the
+ * messages, and a model with nothing else to rewrite still gets them. */
+static osh_status stage_declare_inputs(osh_model *m, stage_run *r, osh_error *err)
+{
+	if (!r->rw->dry_run && !annotate_overridden_inputs(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory declaring the overridden inputs", m->path);
+	return OSH_OK;
+}
+
+/* Plans the axis rewrite and, unless something blocks it or this is a dry run,
+ * edits the messages (rewrite.c; the opset upgrade is part of it). */
+static osh_status stage_axis(osh_model *m, stage_run *r, osh_error *err)
+{
+	osh_status s = rewrite_apply(m, r->rw, r->report, &r->made, err);
+	if (s != OSH_OK)
+		return s;
+	r->stop = r->report->n_errors > 0;
+	r->edited = !r->stop && r->report->changed && !r->rw->dry_run;
+	return OSH_OK;
+}
+
+/* The IR is derived from the messages: rebuilt from them after an edit. */
+static osh_status stage_reindex(osh_model *m, stage_run *r, osh_error *err)
+{
+	(void)r;
+	if (!model_reindex(m))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory re-indexing the rewritten model", m->path);
+	if (m->malformed) /* a bug of ours: say so rather than write it */
+		return error_set(err, OSH_ERR_INVALID, "%s: internal error: the rewritten model is malformed: %s", m->path,
+			    m->ndiags ? m->diags[0].message : "?");
+	return OSH_OK;
+}
+
+static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
+{
+	if (!edit_value_info(m, &r->made))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+	return OSH_OK;
+}
+
+/* Each of the two does nothing unless its option is set (they exclude each other);
+ * each edits, re-indexes and re-infers on its own (rewrite_explicit.c,
+ * rewrite_implicit.c). */
+static osh_status stage_explicit(osh_model *m, stage_run *r, osh_error *err)
+{
+	return rewrite_explicit_stage(m, r->rw, r->report, err);
+}
+
+static osh_status stage_implicit(osh_model *m, stage_run *r, osh_error *err)
+{
+	return rewrite_implicit_stage(m, r->rw, r->report, err);
+}
+
+/* ---- the pipelines --------------------------------------------------------------- */
+
+/* `check` and `infer`, after osh_model_load (pre-scan, unpack, validate, index).
+ * osh_infer runs infer, lint and describe; with defer_lint only infer, leaving lint
+ * and describe to osh_lint or to the next write, which runs them beside it (after
+ * annotate, then). osh_annotate runs annotate (`infer` only). Lint and describe
+ * build on inference's results without changing the IR. */
+static const stage check_stages[] = {
+	{"infer", stage_infer, false},
+	{"lint", stage_lint, false},
+	{"describe", stage_describe, false},
+	{"annotate", stage_annotate, false},
+};
+#define NCHECK (sizeof check_stages / sizeof check_stages[0])
+
+/* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
+ * A blocked axis rewrite ends the run; when it edits nothing (or a dry run), the
+ * rows marked after_edit are skipped. */
+static const stage rewrite_stages[] = {
+	{"declare-inputs", stage_declare_inputs, false},
+	{"axis", stage_axis, false},
+	{"reindex", stage_reindex, true},
+	{"infer", stage_infer, true},
+	{"lint", stage_lint, true},
+	{"describe", stage_describe, true},
+	{"value-info", stage_value_info, true},
+	{"explicit", stage_explicit, false},
+	{"implicit", stage_implicit, false},
+};
+#define NREWRITE (sizeof rewrite_stages / sizeof rewrite_stages[0])
+
+/* Where check's stage `name` is; NCHECK when it is none. */
+static size_t check_at(const char *name)
+{
+	size_t i = 0;
+	while (i < NCHECK && strcmp(check_stages[i].name, name))
+		i++;
+	return i;
+}
+
+static bool stage_named(const char *name)
+{
+	for (size_t i = 0; i < NREWRITE; i++)
+		if (!strcmp(rewrite_stages[i].name, name))
+			return true;
+	return check_at(name) < NCHECK;
+}
+
+size_t osh_pipeline_stages(const char *command, const char **names, size_t cap)
+{
+	bool infer = !strcmp(command, "infer"), rewrite = !strcmp(command, "rewrite");
+	if (!infer && !rewrite && strcmp(command, "check"))
+		return 0;
+	size_t n = 0, upto = infer ? NCHECK : check_at("annotate");
+	for (size_t i = 0; i < upto; i++, n++)
+		if (n < cap)
+			names[n] = check_stages[i].name;
+	for (size_t i = 0; rewrite && i < NREWRITE; i++, n++)
+		if (n < cap)
+			names[n] = rewrite_stages[i].name;
+	return n;
+}
+
+/* ---- running them ------------------------------------------------------------------ */
+
+static bool verify_default(void)
+{
+#if !defined(NDEBUG) || defined(OSH_VERIFY_IR)
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* The debugging a run was asked for: the dump, and the checker (the environment
+ * read now, once for the run). */
+static stage_debug debug_asked(const char *dump_after, FILE *dump_to)
+{
+	const char *env = getenv("ONNXSHAPE_VERIFY_IR");
+	return (stage_debug){
+		.dump_after = dump_to ? dump_after : NULL,
+		.dump_to = dump_to,
+		.verify = env && env[0] ? strcmp(env, "0") != 0 : verify_default(),
+	};
+}
+
+static osh_status verify_after(osh_model *m, const char *after, osh_error *err)
+{
+	char why[512];
+	osh_status s = ir_verify(m, why, sizeof why);
+	if (s == OSH_ERR_NOMEM)
+		return error_set(err, s, "%s: out of memory checking the IR after stage '%s'", m->path, after);
+	if (s != OSH_OK)
+		return error_set(err, s, "%s: internal error: after stage '%s': %s", m->path, after, why);
+	return OSH_OK;
+}
+
+/* Runs stages [from, to) of a pipeline, in order, each followed by the checker and
+ * the dump when asked. A write error on the dump's stream is the caller's to see
+ * (ferror): the model is not the worse for it. */
+static osh_status run_stages(osh_model *m, stage_run *r, const stage *stages, size_t from, size_t to,
+			     osh_error *err)
+{
+	for (size_t i = from; i < to && !r->stop; i++) {
+		const stage *st = &stages[i];
+		if (st->after_edit && !r->edited)
+			continue;
+		osh_status s = st->run(m, r, err);
+		if (s == OSH_OK && r->debug.verify)
+			s = verify_after(m, st->name, err);
+		if (s != OSH_OK)
+			return s;
+		if (r->debug.dump_after && !strcmp(r->debug.dump_after, st->name))
+			ir_dump(m, st->name, r->debug.dump_to);
+	}
+	return OSH_OK;
+}
+
+/* What check's later stages (lint, describe) need when they run after osh_infer
+ * returns (defer_lint), in the model's arena: the caller's options may be gone by
+ * then. The debugging asked for is the model's (osh_model.debug). Kept as small as
+ * the passes' own state: it is allocated before inference, and what comes after it
+ * in the arena moves with its size. */
 struct lint_later {
-	pass_options po;
+	pass_options po; /* po.state points at state */
 	pass_state state;
-	const char *failed; /* the pass that ran out of memory, or NULL */
+	osh_status status; /* theirs, beside a write; OSH_OK until they fail */
 	pthread_t thread;
 	bool threaded;
 };
 
 /* The options with the assumptions copied into the arena; false when out of memory. */
-static bool keep_options(osh_model *m, struct lint_later *l, const pass_options *po)
+static bool keep_options(osh_model *m, pass_options *po)
 {
-	l->po = *po;
-	l->po.state = &l->state;
 	if (!po->n_assumed)
 		return true;
 	osh_assumption *a = arena_array(m->arena, po->n_assumed, sizeof *a);
@@ -109,15 +337,35 @@ static bool keep_options(osh_model *m, struct lint_later *l, const pass_options 
 		if (a[i].symbol && !(a[i].symbol = arena_strdup(m->arena, a[i].symbol)))
 			return false;
 	}
-	l->po.assumed = a;
+	po->assumed = a;
 	return true;
 }
 
-static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
+/* Keeps d with the model for osh_lint, osh_annotate and the write (d's name copied
+ * into the arena), or nothing when d asks for nothing. False when out of memory. */
+static bool keep_debug(osh_model *m, stage_debug *d)
 {
-	char what[64];
-	snprintf(what, sizeof what, "the %s pass", pass);
-	return arena_error(m->arena, err, m->path, what);
+	m->debug = NULL;
+	if (!d->verify && !d->dump_after)
+		return true;
+	if (d->dump_after && !(d->dump_after = arena_strdup(m->arena, d->dump_after)))
+		return false;
+	m->debug = arena_alloc(m->arena, sizeof *m->debug);
+	if (!m->debug)
+		return false;
+	*m->debug = *d;
+	return true;
+}
+
+/* Runs the later stages osh_infer left in l; `verify`: with the IR checker, if the
+ * model's debugging asks for it. */
+static osh_status run_later_stages(osh_model *m, struct lint_later *l, bool verify, osh_error *err)
+{
+	stage_run r = {.po = l->po};
+	if (m->debug)
+		r.debug = *m->debug;
+	r.debug.verify &= verify;
+	return run_stages(m, &r, check_stages, check_at("lint"), check_at("annotate"), err);
 }
 
 osh_status osh_lint(osh_model *m, osh_error *err)
@@ -126,15 +374,17 @@ osh_status osh_lint(osh_model *m, osh_error *err)
 	if (!l)
 		return OSH_OK;
 	m->lint_later = NULL;
-	const char *failed = run_passes(m, &l->po, FIRST_LATER, NPASSES);
-	return failed ? nomem_in(m, failed, err) : OSH_OK;
+	return run_later_stages(m, l, true, err);
 }
 
 static void *run_later(void *arg)
 {
 	osh_model *m = arg;
 	struct lint_later *l = m->lint_later;
-	l->failed = run_passes(m, &l->po, FIRST_LATER, NPASSES);
+	/* Beside a write a failure can only be reported as memory running out
+	 * (beside_write's join): the IR checker is left to osh_lint, where it can say
+	 * what it found. Lint and describe do not change the IR. */
+	l->status = run_later_stages(m, l, false, NULL);
 	return NULL;
 }
 
@@ -160,7 +410,7 @@ static bool lint_later_join(osh_model *m, struct lint_later *l)
 	if (l->threaded)
 		pthread_join(l->thread, NULL);
 	m->lint_later = NULL;
-	return !l->failed;
+	return l->status == OSH_OK;
 }
 
 static void *start_beside(osh_model *m) { return lint_later_start(m); }
@@ -174,6 +424,8 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 		opts = &none;
 	if (m->malformed)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot infer shapes", m->path);
+	if (opts->dump_after && !stage_named(opts->dump_after))
+		return error_set(err, OSH_ERR_INVALID, "%s: dump_after: no stage is named '%s'", m->path, opts->dump_after);
 	/* A lint still pending belongs to the inference before: its findings first. */
 	osh_status s = osh_lint(m, err);
 	if (s != OSH_OK)
@@ -181,28 +433,44 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	s = apply_options(m, opts, err);
 	if (s != OSH_OK)
 		return s;
-	pass_state state = {0};
-	pass_options po = {
-		.state = &state,
-		.ignore_declared = opts->ignore_declared,
-		.require_static = opts->require_static,
-		.require_explicit = opts->require_explicit,
-		.n_assumed = opts->n_assumptions,
-		.assumed = opts->assumptions,
+	stage_run r = {
+		.po = {
+			.state = &r.state,
+			.ignore_declared = opts->ignore_declared,
+			.require_static = opts->require_static,
+			.require_explicit = opts->require_explicit,
+			.n_assumed = opts->n_assumptions,
+			.assumed = opts->assumptions,
+		},
+		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};
 	struct lint_later *later = NULL;
 	if (opts->defer_lint) {
 		later = arena_zalloc(m->arena, sizeof *later);
-		if (!later || !keep_options(m, later, &po))
+		if (!later)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
-		po = later->po; /* the state inference leaves for lint is kept with them */
+		later->po = r.po;
+		later->po.state = &later->state; /* what inference leaves for lint, kept with it */
+		if (!keep_options(m, &later->po))
+			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		r.po = later->po;
 	}
-	const char *failed = run_passes(m, &po, 0, later ? FIRST_LATER : NPASSES);
-	if (failed)
-		return nomem_in(m, failed, err);
+	if (!keep_debug(m, &r.debug))
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+	s = run_stages(m, &r, check_stages, 0, check_at(later ? "lint" : "annotate"), err);
+	if (s != OSH_OK)
+		return s;
 	m->lint_later = later;
 	m->beside = &lint_beside;
 	return OSH_OK;
+}
+
+osh_status osh_annotate(osh_model *m, osh_error *err)
+{
+	stage_run r = {0};
+	if (m->debug)
+		r.debug = *m->debug;
+	return run_stages(m, &r, check_stages, check_at("annotate"), NCHECK, err);
 }
 
 bool osh_value_type(osh_model *m, const char *name, osh_type *out)
@@ -215,9 +483,6 @@ bool osh_value_type(osh_model *m, const char *name, osh_type *out)
 	return type_of(m, &m->main->values[id].ti, out);
 }
 
-/* The rewrite, in order: plan and edit the messages (rewrite.c), rebuild the IR from
- * them (loader/reindex.c), run the inference pipeline again, and describe the values
- * the rewrite made in value_info (emit/edit.c). */
 osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *report, osh_error *err)
 {
 	static const osh_rewrite_options none = {0};
@@ -228,6 +493,8 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot rewrite it", m->path);
 	if (!m->inferred)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before rewriting (placements need shapes)", m->path);
+	if (opts->dump_after && !stage_named(opts->dump_after))
+		return error_set(err, OSH_ERR_INVALID, "%s: dump_after: no stage is named '%s'", m->path, opts->dump_after);
 	osh_status s = osh_lint(m, err); /* a rewrite is blocked by lint's errors as by inference's */
 	if (s != OSH_OK)
 		return s;
@@ -242,29 +509,11 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 			    (long long)opts->target_opset, (long long)need);
 	if (need && !opts->target_opset)
 		axis_opts.target_opset = need;
-	opts = &axis_opts;
-	/* Before the edits: the re-indexing after them reads the inputs' shapes from the
-	 * messages, and a model with nothing else to rewrite still gets them. */
-	if (!opts->dry_run && !annotate_overridden_inputs(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory declaring the overridden inputs", m->path);
-	strmap made;
-	strmap_init(&made, m->arena);
-	s = rewrite_apply(m, opts, report, &made, err);
-	if (s != OSH_OK || report->n_errors)
-		return s;
-	if (!report->changed || opts->dry_run)
-		return opts->implicit_broadcast ? rewrite_implicit_stage(m, opts, report, err)
-						: rewrite_explicit_stage(m, opts, report, err);
-	if (!model_reindex(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory re-indexing the rewritten model", m->path);
-	if (m->malformed) /* a bug of ours: say so rather than write it */
-		return error_set(err, OSH_ERR_INVALID, "%s: internal error: the rewritten model is malformed: %s", m->path,
-			    m->ndiags ? m->diags[0].message : "?");
-	s = osh_infer(m, NULL, err);
-	if (s != OSH_OK)
-		return s;
-	if (!edit_value_info(m, &made))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
-	return opts->implicit_broadcast ? rewrite_implicit_stage(m, opts, report, err)
-					: rewrite_explicit_stage(m, opts, report, err);
+	/* The re-inference after the edits runs with default options, as osh_infer(m,
+	 * NULL) would: the --assume bindings live on in the symbols, and the
+	 * --input-shape overrides in the graph inputs' messages (declare-inputs). */
+	stage_run r = {.rw = &axis_opts, .report = report, .debug = debug_asked(opts->dump_after, opts->dump_to)};
+	r.po.state = &r.state;
+	strmap_init(&r.made, m->arena);
+	return run_stages(m, &r, rewrite_stages, 0, NREWRITE, err);
 }
