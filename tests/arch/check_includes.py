@@ -7,6 +7,8 @@ usage: check_includes.py SRC_DIR
 Each folder of src/ is a stage, ranked from the bottom: core (with core/schema),
 loader, emit, passes, cli. A file may include files of its own folder and of folders
 below it; an include of a folder above is an error, and so is a circle of includes.
+A rule (passes/rules) sees the inference pass through its rule API alone: of
+passes/infer it may include rule_api.h and nothing else.
 Every folder has a README.md whose first line is "# FOLDER: what it is". Prints the
 graph's size and every violation; exits 1 on any.
 """
@@ -55,6 +57,14 @@ def main():
             if sa in RANK and sb in RANK and RANK[sb] > RANK[sa]:
                 problems.append("%s includes %s: %s is above %s" % (os.path.relpath(a, src), os.path.relpath(b, src),
                                                                     sb, sa))
+    rules, infer = os.path.join(src, "passes", "rules"), os.path.join(src, "passes", "infer")
+    for a, targets in sorted(edges.items()):
+        if os.path.dirname(a) != os.path.normpath(rules):
+            continue
+        for b in sorted(targets):
+            if os.path.dirname(b) == os.path.normpath(infer) and os.path.basename(b) != "rule_api.h":
+                problems.append("%s includes %s: a rule sees passes/infer through rule_api.h only" %
+                                (os.path.relpath(a, src), os.path.relpath(b, src)))
     # Circles: a depth-first search over the graph.
     state, stack = {}, []
 

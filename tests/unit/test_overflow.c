@@ -7,7 +7,7 @@
  *     shape-error whatever the input, and the output keeps its element type only;
  *     with a -1 the same holds unless the input is empty (the -1 is then 0).
  *     Expand, whose target is content as well, likewise.
- *   - Any node's output (infer.c, where a rule publishes it): known dims whose
+ *   - Any node's output (rule_api.c, where a rule publishes it): known dims whose
  *     product, or that product times the element's width in bytes, overflows int64
  *     are a shape-error at that node, once, and the output is published with those
  *     dims unknown, so nothing downstream reports it again; an output that keeps the

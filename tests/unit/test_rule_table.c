@@ -10,7 +10,7 @@
 
 #include "core/arena.h"
 #include "core/schema/schema.h"
-#include "passes/infer/infer.h"
+#include "passes/infer/rule_table.h"
 
 Test(rule_table, every_schema_row_has_a_rule)
 {

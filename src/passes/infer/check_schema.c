@@ -16,6 +16,7 @@
  */
 #include "core/dtype.h"
 #include "passes/infer/check_schema.h"
+#include "passes/infer/rule_table.h"
 
 #include <stdio.h>
 #include <string.h>

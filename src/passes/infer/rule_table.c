@@ -8,13 +8,14 @@
  * does not compile; a schema row without a rule is test_rule_table's failure.
  *
  * The other domains' rows are constant data too; each pass run indexes them by
- * operator type (infer.h's rule_index: rows bucketed by a cheap hash of their
+ * operator type (rule_table.h's rule_index: rows bucketed by a cheap hash of their
  * op_type), so a lookup compares a few rows of its bucket. Lookups are few anyway:
  * infer.c remembers the answer per (op_type, domain, opset).
  */
-#include "passes/rules/rules.h"
+#include "passes/infer/rule_table.h"
 
 #include "core/schema/schema_ids.h"
+#include "passes/rules/rules.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef OSH_PASSES_RULES_BROADCAST3_H
 #define OSH_PASSES_RULES_BROADCAST3_H
 
-#include "passes/infer/infer.h"
+#include "passes/infer/rule_api.h"
 
 /* Broadcast(data, target_shape[, axes_mapping]), attribute mode: "numpy" (default;
  * the unidirectional rule: data broadcasts to the target, the result is the target),

@@ -24,21 +24,11 @@
 
 /* ---- helpers ------------------------------------------------------------------- */
 
-/* Entries of a list attribute (INTS, FLOATS, STRINGS), -1 when absent (or another
- * kind of attribute). */
-static int32_t list_len(infer_ctx *c, const char *name)
-{
-	const attr_view *a = attr(c, name);
-	if (!a)
-		return -1;
-	return a->type == AT_INTS || a->type == AT_FLOATS || a->type == AT_STRINGS ? a->n : -1;
-}
-
 /* The class labels of a classifier: STRING when the string list is non-empty, INT64
  * when the integer list is; *n gets their count. Both set, or neither: reported, 0. */
 static int32_t class_labels(infer_ctx *c, const char *ints_name, const char *strings_name, int32_t *n)
 {
-	int32_t ns = list_len(c, strings_name), ni = list_len(c, ints_name);
+	int32_t ns = attr_len(c, strings_name), ni = attr_len(c, ints_name);
 	*n = -1;
 	if (ns > 0 && ni > 0) {
 		tr_error(c, "only one of '%s' and '%s' may be set", ints_name, strings_name);
@@ -99,7 +89,7 @@ static bool batch_of_1d_2d(infer_ctx *c, dim *n)
  * one per feature, the last dim of input 0: reports any other length. */
 static void check_per_feature(infer_ctx *c, const char *name)
 {
-	int32_t n = list_len(c, name);
+	int32_t n = attr_len(c, name);
 	const tinfo *x = in_tensor(c, 0);
 	if (n <= 1 || !x || x->rank < 1)
 		return;
@@ -137,7 +127,7 @@ void infer_ml_imputer(infer_ctx *c)
  * the node otherwise). */
 void infer_ml_scaler(infer_ctx *c)
 {
-	int32_t no = list_len(c, "offset"), ns = list_len(c, "scale");
+	int32_t no = attr_len(c, "offset"), ns = attr_len(c, "scale");
 	if (no >= 0 && ns >= 0 && no != ns)
 		tr_error(c, "'offset' has %d entries, 'scale' %d", no, ns);
 	check_per_feature(c, "offset");
@@ -163,7 +153,7 @@ static void swap_string_int64(infer_ctx *c)
 /* The two lists are the two sides of one mapping. */
 void infer_ml_category_mapper(infer_ctx *c)
 {
-	int32_t ni = list_len(c, "cats_int64s"), ns = list_len(c, "cats_strings");
+	int32_t ni = attr_len(c, "cats_int64s"), ns = attr_len(c, "cats_strings");
 	if (ni < 0 || ns < 0)
 		tr_error(c, "attributes 'cats_int64s' and 'cats_strings' are both required");
 	else if (ni != ns)
@@ -242,7 +232,7 @@ void infer_ml_cast_map(infer_ctx *c)
  * only too). */
 void infer_ml_dict_vectorizer(infer_ctx *c)
 {
-	int32_t ns = list_len(c, "string_vocabulary"), ni = list_len(c, "int64_vocabulary");
+	int32_t ns = attr_len(c, "string_vocabulary"), ni = attr_len(c, "int64_vocabulary");
 	int32_t key = 0;
 	if (ns >= 0 && ni >= 0)
 		tr_error(c, "only one of 'int64_vocabulary' and 'string_vocabulary' may be set");
@@ -327,16 +317,16 @@ static le_attr le_family(infer_ctx *c, const char *prefix, bool with_tensor)
 	int32_t count = 0;
 	for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
 		snprintf(name, sizeof name, "%s_%s", prefix, lists[k].name);
-		int32_t n = list_len(c, name);
+		int32_t n = attr_len(c, name);
 		if (n >= 0) {
 			found = (le_attr){lists[k].elem, n};
 			count++;
 		}
 	}
 	snprintf(name, sizeof name, "%s_tensor", prefix);
-	const attr_view *t = with_tensor ? attr(c, name) : NULL;
-	if (t && t->type == AT_TENSOR && t->t) {
-		found = (le_attr){dtype_valid(t->t->dtype) ? t->t->dtype : 0, t->t->count};
+	const tensor_view *t = with_tensor ? attr_tensor(c, name) : NULL;
+	if (t) {
+		found = (le_attr){dtype_valid(t->dtype) ? t->dtype : 0, t->count};
 		count++;
 	}
 	if (count != 1) {
@@ -357,12 +347,12 @@ static void label_encoder(infer_ctx *c, bool with_tensor)
 		tr_error(c, "input '%s' is %s but the keys are %s", in_name(c, 0), dtype_name(e), dtype_name(keys.elem));
 	if (keys.len >= 0 && values.len >= 0 && keys.len != values.len)
 		tr_error(c, "%lld keys for %lld values", (long long)keys.len, (long long)values.len);
-	const attr_view *d = with_tensor ? attr(c, "default_tensor") : NULL;
-	if (d && d->type == AT_TENSOR && d->t && d->t->dtype) {
-		if (values.elem > 0 && d->t->dtype != values.elem)
-			tr_error(c, "default_tensor is %s, the values are %s", dtype_name(d->t->dtype),
+	const tensor_view *d = with_tensor ? attr_tensor(c, "default_tensor") : NULL;
+	if (d && d->dtype) {
+		if (values.elem > 0 && d->dtype != values.elem)
+			tr_error(c, "default_tensor is %s, the values are %s", dtype_name(d->dtype),
 				 dtype_name(values.elem));
-		if (d->t->rank != 1 || d->t->count != 1)
+		if (d->rank != 1 || d->count != 1)
 			tr_error(c, "default_tensor must hold one value in one dimension");
 	}
 	tr_same_shape(c, 0, in_tensor(c, 0), values.elem > 0 ? values.elem : 0);
@@ -389,7 +379,7 @@ void infer_ml_linear_classifier(infer_ctx *c)
 		set_out_elem(c, 1, DT_FLOAT);
 		return;
 	}
-	int32_t ni = list_len(c, "intercepts");
+	int32_t ni = attr_len(c, "intercepts");
 	dim e = dim_unknown();
 	if (ni > 0 && ni == nlabels)
 		e = dim_known(ni);
@@ -420,7 +410,7 @@ void infer_ml_linear_regressor(infer_ctx *c)
 /* FLOAT, the input's shape with one more axis as long as the category list. */
 void infer_ml_one_hot_encoder(infer_ctx *c)
 {
-	int32_t ns = list_len(c, "cats_strings"), ni = list_len(c, "cats_int64s");
+	int32_t ns = attr_len(c, "cats_strings"), ni = attr_len(c, "cats_int64s");
 	dim cats = dim_unknown();
 	int32_t e = in_elem(c, 0);
 	if (ns >= 0 && ni >= 0) {
@@ -526,13 +516,6 @@ void infer_ml_tree_ensemble_regressor(infer_ctx *c)
 }
 
 
-/* A TENSOR attribute, or NULL. */
-static const tensor_view *tensor_attr(infer_ctx *c, const char *name)
-{
-	const attr_view *a = attr(c, name);
-	return a && a->type == AT_TENSOR ? a->t : NULL;
-}
-
 /* TreeEnsemble (5): the input's type, [N, n_targets]. The thresholds and the leaf
  * weights are tensors of the input's type; one target id per leaf weight. */
 void infer_ml_tree_ensemble(infer_ctx *c)
@@ -542,13 +525,13 @@ void infer_ml_tree_ensemble(infer_ctx *c)
 	if (e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16)
 		tr_error(c, "input '%s' is %s, must be FLOAT, DOUBLE or FLOAT16", in_name(c, 0), dtype_name(e));
 	for (size_t k = 0; k < sizeof typed / sizeof typed[0]; k++) {
-		const tensor_view *t = tensor_attr(c, typed[k]);
+		const tensor_view *t = attr_tensor(c, typed[k]);
 		if (t && e && t->dtype != e)
 			tr_error(c, "attribute '%s' is %s, the input is %s", typed[k],
 				 dtype_valid(t->dtype) ? dtype_name(t->dtype) : "invalid", dtype_name(e));
 	}
-	const tensor_view *w = tensor_attr(c, "leaf_weights");
-	int32_t nt = list_len(c, "leaf_targetids");
+	const tensor_view *w = attr_tensor(c, "leaf_weights");
+	int32_t nt = attr_len(c, "leaf_targetids");
 	if (w && w->rank == 1 && nt >= 0 && w->count != nt)
 		tr_error(c, "%d leaf_targetids for %lld leaf_weights", nt, (long long)w->count);
 	dim n, t = count_attr(c, "n_targets");

@@ -15,7 +15,7 @@
  *   - Skip*LayerNormalization: output and input_skip_bias_sum have the input's shape
  *     and type, mean and inv_std_var the input's shape with a last dim of 1, float.
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms.h"

@@ -19,7 +19,7 @@
  *   - MatMulNBits: A (..., K), Y (..., N), N and K attributes;
  *   - MatMulIntegerToFloat: MatMul's shape, a_scale's element type.
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms2.h"

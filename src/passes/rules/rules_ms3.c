@@ -22,7 +22,7 @@
  *     checked against it where the layout is certain (QMoE's weights only when
  *     weights_prepacked is 0: prepacked layouts are the provider's choice).
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms3.h"

@@ -26,7 +26,7 @@
  *     `channels` channels, first or last; Upsample multiplies H and W by integer
  *     scales.
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms4.h"

@@ -20,7 +20,7 @@
  *   - LongformerAttention: output like the input.
  * The qk outputs' element type is independent of the inputs' and left unknown.
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms_attn.h"

@@ -25,7 +25,7 @@
  *   - CDist(A (N, K), B (M, K)): (N, M);
  *   - Unique(x (L)): y (U), idx (L) INT64, counts (U) INT64, U known at run time.
  *
- * Invariant: as every rule (infer.h), outputs are set to what is certain; a problem
+ * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
 #include "passes/rules/rules_ms_quant.h"

@@ -92,23 +92,6 @@ static void find_attrs(infer_ctx *c, win_attrs *wa)
 	}
 }
 
-/* attr_i, attr_s and attr_ints for an attribute already found. */
-static int64_t view_i(const attr_view *a, int64_t def) { return a && a->type == AT_INT ? a->i : def; }
-
-static const char *view_s(const attr_view *a, const char *def)
-{
-	return a && a->type == AT_STRING && a->s ? a->s : def;
-}
-
-static bool view_ints(const attr_view *a, const int64_t **v, int32_t *n)
-{
-	if (!a || a->type != AT_INTS)
-		return false;
-	*v = a->ints;
-	*n = a->n;
-	return true;
-}
-
 /* What read_window reads, by operator version. */
 typedef struct window_opts {
 	const tinfo *w; /* weight whose dims 2.. give the kernel, or NULL */
@@ -179,7 +162,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 		return false;
 	w->mode = PAD_NOTSET;
 	if (o->auto_pad && wa->a[WA_AUTO_PAD]) {
-		const char *s = view_s(wa->a[WA_AUTO_PAD], "NOTSET");
+		const char *s = attr_view_s(wa->a[WA_AUTO_PAD], "NOTSET");
 		int32_t k = 0;
 		while (k < 4 && strcmp(s, pad_mode_names[k]))
 			k++;
@@ -198,7 +181,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 			}
 		}
 	}
-	w->ceil = o->ceil && view_i(wa->a[WA_CEIL], 0) != 0;
+	w->ceil = o->ceil && attr_view_i(wa->a[WA_CEIL], 0) != 0;
 	return true;
 }
 
@@ -324,11 +307,11 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	int32_t r = x ? rx : wt ? rw : RANK_UNKNOWN;
 	const int64_t *ks;
 	int32_t nk;
-	if (r < 0 && view_ints(wa.a[WA_KERNEL], &ks, &nk) && nk <= RULE_MAX_RANK - 2)
+	if (r < 0 && attr_view_ints(wa.a[WA_KERNEL], &ks, &nk) && nk <= RULE_MAX_RANK - 2)
 		r = nk + 2;
 	if (r < 0)
 		return RANK_UNKNOWN;
-	int64_t group = view_i(wa.a[WA_GROUP], 1);
+	int64_t group = attr_view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
 		return RANK_UNKNOWN;
@@ -470,7 +453,7 @@ void infer_conv_transpose(infer_ctx *c)
 		return;
 	win_attrs wa;
 	find_attrs(c, &wa);
-	int64_t group = view_i(wa.a[WA_GROUP], 1);
+	int64_t group = attr_view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
 		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
 		return;
@@ -522,7 +505,7 @@ void infer_conv_transpose(infer_ctx *c)
 	out[1] = m;
 	const int64_t *os;
 	int32_t nos;
-	if (view_ints(wa.a[WA_OUTPUT_SHAPE], &os, &nos)) {
+	if (attr_view_ints(wa.a[WA_OUTPUT_SHAPE], &os, &nos)) {
 		/* Some exporters write the whole shape (N, C, D...): the spec's output_shape is
 		 * the spatial part only, and runtimes differ on the long form. */
 		if (nos != n && nos != r) {
@@ -571,8 +554,8 @@ static bool stray_attr(const win_attrs *wa, win_attr which)
 	const attr_view *a = wa->a[which];
 	const int64_t *v;
 	int32_t n;
-	bool set = which == WA_CEIL ? view_i(a, 0) != 0 : false;
-	if (!set && view_ints(a, &v, &n))
+	bool set = which == WA_CEIL ? attr_view_i(a, 0) != 0 : false;
+	if (!set && attr_view_ints(a, &v, &n))
 		for (int32_t i = 0; i < n && !set; i++)
 			set = v[i] != 1;
 	return set;
@@ -601,7 +584,7 @@ void infer_pool(infer_ctx *c)
 	find_attrs(c, &wa);
 	const int64_t *ks;
 	int32_t nk;
-	bool has_k = view_ints(wa.a[WA_KERNEL], &ks, &nk);
+	bool has_k = attr_view_ints(wa.a[WA_KERNEL], &ks, &nk);
 	if (x && has_k && nk != r - 2) {
 		infer_diag(c, OSH_ERROR, "shape-error",
 			   "kernel_shape has %d values but input '%s' %s has %d spatial axes", nk, in_name(c, 0),

@@ -3,7 +3,7 @@
 #ifndef OSH_PASSES_RULES_PADDLE_H
 #define OSH_PASSES_RULES_PADDLE_H
 
-#include "passes/infer/infer.h"
+#include "passes/infer/rule_api.h"
 
 /* elementwise_add/sub/mul/div/pow/max/min/mod/floordiv: X, Y, attribute axis
  * (default -1); the output Out has the paddle rule's shape and X's element type. */

@@ -105,12 +105,7 @@ void infer_image_decoder(infer_ctx *c)
 	 * exactly 3 (onnx's reference keeps an RGBA image's 4). */
 	int64_t h = -1, w = -1;
 	int32_t stored = 0;
-	const value *src = in_rank(c, 0) == 1 && c->n->inputs[0] >= 0 ? &c->g->values[c->n->inputs[0]] : NULL;
-	for (int depth = 0; src && src->origin == VAL_OUTER && value_outer(src) && depth < 64; depth++)
-		src = &value_outer(src)->values[value_outer_id(src)];
-	const tensor_view *tv = !src ? NULL
-			       : value_given(src) ? value_given(src)
-			       : src->origin == VAL_INITIALIZER ? src->init_view : NULL;
+	const tensor_view *tv = in_rank(c, 0) == 1 ? in_stored_tensor(c, 0) : NULL;
 	if (tv && tv->valid && !tv->external && tv->dtype == DT_UINT8 && tv->count > 0) {
 		if (tv->raw && tv->raw_len == (size_t)tv->count) {
 			osh_image_size(tv->raw, tv->raw_len, &h, &w, &stored);

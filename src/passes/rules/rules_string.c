@@ -32,25 +32,12 @@ static void expect_string(infer_ctx *c, int32_t i)
 	expect_elem(c, i, s, 1);
 }
 
-/* Entries of a list attribute, -1 when absent. */
-static int32_t list_len(infer_ctx *c, const char *name)
-{
-	const attr_view *a = attr(c, name);
-	return a && (a->type == AT_INTS || a->type == AT_STRINGS || a->type == AT_FLOATS) ? a->n : -1;
-}
-
 /* The strings of input i when they are known: an initializer that is not a graph
  * input (a graph input's initializer is only a default) or a value given for this
  * run, followed to an outer graph. NULL otherwise; *n is then unset. */
 static const tensor_bytes *known_strings(infer_ctx *c, int32_t i, int64_t *n)
 {
-	if (!in(c, i))
-		return NULL;
-	const value *v = &c->g->values[c->n->inputs[i]];
-	/* 64: infer.c's MAX_SUB_DEPTH, the deepest nesting it follows */
-	for (int depth = 0; v->origin == VAL_OUTER && value_outer(v) && depth < 64; depth++)
-		v = &value_outer(v)->values[value_outer_id(v)];
-	const tensor_view *tv = value_given(v) ? value_given(v) : v->origin == VAL_INITIALIZER ? v->init_view : NULL;
+	const tensor_view *tv = in_stored_tensor(c, i);
 	if (!tv || tv->dtype != DT_STRING || !tv->valid || tv->external || tv->raw || tv->count < 0 ||
 	    tv->ntyped != (size_t)tv->count || (tv->count && !tv->str))
 		return NULL;
@@ -116,7 +103,7 @@ void infer_string_normalizer(infer_ctx *c)
 		}
 	}
 	dim cdim = dim_resolve(c->syms, x->dims[r - 1]);
-	bool drops = list_len(c, "stopwords") > 0;
+	bool drops = attr_len(c, "stopwords") > 0;
 	dim left = !drops && cdim.kind == DIM_KNOWN && cdim.v > 0 ? cdim : dim_fresh(c);
 	int64_t n;
 	const tensor_bytes *s = drops ? known_strings(c, 0, &n) : NULL;
@@ -141,7 +128,7 @@ void infer_tfidf_vectorizer(infer_ctx *c)
 	static const char *const modes[] = {"TF", "IDF", "TFIDF"};
 	expect_elem(c, 0, in_types, 3);
 	int32_t e = in_elem(c, 0);
-	int32_t ns = list_len(c, "pool_strings"), ni = list_len(c, "pool_int64s");
+	int32_t ns = attr_len(c, "pool_strings"), ni = attr_len(c, "pool_int64s");
 	if (ns >= 0 && ni >= 0)
 		tr_error(c, "only one of 'pool_strings' and 'pool_int64s' may be set");
 	else if (ns < 0 && ni < 0)

@@ -13,7 +13,7 @@
  *   rules_tensor_seq.c      the Sequence operators, SplitToSequence, ConcatFromSequence,
  *                           Optional, OptionalHasElement, OptionalGetElement
  *
- * Data propagation: integer content (infer.h: in_ints / set_out_ints) is carried
+ * Data propagation: integer content (rule_api.h: in_ints / set_out_ints) is carried
  * through every operator here that moves or builds small integer tensors, so a chain
  * Shape → Gather → Unsqueeze → Concat → Reshape gives an exact (or symbolic) shape.
  * Content entries are dims: known integers, symbols (sizes, so >= 0) or unknown.
@@ -21,7 +21,7 @@
 #ifndef OSH_PASSES_RULES_TENSOR_H
 #define OSH_PASSES_RULES_TENSOR_H
 
-#include "passes/infer/infer.h"
+#include "passes/infer/rule_api.h"
 
 /* ---- helpers shared by the family (defined in rules_tensor.c) ---- */
 

@@ -1,4 +1,5 @@
-/* infer.h: what an operator's shape rule sees, and the helpers rules share.
+/* rule_api.h: what an operator's shape rule sees, and the helpers rules share: the
+ * one header a rule includes (with core's); the pass's workings stay out of it.
  *
  * A rule is a function `void rule(infer_ctx *c)`: it reads the node's inputs (their
  * tinfo: kind, element type, shape, and for small integer tensors their content),
@@ -10,13 +11,16 @@
  * Rules are registered in ops.def, one row per (domain, op_type, since_version): in
  * the domains the schemas cover, one per schema row (core/schema), so a node's rule
  * is its schema row's; elsewhere the pass picks the row with the highest
- * since_version not above the node's opset.
+ * since_version not above the node's opset (rule_table.h).
+ *
+ * Implemented by rule_api.c (inputs, outputs, attributes, reports, fresh symbols),
+ * rule_api_dims.c (dim arithmetic), rule_api_broadcast.c (broadcasting two inputs)
+ * and, for infer_subgraph, the pass itself (infer.c).
  */
-#ifndef OSH_PASSES_INFER_H
-#define OSH_PASSES_INFER_H
+#ifndef OSH_PASSES_RULE_API_H
+#define OSH_PASSES_RULE_API_H
 
 #include "core/model.h"
-#include "core/schema/schema.h"
 #include "passes/broadcast.h"
 
 typedef struct infer_ctx {
@@ -27,6 +31,7 @@ typedef struct infer_ctx {
 	int64_t opset;  /* version of the node's domain */
 	symtab *syms;
 	arena *a;
+	/* The rest is the pass's (infer.c) and the rule API's: rules do not read it. */
 	const struct rule_index *rules;
 	int32_t sub_depth; /* nesting of infer_subgraph calls, bounded */
 	/* Inside a model-local function's body: the context of the node that called it,
@@ -103,7 +108,12 @@ static inline int32_t in_rank(infer_ctx *c, int32_t i)
 
 /* The same, but only when every entry is a known integer (copied to out, capacity cap). */
 bool in_known_ints(infer_ctx *c, int32_t i, int64_t *out, int32_t cap, int32_t *n);
-/* in_floats for an input whose content is not decoded yet (infer.c: lazy_floats). */
+/* The stored tensor input i's content comes from, read or not: a value given for this
+ * run (--input-data) or an initializer that is not a graph input, followed from a
+ * subgraph out to the graph that holds it. NULL for a node's output, a graph input
+ * without given data, an omitted input. */
+const tensor_view *in_stored_tensor(infer_ctx *c, int32_t i);
+/* in_floats for an input whose content is not decoded yet (rule_api.c: lazy_floats). */
 bool in_floats_lazy(infer_ctx *c, int32_t i, const double **vals, int32_t *n);
 /* Known floating content of input i (Resize scales...). Inline: binary operators ask
  * for every node, and most inputs are node outputs, settled at once. */
@@ -142,6 +152,8 @@ void set_out_floats(infer_ctx *c, int32_t i, const double *vals, int32_t n);
 static inline void set_out_elem(infer_ctx *c, int32_t i, int32_t elem) { set_out(c, i, elem, RANK_UNKNOWN, NULL); }
 
 /* ---- attributes ---- */
+/* The node's first attribute of that name, or NULL; inside a function body a
+ * reference (ref_attr_name) is answered by the calling node's attribute. */
 const attr_view *attr(infer_ctx *c, const char *name);
 int64_t attr_i(infer_ctx *c, const char *name, int64_t def);
 float attr_f(infer_ctx *c, const char *name, float def);
@@ -149,6 +161,26 @@ const char *attr_s(infer_ctx *c, const char *name, const char *def);
 /* INTS attribute: true with *v and *n set when present. */
 bool attr_ints(infer_ctx *c, const char *name, const int64_t **v, int32_t *n);
 bool attr_has(infer_ctx *c, const char *name);
+/* Entries of a list attribute (INTS, FLOATS, STRINGS), -1 when absent (or another
+ * kind of attribute). */
+int32_t attr_len(infer_ctx *c, const char *name);
+/* A TENSOR attribute's tensor, or NULL. */
+const tensor_view *attr_tensor(infer_ctx *c, const char *name);
+/* attr_i, attr_s and attr_ints for an attribute attr() already found (NULL: absent),
+ * for a rule that finds several in one pass over the node's (rules_nn_conv.c). */
+static inline int64_t attr_view_i(const attr_view *a, int64_t def) { return a && a->type == AT_INT ? a->i : def; }
+static inline const char *attr_view_s(const attr_view *a, const char *def)
+{
+	return a && a->type == AT_STRING && a->s ? a->s : def;
+}
+static inline bool attr_view_ints(const attr_view *a, const int64_t **v, int32_t *n)
+{
+	if (!a || a->type != AT_INTS)
+		return false;
+	*v = a->ints;
+	*n = a->n;
+	return true;
+}
 
 /* ---- helpers ---- */
 dim *dims_alloc(infer_ctx *c, int32_t n);
@@ -238,53 +270,5 @@ graph *attr_graph(infer_ctx *c, const char *name);
 
 /* Shape text for messages, in the arena: "(2, N, ?)". */
 const char *fmt_shape(infer_ctx *c, const tinfo *t);
-
-/* The rule table (ops.def). Rules of the domains the schemas cover are attached to
- * schema rows (core/schema/schema_ids.h names them); the rows of other domains
- * (com.microsoft, Paddle's...) are these, indexed once per pass run. */
-typedef struct rule_row {
-	const char *domain;
-	const char *op_type;
-	int32_t op_len; /* strlen(op_type), from the literal's size */
-	int32_t since;
-	infer_fn fn;
-} rule_row;
-
-/* The other domains' rows by a hash of their op_type (its length, first and last
- * characters), each bucket's rows in table order. Built by a counting sort over the
- * table, with no string hashed or stored: a hash map built per model cost more than
- * checking a small model. */
-#define RULE_BUCKETS 256
-typedef struct rule_index {
-	const rule_row *rows; /* the table, as ops.def lists it */
-	int32_t nrows;
-	uint16_t start[RULE_BUCKETS + 1]; /* bucket b's rows: in[start[b] .. start[b + 1]) */
-	uint16_t *in;                     /* nrows row indices, by bucket */
-} rule_index;
-
-bool rule_index_build(rule_index *ri, arena *a);
-
-/* A node type's schema row and rule, found together. */
-typedef struct rule_hit {
-	infer_fn fn;           /* NULL: no rule */
-	const sch_row *schema; /* the row the node resolves to, or NULL */
-	bool schema_domain;    /* the schemas cover the domain (schema_knows_domain) */
-} rule_hit;
-
-/* What a node of (domain, op_type) at imported version `version` resolves to: in a
- * schema domain, its schema row (schema_lookup) and that row's rule, or an ONNX
- * Runtime kernel's rule where ONNX has no row (rule_ort_extra); elsewhere the rule
- * row with the highest since_version <= version. */
-rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
-
-/* The rule attached to schema row r; every row has one (test_rule_table). */
-infer_fn rule_of_schema(const sch_row *r);
-
-/* The rule of an operator ONNX Runtime registers in the ai.onnx domain where ONNX
- * has no row for it at the node's opset (ops_ms.def's ORT_EXTRA rows), else NULL. */
-infer_fn rule_ort_extra(const char *domain, const char *op_type);
-
-/* The rows of the domains the schemas do not cover, for tests. */
-const rule_row *rule_rows(int32_t *n);
 
 #endif

@@ -1,0 +1,60 @@
+/* rule_table.h: the rule table (ops.def) and the lookup that gives a node type its
+ * schema row and its rule together (rule_table.c), for the inference pass and the
+ * tests; rules never see it (theirs is rule_api.h).
+ */
+#ifndef OSH_PASSES_RULE_TABLE_H
+#define OSH_PASSES_RULE_TABLE_H
+
+#include "core/arena.h"
+#include "core/schema/schema.h"
+#include "passes/infer/rule_api.h"
+
+/* The rule table (ops.def). Rules of the domains the schemas cover are attached to
+ * schema rows (core/schema/schema_ids.h names them); the rows of other domains
+ * (com.microsoft, Paddle's...) are these, indexed once per pass run. */
+typedef struct rule_row {
+	const char *domain;
+	const char *op_type;
+	int32_t op_len; /* strlen(op_type), from the literal's size */
+	int32_t since;
+	infer_fn fn;
+} rule_row;
+
+/* The other domains' rows by a hash of their op_type (its length, first and last
+ * characters), each bucket's rows in table order. Built by a counting sort over the
+ * table, with no string hashed or stored: a hash map built per model cost more than
+ * checking a small model. */
+#define RULE_BUCKETS 256
+typedef struct rule_index {
+	const rule_row *rows; /* the table, as ops.def lists it */
+	int32_t nrows;
+	uint16_t start[RULE_BUCKETS + 1]; /* bucket b's rows: in[start[b] .. start[b + 1]) */
+	uint16_t *in;                     /* nrows row indices, by bucket */
+} rule_index;
+
+bool rule_index_build(rule_index *ri, arena *a);
+
+/* A node type's schema row and rule, found together. */
+typedef struct rule_hit {
+	infer_fn fn;           /* NULL: no rule */
+	const sch_row *schema; /* the row the node resolves to, or NULL */
+	bool schema_domain;    /* the schemas cover the domain (schema_knows_domain) */
+} rule_hit;
+
+/* What a node of (domain, op_type) at imported version `version` resolves to: in a
+ * schema domain, its schema row (schema_lookup) and that row's rule, or an ONNX
+ * Runtime kernel's rule where ONNX has no row (rule_ort_extra); elsewhere the rule
+ * row with the highest since_version <= version. */
+rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
+
+/* The rule attached to schema row r; every row has one (test_rule_table). */
+infer_fn rule_of_schema(const sch_row *r);
+
+/* The rule of an operator ONNX Runtime registers in the ai.onnx domain where ONNX
+ * has no row for it at the node's opset (ops_ms.def's ORT_EXTRA rows), else NULL. */
+infer_fn rule_ort_extra(const char *domain, const char *op_type);
+
+/* The rows of the domains the schemas do not cover, for tests. */
+const rule_row *rule_rows(int32_t *n);
+
+#endif
