@@ -16,6 +16,7 @@
 #include "passes/infer/dims_share.h"
 
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
 #include "passes/infer/check_schema.h"
@@ -479,14 +480,11 @@ dim dim_fresh_same(infer_ctx *c)
 bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out)
 {
 	int64_t hi = (int64_t)rank + (inclusive ? 1 : 0);
-	int64_t a = axis < 0 ? axis + hi : axis;
-	if (a < 0 || a >= hi) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)",
-			   what, (long long)axis, rank, (long long)-hi, (long long)hi - 1);
-		return false;
-	}
-	*out = (int32_t)a;
-	return true;
+	if (shape_axis(axis, hi, out))
+		return true;
+	infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)", what,
+		   (long long)axis, rank, (long long)-hi, (long long)hi - 1);
+	return false;
 }
 
 static dim overflow(infer_ctx *c, const char *op, int64_t a, int64_t b)
@@ -974,14 +972,12 @@ static void list_for_lint(infer_ctx *c, pass_state *ps, int32_t ni)
 	if (!ps->lint_listed)
 		return;
 	if (ps->nlint_nodes == ps->cap_lint_nodes) {
-		int32_t cap = ps->cap_lint_nodes ? ps->cap_lint_nodes * 2 : 1024;
-		int32_t *grown = arena_grow(c->a, ps->lint_nodes, (size_t)ps->nlint_nodes, (size_t)cap, sizeof *grown);
+		int32_t *grown = grow_arena_i32(c->a, ps->lint_nodes, &ps->cap_lint_nodes, 1024, sizeof *grown);
 		if (!grown) {
 			ps->lint_listed = false;
 			return;
 		}
 		ps->lint_nodes = grown;
-		ps->cap_lint_nodes = cap;
 	}
 	ps->lint_nodes[ps->nlint_nodes++] = ni;
 }

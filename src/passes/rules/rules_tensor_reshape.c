@@ -331,13 +331,13 @@ void infer_flatten(infer_ctx *c)
 	}
 	/* axis is in [-r, r], a negative one counting from r (not r + 1, as an
 	 * insertion position would). */
-	if (axis < -r || axis > r) {
+	int32_t a = r;
+	if (axis != r && !shape_axis(axis, r, &a)) {
 		tr_error(c, "axis %lld is out of range for '%s' %s (valid: %d to %d)", (long long)axis, in_name(c, 0),
 			 fmt_shape(c, x), -r, r);
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
 	out[0] = out[1] = dim_known(1);
 	for (int32_t k = 0; k < r; k++)
 		out[k >= a] = dim_mul(c, out[k >= a], x->dims[k]);
