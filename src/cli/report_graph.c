@@ -10,6 +10,7 @@
 
 #include "core/model.h"
 #include "core/symbols.h"
+#include "passes/bcast_sites.h"
 #include "passes/provenance.h"
 
 #include <stdio.h>
@@ -259,13 +260,14 @@ static bool consumers(rg_hood *h, osh_model *m, graph *g, int32_t id, int32_t fr
 
 /* Where dimension 0 of a rank-r operand falls in a result of rank R: numpy aligns
  * on the right; an "axis" attribute places a lower-rank operand at that axis where
- * the node's rule reads it (Paddle's operators, ai.onnx before opset 7; a stray
- * one on a later opset is ignored, as runtimes do). */
+ * the node's rule reads it (its axis form: Paddle's operators, ai.onnx's legacy
+ * ones before opset 7; a stray one on a later opset is ignored, as runtimes do).
+ * A placement that does not fit is shown right-aligned. */
 static int32_t offset_of(const node *n, int32_t r, int32_t R)
 {
-	bool axis_rule = n->domain[0] || (n->opset >= 0 && n->opset <= 6);
-	int64_t axis = axis_rule && r < R ? node_attr_i(n, "axis", -1) : -1;
-	return axis >= 0 && axis + r <= R ? (int32_t)axis : R - r;
+	axis_form f;
+	int64_t at = r < R && bsite_axis_form(n, &f) ? bcast_axis_at(f.axis, r, R) : R - r;
+	return at >= 0 && at + r <= R ? (int32_t)at : R - r;
 }
 
 /* Dimension p (of the result) of input i, resolved; unknown when it has none. */

@@ -13,6 +13,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "core/grow.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,19 +39,17 @@ bool is_stdout_path(const char *out)
 /* Standard input, whole, into *data (malloc'd); false with errno on failure. */
 static bool read_stdin(uint8_t **data, size_t *size)
 {
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = malloc(cap);
-	if (!buf)
-		return false;
+	size_t cap = 0, n = 0;
+	uint8_t *buf = NULL;
 	for (;;) {
 		if (n == cap) {
-			uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			uint8_t *bigger = grow_heap(buf, &cap, n + 1, (size_t)1 << 16, 1);
 			if (!bigger) {
 				free(buf);
 				errno = ENOMEM;
 				return false;
 			}
-			buf = bigger, cap *= 2;
+			buf = bigger;
 		}
 		ssize_t r = read(0, buf + n, cap - n);
 		if (r == 0)

@@ -4,6 +4,7 @@
  * Invariant: diagnostics are appended in the order the stages find them and every
  * string they point to lives in the model's arena.
  */
+#include "core/grow.h"
 #include "core/model.h"
 
 #include <stdarg.h>
@@ -14,14 +15,12 @@ void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g
 		const char *val, const char *fmt, ...)
 {
 	if (m->ndiags == m->cap_diags) {
-		size_t cap = m->cap_diags ? m->cap_diags * 2 : 16;
-		osh_diag *d = arena_grow(m->arena, m->diags, m->ndiags, cap, sizeof *d);
+		osh_diag *d = grow_arena(m->arena, m->diags, &m->cap_diags, 16, sizeof *d);
 		if (!d) {
 			m->nomem = true;
 			return;
 		}
 		m->diags = d;
-		m->cap_diags = cap;
 	}
 	char buf[2048];
 	va_list ap;

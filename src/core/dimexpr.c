@@ -9,6 +9,7 @@
  * a bound passed or memory running out gives unknown, never a truncated form.
  */
 #include "core/dimexpr.h"
+#include "core/grow.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -47,12 +48,10 @@ void symtab_init(symtab *t, arena *a)
 static int64_t add_entry(symtab *t, const char *name, uint8_t kind, bool fresh, const void *def)
 {
 	if (t->n == t->cap) {
-		int64_t cap = t->cap ? t->cap * 2 : 16;
-		sym_entry *v = arena_grow(t->a, t->v, (size_t)t->n, (size_t)cap, sizeof *v);
+		sym_entry *v = grow_arena_i32(t->a, t->v, &t->cap, 16, sizeof *v);
 		if (!v)
 			return -1;
 		t->v = v;
-		t->cap = cap;
 	}
 	if (t->n >= INT32_MAX)
 		return -1;

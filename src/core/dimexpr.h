@@ -73,7 +73,8 @@ typedef struct symtab {
 	arena *a;
 	strmap names; /* text → id */
 	sym_entry *v;
-	int64_t n, cap;
+	int64_t n;
+	int32_t cap; /* ids stay below INT32_MAX */
 	int64_t fresh_counter;
 	/* Whether any symbol has been bound to a size or unified with another. Until
 	 * then every symbol is its own root with no value, and resolves to itself. */

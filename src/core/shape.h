@@ -37,6 +37,19 @@ static inline dim dim_unknown(void) { return (dim){DIM_UNKNOWN, 0}; }
 static inline bool dim_eq(dim a, dim b) { return a.kind == b.kind && (a.kind == DIM_UNKNOWN ? false : a.v == b.v); }
 static inline bool dim_is(dim a, int64_t v) { return a.kind == DIM_KNOWN && a.v == v; }
 
+/* An axis among n positions (a rank, or rank + 1 where an axis may also name the
+ * place after the last dim), a negative one counting from the end: its index in
+ * [0, n) and true, or false when it is out of [-n, n). Callers word the refusal:
+ * what the axis is and its valid range differ from operator to operator. */
+static inline bool shape_axis(int64_t axis, int64_t n, int32_t *out)
+{
+	int64_t a = axis < 0 ? axis + n : axis;
+	if (a < 0 || a >= n)
+		return false;
+	*out = (int32_t)a;
+	return true;
+}
+
 /* The element count a shape's known dims make, ignoring the one at `skip` (-1: none):
  * symbols and unknown dims count as 1 (a known 0 anywhere makes the count 0, whatever
  * the rest). Sets *count and returns true, or returns false when the product overflows

@@ -1,5 +1,6 @@
 /* strmap.c: see strmap.h. Word-at-a-time hashing, linear probing, doubling past three-quarters full. */
 #include "core/strmap.h"
+#include "core/grow.h"
 
 #include <string.h>
 
@@ -76,7 +77,11 @@ static bool grow_to(strmap *m, size_t cap)
 	return true;
 }
 
-static bool grow(strmap *m) { return grow_to(m, m->cap ? m->cap * 2 : 16); }
+static bool grow(strmap *m)
+{
+	size_t cap = grow_capacity(m->cap, m->cap + 1, 16, SIZE_MAX, sizeof(strmap_slot));
+	return cap > m->cap && grow_to(m, cap);
+}
 
 bool strmap_reserve(strmap *m, size_t n)
 {

@@ -13,6 +13,7 @@
 #include "emit/type_proto.h"
 
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "onnx-ml.pb-c.h"
 
 #include <math.h>
@@ -164,14 +165,12 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 	np->n_input = (size_t)nin;
 	np->n_output = (size_t)nout;
 	if (e->nnodes == e->cap_nodes) {
-		size_t cap = e->cap_nodes ? e->cap_nodes * 2 : 16;
-		pending_node *p = arena_grow(e->m->arena, e->nodes, e->nnodes, cap, sizeof *p);
+		pending_node *p = grow_arena(e->m->arena, e->nodes, &e->cap_nodes, 16, sizeof *p);
 		if (!p) {
 			oom(e);
 			return NULL;
 		}
 		e->nodes = p;
-		e->cap_nodes = cap;
 	}
 	e->nodes[e->nnodes++] = (pending_node){g, before, np};
 	return np;
@@ -454,12 +453,10 @@ bool edit_add_initializer(edit *e, graph *g, const char *name, int32_t dtype, co
 	if (!fill_tensor(e, t, dtype, count, ivals, fvals))
 		return false;
 	if (e->ninits == e->cap_inits) {
-		size_t cap = e->cap_inits ? e->cap_inits * 2 : 16;
-		pending_init *p = arena_grow(e->m->arena, e->inits, e->ninits, cap, sizeof *p);
+		pending_init *p = grow_arena(e->m->arena, e->inits, &e->cap_inits, 16, sizeof *p);
 		if (!p)
 			return oom(e);
 		e->inits = p;
-		e->cap_inits = cap;
 	}
 	e->inits[e->ninits++] = (pending_init){g, t};
 	return true;

@@ -30,6 +30,7 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "emit/pack_stream.h"
+#include "core/grow.h"
 #include "loader/wire.h"
 
 #include <errno.h>
@@ -170,16 +171,10 @@ static void merge(packer *p, const ProtobufCMessageDescriptor *desc, const uint8
 
 static bool reserve_scratch(packer *p, size_t size)
 {
-	if (size <= p->scratch_cap)
-		return true;
-	size_t cap = p->scratch_cap ? p->scratch_cap : 4096;
-	while (cap < size)
-		cap *= 2;
-	uint8_t *b = realloc(p->scratch, cap);
-	if (!b)
-		return false;
-	p->scratch = b, p->scratch_cap = cap;
-	return true;
+	uint8_t *b = grow_heap(p->scratch, &p->scratch_cap, size, 4096, 1);
+	if (b)
+		p->scratch = b;
+	return b != NULL;
 }
 
 /* One element of a streamed field: key, length, bytes. */
@@ -253,8 +248,8 @@ static size_t memo_find(const type_memo *m, const ProtobufCMessage *t)
 
 static bool memo_grow(type_memo *m)
 {
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	memo_slot *slot = calloc(cap, sizeof *slot);
+	size_t cap = grow_capacity(m->cap, m->cap + 1, 256, SIZE_MAX, sizeof(memo_slot));
+	memo_slot *slot = cap > m->cap ? calloc(cap, sizeof *slot) : NULL;
 	if (!slot)
 		return false;
 	type_memo g = *m;
@@ -280,13 +275,10 @@ static size_t memo_type(type_memo *m, const ProtobufCMessage *t)
 	}
 	size_t n = protobuf_c_message_get_packed_size(t);
 	if (!m->bytes || n > m->bytes_cap - m->used) { /* an empty type packs to 0 bytes */
-		size_t cap = m->bytes_cap ? m->bytes_cap : 4096;
-		while (cap - m->used < n)
-			cap *= 2;
-		uint8_t *b = realloc(m->bytes, cap);
+		uint8_t *b = n <= SIZE_MAX - m->used ? grow_heap(m->bytes, &m->bytes_cap, m->used + n, 4096, 1) : NULL;
 		if (!b)
 			return SIZE_MAX;
-		m->bytes = b, m->bytes_cap = cap;
+		m->bytes = b;
 	}
 	protobuf_c_message_pack(t, m->bytes + m->used);
 	m->slot[j] = (memo_slot){t, m->used, n};

@@ -4,6 +4,7 @@
  * only: this is what the file says, not what inference concludes.
  */
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "core/type_memo.h"
 #include "core/model.h"
 #include "loader/loader.h"
@@ -121,12 +122,8 @@ static bool count_ops(osh_model *m, osh_summary *s)
 			if (at == -2)
 				return false;
 			if ((size_t)at == n) {
-				if (n == cap) {
-					ops = arena_grow(m->arena, ops, n, cap * 2, sizeof *ops);
-					if (!ops)
-						return false;
-					cap *= 2;
-				}
+				if (n == cap && !(ops = grow_arena(m->arena, ops, &cap, 16, sizeof *ops)))
+					return false;
 				ops[n++] = (osh_op_count){nd->domain, nd->op_type, 0};
 			}
 			if (slot >= 0)

@@ -21,6 +21,7 @@
  * Invariant: the bytes were pre-scanned (no NUL in a string, lengths within their
  * message), and the result is what view_attrs makes of protobuf-c's message.
  */
+#include "core/grow.h"
 #include "loader/decode_node.h"
 #include "loader/loader.h"
 #include "loader/wire.h"
@@ -301,21 +302,6 @@ static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p
 	return DECODE_OK;
 }
 
-/* The scratch array p (*cap entries of `size` bytes) with room for n: p itself, or
- * a bigger copy (*cap updated), or NULL when memory ran out (p is then untouched). */
-static void *reserve(void *p, size_t *cap, size_t n, size_t size)
-{
-	if (n <= *cap)
-		return p;
-	size_t c = *cap ? *cap : 8;
-	while (c < n)
-		c *= 2;
-	void *grown = realloc(p, c * size);
-	if (grown)
-		*cap = c;
-	return grown;
-}
-
 decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, decode_scratch *s)
 {
 	/* First pass: counts, the bytes the arrays and strings need, and whether every
@@ -350,7 +336,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 		case NODE_ATTRIBUTE: {
 			if (f.type != 2)
 				return DECODE_UNPACK;
-			attr_presence *a = reserve(s->attrs, &s->attrs_cap, nattr + 1, sizeof *a);
+			attr_presence *a = grow_heap(s->attrs, &s->attrs_cap, nattr + 1, 8, sizeof *a);
 			if (!a)
 				return DECODE_NOMEM;
 			s->attrs = a;
@@ -366,7 +352,7 @@ decode_result decode_node(osh_model *m, node *n, const uint8_t *p, size_t len, d
 	}
 	if (nin > INT32_MAX || nout > INT32_MAX || nattr > INT32_MAX)
 		return DECODE_UNPACK;
-	const char **outs = reserve(s->outs, &s->cap, nout, sizeof *outs);
+	const char **outs = grow_heap(s->outs, &s->cap, nout, 8, sizeof *outs);
 	if (!outs && nout)
 		return DECODE_NOMEM;
 	s->outs = outs;

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "loader/external.h"
 #include "loader/loader.h"
 
@@ -211,11 +212,10 @@ static ext_cache *cache_of(osh_model *m)
 static int32_t add_file(ext_cache *c, arena *a, const char *key, const ext_file *f, const char **stored)
 {
 	if (c->nfiles == c->cap) {
-		int32_t cap = c->cap ? 2 * c->cap : 8;
-		ext_file *g = arena_grow(a, c->files, (size_t)c->cap, (size_t)cap, sizeof *g);
+		ext_file *g = grow_arena_i32(a, c->files, &c->cap, 8, sizeof *g);
 		if (!g)
 			return -1;
-		c->files = g, c->cap = cap;
+		c->files = g;
 	}
 	char *k = arena_strdup(a, key);
 	if (!k || strmap_put(&c->index, k, c->nfiles) < 0)

@@ -19,6 +19,7 @@
  * of its own graph, either directly or through the outer references of its subgraphs.
  */
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "loader/decode_node.h"
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
@@ -47,12 +48,10 @@ static graph *graph_new(osh_model *m, const char *path, graph *parent, int32_t p
 	g->depth = depth;
 	strmap_init(&g->names, m->arena);
 	if (m->ngraphs == m->cap_graphs) {
-		int32_t cap = m->cap_graphs ? m->cap_graphs * 2 : 8;
-		graph **gs = arena_grow(m->arena, m->graphs, (size_t)m->ngraphs, (size_t)cap, sizeof *gs);
+		graph **gs = grow_arena_i32(m->arena, m->graphs, &m->cap_graphs, 8, sizeof *gs);
 		if (!gs)
 			return NULL;
 		m->graphs = gs;
-		m->cap_graphs = cap;
 	}
 	m->graphs[m->ngraphs++] = g;
 	return g;
@@ -77,18 +76,21 @@ static void rows_ahead(osh_model *m, void *table, int32_t row, int32_t cap, size
 		arena_will_write(m->arena, (char *)table + (size_t)from * size, (size_t)(to - from) * size);
 }
 
+/* Room for one more value in g's full table; false when memory ran out. */
+static bool values_grow(arena *a, graph *g)
+{
+	value *v = grow_arena_i32(a, g->values, &g->cap_values, 16, sizeof *v);
+	if (v)
+		g->values = v;
+	return v != NULL;
+}
+
 /* Appends a value; returns its id or -1 when memory ran out. The name is not
  * registered in the map: callers decide (a duplicate keeps the first definition). */
 static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin origin)
 {
-	if (g->nvalues == g->cap_values) {
-		int32_t cap = g->cap_values ? g->cap_values * 2 : 16;
-		value *v = arena_grow(m->arena, g->values, (size_t)g->nvalues, (size_t)cap, sizeof *v);
-		if (!v)
-			return -1;
-		g->values = v;
-		g->cap_values = cap;
-	}
+	if (g->nvalues == g->cap_values && !values_grow(m->arena, g))
+		return -1;
 	int32_t id = g->nvalues++;
 	/* Unknown from the start, while its row is being written anyway: a pass over
 	 * the whole table to say so was a sweep of 147 MB at a million nodes. */
@@ -150,14 +152,8 @@ int32_t graph_lookup(graph *g, const char *name)
 		return -1;
 	/* Memory for the new entry comes from the parent's arena via the map's arena. */
 	arena *a = g->names.a;
-	if (g->nvalues == g->cap_values) {
-		int32_t cap = g->cap_values ? g->cap_values * 2 : 16;
-		value *v = arena_grow(a, g->values, (size_t)g->nvalues, (size_t)cap, sizeof *v);
-		if (!v)
-			return -1;
-		g->values = v;
-		g->cap_values = cap;
-	}
+	if (g->nvalues == g->cap_values && !values_grow(a, g))
+		return -1;
 	/* Before the entry is counted: a VAL_OUTER value always knows its outer graph. */
 	value_extra *x = value_extra_new(a);
 	if (!x)

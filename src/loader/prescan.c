@@ -17,6 +17,7 @@
  * remembers where each open message starts, and the index of a repeated element is
  * found by counting the earlier occurrences in its parent (bytes already checked).
  */
+#include "core/grow.h"
 #include "loader/prescan.h"
 #include "onnx-ml.pb-c.h"
 
@@ -968,9 +969,9 @@ osh_status prescan_graph_elements(const uint8_t *data, size_t size, const presca
 
 bool prescan_spans_grow(prescan_spans *l)
 {
-	size_t cap = l->cap ? l->cap * 2 : 1024;
+	size_t cap = grow_capacity(l->cap, l->cap + 1, 1024, SIZE_MAX, sizeof *l->start);
 	uint32_t *a[3] = {l->start, l->off, l->len};
-	bool ok = true;
+	bool ok = cap > l->cap;
 	for (int i = 0; i < 3 && ok; i++) {
 		uint32_t *grown = realloc(a[i], cap * sizeof *grown);
 		if (grown)

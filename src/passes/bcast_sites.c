@@ -52,9 +52,16 @@ static bool site_of(const char *op, site_kind *k, int64_t *since)
 	return true;
 }
 
-/* Operators that had broadcast=1/axis before opset 7 (the legacy pdpd form). */
-static bool legacy_axis_op(const char *op, site_kind k) { return k == SK_BINARY && schema_legacy_broadcast(op); }
-
+bool bsite_axis_form(const node *n, axis_form *f)
+{
+	if (n->opset < 0)
+		return false;
+	if (n->domain[0] ? !paddle_is_elementwise(n->op_type)
+			 : n->opset >= 7 || !schema_legacy_broadcast(n->op_type))
+		return false;
+	*f = bsite_axis_read(n);
+	return true;
+}
 
 static void two(bsite *s, bcast_rule r, int32_t a, int32_t b)
 {
@@ -69,26 +76,26 @@ bool bsite_of(const node *n, bsite *s)
 	*s = (bsite){0};
 	if (n->opset < 0 || n->noutputs < 1)
 		return false;
-	if (n->domain[0]) {
-		if (strncmp(n->domain, "ai.onnx", 7) == 0 || !paddle_is_elementwise(n->op_type))
+	/* ONNX's own domains hold no Paddle operator to make explicit. */
+	if (n->domain[0] && strncmp(n->domain, "ai.onnx", 7) == 0)
+		return false;
+	axis_form f;
+	if (bsite_axis_form(n, &f)) {
+		if (f.rule == BCAST_NONE)
 			return false;
-		two(s, BCAST_PADDLE, 0, 1);
+		two(s, f.rule, 0, 1);
 		return n->ninputs >= 2;
 	}
 	site_kind k;
 	int64_t since;
-	if (site_of(n->op_type, &k, &since)) {
+	if (!n->domain[0] && site_of(n->op_type, &k, &since)) {
 		if (n->opset < since) {
-			/* Before numpy broadcasting: only the legacy axis form broadcasts (Gemm's
-			 * broadcast=1 places C against (M, N) the same way). */
-			bool legacy = (legacy_axis_op(n->op_type, k) || k == SK_UNI2) && node_attr_i(n, "broadcast", 0);
-			if (!legacy)
+			/* Before numpy broadcasting only the axis forms broadcast, and Gemm's
+			 * broadcast=1, which places C against (M, N) the same way. */
+			if (k != SK_UNI2 || !node_attr_i(n, "broadcast", 0))
 				return false;
-			if (k == SK_UNI2)
-				two(s, BCAST_UNIDIRECTIONAL, 2, 2), s->n = 1;
-			else
-				two(s, BCAST_PDPD, 0, 1);
-			return n->ninputs > s->slot[s->n - 1];
+			two(s, BCAST_UNIDIRECTIONAL, 2, 2), s->n = 1;
+			return n->ninputs > 2;
 		}
 		switch (k) {
 		case SK_BINARY:

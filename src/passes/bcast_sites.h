@@ -30,6 +30,33 @@ typedef struct bsite {
  * a node whose opset is not imported. */
 bool bsite_of(const node *n, bsite *s);
 
+/* The axis forms of broadcasting, where a node places one operand inside the other at
+ * its `axis`: Paddle's elementwise_* operators (in any domain but ai.onnx's "", as
+ * inference reads them: rules_paddle.h) and, before opset 7, the ai.onnx operators
+ * whose schemas had the broadcast/axis attributes. Inference reads the attributes
+ * through its own look-up (a function's caller may supply them); everything that
+ * reads them from the node (lint, the sites below, the rewrite, the HTML report's
+ * highlights) decodes them here. */
+typedef struct axis_form {
+	bcast_rule rule; /* BCAST_PADDLE; before opset 7, BCAST_PDPD with broadcast=1, else
+			  * BCAST_NONE (identical shapes) */
+	int64_t axis;    /* `axis`; -1, the default (right-aligned), when absent or not an
+			  * integer */
+} axis_form;
+
+/* The form of a node known to read one (a Paddle operator, or an ai.onnx operator
+ * with the legacy attributes, whatever its opset: the rewrite reads a stray
+ * broadcast=1 the legacy way). */
+static inline axis_form bsite_axis_read(const node *n)
+{
+	bcast_rule r = n->domain[0] ? BCAST_PADDLE : node_attr_i(n, "broadcast", 0) ? BCAST_PDPD : BCAST_NONE;
+	return (axis_form){r, node_attr_i(n, "axis", -1)};
+}
+
+/* Fills *f for a node that reads an axis form; false for any other (a node whose
+ * opset is not imported, an ai.onnx operator from opset 7). */
+bool bsite_axis_form(const node *n, axis_form *f);
+
 /* Whether the rule is one the explicit rewrite handles (numpy or unidirectional). */
 static inline bool bsite_numpy_like(const bsite *s)
 {

@@ -474,9 +474,7 @@ bool bcast_pdpd(shape a, shape b, int64_t axis, const sym_ctx *sc, bcast_out *ou
 	}
 	if (b.rank > a.rank)
 		return refuse(err, BFAIL_RANK);
-	/* The default axis right-aligns B as given, before its trailing 1s are dropped. */
-	if (axis == -1)
-		axis = a.rank - b.rank;
+	axis = bcast_axis_at(axis, b.rank, a.rank);
 	err->axis = axis;
 	err->brank = trim_ones(b).rank;
 	if (!place(a.rank, b, axis, &t, out))
@@ -506,8 +504,7 @@ bool bcast_paddle(shape x, shape y, int64_t axis, const sym_ctx *sc, bcast_out *
 	y_placed = x.rank >= y.rank;
 	big = y_placed ? x : y;
 	small = y_placed ? y : x;
-	if (axis == -1)
-		axis = big.rank - small.rank;
+	axis = bcast_axis_at(axis, small.rank, big.rank);
 	err->axis = axis;
 	if (y_placed)
 		err->brank = trim_ones(small).rank;
@@ -586,8 +583,7 @@ bool bcast_pdpd_reshape(shape a, shape b, int64_t axis, dim *dims, int32_t *rank
 
 	if (!has_rank(a) || !has_rank(b) || axis < -1 || b.rank > a.rank)
 		return false;
-	if (axis == -1)
-		axis = a.rank - b.rank;
+	axis = bcast_axis_at(axis, b.rank, a.rank);
 	if (!place(a.rank, b, axis, &t, NULL))
 		return false;
 	/* Numpy pads on the left by itself, so only the ones after B are spelled out. */

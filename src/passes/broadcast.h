@@ -127,6 +127,15 @@ bool bcast_bidirectional(shape input, shape target, const sym_ctx *sc, bcast_out
 bool bcast_explicit(shape input, shape target, const int64_t *axes_mapping, int32_t naxes,
 		    const sym_ctx *sc, bcast_out *out, bcast_error *err);
 
+/* Where the first dim of an operand of rank r placed at `axis` falls in one of rank n:
+ * the axis itself, or for the default -1 the place that right-aligns the operand as
+ * given (before its trailing 1s are dropped). Not checked: bcast_pdpd and bcast_paddle
+ * refuse a placement that does not fit. */
+static inline int64_t bcast_axis_at(int64_t axis, int32_t r, int32_t n)
+{
+	return axis == -1 ? (int64_t)n - r : axis;
+}
+
 /* The numpy shape B must be reshaped to for a pdpd/paddle placement to compute the
  * same thing under numpy rules: B (trimmed of trailing 1s) followed by
  * (n - axis - r) ones. Writes the new rank into *rank and the dims into dims (capacity

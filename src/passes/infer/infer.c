@@ -17,6 +17,7 @@
 #include "passes/infer/rule_api.h"
 
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
 #include "passes/infer/check_schema.h"
@@ -320,14 +321,12 @@ static void list_for_lint(infer_ctx *c, pass_state *ps, int32_t ni)
 	if (!ps->lint_listed)
 		return;
 	if (ps->nlint_nodes == ps->cap_lint_nodes) {
-		int32_t cap = ps->cap_lint_nodes ? ps->cap_lint_nodes * 2 : 1024;
-		int32_t *grown = arena_grow(c->a, ps->lint_nodes, (size_t)ps->nlint_nodes, (size_t)cap, sizeof *grown);
+		int32_t *grown = grow_arena_i32(c->a, ps->lint_nodes, &ps->cap_lint_nodes, 1024, sizeof *grown);
 		if (!grown) {
 			ps->lint_listed = false;
 			return;
 		}
 		ps->lint_nodes = grown;
-		ps->cap_lint_nodes = cap;
 	}
 	ps->lint_nodes[ps->nlint_nodes++] = ni;
 }

@@ -438,14 +438,11 @@ dim dim_fresh_same(infer_ctx *c)
 bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const char *what, int32_t *out)
 {
 	int64_t hi = (int64_t)rank + (inclusive ? 1 : 0);
-	int64_t a = axis < 0 ? axis + hi : axis;
-	if (a < 0 || a >= hi) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)",
-			   what, (long long)axis, rank, (long long)-hi, (long long)hi - 1);
-		return false;
-	}
-	*out = (int32_t)a;
-	return true;
+	if (shape_axis(axis, hi, out))
+		return true;
+	infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)", what,
+		   (long long)axis, rank, (long long)-hi, (long long)hi - 1);
+	return false;
 }
 
 const char *fmt_shape(infer_ctx *c, const tinfo *t)

@@ -26,10 +26,12 @@
  * Invariant: lint only reads inferred types and adds diagnostics; it never changes a
  * value's type or the symbol table's facts (sym_root's path compression aside).
  */
+#include "core/grow.h"
 #include "core/schema/schema.h"
 #include "core/type_memo.h"
 #include "passes/pass.h"
 
+#include "passes/bcast_sites.h"
 #include "passes/broadcast.h"
 #include "passes/rules/rules_paddle.h"
 
@@ -109,25 +111,23 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 	*b = (bnode){.rule = BCAST_NUMPY, .axis = -1, .n = 2};
 	if (n->opset < 0)
 		return false;
-	if (n->domain[0]) {
-		if (!paddle_is_elementwise(n->op_type))
-			return false;
-		b->rule = BCAST_PADDLE;
-		b->axis = node_attr_i(n, "axis", -1);
-		b->axis_rule = true;
+	/* The nodes bsite_axis_form takes, told by the family memo (FAM_BINARY: the
+	 * legacy attributes) without its schema look-up per node. */
+	if (n->domain[0] && !paddle_is_elementwise(n->op_type))
+		return false;
+	int32_t fam = n->domain[0] ? -1 : bcast_row(rm, n->op_type);
+	if (n->domain[0] || (fam == FAM_BINARY && n->opset < 7)) {
+		axis_form f = bsite_axis_read(n);
+		b->rule = f.rule;
+		b->axis = f.axis;
+		b->axis_rule = f.rule != BCAST_NONE;
+		b->legacy_op = f.rule != BCAST_PADDLE;
 		return true;
 	}
-	int32_t fam = bcast_row(rm, n->op_type);
 	if (fam >= 0) {
 		switch ((op_family)fam) {
 		case FAM_BINARY:
 			b->legacy_op = true;
-			if (n->opset < 7) {
-				bool pdpd = node_attr_i(n, "broadcast", 0) != 0;
-				b->rule = pdpd ? BCAST_PDPD : BCAST_NONE;
-				b->axis = node_attr_i(n, "axis", -1);
-				b->axis_rule = pdpd;
-			}
 			return true;
 		case FAM_BINARY7:
 			return true;
@@ -562,12 +562,12 @@ static void lint_legacy_attrs(lint *L, graph *g, int32_t ni, const bnode *b)
 	put(&t, " not part of %s since opset 7 (the model imports opset %lld): runtimes reject the node or "
 		"ignore %s and broadcast the numpy way", n->op_type, (long long)n->opset, bc && ax ? "them" : "it");
 	shape sa, sb;
-	if (bc && bc->type == AT_INT && bc->i != 0 && n->ninputs >= 2 && n->inputs[0] >= 0 && n->inputs[1] >= 0 &&
+	axis_form f = bsite_axis_read(n); /* what a runtime that kept them would read */
+	if (f.rule == BCAST_PDPD && n->ninputs >= 2 && n->inputs[0] >= 0 && n->inputs[1] >= 0 &&
 	    stored(&g->values[n->inputs[0]].ti, &sa) && stored(&g->values[n->inputs[1]].ti, &sb)) {
-		int64_t axis = ax && ax->type == AT_INT ? ax->i : -1;
 		text r = {.len = 0};
-		if (put_reshape(&r, m, sa, &g->values[n->inputs[1]], sb, axis)) {
-			put(&t, "; read as pdpd broadcasting at axis %lld, %s", (long long)axis, r.buf);
+		if (put_reshape(&r, m, sa, &g->values[n->inputs[1]], sb, f.axis)) {
+			put(&t, "; read as pdpd broadcasting at axis %lld, %s", (long long)f.axis, r.buf);
 		}
 	}
 	model_diag(m, OSH_WARNING, "legacy-broadcast-attr", g, ni, NULL, "%s", t.buf);
@@ -597,7 +597,7 @@ static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
 	bool swap = b->rule == BCAST_PADDLE && sx.rank < sy.rank;
 	const value *host = swap ? vy : vx, *placed = swap ? vx : vy;
 	shape sh = swap ? sy : sx, sp = swap ? sx : sy;
-	int64_t axis = b->axis == -1 ? (int64_t)sh.rank - sp.rank : b->axis;
+	int64_t axis = bcast_axis_at(b->axis, sp.rank, sh.rank);
 	put(&t, ": ");
 	put_operand(&t, m, placed, sp);
 	put(&t, " is placed at axis %lld%s of ", (long long)axis, b->axis == -1 ? " (the default, -1)" : "");
@@ -724,14 +724,12 @@ static void merge_one_or(lint *L, graph *g, int32_t ni, const sym_fact *f)
 	int32_t i = strmap_get(&L->one_or, key);
 	if (i < 0) {
 		if (L->nors == L->cap_ors) {
-			int32_t cap = L->cap_ors ? L->cap_ors * 2 : 16;
-			one_or_fact *o = arena_grow(m->arena, L->ors, (size_t)L->nors, (size_t)cap, sizeof *o);
+			one_or_fact *o = grow_arena_i32(m->arena, L->ors, &L->cap_ors, 16, sizeof *o);
 			if (!o) {
 				m->nomem = true;
 				return;
 			}
 			L->ors = o;
-			L->cap_ors = cap;
 		}
 		char *k = arena_strdup(m->arena, key);
 		if (!k || strmap_put(&L->one_or, k, L->nors) == -2) {
@@ -818,13 +816,15 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 		return;
 	dim out[MAX_LINT_RANK];
 	if (total + 1 > L->cap_facts) {
-		int32_t cap = total + 1 > 2 * L->cap_facts ? total + 1 : 2 * L->cap_facts;
-		sym_fact *grown = arena_array(m->arena, (size_t)cap, sizeof *grown);
+		/* Nothing in it is kept: a new block, not a copy. */
+		size_t cap = grow_capacity((size_t)L->cap_facts, (size_t)total + 1, (size_t)total + 1, INT32_MAX,
+					   sizeof *L->facts);
+		sym_fact *grown = cap ? arena_array(m->arena, cap, sizeof *grown) : NULL;
 		if (!grown) {
 			m->nomem = true;
 			return;
 		}
-		L->facts = grown, L->cap_facts = cap;
+		L->facts = grown, L->cap_facts = (int32_t)cap;
 	}
 	sym_fact *facts = L->facts;
 	bcast_out bo = {.dims = out, .facts = facts, .facts_cap = total + 1};

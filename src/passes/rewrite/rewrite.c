@@ -20,8 +20,10 @@
 #include "passes/rewrite/rewrite.h"
 #include "core/schema/schema.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include "core/dtype.h"
+#include "passes/bcast_sites.h"
 #include "passes/broadcast.h"
 #include "loader/materialize.h"
 
@@ -99,14 +101,12 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 	if (r->apply)
 		return;
 	if (r->nchanges == r->cap_changes) {
-		size_t cap = r->cap_changes ? r->cap_changes * 2 : 16;
-		osh_rewrite_change *c = arena_grow(r->m->arena, r->changes, r->nchanges, cap, sizeof *c);
+		osh_rewrite_change *c = grow_arena(r->m->arena, r->changes, &r->cap_changes, 16, sizeof *c);
 		if (!c) {
 			OOM(r);
 			return;
 		}
 		r->changes = c;
-		r->cap_changes = cap;
 	}
 	char buf[1024];
 	va_list ap;
@@ -439,7 +439,7 @@ static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c)
 	c->gemm = !strcmp(n->op_type, "Gemm");
 	if (!c->gemm && !is_legacy_op(n->op_type))
 		return false;
-	c->pdpd = node_attr_i(n, "broadcast", 0) != 0;
+	c->pdpd = bsite_axis_read(n).rule == BCAST_PDPD;
 	if (n->opset <= 6) {
 		c->kind = CK_LEGACY;
 		return c->pdpd;
@@ -459,6 +459,20 @@ static const char *placement_text(rw *r, const cand *c, shape s)
 	return t ? t : "";
 }
 
+/* The candidate's axis (bsite_axis_read's); false after reporting one that is not an
+ * integer, which the other readers take for the default. */
+static bool cand_axis(rw *r, const cand *c, int64_t *axis)
+{
+	const node *n = &c->g->nodes[c->ni];
+	const attr_view *ax = node_attr(n, "axis");
+	if (ax && ax->type != AT_INT) {
+		rw_error(r, c->g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
+		return false;
+	}
+	*axis = bsite_axis_read(n).axis;
+	return true;
+}
+
 /* Checks a Paddle candidate and plans it. False after reporting what blocks it. */
 static bool plan_paddle(rw *r, cand *c)
 {
@@ -470,12 +484,9 @@ static bool plan_paddle(rw *r, cand *c)
 			 n->op_type, n->ninputs, n->noutputs);
 		return false;
 	}
-	const attr_view *ax = node_attr(n, "axis");
-	if (ax && ax->type != AT_INT) {
-		rw_error(r, g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
+	int64_t axis;
+	if (!cand_axis(r, c, &axis))
 		return false;
-	}
-	int64_t axis = ax ? ax->i : -1;
 	c->elem = tx->kind == TK_TENSOR && tx->elem ? tx->elem : ty->kind == TK_TENSOR ? ty->elem : 0;
 	type_class tc = classify_type(c->elem);
 	if (tc == TC_OTHER || (tc == TC_UNKNOWN && c->pop->build != BUILD_PLAIN)) {
@@ -533,12 +544,9 @@ static bool plan_onnx(rw *r, cand *c)
 		rw_change(r, g, c->ni, kind_names[c->kind], "remove broadcast (C broadcasts to (M, N) unidirectionally)");
 		return true;
 	}
-	const attr_view *ax = node_attr(n, "axis");
-	if (ax && ax->type != AT_INT) {
-		rw_error(r, g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
+	int64_t axis;
+	if (!cand_axis(r, c, &axis))
 		return false;
-	}
-	int64_t axis = ax ? ax->i : -1;
 	shape a = resolved(r, operand(g, n, 0)), b = resolved(r, operand(g, n, 1));
 	if (n->ninputs != 2 || !operand(g, n, 0) || !operand(g, n, 1)) {
 		rw_error(r, g, c->ni, "rewrite-unsupported", "%s takes inputs A and B; the node has %d", n->op_type,
@@ -778,8 +786,7 @@ static cand *collect(rw *r, size_t *count)
 				continue;
 			c.gi = gi;
 			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				cand *grown = arena_grow(r->m->arena, cs, n, cap, sizeof *cs);
+				cand *grown = grow_arena(r->m->arena, cs, &cap, 16, sizeof *cs);
 				if (!grown) {
 					OOM(r);
 					return NULL;

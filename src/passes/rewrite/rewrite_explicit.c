@@ -27,6 +27,7 @@
  */
 #include "passes/rewrite/rewrite.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include "core/dtype.h"
 #include "loader/reindex.h"
@@ -61,14 +62,12 @@ static void memo_put(xrun *x, const char *key, const char *val)
 {
 	rw *r = x->r;
 	if (x->nvals == x->cap_vals) {
-		int32_t cap = x->cap_vals ? x->cap_vals * 2 : 32;
-		const char **v = arena_grow(r->m->arena, x->vals, (size_t)x->nvals, (size_t)cap, sizeof *v);
+		const char **v = grow_arena_i32(r->m->arena, x->vals, &x->cap_vals, 32, sizeof *v);
 		if (!v) {
 			OOM(r);
 			return;
 		}
 		x->vals = v;
-		x->cap_vals = cap;
 	}
 	const char *k = arena_strdup(r->m->arena, key);
 	if (!k || strmap_put(&x->memo, k, x->nvals) == -2) {

@@ -17,6 +17,7 @@
  */
 #include "passes/rewrite/rewrite.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/schema/schema.h"
 
 #include "loader/reindex.h"
@@ -230,12 +231,10 @@ static void remove_redundant(ig *s, int32_t ni)
 	s->dead[ni] = true;
 	r->rep->n_removed++;
 	if (s->nrepl == s->cap_repl) {
-		int32_t cap = s->cap_repl ? s->cap_repl * 2 : 16;
-		const char **v = arena_grow(r->m->arena, s->repl_names, (size_t)s->nrepl, (size_t)cap, sizeof *v);
+		const char **v = grow_arena_i32(r->m->arena, s->repl_names, &s->cap_repl, 16, sizeof *v);
 		if (!v)
 			{ OOM(r); return; }
 		s->repl_names = v;
-		s->cap_repl = cap;
 	}
 	if (strmap_put(&s->repl, y->name, s->nrepl) == -2)
 		{ OOM(r); return; }

@@ -21,6 +21,7 @@
  * the planning and editing runs take the same decisions.
  */
 #include "core/dtype.h"
+#include "core/grow.h"
 #include "core/tensor.h"
 #include "passes/rewrite/rewrite.h"
 
@@ -145,14 +146,12 @@ static sattr *put(nstate *s, const char *name, attr_type type)
 	if (a)
 		a->gone = true;
 	if (s->nattrs == s->cap_attrs) {
-		int32_t cap = s->cap_attrs ? s->cap_attrs * 2 : 8;
-		sattr *v = arena_grow(s->r->m->arena, s->attrs, (size_t)s->nattrs, (size_t)cap, sizeof *v);
+		sattr *v = grow_arena_i32(s->r->m->arena, s->attrs, &s->cap_attrs, 8, sizeof *v);
 		if (!v) {
 			OOM(s->r);
 			return NULL;
 		}
 		s->attrs = v;
-		s->cap_attrs = cap;
 	}
 	a = &s->attrs[s->nattrs++];
 	*a = (sattr){.name = name, .type = type, .set = true};
@@ -658,10 +657,11 @@ static bool softmax13(nstate *s)
 	if (rank < 0)
 		return refuse(s, "axis %lld is not known to be the last one (the rank of the input is unknown)",
 			      (long long)axis);
-	if (axis < -rank || axis > rank)
+	/* Flatten's axis: [-rank, rank], a negative one counting from rank. */
+	int32_t at = rank;
+	if (axis != rank && !shape_axis(axis, rank, &at))
 		return refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
-	if (axis < 0)
-		axis += rank;
+	axis = at;
 	rw *r = s->r;
 	struct Onnx__NodeProto *np;
 	const char *flat, *rows, *shp;

@@ -138,11 +138,8 @@ static bool axis_of(infer_ctx *c, const tinfo *x, int64_t given, bool inclusive,
 	if (!is_tensor(x) || x->rank < 0)
 		return true;
 	/* norm_axis's answer for an axis in range, without naming it for a report first. */
-	int64_t hi = (int64_t)x->rank + (inclusive ? 1 : 0), a = given < 0 ? given + hi : given;
-	if (a >= 0 && a < hi) {
-		*axis = (int32_t)a;
+	if (shape_axis(given, (int64_t)x->rank + (inclusive ? 1 : 0), axis))
 		return true;
-	}
 	char what[64];
 	snprintf(what, sizeof what, "%s axis", c->n->op_type);
 	return norm_axis(c, given, x->rank, inclusive, what, axis);

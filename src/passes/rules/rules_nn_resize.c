@@ -593,8 +593,8 @@ static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 		out[i] = axis_known ? x->dims[i] : dim_unknown();
 	out[r - 1] = dim_known(onesided && inverse ? 1 : 2);
 	if (axis_known) {
-		int64_t a = axis < 0 ? axis + r : axis;
-		if (a < 0 || a > r - 2) {
+		int32_t a;
+		if (!shape_axis(axis, r, &a) || a > r - 2) {
 			infer_diag(c, OSH_ERROR, "shape-error",
 				   "axis %lld is out of range for '%s' %s (valid: %d to %d, %d to -2)", (long long)axis,
 				   in_name(c, 0), fmt_shape(c, x), 0, r - 2, -r);

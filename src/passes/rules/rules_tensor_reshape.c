@@ -132,7 +132,7 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 
 /* Whether the known dims (but the one at `skip`) multiply past INT64_MAX, none of
  * them 0: no tensor has that many elements, whatever the other dims turn out to be
- * (shape_known_count, the test every node's outputs get in infer.c, made here first
+ * (shape_known_count, the test every node's outputs get in rule_api.c, made here first
  * to say which input asked for it). A symbol counts as unknown, as in a declared
  * shape (validate.c). */
 static bool count_overflows(infer_ctx *c, const dim *dims, int32_t n, int32_t skip)
@@ -331,13 +331,13 @@ void infer_flatten(infer_ctx *c)
 	}
 	/* axis is in [-r, r], a negative one counting from r (not r + 1, as an
 	 * insertion position would). */
-	if (axis < -r || axis > r) {
+	int32_t a = r;
+	if (axis != r && !shape_axis(axis, r, &a)) {
 		tr_error(c, "axis %lld is out of range for '%s' %s (valid: %d to %d)", (long long)axis, in_name(c, 0),
 			 fmt_shape(c, x), -r, r);
 		set_out_elem(c, 0, elem);
 		return;
 	}
-	int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
 	out[0] = out[1] = dim_known(1);
 	for (int32_t k = 0; k < r; k++)
 		out[k >= a] = dim_mul(c, out[k >= a], x->dims[k]);
