@@ -1,7 +1,8 @@
 # Makefile: the two commands a newcomer needs, wrapping CMake.
 #
 #   make demo   install what is missing, build, run onnxshape on the bundled examples
-#   make test   install what is missing, build, run every test (ctest)
+#   make test   install what is missing, build, run every test (ctest), twice: as
+#               built, then with the speed devices off (ONNXSHAPE_PLAIN_IO=1)
 #
 # Also: make build, make test-asan (ASan + UBSan build and tests), make bench (BENCH_QUICK=1
 # for a short run: see bench/run.py), make install (PREFIX=/usr/local, honoured on
@@ -44,8 +45,16 @@ build-tests: deps
 	cmake -S . -B $(BUILD) -DONNXSHAPE_TESTS=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The second run takes the plain paths through the input and output seams
+# (src/core/tuning.h): the same suite must pass without threads, mappings, lazy
+# decoding or streamed writing. Not run again: what only times the tool, and the test
+# that runs both paths itself.
+PLAIN_EXCLUDE = python/timing|arch/plain-vs-fast
+PLAIN_ENV = ONNXSHAPE_PLAIN_IO=1
+
 test: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && $(PLAIN_ENV) ctest --output-on-failure -j $(JOBS) -E '$(PLAIN_EXCLUDE)'
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DONNXSHAPE_SANITIZE=ON -DONNXSHAPE_TESTS=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
@@ -53,6 +62,9 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(PLAIN_ENV) \
+		ctest --output-on-failure -j $(JOBS) -E '$(PLAIN_EXCLUDE)'
 
 # make bench: a profile-guided build in $(BENCH_BUILD), the inference micro-benchmark,
 # then onnxshape against onnx's Python tools on generated models of 1k to 1M nodes

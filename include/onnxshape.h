@@ -12,6 +12,11 @@
  *    starts threads of its own: osh_model_load pre-scans a file of 1 MB or more in a
  *    second thread, joined before it returns, and a model keeps a thread that faults
  *    its arena's memory in ahead of use until osh_model_free.
+ *  - ONNXSHAPE_PLAIN_IO=1 in the environment (read by each load; =0 for the opposite
+ *    of a library built with -DONNXSHAPE_PLAIN_IO=ON) loads and writes a model the
+ *    plain way: no thread but the caller's, no mapping, protobuf-c unpacking and
+ *    packing every message. Same results and the same bytes written, more time and
+ *    memory: the reference the fast paths are tested against.
  */
 #ifndef ONNXSHAPE_H
 #define ONNXSHAPE_H
@@ -75,31 +80,21 @@ typedef struct osh_diag {
 
 typedef struct osh_model osh_model;
 
-/* Where the parts of a model file lie, as the loader finds them early in a load
- * (osh_load_options.on_layout). Offsets are in bytes from the start of the file. */
-typedef struct osh_input_layout {
-	int fd;              /* the file, open for reading while on_layout runs */
-	uint64_t size;       /* its size */
-	uint64_t graph_key;  /* the main graph's field: its key, */
-	uint64_t graph_start, graph_end; /* and its content */
-	/* The main graph's initializers, from the first one's key to the end of the last
-	 * (nothing else between them), before the loader reads them. */
-	uint64_t inits_start, inits_end;
-	uint64_t elements;   /* the main graph's nodes and initializers */
-} osh_input_layout;
-
 typedef struct osh_load_options {
 	/* Most bytes the model's arena may use for loading, inference and writing; 0
 	 * chooses a budget from the file size. osh_rewrite raises it for its edits, the
 	 * second index and the second inference: at each of its stages, by the bytes then
 	 * in use and 4 KiB per node the stage inserts. */
 	uint64_t memory_budget;
-	/* Called once, on the loading thread, when a file of 1 MB or more holds its main
-	 * graph's initializers in one stretch, each key and length in its shortest
-	 * encoding: as soon as the loader knows where, before it reads them. NULL: not
-	 * called. osh_write_ahead_layout is one (see osh_write_begin). */
-	void (*on_layout)(void *ctx, const osh_input_layout *layout);
-	void *layout_ctx;
+	/* The model is to be written to this path (osh_model_write with the same
+	 * string, as `onnxshape infer -o PATH` does), most likely with its weights as
+	 * they are: they are copied there while it loads and is inferred, by a thread of
+	 * the library's, into a temporary file beside PATH. The write then writes exactly
+	 * what it would have written, with its refusals and results, skipping the bytes
+	 * already in place. A model freed without that write removes the temporary
+	 * file; so does a failed load. Only osh_model_load uses it, for a file of 1 MB
+	 * or more of nodes and weights, and not on the plain path. NULL: nothing begun. */
+	const char *write_ahead_to;
 	/* By default the file is read into memory the model owns, so that another
 	 * process shrinking or rewriting it meanwhile changes nothing we read (a shrink
 	 * during the read is the error "the input changed while it was read"; a change
@@ -112,7 +107,9 @@ typedef struct osh_load_options {
 	 * set, is called with the mapping before anything reads it, so that the
 	 * handler can tell a fault in it from another; the mapping lasts until
 	 * osh_model_load fails or osh_model_free returns. The onnxshape tool names the
-	 * file, removes its temporary files (osh_write_abandon_all) and exits 2. */
+	 * file, removes its temporary files (osh_write_abandon_all) and exits 2. On the
+	 * plain path (ONNXSHAPE_PLAIN_IO=1) the file is read, never mapped, and on_map
+	 * is not called. */
 	bool map_file;
 	void (*on_map)(void *ctx, const void *addr, size_t size);
 	void *map_ctx;
@@ -234,8 +231,8 @@ typedef struct osh_infer_options {
 	 * for targets without implicit broadcasting (check --require-explicit). */
 	bool require_explicit;
 	/* Leave the lint (the hazards and symbol facts found on top of inference, and
-	 * the shapes attached to each diagnostic) for later: the next osh_model_write or
-	 * osh_write_finish runs it on a second thread while it writes the model, and
+	 * the shapes attached to each diagnostic) for later: the next osh_model_write
+	 * runs it on a second thread while it writes the model, and
 	 * commits nothing, returning OSH_ERR_INVALID, when the model then has an error;
 	 * osh_lint runs it at once. Until it has run, the model's diagnostics are
 	 * inference's alone (without their input shapes). For writing an inferred
@@ -499,33 +496,10 @@ typedef struct osh_write_options {
  * fsync after); readers see the old file or the new one, never a part. On failure the destination is untouched
  * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
  * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
- * model. */
+ * model. A write to the path the load was told (osh_load_options.write_ahead_to)
+ * finishes the file begun then; its result is the same. */
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);
-
-/* osh_model_write begun before the model is loaded, for a model about to be loaded,
- * inferred and written to `path`: most of such a file is its weights, written back
- * as they are, so they are copied into the output while the rest happens. The steps:
- *
- *   osh_write_begin(out, &wo, &job, &err);
- *   osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
- *   osh_model_load(&m, in, &lo, &err);  ...osh_infer, osh_annotate...
- *   osh_write_finish(job, m, &err);     (or osh_write_cancel(job))
- *
- * When the loader reports the layout (1 MB or more of nodes and initializers), the
- * job creates the temporary file beside path and a thread copies the graph's nodes
- * and initializers to where they will most likely be in the output (the kernel
- * copies, file to file).
- * osh_write_finish writes m exactly as osh_model_write(m, path, opts) would, with its
- * refusals and result, skipping the bytes already in place, and frees job; a wrong
- * guess is only written over. osh_write_cancel removes the temporary file and frees
- * job. One of the two must be called, and before the model is freed. */
-typedef struct osh_write_job osh_write_job;
-OSH_API osh_status osh_write_begin(const char *path, const osh_write_options *opts, osh_write_job **job,
-				   osh_error *err);
-OSH_API void osh_write_ahead_layout(void *job, const osh_input_layout *layout);
-OSH_API osh_status osh_write_finish(osh_write_job *job, osh_model *m, osh_error *err);
-OSH_API void osh_write_cancel(osh_write_job *job);
 
 /* Removes the temporary file of every write in progress in the process, for a
  * program about to end from a handler of a fatal signal (SIGBUS from a mapped

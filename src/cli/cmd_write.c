@@ -479,23 +479,17 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 		return status;
 	const char *in = shown_path(wa->in), *out = wa->to_stdout ? "<stdout>" : wa->out;
 	osh_error err = {0};
-	/* infer writes the weights back as they are: they are copied into the output
-	 * while the model is loaded and inferred (emit/write_ahead.c). A stream has no
-	 * place to copy them ahead to. */
-	osh_write_job *job = NULL;
 	timings_start(tm, wa->timed);
 	tm->path = in;
-	if (cmd->infer && !wa->to_stdout && osh_write_begin(wa->out, &wa->wo, &job, &err) != OSH_OK) {
-		print_error(stderr, &wa->st, &err);
-		return EXIT_TROUBLE;
-	}
-	osh_load_options lo = {.on_layout = job ? osh_write_ahead_layout : NULL, .layout_ctx = job,
-			       .memory_budget = wa->budget};
+	/* infer writes the weights back as they are: they are copied into the output
+	 * while the model is loaded and inferred (osh_load_options.write_ahead_to). A
+	 * stream has no place to copy them ahead to. */
+	const char *ahead = cmd->infer && !wa->to_stdout ? wa->out : NULL;
+	osh_load_options lo = {.write_ahead_to = ahead, .memory_budget = wa->budget};
 	int guard = input_guard_claim(in, &lo);
 	osh_model *m = load_or_report(wa->in, &lo, &wa->st, &status);
 	timings_lap(tm, "load");
 	if (!m) {
-		osh_write_cancel(job);
 		input_guard_release(guard);
 		return status;
 	}
@@ -515,7 +509,6 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 		}
 	}
 	if (status == EXIT_CLEAN && cmd->infer && !apply_input_values(m, &wa->iv, &wa->st)) {
-		osh_write_cancel(job);
 		report_inputs(m, wa, was, false);
 		osh_model_free(m);
 		input_guard_release(guard);
@@ -530,8 +523,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 	if (status == EXIT_CLEAN && wa->to_stdout) {
 		status = write_stdout(m, &wa->st) ? EXIT_CLEAN : EXIT_TROUBLE;
 	} else if (status == EXIT_CLEAN) {
-		write_failed = (job ? osh_write_finish(job, m, &err) : osh_model_write(m, wa->out, &wa->wo, &err)) != OSH_OK;
-		job = NULL; /* freed by osh_write_finish */
+		write_failed = osh_model_write(m, wa->out, &wa->wo, &err) != OSH_OK;
 		if (write_failed)
 			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
@@ -544,9 +536,9 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 	if (status == EXIT_FINDINGS)
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 	report_inputs(m, wa, was, status == EXIT_CLEAN);
-	if (status != EXIT_CLEAN)
-		osh_write_cancel(job);
-	model_done(m, true); /* run_with's caller returns to main, which exits */
+	/* run_with's caller returns to main, which exits; but a write begun ahead and
+	 * not made has its temporary file removed by the free. */
+	model_done(m, !ahead || status == EXIT_CLEAN);
 	input_guard_release(guard);
 	timings_lap(tm, "free");
 	return status;

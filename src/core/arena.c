@@ -9,6 +9,7 @@
 #include "core/arena.h"
 #include "core/error.h"
 #include "core/prefault.h"
+#include "core/tuning.h"
 
 #include <protobuf-c/protobuf-c.h>
 #include <stdatomic.h>
@@ -24,8 +25,6 @@
  * max_align_t's 16 serves long double, which nothing here uses, and would cost an
  * average of 8 bytes on each of the millions of small strings protobuf-c allocates. */
 #define ARENA_ALIGN 8
-#define CHUNK_MIN (64 * 1024)
-#define CHUNK_MAX (64 * 1024 * 1024)
 
 typedef struct chunk {
 	struct chunk *next;
@@ -49,6 +48,7 @@ struct arena {
 	uint64_t budget;
 	bool exhausted;
 	bool over_budget; /* exhausted by the budget, not by malloc */
+	bool plain;       /* arena_go_plain: no prefault thread, no huge pages */
 	ProtobufCAllocator pb;
 };
 
@@ -68,6 +68,8 @@ arena *arena_new(uint64_t budget)
 	a->pb.allocator_data = a;
 	return a;
 }
+
+void arena_go_plain(arena *a) { a->plain = true; }
 
 void arena_free(arena *a)
 {
@@ -125,12 +127,10 @@ void arena_will_write(arena *a, void *p, size_t len) { (void)a, (void)p, (void)l
  * prefault thread found them slow here (the host faulting each one in too, see
  * prefault.h): then new chunks keep 4 KB pages. */
 #define HUGE_PAGE ((size_t)2 << 20)
-#define PREFAULT_CHUNK ((size_t)16 << 20)
-/* An expected chunk smaller than this keeps 4 KB pages: the index fills several
+/* An expected chunk smaller than EXPECT_HUGE keeps 4 KB pages: the index fills several
  * tables of it at once, and each one's huge page was resident in full at its first
- * row, while the input's own pages still were, which raised the peak. From here up
+ * row, while the input's own pages still were, which raised the peak. From there up
  * the rounding is a few percent, and huge pages are what lets the thread keep ahead. */
-#define EXPECT_HUGE ((size_t)32 << 20)
 
 static void advise_huge(void *p, size_t size)
 {
@@ -177,7 +177,7 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 		return NULL;
 	}
 	fresh->mapped = follow;
-	bool huge = (follow ? size >= EXPECT_HUGE : size >= 2 * HUGE_PAGE) && !prefault_huge_slow(a->pf);
+	bool huge = !a->plain && (follow ? size >= EXPECT_HUGE : size >= 2 * HUGE_PAGE) && !prefault_huge_slow(a->pf);
 	if (huge)
 		advise_huge(fresh->data, size);
 	fresh->huge = huge;
@@ -199,7 +199,7 @@ static void *alloc_chunk(arena *a, size_t need, size_t size, bool follow)
 	 * copied): all of it is faulted in. A chunk is followed as it fills, from
 	 * PREFAULT_CHUNK up, so that smaller models, whose last chunk is a good part of
 	 * their memory, never pay for an empty end of it. */
-	if (oversized ? size >= 2 * HUGE_PAGE : (follow || size >= PREFAULT_CHUNK)) {
+	if (!a->plain && (oversized ? size >= 2 * HUGE_PAGE : (follow || size >= PREFAULT_CHUNK))) {
 		if (!a->pf)
 			a->pf = prefault_new(&a->front, PREFAULT_SLOW_HUGE_NS);
 		prefault_add(a->pf, oversized ? fresh->data : fresh->data + need, oversized ? size : size - need,
@@ -215,13 +215,11 @@ static __attribute__((noinline)) void *alloc_fresh(arena *a, size_t need)
 	return alloc_chunk(a, need, need > a->next_size ? need : a->next_size, false);
 }
 
-/* Below this, a model's arena fills faster than a thread starts and keeps ahead (a
- * 1k-node model's is about a megabyte). */
-#define EXPECT_MIN ((size_t)4 << 20)
-
+/* Below EXPECT_MIN, a model's arena fills faster than a thread starts and keeps
+ * ahead (a 1k-node model's is about a megabyte). */
 void arena_expect(arena *a, size_t bytes)
 {
-	if (bytes < EXPECT_MIN || bytes <= a->next_size || bytes > SIZE_MAX / 2 ||
+	if (a->plain || bytes < EXPECT_MIN || bytes <= a->next_size || bytes > SIZE_MAX / 2 ||
 	    (a->budget && bytes > a->budget - a->used))
 		return;
 	size_t size = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
@@ -267,10 +265,10 @@ void *arena_alloc(arena *a, size_t n)
 #endif
 
 #ifndef OSH_ARENA_MALLOC
-/* A table this big, cut from a mapped chunk (already zero), is faulted in by the
- * prefault thread while its owner starts filling it, instead of zeroed (and so faulted
- * in) by the owner first: a value map's slots, a megabyte at 10k nodes. */
-#define ZERO_AHEAD_MIN ((size_t)64 << 10)
+/* A table of ZERO_AHEAD_MIN bytes or more, cut from a mapped chunk (already zero), is
+ * faulted in by the prefault thread while its owner starts filling it, instead of
+ * zeroed (and so faulted in) by the owner first: a value map's slots, a megabyte at
+ * 10k nodes. */
 
 /* p was just cut from the head chunk, and the head chunk is one of those mapped. */
 static bool fresh_zero(const arena *a, const void *p)

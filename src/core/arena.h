@@ -24,6 +24,10 @@ typedef struct arena arena;
 /* budget: the most bytes the arena may hand out in total; 0 means no limit.
  * Returns NULL when even the arena header cannot be allocated. */
 arena *arena_new(uint64_t budget);
+/* The plain path (core/tuning.h): from now on no thread faults the arena's memory in
+ * ahead, no chunk asks for huge pages, and arena_expect does nothing; chunks are
+ * malloc'd and written by their owner alone. Call it before the first allocation. */
+void arena_go_plain(arena *a);
 void arena_free(arena *a);
 
 /* Aligned to 8 bytes: enough for every type a model stores (no long double). Returns NULL (never aborts) when the budget or the system

@@ -233,9 +233,6 @@ typedef struct opset_entry {
 	int64_t version;
 } opset_entry;
 
-/* The smallest input whose pages are given back as they are read (osh_model.input_map). */
-#define INPUT_DROP_MIN ((size_t)1 << 20)
-
 /* Work a pass left to run beside the next write (the lint osh_infer deferred): the
  * writer starts it before it packs the model and joins it after, knowing nothing of
  * what it does (passes/pipeline.c sets it). Until the join the writer touches neither
@@ -245,9 +242,21 @@ typedef struct beside_write {
 	bool (*join)(osh_model *m, void *handle); /* false: it ran out of memory */
 } beside_write;
 
+/* A write begun while the model loaded (osh_load_options.write_ahead_to: emit/
+ * write_ahead.c), until osh_model_write takes it or osh_model_free cancels it: the
+ * loader frees a model without knowing what the job is. */
+typedef struct pending_write {
+	void *job;                 /* NULL: none */
+	void (*cancel)(void *job); /* ends it: no temporary file is left */
+} pending_write;
+
 struct osh_model {
 	arena *arena;
 	uint64_t budget;  /* the arena's memory budget */
+	/* Loaded the plain way, and so written (core/tuning.h, plain_io_chosen): no
+	 * thread beside the caller's, nothing mapped, every message unpacked and packed
+	 * by protobuf-c. Decided once, when the load starts. */
+	bool plain_io;
 	const char *path; /* as given */
 	const char *dir;  /* directory of the model, for external data */
 	struct Onnx__ModelProto *proto;
@@ -263,7 +272,7 @@ struct osh_model {
 	 * with them (they come back from the page cache when read again). */
 	uint8_t *input_map;
 	size_t input_map_size;
-	/* Below INPUT_DROP_MIN bytes its pages stay until the model is freed: giving
+	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
 	 * back a few dozen pages took three madvise calls, and the writer's reads then
 	 * faulted them in again, for less memory than the process's own code. */
 	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
@@ -326,6 +335,7 @@ struct osh_model {
 	 * IR checker, a dump), for the stages osh_lint and osh_annotate run after it;
 	 * NULL when nothing (passes/pipeline.c). */
 	struct stage_debug *debug;
+	pending_write ahead;
 	osh_summary *summary;
 	/* The external data files checked so far (loader/external.h), NULL before the
 	 * first: models point thousands of tensors at a few files, each checked once. */

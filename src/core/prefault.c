@@ -16,17 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A million-node model's arena has a few dozen big chunks. */
-#define QUEUE 64
-/* Faulted in a huge page at a time: stopping waits for one step at most. */
-#define STEP ((size_t)2 << 20)
-/* How far ahead of the owner a followed chunk is made resident: enough to stay
- * ahead between two looks (FOLLOW_NAP), little enough that a chunk the owner
- * never fills costs little memory, and that what is resident ahead of its use adds
- * little to the peak: a 32nd of the chunk, AHEAD_MIN to AHEAD_MAX. */
-#define AHEAD_MIN ((size_t)256 << 10)
-#define AHEAD_MAX ((size_t)4 << 20)
-#define FOLLOW_NAP_NS (200 * 1000)
+/* PREFAULT_QUEUE: a million-node model's arena has a few dozen big chunks. Ranges
+ * are faulted in PREFAULT_STEP at a time: stopping waits for one step at most. A
+ * followed chunk is made resident far enough ahead of its owner to stay ahead between
+ * two looks (PREFAULT_NAP_NS), and little enough ahead that a chunk the owner never
+ * fills costs little memory, and that what is resident ahead of its use adds little
+ * to the peak: a 32nd of the chunk, PREFAULT_AHEAD_MIN to PREFAULT_AHEAD_MAX. */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
 typedef struct range {
@@ -39,8 +34,8 @@ typedef struct range {
 struct prefault {
 	quiet_worker w;
 	const _Atomic uintptr_t *front;
-	range q[QUEUE];
-	size_t head, tail; /* q[head % QUEUE] .. q[tail % QUEUE] are queued */
+	range q[PREFAULT_QUEUE];
+	size_t head, tail; /* q[head % PREFAULT_QUEUE] .. q[tail % PREFAULT_QUEUE] are queued */
 	size_t page;
 	uint64_t slow_ns;
 	uint32_t huge_steps, slow_steps; /* steps timed in huge pages, and the slow ones */
@@ -119,7 +114,7 @@ static bool stopping(prefault *p)
 static void do_whole(prefault *p, range r)
 {
 	while (r.hi > r.lo && !stopping(p)) {
-		uintptr_t from = r.hi - r.lo > STEP ? r.hi - STEP : r.lo;
+		uintptr_t from = r.hi - r.lo > PREFAULT_STEP ? r.hi - PREFAULT_STEP : r.lo;
 		if (!populate_in(p, &r, from, r.hi))
 			return; /* not supported, or no memory: the owner's writes will tell */
 		r.hi = from;
@@ -139,7 +134,9 @@ static bool follow_step(prefault *p, range *r)
 	if (f < r->start || f > r->hi)
 		return false; /* the owner has moved on */
 	size_t ahead = (r->hi - r->start) / 32;
-	ahead = ahead < AHEAD_MIN ? AHEAD_MIN : ahead > AHEAD_MAX ? AHEAD_MAX : ahead;
+	ahead = ahead < PREFAULT_AHEAD_MIN   ? PREFAULT_AHEAD_MIN
+		: ahead > PREFAULT_AHEAD_MAX ? PREFAULT_AHEAD_MAX
+					     : ahead;
 	/* A block the owner took at once (a table it fills row by row over the whole
 	 * load) is left to it: made resident early, it added to the peak while the
 	 * input's pages were still in memory. */
@@ -151,7 +148,7 @@ static bool follow_step(prefault *p, range *r)
 		return true;
 	uintptr_t want = r->hi - f > ahead ? (f + ahead) & ~(uintptr_t)(p->page - 1) : r->hi;
 	if (want > r->lo) {
-		uintptr_t to = want - r->lo > STEP ? r->lo + STEP : want;
+		uintptr_t to = want - r->lo > PREFAULT_STEP ? r->lo + PREFAULT_STEP : want;
 		if (!populate_in(p, r, r->lo, to))
 			return false;
 		r->lo = to;
@@ -168,7 +165,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&p->w.lock);
 	while (!p->w.stop) {
 		if (p->head != p->tail) {
-			range r = p->q[p->head++ % QUEUE];
+			range r = p->q[p->head++ % PREFAULT_QUEUE];
 			pthread_mutex_unlock(&p->w.lock);
 			switch_if_slow(p, &r, r.lo, r.hi);
 			if (r.whole)
@@ -192,7 +189,7 @@ static void *run(void *arg)
 			/* Far enough ahead: look again in a moment, or at once on new work. */
 			struct timespec t;
 			clock_gettime(CLOCK_REALTIME, &t);
-			t.tv_nsec += FOLLOW_NAP_NS;
+			t.tv_nsec += PREFAULT_NAP_NS;
 			if (t.tv_nsec >= 1000000000)
 				t.tv_sec++, t.tv_nsec -= 1000000000;
 			pthread_cond_timedwait(&p->w.wake, &p->w.lock, &t);
@@ -239,8 +236,8 @@ void prefault_add(prefault *p, void *start, size_t len, bool whole, bool huge)
 	if (hi <= lo)
 		return;
 	pthread_mutex_lock(&p->w.lock);
-	if (p->tail - p->head < QUEUE) {
-		p->q[p->tail++ % QUEUE] = (range){lo, hi, lo, whole, huge};
+	if (p->tail - p->head < PREFAULT_QUEUE) {
+		p->q[p->tail++ % PREFAULT_QUEUE] = (range){lo, hi, lo, whole, huge};
 		pthread_cond_signal(&p->w.wake);
 	}
 	pthread_mutex_unlock(&p->w.lock);

@@ -11,6 +11,8 @@
 #ifndef OSH_CORE_PREFAULT_H
 #define OSH_CORE_PREFAULT_H
 
+#include "core/tuning.h" /* PREFAULT_SLOW_HUGE_NS */
+
 #include <stddef.h>
 
 #include <stdatomic.h>
@@ -27,8 +29,8 @@ typedef struct prefault prefault;
  * still has. So the thread times each step it makes in huge pages; once enough of
  * them were slower than `slow_ns` (CPU time, between the two cases; how many:
  * prefault.c), what is left of its ranges, and every range after, goes to small
- * pages, and prefault_huge_slow tells the owner to stop asking for them. */
-#define PREFAULT_SLOW_HUGE_NS ((uint64_t)3 * 1000 * 1000)
+ * pages, and prefault_huge_slow tells the owner to stop asking for them
+ * (PREFAULT_SLOW_HUGE_NS, core/tuning.h, is the library's `slow_ns`). */
 
 /* `front`: where the owner is writing now (its bump pointer), which a followed
  * range is kept ahead of; it must outlive the prefault. `slow_ns`: see above

@@ -31,6 +31,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "emit/pack_stream.h"
 #include "core/grow.h"
+#include "core/tuning.h"
 #include "loader/wire.h"
 
 #include <errno.h>
@@ -38,9 +39,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-/* Elements up to this size are packed into scratch memory; bigger ones stream. */
-#define SCRATCH_MAX ((size_t)1 << 20)
 
 #define GRAPH_FIELD 7 /* ModelProto.graph */
 
@@ -177,12 +175,13 @@ static bool reserve_scratch(packer *p, size_t size)
 	return b != NULL;
 }
 
-/* One element of a streamed field: key, length, bytes. */
+/* One element of a streamed field: key, length, bytes. Elements up to
+ * PACK_SCRATCH_MAX bytes are packed into scratch memory; bigger ones stream. */
 static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t size)
 {
 	put_key(p, field);
 	put_varint(p, size);
-	if (size > SCRATCH_MAX) {
+	if (size > PACK_SCRATCH_MAX) {
 		sink s = {.base = {.append = sink_append}, .out = p->out};
 		protobuf_c_message_pack_to_buffer(e, &s.base);
 		return;
@@ -374,14 +373,13 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
  * rest: they are given back (a page of a private file mapping we never wrote comes
  * back from the page cache if read again), or writing a model would cost the whole
  * file in memory again. Everything before the weights of t goes, in steps of
- * DROP_STEP: dropping each tensor's own pages is undone by the kernel mapping a few
+ * PACK_DROP_STEP: dropping each tensor's own pages is undone by the kernel mapping a few
  * pages around the next read (fault-around), so only what lies behind stays out.
  * `final` drops up to the end of t's weights. Initializers are written in the order
  * the split load read them, which is file order. */
-#define DROP_STEP ((size_t)4 << 20)
 
 /* Gives back the input's pages below offset upto (rounded down to a page) once
- * DROP_STEP of them have gathered, or all of them when `final`. */
+ * PACK_DROP_STEP of them have gathered, or all of them when `final`. */
 static void drop_upto(graph_plan *gp, size_t upto, bool final)
 {
 	/* Kept: see osh_model.input_map; a private copy holds the model's only bytes. */
@@ -390,7 +388,7 @@ static void drop_upto(graph_plan *gp, size_t upto, bool final)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (!final)
 		upto = upto / page * page;
-	if (upto <= gp->dropped || (!final && upto - gp->dropped < DROP_STEP))
+	if (upto <= gp->dropped || (!final && upto - gp->dropped < PACK_DROP_STEP))
 		return;
 	madvise((void *)(gp->map + gp->dropped), upto - gp->dropped, MADV_DONTNEED);
 	gp->dropped = (upto + page - 1) / page * page;
@@ -479,15 +477,13 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
 }
 
-/* A run of elements kept as bytes ends once it holds this many bytes: a copy by
- * the kernel (out_copy) or a write that skips the buffer, and the input's pages read
- * for it are given back soon after (drop_upto). */
-#define RUN_MAX ((size_t)1 << 20)
-
 /* The end of the run of elements from k on that lie in the input exactly as they
  * will in the output: each one's key and length encoded as put_key and put_varint
  * encode them, back to back, and no node among them to be packed from its message.
- * k itself when element k's encoding differs. The run's bytes start at *from. */
+ * k itself when element k's encoding differs. The run's bytes start at *from. A run
+ * ends once it holds PACK_RUN_MAX bytes: a copy by the kernel (out_copy) or a write
+ * that skips the buffer, and the input's pages read for it are given back soon after
+ * (drop_upto). */
 static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t field, size_t k,
 			     const uint8_t **from)
 {
@@ -495,7 +491,7 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 	const uint8_t *prev_end = NULL;
 	uint8_t key[10];
 	size_t key_len = wire_put_varint(key, (uint64_t)field << 3 | 2);
-	for (; j < w->n && total < RUN_MAX; j++) {
+	for (; j < w->n && total < PACK_RUN_MAX; j++) {
 		if (field == 1 && node_message(gp, j))
 			break;
 		/* The element's key and length, just before its content (and right after
@@ -541,7 +537,7 @@ static void put_input(packer *p, const graph_plan *gp, const uint8_t *data, size
  * with no node to be packed from its message, as the stretch of the input they are:
  * what same_bytes_run would find, element by element, without reading a byte of it
  * (on a 100k-node model, the walk read a header on every page of the weights). In
- * steps of RUN_MAX, each given back behind it, should the kernel not copy. False
+ * steps of PACK_RUN_MAX, each given back behind it, should the kernel not copy. False
  * when w is not such a list. */
 static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t field)
 {
@@ -554,7 +550,7 @@ static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t fi
 	if (!in_map(gp, from, to))
 		return false;
 	while (from < to && !p->err) {
-		size_t n = (size_t)(to - from) < RUN_MAX ? (size_t)(to - from) : RUN_MAX;
+		size_t n = (size_t)(to - from) < PACK_RUN_MAX ? (size_t)(to - from) : PACK_RUN_MAX;
 		put_input(p, gp, from, n);
 		from += n;
 		drop_upto(gp, (size_t)(from - gp->map), from == to);

@@ -1,13 +1,12 @@
-/* write_ahead.c: osh_write_begin, osh_write_ahead_layout, osh_write_finish and
- * osh_write_cancel: writing a model's nodes and weights while it is loaded and
- * inferred.
+/* write_ahead.c: osh_load_options.write_ahead_to: writing a model's nodes and weights
+ * while it is loaded and inferred, for the osh_model_write to that path that follows.
  *
  * Most of a model with inline weights is its initializers, and `infer` writes them
  * back as they were, and its nodes too: what changes is value_info and the outputs,
  * which follow them in the graph (protobuf-c packs fields in number order: node 1,
  * name 2, initializer 5, input 11, output 12, value_info 13). So where the graph's
  * content up to its last initializer goes in the output is known as soon as the
- * loader has framed the file (osh_input_layout), but for two things:
+ * loader has framed the file (input_layout), but for two things:
  *
  *   - the model's fields before the graph, as protobuf-c packs them: read and packed
  *     here (they are small), and placed as pack_stream places the graph
@@ -22,15 +21,22 @@
  * With the guess, the job creates the temporary file and a thread copies that stretch
  * there (the kernel copies, file to file: copy_file_range) while the loader, inference
   * and annotation run on the caller's thread: a copy of the file running beside a
-  * check does not slow it down. osh_write_finish then writes the model as osh_model_write
- * would, into the same file, skipping the bytes already in place (out_pre); a wrong
- * guess costs the copy made ahead: the bytes produced go over it and the file is cut
- * to their length. */
+  * check does not slow it down. osh_model_write to the same path then writes the model
+ * as it would have anyway, into that file, skipping the bytes already in place
+ * (out_pre); a wrong guess costs the copy made ahead: the bytes produced go over it
+ * and the file is cut to their length.
+ *
+ * The write's options come only with osh_model_write. The temporary file is created
+ * as for a write in place (a destination that is the input is not refused yet): a
+ * write not in place to the input then drops it and refuses as osh_model_write
+ * refuses, and `durable` is applied at the commit. A model freed without that write
+ * cancels the job (osh_model.ahead). None of this happens on the plain path. */
 #define _GNU_SOURCE
 #include "emit/write_ahead.h"
 #include "core/quiet_thread.h"
 #include "core/error.h"
 #include "core/pread_all.h"
+#include "core/tuning.h"
 #include "emit/pack_stream.h"
 #include "emit/write_atomic.h"
 #include "emit/write_model.h"
@@ -45,23 +51,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Copies ahead from this many bytes (the graph's nodes and initializers). The loader
- * reports a layout for files of 1 MB and more (smaller ones are read in one pass),
- * and from there the thread saves more than it costs. */
-#define AHEAD_MIN ((uint64_t)1 << 20)
-/* The copy checks for cancellation between steps this long. */
-#define AHEAD_STEP ((size_t)16 << 20)
-/* How much inference is guessed to grow the graph per node or initializer (a
- * value_info entry of a short name and a 4-D shape): only which power of 128 the
- * graph's length reaches depends on it. */
-#define GROWTH_PER_ELEMENT 48
-/* The model's fields other than the graph are read to place the graph; more than
- * this of them (large functions or metadata), and nothing is copied ahead. */
-#define HEADER_MAX ((uint64_t)1 << 20)
+/* Copies ahead from WRITE_AHEAD_MIN bytes (the graph's nodes and initializers): the
+ * loader reports a layout for files of SPLIT_SCAN_MIN and more, and from there the
+ * thread saves more than it costs. The copy checks for cancellation every
+ * WRITE_AHEAD_STEP bytes. Inference is guessed to grow the graph by
+ * WRITE_AHEAD_GROWTH bytes per node or initializer (a value_info entry of a short
+ * name and a 4-D shape): only which power of 128 the graph's length reaches depends
+ * on it. The model's fields other than the graph are read to place the graph; more
+ * than WRITE_AHEAD_HEADER_MAX of them (large functions or metadata), and nothing is
+ * copied ahead. */
 
-struct osh_write_job {
+struct write_job {
 	char *path;
-	osh_write_options opts;
 	atomic_file *file; /* the temporary file, from the layout on; NULL before or without */
 	int src_fd;        /* the input, from the layout (a duplicate), or -1 */
 	out_pre pre;       /* what the thread copies */
@@ -71,31 +72,27 @@ struct osh_write_job {
 	bool copied; /* the thread copied all of pre */
 };
 
-osh_status osh_write_begin(const char *path, const osh_write_options *opts, osh_write_job **out, osh_error *err)
+write_job *write_ahead_new(const char *path)
 {
-	*out = NULL;
-	osh_write_job *job = calloc(1, sizeof *job);
+	write_job *job = calloc(1, sizeof *job);
 	if (!job || !(job->path = strdup(path))) {
 		free(job);
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", path);
+		return NULL;
 	}
-	if (opts)
-		job->opts = *opts;
 	job->src_fd = -1;
 	job->pre.dst_off = UINT64_MAX;
 	atomic_init(&job->cancel, false);
-	*out = job;
-	return OSH_OK;
+	return job;
 }
 
 /* Where the output's graph content will start when the graph packs to graph_len
  * bytes: the model's other fields (before and after the graph in the file)
  * unpacked and placed as pack_stream places the graph. UINT64_MAX when they cannot
  * be read or are too big to bother. */
-static uint64_t graph_content_at(const osh_input_layout *l, uint64_t graph_len)
+static uint64_t graph_content_at(const input_layout *l, uint64_t graph_len)
 {
 	uint64_t before = l->graph_key, after = l->size - l->graph_end;
-	if (before + after > HEADER_MAX)
+	if (before + after > WRITE_AHEAD_HEADER_MAX)
 		return UINT64_MAX;
 	uint8_t *b = malloc(before + after + 1);
 	if (!b)
@@ -131,7 +128,7 @@ static void preallocate(int fd, uint64_t size)
 
 static void *copy_ahead(void *arg)
 {
-	osh_write_job *job = arg;
+	write_job *job = arg;
 	const out_pre *p = &job->pre;
 	const sys_io *io = job->file->io;
 	/* Here, not on the loader's thread: reserving a big file's blocks takes a while. */
@@ -139,31 +136,32 @@ static void *copy_ahead(void *arg)
 	uint64_t done = 0;
 	while (done < p->len && !atomic_load(&job->cancel)) {
 		int64_t from = (int64_t)(p->src_off + done), to = (int64_t)(p->dst_off + done);
-		size_t step = p->len - done < AHEAD_STEP ? (size_t)(p->len - done) : AHEAD_STEP;
+		size_t step = p->len - done < WRITE_AHEAD_STEP ? (size_t)(p->len - done) : WRITE_AHEAD_STEP;
 		ssize_t c = io->copy(p->fd, &from, job->file->fd, &to, step);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c <= 0)
-			return NULL; /* any failure: finish writes them the usual way */
+			return NULL; /* any failure: the write produces them the usual way */
 		done += (uint64_t)c;
 	}
 	job->copied = done == p->len;
 	return NULL;
 }
 
-void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
+void write_ahead_layout(void *ctx, const input_layout *l)
 {
-	osh_write_job *job = ctx;
-	if (!job || job->file || l->inits_end - l->graph_start < AHEAD_MIN)
+	write_job *job = ctx;
+	if (job->file || l->inits_end - l->graph_start < WRITE_AHEAD_MIN)
 		return;
-	uint64_t graph_len = l->graph_end - l->graph_start + l->elements * GROWTH_PER_ELEMENT;
+	uint64_t graph_len = l->graph_end - l->graph_start + l->elements * WRITE_AHEAD_GROWTH;
 	uint64_t dst = graph_content_at(l, graph_len);
 	struct stat st;
 	if (dst == UINT64_MAX || fstat(l->fd, &st) != 0)
 		return;
-	/* Opened as osh_model_write opens it for this source (refusing to write over it
-	 * unless in place): a refusal here is made again, and reported, by the finish. */
-	atomic_opts ao = write_atomic_opts(&job->opts, true, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	/* Opened as osh_model_write opens it for this source in place (see above):
+	 * whatever it refuses now it refuses again, and reports, at the write. */
+	atomic_opts ao = write_atomic_opts(&(osh_write_options){.in_place = true}, true, (uint64_t)st.st_dev,
+					   (uint64_t)st.st_ino, false);
 	osh_error ignored;
 	if (atomic_open(job->path, &ao, &job->file, &ignored) != OSH_OK) {
 		job->file = NULL;
@@ -178,9 +176,7 @@ void osh_write_ahead_layout(void *ctx, const osh_input_layout *l)
 	job->running = quiet_thread_start(&job->thread, copy_ahead, job) == 0;
 }
 
-uint64_t write_ahead_guess(const osh_write_job *job) { return job->pre.len ? job->pre.dst_off : UINT64_MAX; }
-
-static void end_thread(osh_write_job *job, bool cancel)
+static void end_thread(write_job *job, bool cancel)
 {
 	if (!job->running)
 		return;
@@ -189,12 +185,43 @@ static void end_thread(osh_write_job *job, bool cancel)
 	job->running = false;
 }
 
-static void job_free(osh_write_job *job)
+static void job_free(write_job *job)
 {
 	if (job->src_fd >= 0)
 		close(job->src_fd);
 	free(job->path);
 	free(job);
+}
+
+void write_ahead_cancel(void *ctx)
+{
+	write_job *job = ctx;
+	if (!job)
+		return;
+	end_thread(job, true);
+	if (job->file)
+		atomic_abort(job->file);
+	job_free(job);
+}
+
+void write_ahead_attach(osh_model *m, write_job *job)
+{
+	m->ahead = (pending_write){.job = job, .cancel = write_ahead_cancel};
+}
+
+write_job *write_ahead_take(osh_model *m, const char *path)
+{
+	write_job *job = m->ahead.job;
+	if (!job || strcmp(job->path, path) != 0)
+		return NULL;
+	m->ahead = (pending_write){0};
+	return job;
+}
+
+uint64_t write_ahead_guess(const osh_model *m)
+{
+	const write_job *job = m->ahead.job;
+	return job && job->pre.len ? job->pre.dst_off : UINT64_MAX;
 }
 
 /* Whether fd is the file m was loaded from (the job may have been told the layout of
@@ -207,19 +234,19 @@ static bool same_source(int fd, const osh_model *m)
 	       (uint64_t)st.st_ino == m->src_ino;
 }
 
-osh_status osh_write_finish(osh_write_job *job, osh_model *m, osh_error *err)
+osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_options *opts, uint64_t *skipped,
+			      osh_error *err)
 {
-	return write_ahead_finish(job, m, NULL, err);
-}
-
-osh_status write_ahead_finish(osh_write_job *job, osh_model *m, uint64_t *skipped, osh_error *err)
-{
-	if (skipped)
-		*skipped = 0;
 	end_thread(job, false);
+	/* Not in place to the input: the file opened in place ahead is not this write's. */
+	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino, false);
+	if (job->file && !ao.in_place && atomic_dest_is_source(job->file, &ao)) {
+		atomic_abort(job->file);
+		job->file = NULL;
+	}
 	osh_status s;
 	if (!job->file) {
-		s = osh_model_write(m, job->path, &job->opts, err);
+		s = write_model_fresh(m, job->path, opts, err);
 	} else if ((s = write_check_model(m, job->path, err)) != OSH_OK) {
 		atomic_abort(job->file);
 	} else {
@@ -227,18 +254,9 @@ osh_status write_ahead_finish(osh_write_job *job, osh_model *m, uint64_t *skippe
 		out_pre pre = job->pre;
 		pre.fd = m->src_fd;
 		bool use = job->copied && same_source(job->src_fd, m);
-		s = write_commit(m, job->path, job->file, &job->opts, use ? &pre : NULL, skipped, err);
+		job->file->durable = ao.durable;
+		s = write_commit(m, job->path, job->file, opts, use ? &pre : NULL, skipped, err);
 	}
 	job_free(job);
 	return s;
-}
-
-void osh_write_cancel(osh_write_job *job)
-{
-	if (!job)
-		return;
-	end_thread(job, true);
-	if (job->file)
-		atomic_abort(job->file);
-	job_free(job);
 }

@@ -13,6 +13,7 @@
 #include "emit/flush_behind.h"
 #include "core/error.h"
 #include "core/pread_all.h"
+#include "core/tuning.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,18 +43,14 @@ static ssize_t copy_range(int in, int64_t *off, int out, int64_t *out_off, size_
 
 const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
 
-/* The output buffer: OUT_BUF_FIRST bytes, reused until OUT_GROW_AFTER bytes went
- * through it, then OUT_BUF. Every fresh page costs a fault, zeroing and accounting,
- * and a small model's output fits a small buffer: a big one from the start is only
- * more pages to fault in. A big output gets the big buffer, and its fewer system
- * calls, after its first megabyte. Not a bigger one: with the thread's spare
- * (flush_behind.c) there are two, each a buffer's worth of fresh pages, and a system
- * call per 256 KiB is nothing beside copying them. */
-#define OUT_BUF_FIRST (64u << 10)
-#define OUT_GROW_AFTER ((uint64_t)1 << 20)
-#define OUT_BUF (256u << 10)
-/* Writeback is started every this many bytes written (see start_writeback). */
-#define WRITEBACK_STEP ((uint64_t)8 << 20)
+/* The output buffer (core/tuning.h): OUT_BUF_FIRST bytes, reused until
+ * OUT_GROW_AFTER bytes went through it, then OUT_BUF. Every fresh page costs a fault,
+ * zeroing and accounting, and a small model's output fits a small buffer: a big one
+ * from the start is only more pages to fault in. A big output gets the big buffer,
+ * and its fewer system calls, after its first megabyte. Not a bigger one: with the
+ * thread's spare (flush_behind.c) there are two, each a buffer's worth of fresh
+ * pages, and a system call per 256 KiB is nothing beside copying them. Writeback is
+ * started every WRITEBACK_STEP bytes written (see start_writeback). */
 
 /* A durable output is fsynced before it is renamed into place. Left to fsync alone, all of
  * it would go to the disk only then, after the last byte is packed; started as we go,
@@ -70,11 +67,6 @@ static void start_writeback(out_file *o)
 	(void)o;
 #endif
 }
-
-/* A thread writes the full big buffers from the ninth one on: below 3 MB of output
- * (the first in small buffers, then eight big ones), starting it costs more than it
- * saves. */
-#define BEHIND_AFTER 8
 
 int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done)
 {
@@ -130,7 +122,9 @@ static void out_drain(out_file *o)
 
 /* The buffer is full: written out, and then, once enough went through the first
  * small one, replaced by the big one (never while a thread writes behind: it holds
- * buffers of the size they had). */
+ * buffers of the size they had). A thread writes the full big buffers from the
+ * BEHIND_AFTER-th on (the ninth): below 3 MB of output (the first in small buffers,
+ * then eight big ones), starting it costs more than it saves. */
 static void out_full(out_file *o)
 {
 	if (o->cap < OUT_BUF) {
@@ -166,9 +160,6 @@ void out_write(out_file *o, const void *data, size_t n)
 	memcpy(o->buf + o->len, data, n);
 	o->len += n;
 }
-
-/* Below this, a copy is a write from the caller's bytes: a system call either way. */
-#define COPY_MIN ((size_t)64 << 10)
 
 /* The kernel cannot copy from fd to o->fd: EXDEV (another file system, kernels
  * before 5.3 and from 5.19), ENOSYS (before 4.5), EINVAL/EOPNOTSUPP (a file system
@@ -217,7 +208,9 @@ void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
 {
 	if (o->err || n == 0 || skip_pre(o, fd, off, n))
 		return;
-	if (fd < 0 || o->no_copy || (n < COPY_MIN && data)) {
+	/* Below OUT_COPY_MIN, a copy is a write from the caller's bytes: a system call
+	 * either way. */
+	if (fd < 0 || o->no_copy || (n < OUT_COPY_MIN && data)) {
 		if (data)
 			out_write(o, data, n);
 		else
@@ -655,6 +648,7 @@ osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", dest);
 	f->io = opts->io ? opts->io : &sys_io_default;
 	f->durable = opts->durable;
+	f->plain = opts->plain;
 	f->fd = -1;
 	install_handlers();
 	f->slot = claim_slot();
@@ -694,9 +688,11 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	int e = f->mode_err;
 	const char *what = e ? "set the owner and mode of" : "write";
 	/* A durable output starts its writeback as it goes (start_writeback), after
-	 * each write: it is written by this thread. */
-	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF_FIRST), .cap = OUT_BUF_FIRST, .durable = f->durable,
-		      .may_flush_behind = !f->durable};
+	 * each write: it is written by this thread. So is a plain one, with write alone
+	 * (no kernel copies, no early writeback: fsync does it all). */
+	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF_FIRST), .cap = OUT_BUF_FIRST,
+		      .durable = f->durable && !f->plain, .may_flush_behind = !f->durable && !f->plain,
+		      .no_copy = f->plain};
 	if (pre)
 		o.pre = *pre;
 	if (!e && !o.buf)
@@ -749,6 +745,12 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	}
 	atomic_free(f);
 	return OSH_OK;
+}
+
+bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts)
+{
+	struct stat st;
+	return opts->has_source && stat(f->dest, &st) == 0 && st.st_dev == opts->src_dev && st.st_ino == opts->src_ino;
 }
 
 osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,

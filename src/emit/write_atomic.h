@@ -82,6 +82,9 @@ typedef struct atomic_opts {
 	dev_t src_dev;
 	ino_t src_ino;
 	bool durable;        /* fsync the file before the rename and the directory after */
+	/* The plain path (core/tuning.h): the content written by this thread alone,
+	 * with write (no flush-behind thread, no kernel copies). */
+	bool plain;
 	const sys_io *io;    /* NULL: sys_io_default */
 } atomic_opts;
 
@@ -94,7 +97,8 @@ typedef struct atomic_file {
 	int slot;               /* its signal-handler slot, -1 for none */
 	int mode_err;           /* errno of giving it dest's owner and mode, 0 */
 	bool prefilled;         /* bytes were put in through fd before atomic_commit */
-	bool durable;
+	bool durable;           /* atomic_opts' (the caller may change it before the commit) */
+	bool plain;             /* atomic_opts' */
 	const sys_io *io;
 } atomic_file;
 
@@ -113,6 +117,10 @@ osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **
 osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const out_pre *pre, uint64_t *skipped,
 			 osh_error *err);
 void atomic_abort(atomic_file *f);
+
+/* Whether f's destination (as f resolved it) is now the file opts names as the
+ * source: atomic_open refuses it unless opts->in_place. */
+bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts);
 
 /* Creates a temporary file beside dest (exclusively, with the default mode, or dest's
  * owner, group and mode where the process may give them), fills it with produce and

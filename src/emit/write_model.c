@@ -1,16 +1,24 @@
-/* write_model.c: osh_model_write and osh_model_pack.
+/* write_model.c: osh_model_write and osh_model_pack: the output seam.
  *
  * A model no pass changed is written by copying its source bytes, so it comes back
  * byte-identical whatever encoder made it (non-canonical varints, packed repeated
  * fields, field order). A changed model is packed straight into the output file
  * (pack_stream.c: protobuf-c's bytes, in one pass), never into a buffer the size of
- * the model. Unknown fields (newer than our schema) are kept in both cases.
+ * the model. Unknown fields (newer than our schema) are kept in both cases. A write
+ * begun while the model loaded (write_ahead.c) is finished here.
+ *
+ * All of that is the fast path. A model loaded the plain way (osh_model.plain_io,
+ * core/tuning.h) is written the plain way, the reference the fast one must agree
+ * with byte for byte: its messages built whole and packed by protobuf-c into one
+ * buffer, written by this thread with write, the deferred lint run before it on this
+ * thread too; the same temporary file, refusals, fsync and rename.
  */
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "core/error.h"
 #include "loader/materialize.h"
 #include "emit/pack_stream.h"
+#include "emit/write_ahead.h"
 #include "emit/write_atomic.h"
 #include "emit/write_model.h"
 #include "onnx-ml.pb-c.h"
@@ -38,7 +46,7 @@ static int source_changed(const osh_model *m)
 typedef struct pack_job {
 	osh_model *m;
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
-	produce_fn produce; /* produce_packed or produce_copy */
+	produce_fn produce; /* produce_packed, produce_plain or produce_copy */
 	/* The lint inference deferred (defer_lint) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
@@ -70,6 +78,35 @@ static int produce_packed(out_file *o, void *ctx)
 		job->too_big = e == EFBIG;
 	}
 	return e ? e : o->err;
+}
+
+/* The plain path's bytes: every message built (loader_materialize: the value_info
+ * annotation added, on a model the plain loader unpacked whole) and packed by
+ * protobuf-c into one buffer. A changed source is refused as produce_packed refuses
+ * it, though nothing here reads it, so that the two paths answer alike. The lint
+ * deferred ran before, on this thread (passes/pipeline.c starts none for a plain
+ * model): the arena is this thread's to fill. */
+static int produce_plain(out_file *o, void *ctx)
+{
+	pack_job *job = ctx;
+	osh_model *m = job->m;
+	int e = m->src_fd >= 0 ? source_changed(m) : 0;
+	if (e)
+		return e;
+	if (!loader_materialize(m))
+		return ENOMEM;
+	size_t n = protobuf_c_message_get_packed_size(&m->proto->base);
+	if (n > PACK_MAX) {
+		job->too_big = true;
+		return EFBIG;
+	}
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf)
+		return ENOMEM;
+	protobuf_c_message_pack(&m->proto->base, buf);
+	out_write(o, buf, n);
+	free(buf);
+	return o->err;
 }
 
 static int produce_copy(out_file *o, void *ctx)
@@ -167,7 +204,8 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 	return same ? OSH_OK : OSH_ERR_INVALID;
 }
 
-atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino)
+atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino,
+			      bool plain)
 {
 	return (atomic_opts){
 		.in_place = opts && opts->in_place,
@@ -175,6 +213,7 @@ atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, ui
 		.has_source = has_source,
 		.src_dev = (dev_t)src_dev,
 		.src_ino = (ino_t)src_ino,
+		.plain = plain,
 	};
 }
 
@@ -188,7 +227,7 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 			 const out_pre *pre, uint64_t *skipped, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
-	pack_job job = {.m = m, .produce = pack ? produce_packed : produce_copy};
+	pack_job job = {.m = m, .produce = !pack ? produce_copy : m->plain_io ? produce_plain : produce_packed};
 	osh_status s = atomic_commit(f, produce_alongside_lint, &job, pre, skipped, err);
 	if (job.too_big)
 		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
@@ -210,15 +249,29 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 	return s;
 }
 
-osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
 		return s;
-	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino);
+	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino, m->plain_io);
 	atomic_file *f;
 	s = atomic_open(path, &ao, &f, err);
 	return s != OSH_OK ? s : write_commit(m, path, f, opts, NULL, NULL, err);
+}
+
+osh_status write_model(osh_model *m, const char *path, const osh_write_options *opts, uint64_t *skipped,
+		       osh_error *err)
+{
+	if (skipped)
+		*skipped = 0;
+	write_job *job = write_ahead_take(m, path);
+	return job ? write_ahead_finish(job, m, opts, skipped, err) : write_model_fresh(m, path, opts, err);
+}
+
+osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+{
+	return write_model(m, path, opts, NULL, err);
 }
 
 osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)

@@ -1,4 +1,5 @@
-/* write_model.h: the parts of osh_model_write that write_ahead.c shares. */
+/* write_model.h: osh_model_write in parts, shared with write_ahead.c, and with what
+ * tests need to see. */
 #ifndef OSH_EMIT_WRITE_MODEL_H
 #define OSH_EMIT_WRITE_MODEL_H
 
@@ -6,8 +7,10 @@
 #include "emit/write_atomic.h"
 
 /* How osh_model_write opens its temporary file for a model loaded from the file
- * (src_dev, src_ino), when has_source: refusing to write over it unless in place. */
-atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino);
+ * (src_dev, src_ino), when has_source: refusing to write over it unless in place;
+ * written the plain way when `plain` (osh_model.plain_io). */
+atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino,
+			      bool plain);
 
 /* The refusals of osh_model_write that depend on the model, not the file system. */
 osh_status write_check_model(osh_model *m, const char *path, osh_error *err);
@@ -17,5 +20,13 @@ osh_status write_check_model(osh_model *m, const char *path, osh_error *err);
  * renames it over path. Frees f. */
 osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
 			const out_pre *pre, uint64_t *skipped, osh_error *err);
+
+/* osh_model_write with a temporary file of its own, whatever was begun ahead. */
+osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err);
+
+/* osh_model_write; *skipped (not NULL): the bytes a write begun ahead put in place
+ * that were not written again (0 when there was none, or it was not used). */
+osh_status write_model(osh_model *m, const char *path, const osh_write_options *opts, uint64_t *skipped,
+		       osh_error *err);
 
 #endif

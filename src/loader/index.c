@@ -20,6 +20,7 @@
  */
 #include "core/dtype.h"
 #include "core/grow.h"
+#include "core/tuning.h"
 #include "loader/decode_node.h"
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
@@ -533,9 +534,9 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 	return false;
 }
 
-/* How many nodes ahead define_nodes fetches the slot of a node's first output. One
- * node's decoding did not hide the miss: the look-up waited on the slot. */
-#define OUTPUT_AHEAD 4
+/* define_nodes fetches the slot of a node's first output OUTPUT_AHEAD nodes ahead
+ * (core/tuning.h). One node's decoding did not hide the miss: the look-up waited on
+ * the slot. */
 
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
 {
@@ -655,12 +656,6 @@ static int32_t input_elsewhere(osh_model *m, graph *g, int32_t ni, const char *n
 	return id < 0 ? -2 : id;
 }
 
-/* From this many nodes, a second thread finds the values of the nodes' inputs from
- * the back while this one works from the front (resolve.h): the look-ups were about
- * a sixth of the loader's thread on a 100k-node transformer, and starting a thread
- * costs some tens of microseconds. */
-#define RESOLVE_THREAD_MIN 16384
-
 /* Where note_consumers stopped: node ni, its input k. */
 typedef struct input_at {
 	int32_t ni, k;
@@ -696,11 +691,15 @@ static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bo
  * (resolve_range); on a big graph a second thread takes stretches of nodes from the
  * back while this one takes them from the front and notes their consumers. Then this
  * thread goes on in node order: settling a name g's map does not hold may define a
- * value, so that waits until the other thread is done reading the map. */
+ * value, so that waits until the other thread is done reading the map.
+ *
+ * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): the look-ups were about a sixth
+ * of the loader's thread on a 100k-node transformer, and starting a thread costs
+ * some tens of microseconds. Never on the plain path: one thread there. */
 static bool resolve_inputs(osh_model *m, graph *g)
 {
 	resolve_job job;
-	bool split = g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job, m, g);
+	bool split = !m->plain_io && g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job, m, g);
 	input_at at = {0};
 	bool ok = true;
 	if (split) {

@@ -25,10 +25,17 @@
  * into fresh memory costs a page of it, faulted in and zeroed before the copy, while a
   * mapped one is the page cache's own. The descriptor stays open so that an unchanged model can
  * be written back by copying the file itself (emit/write_model.c).
+ *
+ * All of the above is the fast path. The plain one (osh_model.plain_io, core/tuning.h)
+ * is the reference it must agree with: the file read with pread into memory from
+ * malloc, pre-scanned by the loading thread, unpacked whole by protobuf-c and freed,
+ * then validated and indexed from the messages; no mapping, no second thread, no
+ * advice to the kernel. The checks, the budget and every message are the same.
  */
 #define _GNU_SOURCE
 #include "loader/loader.h"
 #include "core/quiet_thread.h"
+#include "core/tuning.h"
 #include "loader/release.h"
 #include "core/error.h"
 #include "core/pread_all.h"
@@ -113,9 +120,9 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
 	return s == OSH_OK ? plan_budget(name, &ps, size, copy, opts, budget, err) : s;
 }
 
-/* The pre-scan of a big file in two threads. The loader scans the outline (every
- * byte but the content of the main graph's nodes and initializers: little), starts
- * a second thread on the rest, and unpacks and indexes meanwhile; the index waits at
+/* The pre-scan of a big file (SPLIT_SCAN_MIN, core/tuning.h) in two threads. The
+ * loader scans the outline (every byte but the content of the main graph's nodes and
+ * initializers: little), starts a second thread on the rest, and unpacks and indexes meanwhile; the index waits at
  * each initializer and node until the second thread has accepted it
  * (loader_wait_scanned), so no byte reaches a decoder before it was checked, as when
  * the scan ran first. The second thread is the first to read most pages of the file,
@@ -125,20 +132,14 @@ static osh_status plan(const char *name, const uint8_t *data, size_t size, uint6
  *
  * A file refused for what it would take in memory (a million empty nodes) must not
  * take it meanwhile: while the second thread runs, the loader waits for its verdict
- * before its memory would pass AHEAD_PER_BYTE bytes per byte of file (plus
- * AHEAD_FLOOR). Real models stay below: weights cost the arena next to nothing, and
-  * big models without them stay just below it; a graph of
- * tiny nodes is only slower, the loader waiting for the scan's end.
+ * before its memory would pass SCAN_AHEAD_PER_BYTE bytes per byte of file (plus
+ * SCAN_AHEAD_FLOOR). Real models stay below: weights cost the arena next to nothing,
+ * and big models without them stay just below it; a graph of tiny nodes is only
+ * slower, the loader waiting for the scan's end.
  *
  * Any verdict against the file, or a failure of the loader's own, is settled by
  * prescan_message on the same bytes, so a refused file gets the message (the first
  * problem in file order) and the status it gets from the one-thread scan. */
-#ifndef SPLIT_SCAN_MIN /* -DSPLIT_SCAN_MIN=SIZE_MAX: one thread, to compare */
-#define SPLIT_SCAN_MIN ((size_t)1 << 20)
-#endif
-#define AHEAD_PER_BYTE 4
-#define AHEAD_FLOOR ((uint64_t)16 << 20)
-
 enum { JOB_RUNNING, JOB_PASSED, JOB_STOPPED };
 
 typedef struct scan_job {
@@ -188,13 +189,13 @@ static void *job_run(void *arg)
 }
 
 /* Whether the loader may take `more` bytes: the file is accepted, or still being
- * scanned and the arena stays within AHEAD_PER_BYTE bytes per byte of file. */
+ * scanned and the arena stays within SCAN_AHEAD_PER_BYTE bytes per byte of file. */
 static bool may_grow(const scan_job *j, const osh_model *m, uint64_t more)
 {
 	int state = atomic_load(&j->state);
 	if (state != JOB_RUNNING)
 		return state == JOB_PASSED;
-	return arena_used(m->arena) + more <= AHEAD_PER_BYTE * (uint64_t)j->size + AHEAD_FLOOR;
+	return arena_used(m->arena) + more <= SCAN_AHEAD_PER_BYTE * (uint64_t)j->size + SCAN_AHEAD_FLOOR;
 }
 
 /* Whether the loader may take `more` bytes and, when kind >= 0, read element i of
@@ -316,11 +317,14 @@ static osh_status job_finish(osh_model *m, bool stop, osh_error *err)
 	return OSH_OK;
 }
 
-static osh_model *model_new(const char *path, uint64_t budget)
+/* A model loaded the plain way when `plain`, its arena too. */
+static osh_model *model_new(const char *path, uint64_t budget, bool plain)
 {
 	arena *a = arena_new(budget);
 	if (!a)
 		return NULL;
+	if (plain)
+		arena_go_plain(a);
 	osh_model *m = arena_zalloc(a, sizeof *m);
 	if (!m) {
 		arena_free(a);
@@ -328,6 +332,7 @@ static osh_model *model_new(const char *path, uint64_t budget)
 	}
 	m->arena = a;
 	m->budget = budget;
+	m->plain_io = plain;
 	m->src_fd = -1;
 	m->path = arena_strdup(a, path);
 	const char *slash = strrchr(path, '/');
@@ -355,6 +360,8 @@ void osh_model_free(osh_model *m)
 {
 	if (!m)
 		return;
+	if (m->ahead.job) /* a write begun and never made: its temporary file goes */
+		m->ahead.cancel(m->ahead.job);
 	if (m->scan_job) { /* left by a failed load: before the input it reads goes */
 		job_join(m->scan_job, true);
 		job_free(m->scan_job);
@@ -370,25 +377,19 @@ void osh_model_free(osh_model *m)
 }
 
 /* The pre-scanned input build reads: a mapping of ours (`mapped`: the file itself
- * when `file_mapped`, else an anonymous copy) or bytes the model owns already. */
+ * when `file_mapped`, else an anonymous copy), memory from malloc (`heap`: the plain
+ * path's read) or bytes the model owns already. */
 typedef struct input {
 	uint8_t *data;
 	size_t size;
-	bool mapped, file_mapped;
+	bool mapped, file_mapped, heap;
 } input;
 
-/* Pages go back a megabyte at a time: the index reads the weights right after the
+/* Pages go back RELEASE_STEP at a time: the index reads the weights right after the
  * pre-scan faulted them in, and fills the arena meanwhile; in bigger steps, what
  * it filled before the first step made the peak of a small model, and smaller
- * steps cost no time over them. */
-#define RELEASE_STEP ((size_t)1 << 20)
-/* Files this big have their pages dropped by a thread (release.h); below, starting
- * it costs more than it saves. */
-#define RELEASER_MIN ((size_t)16 << 20)
-/* The arena a model takes per node and initializer, from the indexes to the
- * annotation `infer` writes: a little above what bench/'s models take. */
-#define ARENA_BYTES_PER_ELEMENT 384
-
+ * steps cost no time over them. From RELEASER_MIN up, a thread drops them
+ * (release.h); below, starting it costs more than it saves. */
 void loader_release_input(osh_model *m, size_t upto)
 {
 	if (!m->input_file_mapped || upto > m->input_map_size || m->input_map_size < INPUT_DROP_MIN)
@@ -412,11 +413,35 @@ void loader_release_input(osh_model *m, size_t upto)
 	m->input_released = upto;
 }
 
+/* The plain path's build: protobuf-c unpacks the whole input into the arena (its
+ * bytes fields copied: nothing points into the input afterwards, which goes when the
+ * loader read it), then validate and index read the messages. */
+static osh_status build_plain(osh_model *m, input *in, osh_error *err)
+{
+	m->proto = onnx__model_proto__unpack(arena_protobuf_allocator(m->arena), in->size, in->data);
+	if (in->heap)
+		free(in->data);
+	in->data = NULL;
+	if (!m->proto) {
+		if (arena_exhausted(m->arena))
+			return arena_error(m->arena, err, m->path, "decoding");
+		return error_set(err, OSH_ERR_DECODE,
+			    "%s: not an ONNX model: the protobuf data is truncated or corrupt", m->path);
+	}
+	if (!(validate_model(m) && index_model(m) && !m->nomem))
+		return arena_error(m->arena, err, m->path, "indexing");
+	return OSH_OK;
+}
+
 /* Unpacks, validates and indexes the pre-scanned input into m. The model keeps a
  * mapped input whose nodes and initializers it reads from (unpack_split.c); other
- * mappings are unmapped once unpacked. */
+ * mappings are unmapped once unpacked. The arena's size is told ahead (the
+ * ARENA_BYTES_PER_ELEMENT a node or initializer takes, from the indexes to the
+ * annotation `infer` writes: a little above what bench/'s models take). */
 static osh_status build(osh_model *m, input *in, osh_error *err)
 {
+	if (m->plain_io)
+		return build_plain(m, in, err);
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
 	/* Cutting the nodes and initializers out takes memory per element: a file with
 	 * a million tiny ones is refused first if it is to be. */
@@ -501,6 +526,14 @@ static osh_status empty(const char *name, osh_error *err)
  * Otherwise, or where the file cannot be mapped (some file systems), it is read
  * into a private anonymous mapping: from then on nothing another process does to
  * the file reaches what we read. */
+/* What a read that failed with e (pread_all's) is told as. */
+static osh_status read_error(const char *path, int e, osh_error *err)
+{
+	if (e < 0)
+		return error_set(err, OSH_ERR_IO, "%s: the input changed while it was read (it shrank)", path);
+	return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+}
+
 static osh_status read_all(int fd, const char *path, size_t size, const osh_load_options *opts, uint8_t **out,
 			   bool *file_mapped, osh_error *err)
 {
@@ -520,31 +553,44 @@ static osh_status read_all(int fd, const char *path, size_t size, const osh_load
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, size);
 #ifdef MADV_HUGEPAGE
 	/* Fewer page faults for a big file (see arena.c); mere advice. */
-	if (size >= ((size_t)4 << 20))
+	if (size >= INPUT_HUGE_MIN)
 		madvise(buf, size, MADV_HUGEPAGE);
 #endif
 	int e = pread_all(fd, buf, size, 0);
 	if (e) {
 		munmap(buf, size);
-		if (e < 0)
-			return error_set(err, OSH_ERR_IO, "%s: the input changed while it was read (it shrank)", path);
-		return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+		return read_error(path, e, err);
 	}
 	*out = buf;
 	return OSH_OK;
 }
 
-/* Tells opts->on_layout where the initializers are, if the outline recorded them
+/* The plain path's read: the whole file into memory from malloc, map_file or not. */
+static osh_status read_plain(int fd, const char *path, size_t size, uint8_t **out, osh_error *err)
+{
+	uint8_t *buf = malloc(size);
+	if (!buf)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, size);
+	int e = pread_all(fd, buf, size, 0);
+	if (e) {
+		free(buf);
+		return read_error(path, e, err);
+	}
+	*out = buf;
+	return OSH_OK;
+}
+
+/* Tells how->on_layout where the initializers are, if the outline recorded them
  * as one stretch laid out as a writer lays it out. */
-static void report_layout(int fd, uint64_t size, const prescan_outline_result *o, const osh_load_options *opts)
+static void report_layout(int fd, uint64_t size, const prescan_outline_result *o, const load_how *how)
 {
 	const prescan_spans *in = &o->inits;
-	if (!opts || !opts->on_layout || !o->spans || !in->n || in->loose)
+	if (!how || !how->on_layout || !o->spans || !in->n || in->loose)
 		return;
-	osh_input_layout l = {.fd = fd, .size = size, .graph_key = o->graph_key, .graph_start = o->graph_start,
-			      .graph_end = o->graph_end, .inits_start = in->start[0],
-			      .inits_end = prescan_spans_end(in, in->n - 1), .elements = o->deferred};
-	opts->on_layout(opts->layout_ctx, &l);
+	input_layout l = {.fd = fd, .size = size, .graph_key = o->graph_key, .graph_start = o->graph_start,
+			  .graph_end = o->graph_end, .inits_start = in->start[0],
+			  .inits_end = prescan_spans_end(in, in->n - 1), .elements = o->deferred};
+	how->on_layout(how->layout_ctx, &l);
 }
 
 /* A file written to while it was read (same size or not) may have given us half of
@@ -560,9 +606,11 @@ static osh_status unchanged_since_open(const osh_model *m, osh_error *err)
 	return OSH_OK;
 }
 
-osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
+osh_status loader_load_file(osh_model **out, const char *path, const osh_load_options *opts, const load_how *how,
+			    osh_error *err)
 {
 	*out = NULL;
+	bool plain = how && how->plain;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below). */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -593,17 +641,20 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	uint64_t budget = 0;
 	bool file_mapped = false;
 	scan_job *job = NULL;
-	osh_status s = read_all(fd, path, (size_t)size, opts, &data, &file_mapped, err);
+	osh_status s = plain ? read_plain(fd, path, (size_t)size, &data, err)
+			     : read_all(fd, path, (size_t)size, opts, &data, &file_mapped, err);
 	if (s == OSH_OK)
-		s = size >= SPLIT_SCAN_MIN ? plan_split(path, data, (size_t)size, opts, &budget, &job, err)
-					   : plan(path, data, (size_t)size, 0, opts, &budget, err);
+		s = !plain && size >= SPLIT_SCAN_MIN ? plan_split(path, data, (size_t)size, opts, &budget, &job, err)
+						     : plan(path, data, (size_t)size, 0, opts, &budget, err);
 	osh_model *m = NULL;
-	if (s == OSH_OK && !(m = model_new(path, budget)))
+	if (s == OSH_OK && !(m = model_new(path, budget, plain)))
 		s = no_model(err, path, opts);
 	if (s != OSH_OK) {
 		if (job)
 			job_free(job); /* not started */
-		if (data)
+		if (data && plain)
+			free(data);
+		else if (data)
 			munmap(data, (size_t)size);
 		close(fd);
 		return s;
@@ -611,7 +662,7 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	if (job) {
 		m->scan_job = job;
 		job_start(job);
-		report_layout(fd, size, &job->outline, opts);
+		report_layout(fd, size, &job->outline, how);
 	}
 	m->src_fd = fd;
 	m->src_size = size;
@@ -620,8 +671,8 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	m->src_ino = (uint64_t)st.st_ino;
 	m->src_mtime_sec = (int64_t)st.st_mtim.tv_sec;
 	m->src_mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
-	input in = {.data = data, .size = (size_t)size, .mapped = true, .file_mapped = file_mapped};
-	s = build(m, &in, err); /* unmaps data, or gives it to m */
+	input in = {.data = data, .size = (size_t)size, .mapped = !plain, .file_mapped = file_mapped, .heap = plain};
+	s = build(m, &in, err); /* frees or unmaps data, or gives it to m */
 	if (s == OSH_OK)
 		s = unchanged_since_open(m, err);
 	if (s != OSH_OK) {
@@ -645,7 +696,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 	/* Copied first, then checked and unpacked: what the pre-scan saw is what
 	 * protobuf-c gets, whatever the caller does to its buffer meanwhile. The model
 	 * keeps the copy to write an unchanged model back. */
-	osh_model *m = model_new(name, 0);
+	osh_model *m = model_new(name, 0, plain_io_chosen());
 	if (!m)
 		return no_model(err, name, NULL);
 	uint8_t *copy = arena_alloc(m->arena, size);

@@ -51,6 +51,37 @@ void validate_type_proto(osh_model *m, const graph *g, const char *what, const O
  * publishes (a custom one: any version goes). */
 int64_t opset_newest_known(const char *domain);
 bool index_model(osh_model *m);
+
+/* Where the parts of a model file lie, as the loader finds them early in a load
+ * (load_how.on_layout). Offsets are in bytes from the start of the file. */
+typedef struct input_layout {
+	int fd;              /* the file, open for reading while on_layout runs */
+	uint64_t size;       /* its size */
+	uint64_t graph_key;  /* the main graph's field: its key, */
+	uint64_t graph_start, graph_end; /* and its content */
+	/* The main graph's initializers, from the first one's key to the end of the last
+	 * (nothing else between them), before the loader reads them. */
+	uint64_t inits_start, inits_end;
+	uint64_t elements;   /* the main graph's nodes and initializers */
+} input_layout;
+
+/* How loader_load_file reads a file. */
+typedef struct load_how {
+	/* The plain path (core/tuning.h): the model's osh_model.plain_io. */
+	bool plain;
+	/* Called once, on the loading thread, when a file of SPLIT_SCAN_MIN bytes or more
+	 * holds its main graph's initializers in one stretch, each key and length in its
+	 * shortest encoding: as soon as the loader knows where, before it reads them
+	 * (emit/write_ahead.c copies them into the output meanwhile; tests change the
+	 * file there). Never on the plain path. NULL: not called. */
+	void (*on_layout)(void *ctx, const input_layout *layout);
+	void *layout_ctx;
+} load_how;
+
+/* osh_model_load, done the way `how` says (NULL: fast, nobody told the layout):
+ * emit/model_load.c decides it for the public entry point. */
+osh_status loader_load_file(osh_model **out, const char *path, const osh_load_options *opts, const load_how *how,
+			    osh_error *err);
 /* The index has read the input up to offset `upto`: when the input maps the file,
  * the pages behind go back to the page cache, in steps (load.c). Rereading them is
  * allowed (they come back from the file). */

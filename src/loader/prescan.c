@@ -615,13 +615,11 @@ static void add_counts(scan *s, const counts *c)
 	s->st.repeated += c->repeated;
 }
 
-/* Elements of fewer bytes than this on average are not recorded (their spans
- * would take more than 12/32 of the file): unpack_split walks them itself. */
-#define SPANS_MIN_ELEMENT 32
-
 /* A node or initializer of the main graph, framed only (prescan_outline): counted,
  * and recorded for unpack_split, the pre-scan thread and a writer that copies them
- * ahead (osh_input_layout). */
+ * ahead (input_layout). Elements of fewer than PRESCAN_SPANS_MIN_ELEMENT bytes on
+ * average are not recorded (their spans would take more than 12/32 of the file):
+ * unpack_split walks them itself. */
 static void defer_element(scan *s, unsigned index, size_t key_at, size_t body, size_t end)
 {
 	s->deferred++;
@@ -871,7 +869,7 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 	s.defer = (uint64_t)1 << field_index(g, PRESCAN_NODE_FIELD) | (uint64_t)1 << s.init_index;
 	prescan_spans nodes = {0}, inits = {0};
 	s.spans[0] = &nodes, s.spans[1] = &inits;
-	s.spans_max = size / SPANS_MIN_ELEMENT;
+	s.spans_max = size / PRESCAN_SPANS_MIN_ELEMENT;
 	if ((st = run(&s, 0, 0)) != OSH_OK) {
 		prescan_spans_free(&nodes), prescan_spans_free(&inits);
 		return st;

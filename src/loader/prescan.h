@@ -20,6 +20,7 @@
 #ifndef OSH_LOADER_PRESCAN_H
 #define OSH_LOADER_PRESCAN_H
 
+#include "core/tuning.h" /* PRESCAN_PROGRESS_STEP */
 #include "loader/wire.h"
 #include "onnxshape.h"
 
@@ -121,7 +122,6 @@ osh_status prescan_outline(const uint8_t *data, size_t size, const char *name, p
 /* Told after every PRESCAN_PROGRESS_STEP elements of one kind (0: initializers, 1:
  * nodes), and at the end of each kind, how many of them passed; false stops the
  * scan. */
-#define PRESCAN_PROGRESS_STEP 64
 typedef bool (*prescan_progress_fn)(void *ctx, int kind, uint64_t done);
 
 /* Scans what prescan_outline left: the initializers, then the nodes, each as at its

@@ -11,6 +11,8 @@
 #ifndef OSH_LOADER_RELEASE_H
 #define OSH_LOADER_RELEASE_H
 
+#include "core/tuning.h" /* RELEASE_LAG */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +29,6 @@ releaser *releaser_new(uint8_t *map, size_t size);
  * asking nothing, when that range would hold more than RELEASE_LAG bytes: the caller
  * drops the pages itself, so that memory stays bounded when the thread gets no
  * core. */
-#define RELEASE_LAG ((size_t)8 << 20)
 bool releaser_drop(releaser *r, size_t from, size_t upto);
 
 /* Stops the thread (abandoning what it has not done: the mapping is about to go

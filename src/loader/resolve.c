@@ -6,6 +6,7 @@
  */
 #include "loader/resolve.h"
 #include "core/quiet_thread.h"
+#include "core/tuning.h"
 #include "loader/decode_node.h"
 
 #include <string.h>
@@ -93,11 +94,11 @@ bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t 
 	return true;
 }
 
-/* How many inputs ahead of its use each name is hashed and its slot in the value
- * map fetched. The map is far bigger than the cache on a big graph, and a third of
-  * a transformer's inputs are neither the initializer nor the node resolve_input
-  * guesses first: fetched ahead, the cache misses of their probes overlap. */
-#define LOOKUP_AHEAD 16
+/* Each name is hashed and its slot in the value map fetched LOOKUP_AHEAD inputs
+ * ahead of its use (core/tuning.h). The map is far bigger than the cache on a big
+ * graph, and a third of a transformer's inputs are neither the initializer nor the
+ * node resolve_input guesses first: fetched ahead, the cache misses of their probes
+ * overlap. */
 
 bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi)
 {

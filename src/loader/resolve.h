@@ -26,12 +26,11 @@ bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi);
 bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t k, const char **name,
 			size_t *len);
 
-/* A graph's nodes resolved by two threads, a stretch of RESOLVE_CHUNK nodes at a
- * time: the caller's from the front, in node order, a thread of the job's own from
- * the back, until they meet. Which does more is decided as they go: the second core
- * is sometimes busy with other work (a writer's copy), and a fixed share had one
- * thread wait for the other. */
-#define RESOLVE_CHUNK 2048
+/* A graph's nodes resolved by two threads, a stretch of RESOLVE_CHUNK nodes
+ * (core/tuning.h) at a time: the caller's from the front, in node order, a thread of
+ * the job's own from the back, until they meet. Which does more is decided as they
+ * go: the second core is sometimes busy with other work (a writer's copy), and a
+ * fixed share had one thread wait for the other. */
 
 typedef struct resolve_job {
 	const osh_model *m;

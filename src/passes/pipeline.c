@@ -13,6 +13,7 @@
  */
 #include "core/dtype.h"
 #include "core/quiet_thread.h"
+#include "core/tuning.h"
 #include "core/error.h"
 #include "emit/edit.h"
 #include "loader/reindex.h"
@@ -388,16 +389,16 @@ static void *run_later(void *arg)
 	return NULL;
 }
 
-/* Below this many nodes, starting a thread for the lint costs more than the lint it
- * would take off the main thread. */
-#define LINT_THREAD_MIN 4096
-
+/* Below LINT_THREAD_MIN nodes (core/tuning.h), starting a thread for the lint costs
+ * more than the lint it would take off the main thread. A model loaded the plain way
+ * runs it here, before the write. */
 static struct lint_later *lint_later_start(osh_model *m)
 {
 	struct lint_later *l = m->lint_later;
 	if (!l)
 		return NULL;
-	l->threaded = osh_model_node_count(m) >= LINT_THREAD_MIN && quiet_thread_start(&l->thread, run_later, m) == 0;
+	l->threaded = !m->plain_io && osh_model_node_count(m) >= LINT_THREAD_MIN &&
+		      quiet_thread_start(&l->thread, run_later, m) == 0;
 	if (!l->threaded)
 		run_later(m);
 	return l;

@@ -129,7 +129,8 @@ Test(defer_lint, the_write_runs_it)
 }
 
 /* An error only the lint finds ('N' must be 1 or 8, and is 5): nothing is written,
- * neither the output nor a temporary file, by osh_model_write nor by a write job. */
+ * neither the output nor a temporary file, whether the write was begun ahead
+ * (write_ahead_to) or not. */
 Test(defer_lint, an_error_it_finds_blocks_the_write)
 {
 	char *dir = make_tmpdir_for("defer");
@@ -138,16 +139,13 @@ Test(defer_lint, an_error_it_finds_blocks_the_write)
 	snprintf(in, sizeof in, "%s/symbol_constraint_conflict.onnx", LINT_DIR);
 	for (int via_job = 0; via_job < 2; via_job++) {
 		osh_error err = {0};
-		osh_write_job *job = NULL;
-		if (via_job)
-			cr_assert_eq(osh_write_begin(out, NULL, &job, &err), OSH_OK, "%s", err.message);
 		osh_model *m = NULL;
-		osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
+		osh_load_options lo = {.write_ahead_to = out};
 		cr_assert_eq(osh_model_load(&m, in, via_job ? &lo : NULL, &err), OSH_OK, "%s", err.message);
 		cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK);
 		cr_expect_not(osh_model_has_errors(m), "inference alone finds no error here");
 		cr_assert_eq(osh_annotate(m, &err), OSH_OK);
-		osh_status s = via_job ? osh_write_finish(job, m, &err) : osh_model_write(m, out, NULL, &err);
+		osh_status s = osh_model_write(m, out, NULL, &err);
 		cr_expect_eq(s, OSH_ERR_INVALID, "job %d: %d %s", via_job, s, err.message);
 		cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
 		cr_expect(osh_model_has_errors(m));

@@ -2,12 +2,14 @@
  *
  * The library reads a private copy unless told to map the file; mapped, the fault is
  * the program's, and the tool turns it into exit 2 and a message naming the file.
- * Both kinds of load are driven through on_layout, which the loader calls after the
- * pre-scan has framed the file and before the index reads its initializers: the
- * truncation lands exactly between the two. The tool is driven by timing: it is
+ * Both kinds of load are driven through the loader's layout hook (load_how.on_layout,
+ * the fast path's), which the loader calls after the pre-scan has framed the file and
+ * before the index reads its initializers: the truncation lands exactly between the
+ * two. The tool is driven by timing: it is
  * truncated while it loads a 1M-node model, until one run caught it mid-read.
  */
 #define _GNU_SOURCE
+#include "loader/loader.h"
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>
@@ -23,14 +25,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* n Relu nodes t0 -> ... -> tn, and `inits` initializers of 1 KiB (unused): on_layout
- * is called only for a file with initializers. */
+/* n Relu nodes t0 -> ... -> tn, and `inits` initializers of 1 KiB (unused): the
+ * layout hook is called only for a file with initializers. */
 static wbuf relu_model(int n, int inits)
 {
 	wbuf b = {0}, g = {0};
 	put_model_header(&b, 13);
 	char in[32], out[32];
-	put_relu_chain(&g, n, true); /* named: the pre-scan keeps spans (on_layout) */
+	put_relu_chain(&g, n, true); /* named: the pre-scan keeps spans (the layout hook) */
 	static uint8_t kib[1024];
 	for (int i = 0; i < inits; i++) {
 		wbuf t = {0};
@@ -54,7 +56,7 @@ typedef struct truncating {
 	uintptr_t map_start, map_end; /* from on_map */
 } truncating;
 
-static void truncate_now(void *ctx, const osh_input_layout *layout)
+static void truncate_now(void *ctx, const input_layout *layout)
 {
 	(void)layout;
 	truncating *t = ctx;
@@ -69,7 +71,7 @@ static void note_map(void *ctx, const void *addr, size_t size)
 	t->map_end = (uintptr_t)addr + size;
 }
 
-static void rewrite_now(void *ctx, const osh_input_layout *layout)
+static void rewrite_now(void *ctx, const input_layout *layout)
 {
 	(void)layout;
 	truncating *t = ctx;
@@ -86,18 +88,18 @@ static void rewrite_now(void *ctx, const osh_input_layout *layout)
 
 /* The default load reads a copy: a file truncated or written to during the load is
  * refused with a message, never a signal. */
-static void load_refused(void (*change)(void *, const osh_input_layout *))
+static void load_refused(void (*change)(void *, const input_layout *))
 {
 	char *dir = make_tmpdir_for("changed");
 	char *in = path_in(dir, "m.onnx");
 	wbuf b = relu_model(60000, 64);
 	spit(in, b.p, b.n);
 	truncating t = {.path = in};
-	osh_load_options lo = {.on_layout = change, .layout_ctx = &t};
+	load_how how = {.on_layout = change, .layout_ctx = &t};
 	osh_model *m = NULL;
 	osh_error err = {0};
-	cr_expect_eq(osh_model_load(&m, in, &lo, &err), OSH_ERR_IO);
-	cr_assert(t.called, "on_layout was not called: the change did not happen mid-load");
+	cr_expect_eq(loader_load_file(&m, in, NULL, &how, &err), OSH_ERR_IO);
+	cr_assert(t.called, "the layout hook was not called: the change did not happen mid-load");
 	cr_expect(m == NULL);
 	cr_expect(strstr(err.message, "m.onnx: the input changed while it was read"), "%s", err.message);
 	free(b.p);
@@ -160,15 +162,15 @@ Test(input_changed, a_mapping_faults_inside_the_range_given_to_on_map, .timeout 
 	if (pid == 0) {
 		truncating t = {.path = in};
 		mapped = &t;
-		osh_load_options lo = {.on_layout = truncate_now, .layout_ctx = &t, .map_file = true,
-				       .on_map = note_map, .map_ctx = &t};
+		osh_load_options lo = {.map_file = true, .on_map = note_map, .map_ctx = &t};
+		load_how how = {.on_layout = truncate_now, .layout_ctx = &t};
 		struct sigaction sa = {0};
 		sa.sa_sigaction = on_bus;
 		sa.sa_flags = SA_SIGINFO;
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGBUS, &sa, NULL);
 		osh_model *m = NULL;
-		osh_model_load(&m, in, &lo, NULL);
+		loader_load_file(&m, in, &lo, &how, NULL);
 		_exit(LOAD_RETURNED);
 	}
 	int ws;
@@ -189,17 +191,17 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* Runs argv with stderr into err_path; truncates `victim` to 1,000,000 bytes after
- * delay_ms; returns the wait status. */
+/* Runs argv with stdout and stderr into err_path (check reports an unreadable input
+ * on stdout, the tool's SIGBUS handler on stderr); truncates `victim` to 1,000,000
+ * bytes after delay_ms; returns the wait status. */
 static int run_and_truncate(const char *const *argv, const char *err_path, const char *victim, int delay_ms)
 {
 	fflush(NULL);
 	pid_t pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int o = open("/dev/null", O_WRONLY);
-		if (e < 0 || o < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+		if (e < 0 || dup2(e, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
 		execv(OSH_CLI, (char *const *)argv);
 		_exit(127);

@@ -12,6 +12,7 @@
  * the scratch buffer (streamed through pack_to_buffer) and a model without a graph.
  */
 #define _GNU_SOURCE
+#include "core/tuning.h"
 #include "mb.h"
 #include "onnxshape.h"
 #include "wb.h"
@@ -404,6 +405,7 @@ static size_t resident_kb(const char *path, bool *mapped)
  * the whole file in memory again. */
 Test(pack_stream, written_runs_give_the_input_back)
 {
+	setenv(PLAIN_IO_ENV, "0", 1); /* the fast path's mapping, whatever the environment says */
 	wbuf model = runs_model_of(false, false);
 	char path[64], out[64];
 	snprintf(path, sizeof path, "/tmp/osh_pack_back_%d.onnx", (int)getpid());

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "core/model.h"
+#include "core/tuning.h"
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>
@@ -145,6 +146,7 @@ static void check_model(osh_model *m, const char *how)
 
 Test(resolve, two_threads_same_as_one_pass)
 {
+	setenv(PLAIN_IO_ENV, "0", 1); /* the fast path's device, whatever the environment says */
 	wbuf b;
 	model_bytes(&b);
 	cr_assert_gt(b.n, (size_t)1 << 20, "the model must take the split pre-scan: %zu bytes", b.n);

@@ -1,22 +1,27 @@
-/* test_write_ahead.c: osh_write_begin / osh_write_ahead_layout / osh_write_finish /
- * osh_write_cancel.
+/* test_write_ahead.c: osh_load_options.write_ahead_to.
  *
  * While a model is loaded and inferred, a thread copies its graph's nodes and
  * initializers to where they will most likely be in the output (emit/write_ahead.c).
- * The promise: the file written is byte for byte the one osh_model_write writes,
- * whether the guess of where they go was right (the copy is used: write_ahead_finish
- * says how much of it) or wrong (a node whose subgraph inference annotates moves
- * them: the bytes produced overwrite the copy). Cancelling leaves nothing, also after
- * a load that failed once the copy had started; the finish refuses what
- * osh_model_write refuses, leaving nothing; a source changed after the load is
- * refused at the finish, the destination untouched.
+ * The promise: the file written by osh_model_write to that path is byte for byte the
+ * one it writes without, whether the guess of where they go was right (the copy is
+ * used: write_model says how much of it) or wrong (a node whose subgraph inference
+ * annotates moves them: the bytes produced overwrite the copy). A model freed
+ * without the write leaves nothing, and so does a load that failed once the copy had
+ * started; the write refuses what it refuses without, leaving nothing; a source
+ * changed after the load is refused at the write, the destination untouched.
+ *
+ * The device is the fast path's: these tests choose it whatever the environment
+ * says, but for the last one, which checks that the plain path ignores the option.
  */
 #define _GNU_SOURCE
+#include "core/tuning.h"
 #include "emit/write_ahead.h"
+#include "emit/write_model.h"
 #include "mb.h"
 
 #include <criterion/criterion.h>
 #include "test_files.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,9 @@
 #include <unistd.h>
 
 enum { WEIGHTS = 300, FLOATS = 4096 }; /* 16 KB each: 4.9 MB of initializers */
+
+/* Before any test: the fast path, even in the suite's plain run. */
+__attribute__((constructor)) static void fast_path(void) { setenv(PLAIN_IO_ENV, "0", 1); }
 
 /* A chain of Add nodes, each adding its own weight (values that differ per weight,
  * so a copy in the wrong place shows), optionally with an If node whose branches
@@ -73,12 +81,12 @@ static osh_model *load(const char *path)
 	return m;
 }
 
-/* Loads path telling job the layout. */
-static osh_model *load_for(const char *path, osh_write_job *job)
+/* Loads path for a write to dest, begun ahead. */
+static osh_model *load_for(const char *path, const char *dest)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
+	osh_load_options lo = {.write_ahead_to = dest};
 	cr_assert_eq(osh_model_load(&m, path, &lo, &err), OSH_OK, "%s", err.message);
 	return m;
 }
@@ -101,19 +109,17 @@ static void write_plain(const char *model, const char *dest)
 	osh_model_free(m);
 }
 
-/* model -> dest through a job; returns the bytes the copy ahead saved. *guess, when
+/* model -> dest, begun ahead; returns the bytes the copy ahead saved. *guess, when
  * not NULL: where the job guessed the nodes go (UINT64_MAX: it copied nothing). */
 static uint64_t write_ahead(const char *model, const char *dest, uint64_t *guess)
 {
-	osh_write_job *job = NULL;
 	osh_error err = {0};
-	cr_assert_eq(osh_write_begin(dest, NULL, &job, &err), OSH_OK, "%s", err.message);
-	osh_model *m = load_for(model, job);
+	osh_model *m = load_for(model, dest);
 	if (guess)
-		*guess = write_ahead_guess(job);
+		*guess = write_ahead_guess(m);
 	infer_annotate(m);
 	uint64_t skipped = 0;
-	cr_assert_eq(write_ahead_finish(job, m, &skipped, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(write_model(m, dest, NULL, &skipped, &err), OSH_OK, "%s", err.message);
 	osh_model_free(m);
 	return skipped;
 }
@@ -127,7 +133,7 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* The chain written by osh_model_write and through a job: the same bytes, and
+/* The chain written by osh_model_write without and with a write begun ahead: the same bytes, and
  * nothing else left in the directory. Returns what the copy ahead saved. */
 static uint64_t ahead_vs_plain(bool with_if, int weights, uint64_t *guess)
 {
@@ -244,11 +250,10 @@ Test(write_ahead, small_weights_are_not_copied_ahead)
 	cr_expect_eq(skipped, 0);
 }
 
-/* A job started on a fresh copy of the chain, to dir/out.onnx. */
+/* A fresh copy of the chain loaded for a write to dir/out.onnx, begun ahead. */
 typedef struct started {
 	char *dir, *model, *dest;
 	osh_model *m;
-	osh_write_job *job;
 } started;
 
 static started start(void)
@@ -256,14 +261,12 @@ static started start(void)
 	started s = {.dir = make_tmpdir_for("write_ahead")};
 	s.model = save_chain(s.dir, false);
 	s.dest = path_in(s.dir, "out.onnx");
-	osh_error err = {0};
-	cr_assert_eq(osh_write_begin(s.dest, NULL, &s.job, &err), OSH_OK, "%s", err.message);
-	s.m = load_for(s.model, s.job);
-	cr_assert_neq(write_ahead_guess(s.job), UINT64_MAX, "nothing is being copied ahead");
+	s.m = load_for(s.model, s.dest);
+	cr_assert_neq(write_ahead_guess(s.m), UINT64_MAX, "nothing is being copied ahead");
 	return s;
 }
 
-/* After the job ended: only `want` is in the directory. */
+/* After the model is freed: only `want` is in the directory. */
 static void end(started *s, const char *want, const char *ctx)
 {
 	osh_model_free(s->m);
@@ -272,13 +275,29 @@ static void end(started *s, const char *want, const char *ctx)
 	remove_dir(s->dir);
 }
 
-Test(write_ahead, cancel_leaves_nothing)
+Test(write_ahead, a_model_freed_without_the_write_leaves_nothing)
 {
 	started s = start();
-	cr_expect_eq(access(s.dest, F_OK), -1, "the destination exists before the finish");
-	osh_write_cancel(s.job);
-	osh_write_cancel(NULL); /* as free(NULL) */
-	end(&s, "model.onnx", "cancelled");
+	cr_expect_eq(access(s.dest, F_OK), -1, "the destination exists before the write");
+	end(&s, "model.onnx", "freed without the write");
+}
+
+/* A write to another path leaves the one begun ahead alone (the free removes it),
+ * and writes what it writes without. */
+Test(write_ahead, a_write_elsewhere_is_a_write_of_its_own)
+{
+	started s = start();
+	infer_annotate(s.m);
+	char *other = path_in(s.dir, "other.onnx"), *ref = path_in(s.dir, "ref.onnx");
+	uint64_t skipped = 1;
+	osh_error err = {0};
+	cr_assert_eq(write_model(s.m, other, NULL, &skipped, &err), OSH_OK, "%s", err.message);
+	cr_expect_eq(skipped, 0);
+	cr_expect_neq(write_ahead_guess(s.m), UINT64_MAX, "the write to another path took the job");
+	write_plain(s.model, ref);
+	cr_expect(same_file(ref, other), "the output differs from osh_model_write's");
+	free(other), free(ref);
+	end(&s, "model.onnx other.onnx ref.onnx", "written elsewhere");
 }
 
 Test(write_ahead, a_load_that_fails_after_the_layout_leaves_nothing)
@@ -296,16 +315,28 @@ Test(write_ahead, a_load_that_fails_after_the_layout_leaves_nothing)
 	spit(model, bytes, n);
 	free(bytes);
 	char *dest = path_in(dir, "out.onnx");
-	osh_write_job *job = NULL;
 	osh_error err = {0};
-	cr_assert_eq(osh_write_begin(dest, NULL, &job, &err), OSH_OK, "%s", err.message);
 	osh_model *m = NULL;
-	osh_load_options lo = {.on_layout = osh_write_ahead_layout, .layout_ctx = job};
-	cr_expect_eq(osh_model_load(&m, model, &lo, &err), OSH_ERR_DECODE);
+	/* The job, as osh_model_load makes it, to see that the copy had started. */
+	write_job *job = write_ahead_new(dest);
+	cr_assert(job);
+	load_how how = {.on_layout = write_ahead_layout, .layout_ctx = job};
+	cr_expect_eq(loader_load_file(&m, model, NULL, &how, &err), OSH_ERR_DECODE);
 	cr_expect(strstr(err.message, "NUL"), "%s", err.message);
-	cr_expect_neq(write_ahead_guess(job), UINT64_MAX, "the copy did not start: the test tests nothing");
-	osh_write_cancel(job);
+	cr_expect(access(dest, F_OK) != 0);
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	int temps = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		temps += strstr(e->d_name, ".osh-") != NULL;
+	closedir(d);
+	cr_expect_eq(temps, 1, "the copy did not start: the test tests nothing");
+	write_ahead_cancel(job);
 	expect_listing(dir, "model.onnx", "failed load");
+	/* And the public way: the failed load removes what it began. */
+	osh_load_options lo = {.write_ahead_to = dest};
+	cr_expect_eq(osh_model_load(&m, model, &lo, &err), OSH_ERR_DECODE);
+	expect_listing(dir, "model.onnx", "failed load, public");
 	free(model), free(dest);
 	remove_dir(dir);
 }
@@ -321,12 +352,10 @@ Test(write_ahead, finish_refuses_what_write_refuses)
 		const char *says;
 	} cases[] = {{model, OSH_ERR_SAME_FILE, "is the input model"}, {missing, OSH_ERR_IO, "cannot create a temporary file"}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		osh_write_job *job = NULL;
 		osh_error err = {0};
-		cr_assert_eq(osh_write_begin(cases[i].dest, NULL, &job, &err), OSH_OK, "%s", err.message);
-		osh_model *m = load_for(model, job);
+		osh_model *m = load_for(model, cases[i].dest);
 		infer_annotate(m);
-		cr_expect_eq(osh_write_finish(job, m, &err), cases[i].want, "case %zu: %s", i, err.message);
+		cr_expect_eq(osh_model_write(m, cases[i].dest, NULL, &err), cases[i].want, "case %zu: %s", i, err.message);
 		cr_expect(strstr(err.message, cases[i].says), "case %zu: %s", i, err.message);
 		osh_model_free(m);
 		expect_listing(dir, "model.onnx", "refused");
@@ -344,7 +373,50 @@ Test(write_ahead, source_changed_after_load)
 	fputs("appended", f);
 	fclose(f);
 	osh_error err = {0};
-	cr_expect_eq(osh_write_finish(s.job, s.m, &err), OSH_ERR_IO);
+	cr_expect_eq(osh_model_write(s.m, s.dest, NULL, &err), OSH_ERR_IO);
 	cr_expect(strstr(err.message, "changed on disk"), "%s", err.message);
 	end(&s, "model.onnx", "source changed");
+}
+
+/* In place, the input is written over from the copy begun ahead. */
+Test(write_ahead, in_place)
+{
+	char *dir = make_tmpdir_for("write_ahead");
+	char *model = save_chain(dir, false), *ref = path_in(dir, "ref.onnx");
+	write_plain(model, ref);
+	osh_model *m = load_for(model, model);
+	cr_assert_neq(write_ahead_guess(m), UINT64_MAX, "nothing is being copied ahead");
+	infer_annotate(m);
+	uint64_t skipped = 0;
+	osh_error err = {0};
+	cr_assert_eq(write_model(m, model, &(osh_write_options){.in_place = true, .durable = true}, &skipped, &err),
+		     OSH_OK, "%s", err.message);
+	cr_expect_geq(skipped, (uint64_t)WEIGHTS * FLOATS * 4);
+	osh_model_free(m);
+	cr_expect(same_file(ref, model), "the output differs from osh_model_write's");
+	expect_listing(dir, "model.onnx ref.onnx", "in place");
+	free(model), free(ref);
+	remove_dir(dir);
+}
+
+/* The plain path begins nothing ahead: the same bytes, no temporary file. */
+Test(write_ahead, the_plain_path_ignores_it)
+{
+	char *dir = make_tmpdir_for("write_ahead");
+	char *model = save_chain(dir, false);
+	char *ref = path_in(dir, "ref.onnx"), *got = path_in(dir, "got.onnx");
+	write_plain(model, ref);
+	setenv(PLAIN_IO_ENV, "1", 1);
+	osh_model *m = load_for(model, got);
+	cr_expect_eq(write_ahead_guess(m), UINT64_MAX);
+	expect_listing(dir, "model.onnx ref.onnx", "plain load");
+	infer_annotate(m);
+	osh_error err = {0};
+	cr_assert_eq(osh_model_write(m, got, NULL, &err), OSH_OK, "%s", err.message);
+	osh_model_free(m);
+	setenv(PLAIN_IO_ENV, "0", 1);
+	cr_expect(same_file(ref, got), "the plain output differs from the fast one");
+	expect_listing(dir, "got.onnx model.onnx ref.onnx", "plain write");
+	free(model), free(ref), free(got);
+	remove_dir(dir);
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""plain_vs_fast.py: the tool answers the same on its plain and its fast paths.
+
+usage: plain_vs_fast.py TOOL WORK MODEL_DIR... [--bench GEN_MODELS.PY] [--jobs N]
+
+The speed devices (threads, mappings, lazy decoding, streamed writing) sit behind two
+seams, each with a plain path (src/core/tuning.h): ONNXSHAPE_PLAIN_IO=1 takes it,
+=0 the fast one. Every *.onnx under each MODEL_DIR (copied into WORK first, beside
+the files they name) is run through
+
+    check M | check --format json M | print M | infer M -o OUT | rewrite M -o OUT
+
+once each way, with the same paths, and the two runs must give the same exit status,
+the same standard output and error, byte for byte, and the same file written (or none
+both times), with nothing else left in OUT's directory. With --bench, bench/
+gen_models.py generates transformer:10k (inline weights and external data) into WORK
+and those are run too. Prints the count and the first difference of each pair that
+differs (at most 20); exits 1 on any.
+"""
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+
+COMMANDS = [
+    ("check", ["check", "{m}"]),
+    ("check-json", ["check", "--format", "json", "{m}"]),
+    ("print", ["print", "{m}"]),
+    ("infer", ["infer", "{m}", "-o", "{out}"]),
+    ("rewrite", ["rewrite", "{m}", "-o", "{out}"]),
+]
+
+
+def first_difference(a, b):
+    """Where bytes a and b first differ, as 'line L, byte B: ... | ...'."""
+    n = min(len(a), len(b))
+    i = next((k for k in range(n) if a[k] != b[k]), n)
+    line = a[:i].count(b"\n") + 1
+    return "byte %d (line %d), fast %r | plain %r (lengths %d, %d)" % (
+        i, line, a[max(0, i - 30):i + 50], b[max(0, i - 30):i + 50], len(a), len(b))
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+def run_once(tool, argv, out, plain):
+    env = dict(os.environ, ONNXSHAPE_PLAIN_IO="1" if plain else "0")
+    p = subprocess.run([tool] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=600)
+    written = None
+    if out and os.path.exists(out):
+        with open(out, "rb") as f:
+            written = f.read()
+        os.unlink(out)
+    return p.returncode, p.stdout, p.stderr, written
+
+
+def compare(tool, model):
+    """The differences, one line each, between the two paths on model."""
+    problems = []
+    d = os.path.dirname(model)
+    stem = os.path.basename(model)[:-len(".onnx")]
+    out = os.path.join(d, stem + ".pvf-out.onnx")
+    for name, template in COMMANDS:
+        argv = [a.format(m=model, out=out) for a in template]
+        before = listing(d)
+        got = {}
+        for plain in (False, True):
+            got[plain] = run_once(tool, argv, out if "{out}" in template else None, plain)
+            after = listing(d)
+            if after != before:
+                problems.append("%s %s (%s): left %s" % (name, model, "plain" if plain else "fast",
+                                                         sorted(set(after) - set(before))))
+                for extra in set(after) - set(before):
+                    p = os.path.join(d, extra)
+                    if os.path.isfile(p):
+                        os.unlink(p)
+        f, p = got[False], got[True]
+        where = "%s %s" % (name, model)
+        if f[0] != p[0]:
+            problems.append("%s: exit status fast %d, plain %d" % (where, f[0], p[0]))
+        for k, what in ((1, "stdout"), (2, "stderr")):
+            if f[k] != p[k]:
+                problems.append("%s: %s differs at %s" % (where, what, first_difference(f[k], p[k])))
+        if (f[3] is None) != (p[3] is None):
+            problems.append("%s: the output was written by %s only" % (where, "fast" if p[3] is None else "plain"))
+        elif f[3] is not None and f[3] != p[3]:
+            problems.append("%s: the files written differ at %s" % (where, first_difference(f[3], p[3])))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tool")
+    ap.add_argument("work")
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--bench", help="bench/gen_models.py: also run transformer:10k")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    tool = os.path.abspath(a.tool)
+    work = os.path.abspath(a.work)
+    models = []
+    copies = os.path.join(work, "models")
+    shutil.rmtree(copies, ignore_errors=True)
+    for i, src in enumerate(a.dirs):
+        dst = os.path.join(copies, "%d-%s" % (i, os.path.basename(os.path.normpath(src))))
+        shutil.copytree(src, dst, symlinks=True)
+        for root, _, files in os.walk(dst):
+            models += [os.path.join(root, f) for f in files if f.endswith(".onnx")]
+    if a.bench:
+        bench = os.path.join(work, "bench")
+        subprocess.run([sys.executable, a.bench, bench, "transformer:10k"], check=True, stdout=subprocess.DEVNULL)
+        models += [os.path.join(bench, "transformer-10k.onnx"), os.path.join(bench, "transformer-10k-ext", "model.onnx")]
+    models.sort()
+    # One directory at a time per job: each run checks that its directory holds
+    # nothing new afterwards.
+    by_dir = {}
+    for m in models:
+        by_dir.setdefault(os.path.dirname(m), []).append(m)
+    problems = []
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for found in pool.map(lambda ms: [p for m in ms for p in compare(tool, m)], by_dir.values()):
+            problems += found
+    runs = len(models) * len(COMMANDS)
+    print("plain vs fast: %d models, %d commands each way: %d differ" % (len(models), runs, len(problems)))
+    for line in problems[:20]:
+        print("  " + line)
+    if len(models) < 10:
+        print("too few models: the test tests nothing")
+        return 1
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
