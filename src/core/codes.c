@@ -181,7 +181,7 @@ osh_status osh_model_override_severities(osh_model *m, const osh_severity_overri
 {
 	/* The lint's diagnostics are not there yet: overriding them later is not possible
 	 * from here (core runs no pass), and leaving them out would be silent. */
-	if (m->lint_later) {
+	if (m->pending.lint) {
 		if (err) {
 			err->status = OSH_ERR_INVALID;
 			snprintf(err->message, sizeof err->message,

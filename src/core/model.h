@@ -250,6 +250,86 @@ typedef struct pending_write {
 	void (*cancel)(void *job); /* ends it: no temporary file is left */
 } pending_write;
 
+/* The source input: where the model came from, and what of it is still wire bytes
+ * read where they lie. The loader fills it (load.c; index.c counts the initializers,
+ * views.c and external.c note external data); the writer reads it, to copy bytes
+ * rather than pack them and to refuse a source that changed since it was loaded.
+ * The wire lists are emptied when their messages are built (loader/materialize.c);
+ * the scan job ends with the load; the rest stays until osh_model_free closes the
+ * descriptor, joins the releaser and unmaps the input. */
+typedef struct model_source {
+	/* The input bytes, kept for an unchanged model to be written back byte for byte
+	 * without holding them in memory: a file descriptor of the source, or a copy when
+	 * loaded from memory. */
+	int fd;
+	const uint8_t *copy;
+	/* The input's bytes at their offsets in the file: the file mapped
+	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
+	 * graph's nodes and initializers are read from it (wire_nodes, wire_inits) and
+	 * weights point into it; a mapping's pages are dropped as the loader is done
+	 * with them (they come back from the page cache when read again). */
+	uint8_t *map;
+	size_t map_size;
+	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
+	 * back a few dozen pages took three madvise calls, and the writer's reads then
+	 * faulted them in again, for less memory than the process's own code. */
+	bool map_is_file;       /* map maps the file: its pages can be dropped */
+	bool viewed_external;   /* a view of a tensor in external data was made */
+	size_t released;        /* pages before this offset were dropped (loader_release_input) */
+	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
+	/* While loading, the second thread that pre-scans the main graph's initializers
+	 * and nodes as the index reads them (load.c); NULL when none runs. */
+	struct scan_job *scan;
+	uint64_t size;
+	bool has_stat; /* the source's identity, to refuse writing over it by accident */
+	uint64_t dev, ino;
+	int64_t mtime_sec, mtime_nsec;
+	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
+	 * input like wire_inits: while wire_nodes.n > 0 the GraphProto holds no
+	 * NodeProto and the main graph's node k is lazy node k; a node decode_node.c
+	 * read has proto NULL. Emptied when the messages are built for a rewrite or a
+	 * packing (loader/materialize.c). */
+	wire_list wire_nodes;
+	/* The same for the main graph's initializers: TensorProtos in the input
+	 * (map, or copy), which stays until the model is freed. While wire_inits.n > 0
+	 * the GraphProto holds no initializer; their values have an init_view and no
+	 * init. Built by the same calls as the nodes. */
+	wire_list wire_inits;
+	tensor_stats wire_init_stats; /* what osh_model_summary reports of them */
+	/* The external data files checked so far (loader/external.h), NULL before the
+	 * first: models point thousands of tensors at a few files, each checked once. */
+	struct ext_cache *ext_files;
+} model_source;
+
+/* Pending work: what a stage left for a later one to finish. passes/pipeline.c fills
+ * in the lint osh_infer deferred (with how to run it beside a write) and the
+ * debugging asked of the stages; emit/annotate.c the value_info entries;
+ * emit/write_ahead.c the write begun while loading. What finishes each empties it:
+ * osh_lint, or the join after a write, the lint; loader/materialize.c the value_info
+ * entries (a streamed write packs them and leaves them); osh_model_write the write
+ * begun (osh_model_free cancels one never taken). The next osh_infer replaces the
+ * debugging. */
+typedef struct model_pending {
+	/* The value_info entries osh_annotate added to the main graph, while the
+	 * GraphProto does not hold them yet: as names and types they take a fraction of
+	 * what ValueInfoProto messages and their pointers would. The
+	 * writer packs them after the graph's own entries (emit/pack_stream.c);
+	 * loader/materialize.c makes them messages when messages are needed. */
+	vi_list value_info;
+	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
+	 * passes/pipeline.c. */
+	struct lint_later *lint;
+	/* How to run it beside a write, or NULL. */
+	const beside_write *beside;
+	/* What the last osh_infer was asked to do between stages for debugging (the
+	 * IR checker, a dump), for the stages osh_lint and osh_annotate run after it;
+	 * NULL when nothing (passes/pipeline.c). */
+	struct stage_debug *debug;
+	pending_write write;
+} model_pending;
+
+/* One per model: the IR and what the passes make of it, beside the source it was
+ * read from and the work still pending (each its own struct, above). */
 struct osh_model {
 	arena *arena;
 	uint64_t budget;  /* the arena's memory budget */
@@ -260,32 +340,7 @@ struct osh_model {
 	const char *path; /* as given */
 	const char *dir;  /* directory of the model, for external data */
 	struct Onnx__ModelProto *proto;
-	/* The input bytes, kept for an unchanged model to be written back byte for byte
-	 * without holding them in memory: a file descriptor of the source, or a copy when
-	 * loaded from memory. */
-	int src_fd;
-	const uint8_t *src_copy;
-	/* The input's bytes at their offsets in the file: the file mapped
-	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
-	 * graph's nodes and initializers are read from it (lazy, lazy_inits) and
-	 * weights point into it; a mapping's pages are dropped as the loader is done
-	 * with them (they come back from the page cache when read again). */
-	uint8_t *input_map;
-	size_t input_map_size;
-	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
-	 * back a few dozen pages took three madvise calls, and the writer's reads then
-	 * faulted them in again, for less memory than the process's own code. */
-	bool input_file_mapped; /* input_map maps the file: its pages can be dropped */
-	bool external_views;    /* a view of a tensor in external data was made */
-	size_t input_released;  /* pages before this offset were dropped (loader_release_input) */
-	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
-	/* While loading, the second thread that pre-scans the main graph's initializers
-	 * and nodes as the index reads them (load.c); NULL when none runs. */
-	struct scan_job *scan_job;
-	uint64_t src_size;
-	bool has_src_stat; /* the source's identity, to refuse writing over it by accident */
-	uint64_t src_dev, src_ino;
-	int64_t src_mtime_sec, src_mtime_nsec;
+	model_source src;
 	opset_entry *opsets;
 	int32_t nopsets;
 	strmap opset_index; /* domain → index into opsets */
@@ -296,24 +351,6 @@ struct osh_model {
 	strmap implied_opsets;
 	graph **function_graphs; /* the body of proto->functions[i], NULL if not indexed */
 	symtab syms;      /* every dim_param of the model, interned by the loader */
-	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
-	 * input like lazy_inits: while lazy.n > 0 the GraphProto holds no NodeProto and
-	 * the main graph's node k is lazy node k; a node decode_node.c read has proto
-	 * NULL. Emptied when the messages are built for a rewrite or a packing
-	 * (loader/materialize.c). */
-	wire_list lazy;
-	/* The same for the main graph's initializers: TensorProtos in the input
-	 * (input_map, or src_copy), which stays until the model is freed. While
-	 * lazy_inits.n > 0 the GraphProto holds no initializer; their values have an
-	 * init_view and no init. Built by the same calls as the nodes. */
-	wire_list lazy_inits;
-	tensor_stats lazy_init_stats; /* what osh_model_summary reports of them */
-	/* The value_info entries osh_annotate added to the main graph, while the
-	 * GraphProto does not hold them yet: as names and types they take a fraction of
-	 * what ValueInfoProto messages and their pointers would. The
-	 * writer packs them after the graph's own entries (emit/pack_stream.c);
-	 * loader/materialize.c makes them messages when messages are needed. */
-	vi_list lazy_vi;
 	strmap interned;  /* op types, domains and attribute names of decoded nodes */
 	graph *main;
 	graph **graphs; /* every graph: main, subgraphs, function bodies */
@@ -326,20 +363,8 @@ struct osh_model {
 	bool nomem;    /* an allocation failed during indexing or a pass */
 	bool inferred; /* the inference pass has run: values' ti are meaningful */
 	bool ignore_declared; /* inference ran without the file's output/value_info types */
-	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
-	 * passes/pipeline.c. */
-	struct lint_later *lint_later;
-	/* How to run it beside a write, or NULL. */
-	const beside_write *beside;
-	/* What the last osh_infer was asked to do between stages for debugging (the
-	 * IR checker, a dump), for the stages osh_lint and osh_annotate run after it;
-	 * NULL when nothing (passes/pipeline.c). */
-	struct stage_debug *debug;
-	pending_write ahead;
+	model_pending pending;
 	osh_summary *summary;
-	/* The external data files checked so far (loader/external.h), NULL before the
-	 * first: models point thousands of tensors at a few files, each checked once. */
-	struct ext_cache *ext;
 };
 
 /* Node n's attribute `name` as the node writes it (a ref_attr_name inside a function

@@ -83,7 +83,7 @@ static Onnx__TypeProto *tensor_type_of(osh_model *m, type_cache *c, const tinfo 
 }
 
 /* Where the new entries of a graph go: ValueInfoProto messages appended to its list,
- * or, for the main graph, names and types (m->lazy_vi), packed as such. */
+ * or, for the main graph, names and types (m->pending.value_info), packed as such. */
 typedef struct new_entries {
 	Onnx__ValueInfoProto **vis; /* the graph's list, grown; NULL for the main graph */
 	Onnx__ValueInfoProto *pool; /* their messages, in one block */
@@ -99,7 +99,7 @@ static bool entries_new(osh_model *m, graph *g, size_t fresh, new_entries *e)
 	 * end (a megabyte past the arena's front, they were the annotation's own to
 	 * fault in, and much of its time on a big model). */
 	if (g == m->main) {
-		vi_list *l = e->lazy = &m->lazy_vi;
+		vi_list *l = e->lazy = &m->pending.value_info;
 		size_t bytes = (fresh + 1) * sizeof *l->names; /* fresh < the value count */
 		l->names = arena_alloc(m->arena, bytes);
 		l->types = arena_alloc(m->arena, bytes);

@@ -23,9 +23,9 @@
  * after its name the same way (protobuf-c packed every entry's type anew: a sixth of
  * `infer` on transformer-100k).
  *
- * Nodes a split load kept as bytes (m->lazy: loader/unpack_split.c) are written as
- * those bytes: unchanged nodes need no message, and their fields stay as the file
- * had them (order, unknown fields). Everything is sized before the first byte is
+ * Nodes a split load kept as bytes (m->src.wire_nodes: loader/unpack_split.c) are
+ * written as those bytes: unchanged nodes need no message, and their fields stay as
+ * the file had them (order, unknown fields). Everything is sized before the first byte is
  * written, so a model over protobuf's 2 GiB is refused with nothing written.
  */
 #define _DEFAULT_SOURCE /* madvise */
@@ -382,7 +382,7 @@ static void emit_value_type(packer *p, uint32_t field, void *ctx)
  * PACK_DROP_STEP of them have gathered, or all of them when `final`. */
 static void drop_upto(graph_plan *gp, size_t upto, bool final)
 {
-	/* Kept: see osh_model.input_map; a private copy holds the model's only bytes. */
+	/* Kept: see osh_model.src.map; a private copy holds the model's only bytes. */
 	if (gp->map_size < INPUT_DROP_MIN || !gp->droppable)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);

@@ -11,8 +11,8 @@
 #define PACK_MAX ((size_t)INT32_MAX)
 
 /* What a loaded model still holds of its input: the main graph's nodes as bytes
- * (m->lazy), and the file mapping its weights point into (m->input_map, when it maps
- * the file itself; else NULL). */
+ * (m->src.wire_nodes), and the file mapping its weights point into (m->src.map, when
+ * it maps the file itself; else NULL). */
 typedef struct pack_source {
 	const wire_list *lazy;
 	/* The main graph's IR nodes: lazy node k is nodes[k]; one the index unpacked
@@ -20,9 +20,9 @@ typedef struct pack_source {
 	 * changed) is packed from its message, the others are their bytes. */
 	const node *nodes;
 	size_t nnodes;
-	const wire_list *lazy_inits; /* the main graph's initializers as bytes (m->lazy_inits) */
-	/* value_info entries of the main graph not yet messages (m->lazy_vi): packed
-	 * after the graph's own entries, each a name and a type. */
+	const wire_list *lazy_inits; /* the main graph's initializers as bytes (m->src.wire_inits) */
+	/* value_info entries of the main graph not yet messages (m->pending.value_info):
+	 * packed after the graph's own entries, each a name and a type. */
 	const vi_list *lazy_vi;
 	/* The input file's bytes at their offsets: the file mapped, or a private copy
 	 * of it (osh_load_options.map_file). Bytes that lie in it are copied from fd. */

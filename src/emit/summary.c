@@ -191,7 +191,7 @@ const osh_summary *osh_model_summary(osh_model *m)
 	s->n_functions = mp->n_functions;
 	/* The main graph's initializers the loader left in the input were counted
 	 * when it read them. */
-	tensor_stats ts = m->lazy_init_stats;
+	tensor_stats ts = m->src.wire_init_stats;
 	s->n_nodes_total = osh_model_node_count(m);
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];

@@ -30,7 +30,7 @@
  * as for a write in place (a destination that is the input is not refused yet): a
  * write not in place to the input then drops it and refuses as osh_model_write
  * refuses, and `durable` is applied at the commit. A model freed without that write
- * cancels the job (osh_model.ahead). None of this happens on the plain path. */
+ * cancels the job (osh_model.pending.write). None of this happens on the plain path. */
 #define _GNU_SOURCE
 #include "emit/write_ahead.h"
 #include "core/quiet_thread.h"
@@ -206,21 +206,21 @@ void write_ahead_cancel(void *ctx)
 
 void write_ahead_attach(osh_model *m, write_job *job)
 {
-	m->ahead = (pending_write){.job = job, .cancel = write_ahead_cancel};
+	m->pending.write = (pending_write){.job = job, .cancel = write_ahead_cancel};
 }
 
 write_job *write_ahead_take(osh_model *m, const char *path)
 {
-	write_job *job = m->ahead.job;
+	write_job *job = m->pending.write.job;
 	if (!job || strcmp(job->path, path) != 0)
 		return NULL;
-	m->ahead = (pending_write){0};
+	m->pending.write = (pending_write){0};
 	return job;
 }
 
 uint64_t write_ahead_guess(const osh_model *m)
 {
-	const write_job *job = m->ahead.job;
+	const write_job *job = m->pending.write.job;
 	return job && job->pre.len ? job->pre.dst_off : UINT64_MAX;
 }
 
@@ -230,8 +230,8 @@ uint64_t write_ahead_guess(const osh_model *m)
 static bool same_source(int fd, const osh_model *m)
 {
 	struct stat st;
-	return m->src_fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->src_dev &&
-	       (uint64_t)st.st_ino == m->src_ino;
+	return m->src.fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->src.dev &&
+	       (uint64_t)st.st_ino == m->src.ino;
 }
 
 osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_options *opts, uint64_t *skipped,
@@ -239,7 +239,7 @@ osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_opti
 {
 	end_thread(job, false);
 	/* Not in place to the input: the file opened in place ahead is not this write's. */
-	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino, false);
+	atomic_opts ao = write_atomic_opts(opts, m->src.has_stat, m->src.dev, m->src.ino, false);
 	if (job->file && !ao.in_place && atomic_dest_is_source(job->file, &ao)) {
 		atomic_abort(job->file);
 		job->file = NULL;
@@ -252,7 +252,7 @@ osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_opti
 	} else {
 		/* The packer copies from the model's own descriptor of the file (pre.fd). */
 		out_pre pre = job->pre;
-		pre.fd = m->src_fd;
+		pre.fd = m->src.fd;
 		bool use = job->copied && same_source(job->src_fd, m);
 		job->file->durable = ao.durable;
 		s = write_commit(m, job->path, job->file, opts, use ? &pre : NULL, skipped, err);

@@ -1,6 +1,6 @@
 /* write_ahead.h: a write begun while its model loads (osh_load_options.write_ahead_to;
  * see write_ahead.c). emit/model_load.c starts it, osh_model_write finishes it, and
- * osh_model_free cancels one never finished (osh_model.ahead).
+ * osh_model_free cancels one never finished (osh_model.pending.write).
  */
 #ifndef OSH_EMIT_WRITE_AHEAD_H
 #define OSH_EMIT_WRITE_AHEAD_H

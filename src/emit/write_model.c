@@ -35,10 +35,10 @@
 static int source_changed(const osh_model *m)
 {
 	struct stat st;
-	if (fstat(m->src_fd, &st) != 0)
+	if (fstat(m->src.fd, &st) != 0)
 		return errno;
-	if ((uint64_t)st.st_size != m->src_size || (int64_t)st.st_mtim.tv_sec != m->src_mtime_sec ||
-	    (int64_t)st.st_mtim.tv_nsec != m->src_mtime_nsec)
+	if ((uint64_t)st.st_size != m->src.size || (int64_t)st.st_mtim.tv_sec != m->src.mtime_sec ||
+	    (int64_t)st.st_mtim.tv_nsec != m->src.mtime_nsec)
 		return ESTALE;
 	return 0;
 }
@@ -54,15 +54,15 @@ typedef struct pack_job {
 
 static pack_source source_of(const osh_model *m)
 {
-	return (pack_source){.lazy = &m->lazy,
+	return (pack_source){.lazy = &m->src.wire_nodes,
 			     .nodes = m->main ? m->main->nodes : NULL,
 			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
-			     .lazy_inits = &m->lazy_inits,
-			     .lazy_vi = &m->lazy_vi,
-			     .map = m->input_map,
-			     .map_size = m->input_map_size,
-			     .map_is_file = m->input_file_mapped,
-			     .fd = m->src_fd};
+			     .lazy_inits = &m->src.wire_inits,
+			     .lazy_vi = &m->pending.value_info,
+			     .map = m->src.map,
+			     .map_size = m->src.map_size,
+			     .map_is_file = m->src.map_is_file,
+			     .fd = m->src.fd};
 }
 
 static int produce_packed(out_file *o, void *ctx)
@@ -71,7 +71,7 @@ static int produce_packed(out_file *o, void *ctx)
 	osh_model *m = job->m;
 	/* Weights pointing into the mapped source are read now: they must be the bytes
 	 * that were loaded (loader/load.c). */
-	int e = m->input_map && m->src_fd >= 0 ? source_changed(m) : 0;
+	int e = m->src.map && m->src.fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
 		pack_source src = source_of(m);
 		e = pack_stream_model(o, m->proto, &src);
@@ -90,7 +90,7 @@ static int produce_plain(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
 	osh_model *m = job->m;
-	int e = m->src_fd >= 0 ? source_changed(m) : 0;
+	int e = m->src.fd >= 0 ? source_changed(m) : 0;
 	if (e)
 		return e;
 	if (!loader_materialize(m))
@@ -112,15 +112,15 @@ static int produce_plain(out_file *o, void *ctx)
 static int produce_copy(out_file *o, void *ctx)
 {
 	osh_model *m = ((pack_job *)ctx)->m;
-	if (m->src_copy) {
-		out_write(o, m->src_copy, (size_t)m->src_size);
+	if (m->src.copy) {
+		out_write(o, m->src.copy, (size_t)m->src.size);
 		return o->err;
 	}
 	/* The copy must be the bytes we loaded: refuse if the file changed since. */
 	int changed = source_changed(m);
 	if (changed)
 		return changed;
-	out_copy(o, m->src_fd, 0, NULL, (size_t)m->src_size);
+	out_copy(o, m->src.fd, 0, NULL, (size_t)m->src.size);
 	return o->err;
 }
 
@@ -132,7 +132,7 @@ static int produce_copy(out_file *o, void *ctx)
 static int produce_alongside_lint(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
-	const beside_write *b = job->m->beside;
+	const beside_write *b = job->m->pending.beside;
 	void *l = b ? b->start(job->m) : NULL;
 	int e = job->produce(o, job);
 	job->linted = l != NULL;
@@ -162,7 +162,7 @@ static osh_status too_big(osh_model *m, const char *path, osh_error *err)
 
 static bool has_external_data(const osh_model *m)
 {
-	if (!m->external_views) /* none was ever viewed: no walk over every value */
+	if (!m->src.viewed_external) /* none was ever viewed: no walk over every value */
 		return false;
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];
@@ -254,7 +254,7 @@ osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_opt
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
 		return s;
-	atomic_opts ao = write_atomic_opts(opts, m->has_src_stat, m->src_dev, m->src_ino, m->plain_io);
+	atomic_opts ao = write_atomic_opts(opts, m->src.has_stat, m->src.dev, m->src.ino, m->plain_io);
 	atomic_file *f;
 	s = atomic_open(path, &ao, &f, err);
 	return s != OSH_OK ? s : write_commit(m, path, f, opts, NULL, NULL, err);

@@ -202,9 +202,9 @@ static ext_file check_path(osh_model *m, char *path)
 /* The model's cache, made on first use; NULL when memory ran out. */
 static ext_cache *cache_of(osh_model *m)
 {
-	if (!m->ext && (m->ext = arena_zalloc(m->arena, sizeof *m->ext)))
-		strmap_init(&m->ext->index, m->arena);
-	return m->ext;
+	if (!m->src.ext_files && (m->src.ext_files = arena_zalloc(m->arena, sizeof *m->src.ext_files)))
+		strmap_init(&m->src.ext_files->index, m->arena);
+	return m->src.ext_files;
 }
 
 /* Stores f as the file of key (copied). Returns its index, -1 when memory ran out;
@@ -290,7 +290,7 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 	ext_ref r = parse_ref(t);
 	/* The location the last tensor named passed location_problem before: the same
 	 * string passes again, and thousands of tensors name it. */
-	ext_cache *c = m->ext;
+	ext_cache *c = m->src.ext_files;
 	bool same = c && c->last && r.location && strcmp(c->last, r.location) == 0;
 	const char *why = same ? NULL : location_problem(r.location);
 	if (why) {

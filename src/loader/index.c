@@ -449,10 +449,10 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 	}
 }
 
-/* The main graph of a split load keeps its nodes as wire bytes (m->lazy). */
+/* The main graph of a split load keeps its nodes as wire bytes (m->src.wire_nodes). */
 static bool is_lazy(const osh_model *m, const graph *g)
 {
-	return g == m->main && m->lazy.n && g->proto && !g->proto->n_node;
+	return g == m->main && m->src.wire_nodes.n && g->proto && !g->proto->n_node;
 }
 
 /* Fills node ni from its NodeProto (view_attrs for the attributes). */
@@ -542,7 +542,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 {
 	bool lazy = is_lazy(m, g);
 	if (lazy)
-		count = m->lazy.n;
+		count = m->src.wire_nodes.n;
 	if (count > INT32_MAX / 2) {
 		malformed(m, g, -1, NULL, "the graph has %zu nodes, more than onnxshape supports", count);
 		return true;
@@ -571,8 +571,9 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	uint32_t hash = 0;
 	bool hashed = false;
 	for (int32_t k = 0; lazy && k < OUTPUT_AHEAD; k++)
-		ahead_ok[k] = k < g->nnodes && prefetch_first_output(g, m->lazy.bytes + m->lazy.off[k],
-								      m->lazy.len[k], &ahead_hash[k]);
+		ahead_ok[k] = k < g->nnodes &&
+			      prefetch_first_output(g, m->src.wire_nodes.bytes + m->src.wire_nodes.off[k],
+						    m->src.wire_nodes.len[k], &ahead_hash[k]);
 	int32_t ni = 0;
 	for (; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
@@ -585,12 +586,14 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				ok = false;
 				break;
 			}
-			const uint8_t *p = m->lazy.bytes + m->lazy.off[ni];
-			size_t len = m->lazy.len[ni];
+			const uint8_t *p = m->src.wire_nodes.bytes + m->src.wire_nodes.off[ni];
+			size_t len = m->src.wire_nodes.len[ni];
 			int32_t slot = ni % OUTPUT_AHEAD, later = ni + OUTPUT_AHEAD;
 			hash = ahead_hash[slot], hashed = ahead_ok[slot];
-			ahead_ok[slot] = later < g->nnodes && prefetch_first_output(g, m->lazy.bytes + m->lazy.off[later],
-										    m->lazy.len[later], &ahead_hash[slot]);
+			ahead_ok[slot] =
+				later < g->nnodes &&
+				prefetch_first_output(g, m->src.wire_nodes.bytes + m->src.wire_nodes.off[later],
+						      m->src.wire_nodes.len[later], &ahead_hash[slot]);
 			decode_result r = decode_node(m, n, p, len, &scratch);
 			if (r == DECODE_NOMEM) {
 				ok = false;
@@ -1060,7 +1063,7 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
  * input. */
 static bool define_lazy_initializers(osh_model *m, graph *g)
 {
-	const wire_list *w = &m->lazy_inits;
+	const wire_list *w = &m->src.wire_inits;
 	tensor_scratch scratch = {0};
 	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
 	bool ok = !w->n || tw;
@@ -1100,7 +1103,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 			break;
 		}
 		validate_tensor(m, g, -1, t, NULL);
-		tensor_stats_add(&m->lazy_init_stats, t);
+		tensor_stats_add(&m->src.wire_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
 		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL);
 		if (!decoded)
@@ -1115,7 +1118,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 static bool define_initializers(osh_model *m, graph *g)
 {
 	Onnx__GraphProto *gp = g->proto;
-	if (g == m->main && m->lazy_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g))
+	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g))
 		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
@@ -1305,8 +1308,8 @@ static bool check_inputs_typed(osh_model *m, graph *g)
 static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
-					   (g == m->main ? m->lazy_inits.n : 0) +
-					   (is_lazy(m, g) ? lazy_outputs(&m->lazy)
+					   (g == m->main ? m->src.wire_inits.n : 0) +
+					   (is_lazy(m, g) ? lazy_outputs(&m->src.wire_nodes)
 							  : node_outputs(g->proto->node, g->proto->n_node))
 				 : g->function->n_input + g->function->n_output +
 					   node_outputs(g->function->node, g->function->n_node);

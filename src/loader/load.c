@@ -209,7 +209,7 @@ static bool ready(const scan_job *j, const osh_model *m, int kind, size_t i, uin
  * stopped. */
 static bool wait_for(osh_model *m, int kind, size_t i, uint64_t more)
 {
-	scan_job *j = m->scan_job;
+	scan_job *j = m->src.scan;
 	if (!j || ready(j, m, kind, i, more))
 		return true;
 	pthread_mutex_lock(&j->mu);
@@ -291,10 +291,10 @@ static void job_free(scan_job *j)
  * or the exact budget in place of the bound. */
 static osh_status job_finish(osh_model *m, bool stop, osh_error *err)
 {
-	scan_job *j = m->scan_job;
+	scan_job *j = m->src.scan;
 	if (!j)
 		return OSH_OK;
-	m->scan_job = NULL;
+	m->src.scan = NULL;
 	job_join(j, stop);
 	uint64_t budget = j->budget;
 	osh_status s = OSH_OK;
@@ -333,7 +333,7 @@ static osh_model *model_new(const char *path, uint64_t budget, bool plain)
 	m->arena = a;
 	m->budget = budget;
 	m->plain_io = plain;
-	m->src_fd = -1;
+	m->src.fd = -1;
 	m->path = arena_strdup(a, path);
 	const char *slash = strrchr(path, '/');
 	m->dir = slash ? arena_strndup(a, path, (size_t)(slash - path) + (slash == path)) : ".";
@@ -360,19 +360,19 @@ void osh_model_free(osh_model *m)
 {
 	if (!m)
 		return;
-	if (m->ahead.job) /* a write begun and never made: its temporary file goes */
-		m->ahead.cancel(m->ahead.job);
-	if (m->scan_job) { /* left by a failed load: before the input it reads goes */
-		job_join(m->scan_job, true);
-		job_free(m->scan_job);
+	if (m->pending.write.job) /* a write begun and never made: its temporary file goes */
+		m->pending.write.cancel(m->pending.write.job);
+	if (m->src.scan) { /* left by a failed load: before the input it reads goes */
+		job_join(m->src.scan, true);
+		job_free(m->src.scan);
 	}
-	if (m->src_fd >= 0)
-		close(m->src_fd);
-	releaser_free(m->releaser); /* joined before the mapping it drops pages of goes */
-	if (m->input_map)
-		munmap(m->input_map, m->input_map_size);
-	wire_list_clear(&m->lazy);
-	wire_list_clear(&m->lazy_inits);
+	if (m->src.fd >= 0)
+		close(m->src.fd);
+	releaser_free(m->src.releaser); /* joined before the mapping it drops pages of goes */
+	if (m->src.map)
+		munmap(m->src.map, m->src.map_size);
+	wire_list_clear(&m->src.wire_nodes);
+	wire_list_clear(&m->src.wire_inits);
 	arena_free(m->arena);
 }
 
@@ -392,25 +392,25 @@ typedef struct input {
  * (release.h); below, starting it costs more than it saves. */
 void loader_release_input(osh_model *m, size_t upto)
 {
-	if (!m->input_file_mapped || upto > m->input_map_size || m->input_map_size < INPUT_DROP_MIN)
+	if (!m->src.map_is_file || upto > m->src.map_size || m->src.map_size < INPUT_DROP_MIN)
 		return;
 	/* Called per initializer: most calls end here, before asking for the page size. */
-	if (upto < m->input_released + RELEASE_STEP && upto < m->input_map_size)
+	if (upto < m->src.released + RELEASE_STEP && upto < m->src.map_size)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	upto = upto / page * page;
-	size_t end = m->input_map_size / page * page;
-	if (upto < m->input_released + RELEASE_STEP && upto != end)
+	size_t end = m->src.map_size / page * page;
+	if (upto < m->src.released + RELEASE_STEP && upto != end)
 		return;
 	/* To the end: everything, pages read again behind the mark included (the
 	 * nodes' bytes, which come before the initializers, are read after them). */
-	size_t from = upto == end ? 0 : m->input_released;
+	size_t from = upto == end ? 0 : m->src.released;
 	/* The last call, which drops everything left (the nodes' pages, read after the
 	 * weights), is the loader's own: left to the thread, it was still dropping while
 	 * inference filled the arena, and the peak rose. */
-	if (upto > from && !(m->releaser && upto != end && releaser_drop(m->releaser, from, upto)))
-		madvise(m->input_map + from, upto - from, MADV_DONTNEED);
-	m->input_released = upto;
+	if (upto > from && !(m->src.releaser && upto != end && releaser_drop(m->src.releaser, from, upto)))
+		madvise(m->src.map + from, upto - from, MADV_DONTNEED);
+	m->src.released = upto;
 }
 
 /* The plain path's build: protobuf-c unpacks the whole input into the arena (its
@@ -445,8 +445,8 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
 	/* Cutting the nodes and initializers out takes memory per element: a file with
 	 * a million tiny ones is refused first if it is to be. */
-	if (m->scan_job &&
-	    !loader_wait_room(m, m->scan_job->outline.deferred * (uint64_t)UNPACK_SPLIT_BYTES_PER_ELEMENT)) {
+	if (m->src.scan &&
+	    !loader_wait_room(m, m->src.scan->outline.deferred * (uint64_t)UNPACK_SPLIT_BYTES_PER_ELEMENT)) {
 		osh_status js = job_finish(m, false, err);
 		if (in->mapped)
 			munmap(in->data, in->size);
@@ -455,14 +455,14 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 	}
 	/* What the index and the passes will fill, from the outline: one chunk, faulted
 	 * in ahead by another core. */
-	if (m->scan_job) {
-		uint64_t expect = m->scan_job->outline.deferred * (uint64_t)ARENA_BYTES_PER_ELEMENT;
+	if (m->src.scan) {
+		uint64_t expect = m->src.scan->outline.deferred * (uint64_t)ARENA_BYTES_PER_ELEMENT;
 		arena_expect(m->arena, expect > SIZE_MAX ? SIZE_MAX : (size_t)expect);
 	}
-	split_result r = unpack_split(in->data, in->size, m->scan_job ? &m->scan_job->outline : NULL, alloc,
-				      &m->proto, &m->lazy, &m->lazy_inits);
+	split_result r = unpack_split(in->data, in->size, m->src.scan ? &m->src.scan->outline : NULL, alloc,
+				      &m->proto, &m->src.wire_nodes, &m->src.wire_inits);
 	bool whole = r == SPLIT_NOT_USED || r == SPLIT_NOMEM;
-	bool keep = in->mapped && r == SPLIT_OK && (m->lazy.n || m->lazy_inits.n);
+	bool keep = in->mapped && r == SPLIT_OK && (m->src.wire_nodes.n || m->src.wire_inits.n);
 	osh_status js = OSH_OK;
 	/* protobuf-c is to read every byte, or the input is about to go: the pre-scan
 	 * ends first. */
@@ -472,11 +472,11 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		m->proto = onnx__model_proto__unpack(alloc, in->size, in->data);
 	if (in->mapped) {
 		if (keep) {
-			m->input_map = in->data;
-			m->input_map_size = in->size;
-			m->input_file_mapped = in->file_mapped;
+			m->src.map = in->data;
+			m->src.map_size = in->size;
+			m->src.map_is_file = in->file_mapped;
 			if (in->file_mapped && in->size >= RELEASER_MIN)
-				m->releaser = releaser_new(m->input_map, m->input_map_size);
+				m->src.releaser = releaser_new(m->src.map, m->src.map_size);
 			/* The pre-scan and then finding the fields read a field header on
 			 * nearly every page, weights or not (a 4 KB weight leaves no page
 			 * without one): the whole file is resident in our mapping. The
@@ -509,7 +509,7 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 		return arena_error(m->arena, err, m->path, "indexing");
 	}
 	/* What the index read of the weights: the page cache keeps it. */
-	loader_release_input(m, m->input_map_size);
+	loader_release_input(m, m->src.map_size);
 	return OSH_OK;
 }
 
@@ -598,10 +598,10 @@ static void report_layout(int fd, uint64_t size, const prescan_outline_result *o
 static osh_status unchanged_since_open(const osh_model *m, osh_error *err)
 {
 	struct stat st;
-	if (fstat(m->src_fd, &st) != 0)
+	if (fstat(m->src.fd, &st) != 0)
 		return error_set(err, OSH_ERR_IO, "%s: cannot stat: %s", m->path, strerror(errno));
-	if ((uint64_t)st.st_size != m->src_size || (int64_t)st.st_mtim.tv_sec != m->src_mtime_sec ||
-	    (int64_t)st.st_mtim.tv_nsec != m->src_mtime_nsec)
+	if ((uint64_t)st.st_size != m->src.size || (int64_t)st.st_mtim.tv_sec != m->src.mtime_sec ||
+	    (int64_t)st.st_mtim.tv_nsec != m->src.mtime_nsec)
 		return error_set(err, OSH_ERR_IO, "%s: the input changed while it was read", m->path);
 	return OSH_OK;
 }
@@ -660,17 +660,17 @@ osh_status loader_load_file(osh_model **out, const char *path, const osh_load_op
 		return s;
 	}
 	if (job) {
-		m->scan_job = job;
+		m->src.scan = job;
 		job_start(job);
 		report_layout(fd, size, &job->outline, how);
 	}
-	m->src_fd = fd;
-	m->src_size = size;
-	m->has_src_stat = true;
-	m->src_dev = (uint64_t)st.st_dev;
-	m->src_ino = (uint64_t)st.st_ino;
-	m->src_mtime_sec = (int64_t)st.st_mtim.tv_sec;
-	m->src_mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	m->src.fd = fd;
+	m->src.size = size;
+	m->src.has_stat = true;
+	m->src.dev = (uint64_t)st.st_dev;
+	m->src.ino = (uint64_t)st.st_ino;
+	m->src.mtime_sec = (int64_t)st.st_mtim.tv_sec;
+	m->src.mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
 	input in = {.data = data, .size = (size_t)size, .mapped = !plain, .file_mapped = file_mapped, .heap = plain};
 	s = build(m, &in, err); /* frees or unmaps data, or gives it to m */
 	if (s == OSH_OK)
@@ -715,8 +715,8 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 	}
 	arena_set_budget(m->arena, budget);
 	m->budget = budget;
-	m->src_copy = copy;
-	m->src_size = size;
+	m->src.copy = copy;
+	m->src.size = size;
 	/* The copy lives in the arena as long as the model: weights may point into it. */
 	input in = {.data = copy, .size = size};
 	s = build(m, &in, err);

@@ -1,8 +1,8 @@
 /* materialize.c: see materialize.h.
  *
- * Invariant: while m->lazy.n > 0 the main GraphProto has no nodes and IR node k is
- * lazy node k; while m->lazy_inits.n > 0 it has no initializers and each is the
- * init_view of the value of its name (loader/index.c builds them so). protobuf-c
+ * Invariant: while m->src.wire_nodes.n > 0 the main GraphProto has no nodes and IR
+ * node k is lazy node k; while m->src.wire_inits.n > 0 it has no initializers and
+ * each is the init_view of the value of its name (loader/index.c builds them so). protobuf-c
  * unpacks the same bytes the one-call unpack would have, so the messages are the
  * ones it would have built, but for weights pointing into the input.
  */
@@ -17,23 +17,24 @@ static bool nodes(osh_model *m)
 {
 	Onnx__GraphProto *gp = m->proto->graph;
 	graph *g = m->main;
-	Onnx__NodeProto **v = arena_array(m->arena, m->lazy.n, sizeof *v);
+	Onnx__NodeProto **v = arena_array(m->arena, m->src.wire_nodes.n, sizeof *v);
 	if (!v)
 		return false;
 	ProtobufCAllocator *alloc = arena_protobuf_allocator(m->arena);
-	for (size_t i = 0; i < m->lazy.n; i++) {
+	for (size_t i = 0; i < m->src.wire_nodes.n; i++) {
 		/* The index may have stopped short of the last nodes (a malformed model). */
 		node *n = g && (int64_t)i < g->nnodes ? &g->nodes[i] : NULL;
 		v[i] = n && n->proto ? n->proto
-				     : onnx__node_proto__unpack(alloc, m->lazy.len[i], m->lazy.bytes + m->lazy.off[i]);
+				     : onnx__node_proto__unpack(alloc, m->src.wire_nodes.len[i],
+								m->src.wire_nodes.bytes + m->src.wire_nodes.off[i]);
 		if (!v[i])
 			return false;
 		if (n)
 			n->proto = v[i];
 	}
 	gp->node = v;
-	gp->n_node = m->lazy.n;
-	wire_list_clear(&m->lazy);
+	gp->n_node = m->src.wire_nodes.n;
+	wire_list_clear(&m->src.wire_nodes);
 	return true;
 }
 
@@ -41,7 +42,7 @@ static bool initializers(osh_model *m)
 {
 	Onnx__GraphProto *gp = m->proto->graph;
 	graph *g = m->main;
-	const wire_list *w = &m->lazy_inits;
+	const wire_list *w = &m->src.wire_inits;
 	Onnx__TensorProto **v = arena_array(m->arena, w->n, sizeof *v);
 	if (!v)
 		return false;
@@ -66,13 +67,13 @@ static bool initializers(osh_model *m)
 		return false;
 	gp->initializer = v;
 	gp->n_initializer = w->n;
-	wire_list_clear(&m->lazy_inits);
+	wire_list_clear(&m->src.wire_inits);
 	return true;
 }
 
 bool loader_materialize_value_info(osh_model *m)
 {
-	const vi_list *l = &m->lazy_vi;
+	const vi_list *l = &m->pending.value_info;
 	if (!l->n || !m->proto || !m->proto->graph)
 		return true;
 	Onnx__GraphProto *gp = m->proto->graph;
@@ -90,7 +91,7 @@ bool loader_materialize_value_info(osh_model *m)
 	}
 	gp->value_info = v;
 	gp->n_value_info += l->n;
-	m->lazy_vi = (vi_list){0};
+	m->pending.value_info = (vi_list){0};
 	return true;
 }
 
@@ -98,5 +99,6 @@ bool loader_materialize(osh_model *m)
 {
 	if (!m->proto || !m->proto->graph)
 		return true;
-	return (!m->lazy.n || nodes(m)) && (!m->lazy_inits.n || initializers(m)) && loader_materialize_value_info(m);
+	return (!m->src.wire_nodes.n || nodes(m)) && (!m->src.wire_inits.n || initializers(m)) &&
+	       loader_materialize_value_info(m);
 }

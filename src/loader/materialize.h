@@ -2,7 +2,7 @@
  * in wire bytes (unpack_split.c), built when messages are needed: to edit them (the
  * rewrite pass) or to pack the model into one buffer (osh_model_pack). A streamed
  * write does not need them (emit/pack_stream.c writes the bytes). The same for the
- * value_info entries annotation adds to the main graph (m->lazy_vi).
+ * value_info entries annotation adds to the main graph (m->pending.value_info).
  */
 #ifndef OSH_LOADER_MATERIALIZE_H
 #define OSH_LOADER_MATERIALIZE_H
@@ -13,11 +13,13 @@
  * (a node the index unpacked keeps its message) into the GraphProto's node list and
  * the IR nodes' proto, and each initializer into the GraphProto's initializer list
  * and its value's init (big weights pointing into the input). Nothing to do when
- * there are none; empties m->lazy and m->lazy_inits. False when memory ran out. */
+ * there are none; empties m->src.wire_nodes and m->src.wire_inits. False when memory
+ * ran out. */
 bool loader_materialize(osh_model *m);
-/* The value_info entries annotation left as names and types (m->lazy_vi), as
- * ValueInfoProto messages after the main graph's own; loader_materialize does this
- * too. Empties m->lazy_vi. False when memory ran out. */
+/* The value_info entries annotation left as names and types
+ * (m->pending.value_info), as ValueInfoProto messages after the main graph's own;
+ * loader_materialize does this too. Empties m->pending.value_info. False when memory
+ * ran out. */
 bool loader_materialize_value_info(osh_model *m);
 
 #endif

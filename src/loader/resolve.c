@@ -77,8 +77,8 @@ static bool next_input(const osh_model *m, const graph *g, int32_t end, input_wa
 			*len = strlen(*name);
 			return true;
 		}
-		w->failed = !decode_next_input(m->lazy.bytes + m->lazy.off[w->ni], m->lazy.len[w->ni], &w->pos, name,
-					       len);
+		w->failed = !decode_next_input(m->src.wire_nodes.bytes + m->src.wire_nodes.off[w->ni],
+					       m->src.wire_nodes.len[w->ni], &w->pos, name, len);
 		return !w->failed;
 	}
 	return false;

@@ -18,7 +18,7 @@ _Static_assert(sizeof(tensor_bytes) == sizeof(ProtobufCBinaryData) &&
 	       "tensor_bytes must match ProtobufCBinaryData: views point at string_data");
 
 /* Fills v, all of it, from t: the view points into t. m learns whether any view is
- * of external data (osh_model.external_views). */
+ * of external data (osh_model.src.viewed_external). */
 static void view_fill(osh_model *m, tensor_view *v, const Onnx__TensorProto *t)
 {
 	*v = (tensor_view){0};
@@ -27,7 +27,7 @@ static void view_fill(osh_model *m, tensor_view *v, const Onnx__TensorProto *t)
 	v->rank = (int32_t)(t->n_dims < INT32_MAX ? t->n_dims : INT32_MAX);
 	v->dims = t->dims;
 	v->external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	m->external_views |= v->external;
+	m->src.viewed_external |= v->external;
 	int64_t count = 1;
 	bool ok = dtype_valid(v->dtype) && !t->segment;
 	for (size_t i = 0; i < t->n_dims && ok; i++)

@@ -79,7 +79,7 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 }
 
 /* What osh_infer_options asked of the stages for debugging, kept with the model
- * (osh_model.debug) for those that later calls run. */
+ * (osh_model.pending.debug) for those that later calls run. */
 typedef struct stage_debug {
 	const char *dump_after; /* the stage after which to dump the IR; NULL: none */
 	FILE *dump_to;          /* where; NULL: no dump */
@@ -314,9 +314,9 @@ static osh_status run_stages(osh_model *m, stage_run *r, const stage *stages, si
 
 /* What check's later stages (lint, describe) need when they run after osh_infer
  * returns (defer_lint), in the model's arena: the caller's options may be gone by
- * then. The debugging asked for is the model's (osh_model.debug). Kept as small as
- * the passes' own state: it is allocated before inference, and what comes after it
- * in the arena moves with its size. */
+ * then. The debugging asked for is the model's (osh_model.pending.debug). Kept as
+ * small as the passes' own state: it is allocated before inference, and what comes
+ * after it in the arena moves with its size. */
 struct lint_later {
 	pass_options po; /* po.state points at state */
 	pass_state state;
@@ -346,15 +346,15 @@ static bool keep_options(osh_model *m, pass_options *po)
  * into the arena), or nothing when d asks for nothing. False when out of memory. */
 static bool keep_debug(osh_model *m, stage_debug *d)
 {
-	m->debug = NULL;
+	m->pending.debug = NULL;
 	if (!d->verify && !d->dump_after)
 		return true;
 	if (d->dump_after && !(d->dump_after = arena_strdup(m->arena, d->dump_after)))
 		return false;
-	m->debug = arena_alloc(m->arena, sizeof *m->debug);
-	if (!m->debug)
+	m->pending.debug = arena_alloc(m->arena, sizeof *m->pending.debug);
+	if (!m->pending.debug)
 		return false;
-	*m->debug = *d;
+	*m->pending.debug = *d;
 	return true;
 }
 
@@ -363,25 +363,25 @@ static bool keep_debug(osh_model *m, stage_debug *d)
 static osh_status run_later_stages(osh_model *m, struct lint_later *l, bool verify, osh_error *err)
 {
 	stage_run r = {.po = l->po};
-	if (m->debug)
-		r.debug = *m->debug;
+	if (m->pending.debug)
+		r.debug = *m->pending.debug;
 	r.debug.verify &= verify;
 	return run_stages(m, &r, check_stages, check_at("lint"), check_at("annotate"), err);
 }
 
 osh_status osh_lint(osh_model *m, osh_error *err)
 {
-	struct lint_later *l = m->lint_later;
+	struct lint_later *l = m->pending.lint;
 	if (!l)
 		return OSH_OK;
-	m->lint_later = NULL;
+	m->pending.lint = NULL;
 	return run_later_stages(m, l, true, err);
 }
 
 static void *run_later(void *arg)
 {
 	osh_model *m = arg;
-	struct lint_later *l = m->lint_later;
+	struct lint_later *l = m->pending.lint;
 	/* Beside a write a failure can only be reported as memory running out
 	 * (beside_write's join): the IR checker is left to osh_lint, where it can say
 	 * what it found. Lint and describe do not change the IR. */
@@ -394,7 +394,7 @@ static void *run_later(void *arg)
  * runs it here, before the write. */
 static struct lint_later *lint_later_start(osh_model *m)
 {
-	struct lint_later *l = m->lint_later;
+	struct lint_later *l = m->pending.lint;
 	if (!l)
 		return NULL;
 	l->threaded = !m->plain_io && osh_model_node_count(m) >= LINT_THREAD_MIN &&
@@ -410,7 +410,7 @@ static bool lint_later_join(osh_model *m, struct lint_later *l)
 		return true;
 	if (l->threaded)
 		pthread_join(l->thread, NULL);
-	m->lint_later = NULL;
+	m->pending.lint = NULL;
 	return l->status == OSH_OK;
 }
 
@@ -461,16 +461,16 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	s = run_stages(m, &r, check_stages, 0, check_at(later ? "lint" : "annotate"), err);
 	if (s != OSH_OK)
 		return s;
-	m->lint_later = later;
-	m->beside = &lint_beside;
+	m->pending.lint = later;
+	m->pending.beside = &lint_beside;
 	return OSH_OK;
 }
 
 osh_status osh_annotate(osh_model *m, osh_error *err)
 {
 	stage_run r = {0};
-	if (m->debug)
-		r.debug = *m->debug;
+	if (m->pending.debug)
+		r.debug = *m->pending.debug;
 	return run_stages(m, &r, check_stages, check_at("annotate"), NCHECK, err);
 }
 

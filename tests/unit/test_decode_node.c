@@ -102,12 +102,12 @@ static void check_model_file(const char *path, tally *t)
 		return; /* the bad fixtures: refused before any node is read */
 	t->models++;
 	int decoded = 0;
-	for (size_t i = 0; m->main && i < m->lazy.n && (int64_t)i < m->main->nnodes; i++) {
+	for (size_t i = 0; m->main && i < m->src.wire_nodes.n && (int64_t)i < m->main->nnodes; i++) {
 		const node *n = &m->main->nodes[i];
 		char where[1100];
 		snprintf(where, sizeof where, "%s node %zu", path, i);
-		const uint8_t *p = m->lazy.bytes + m->lazy.off[i];
-		decode_result r = check_bytes(m, p, m->lazy.len[i], where);
+		const uint8_t *p = m->src.wire_nodes.bytes + m->src.wire_nodes.off[i];
+		decode_result r = check_bytes(m, p, m->src.wire_nodes.len[i], where);
 		/* The loader made the same call: decoded nodes have no message. */
 		cr_expect_eq(n->proto == NULL, r == DECODE_OK, "%s: loader and decoder disagree", where);
 		/* The IR's input ids name the inputs of the bytes. */
@@ -116,7 +116,7 @@ static void check_model_file(const char *path, tally *t)
 			for (int32_t k = 0; k < n->ninputs; k++) {
 				const char *name;
 				size_t nl;
-				cr_assert(decode_next_input(p, m->lazy.len[i], &pos, &name, &nl));
+				cr_assert(decode_next_input(p, m->src.wire_nodes.len[i], &pos, &name, &nl));
 				const char *got = n->inputs[k] < 0 ? "" : m->main->values[n->inputs[k]].name;
 				cr_expect(strlen(got) == nl && !memcmp(got, name, nl), "%s: input %d resolves to '%s'", where,
 					  k, got);

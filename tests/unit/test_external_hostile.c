@@ -239,8 +239,8 @@ Test(external_hostile, walks_once_per_distinct_file, .timeout = 60)
 	const char *first;
 	osh_model *m = load(model, &first);
 	cr_expect_eq(osh_model_diag_count(m), 0, "%s", first);
-	cr_assert(m->ext, "no external-file cache");
-	cr_expect_eq(m->ext->walks, 1, "one location: %u walks", m->ext->walks);
+	cr_assert(m->src.ext_files, "no external-file cache");
+	cr_expect_eq(m->src.ext_files->walks, 1, "one location: %u walks", m->src.ext_files->walks);
 	osh_model_free(m);
 
 	static const char *const spelled[] = {"./././x/w.bin", "x/v.bin", "x//w.bin", "./x/./v.bin", "x/./w.bin"};
@@ -249,8 +249,9 @@ Test(external_hostile, walks_once_per_distinct_file, .timeout = 60)
 	write_model(model, locs, MANY);
 	m = load(model, &first);
 	cr_expect_eq(osh_model_diag_count(m), 0, "%s", first);
-	cr_assert(m->ext, "no external-file cache");
-	cr_expect_eq(m->ext->walks, 2, "two files, five spellings, interleaved: %u walks", m->ext->walks);
+	cr_assert(m->src.ext_files, "no external-file cache");
+	cr_expect_eq(m->src.ext_files->walks, 2, "two files, five spellings, interleaved: %u walks",
+		     m->src.ext_files->walks);
 	osh_model_free(m);
 
 	free(xdir), free(model), free(w), free(v);

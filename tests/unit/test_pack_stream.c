@@ -221,9 +221,9 @@ Test(pack_stream, long_value_names_annotated)
 }
 
 /* The main graph's new value_info entries stay names and types until messages are
- * needed (m->lazy_vi): annotating twice writes each entry once, and the bytes of one
- * annotation, written streamed or packed by protobuf-c after the entries became
- * messages, are the same. */
+ * needed (m->pending.value_info): annotating twice writes each entry once, and the
+ * bytes of one annotation, written streamed or packed by protobuf-c after the entries
+ * became messages, are the same. */
 Test(pack_stream, annotations_kept_as_names_and_types)
 {
 	const char *path = OSH_MODELS_DIR "/examples/transformer_block.onnx";

@@ -156,7 +156,7 @@ Test(resolve, two_threads_same_as_one_pass)
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
 	unlink(path);
-	cr_assert(m->lazy.n == NODES, "from a file, the nodes are decoded from their bytes");
+	cr_assert(m->src.wire_nodes.n == NODES, "from a file, the nodes are decoded from their bytes");
 	check_model(m, "from a file");
 	osh_model_free(m);
 	cr_assert_eq(osh_model_load_buffer(&m, b.p, b.n, "mem", NULL, &err), OSH_OK, "%s", err.message);
