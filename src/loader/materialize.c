@@ -68,6 +68,8 @@ static bool initializers(osh_model *m)
 	gp->initializer = v;
 	gp->n_initializer = w->n;
 	wire_list_clear(&m->src.wire_inits);
+	/* They are messages now, which the summary counts as such. */
+	m->src.wire_init_stats = (tensor_stats){0};
 	return true;
 }
 

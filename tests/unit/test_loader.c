@@ -18,6 +18,8 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "loader/loader.h"
+#include "loader/materialize.h"
+#include "loader/reindex.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -805,5 +807,26 @@ Test(validate_tensor, entry_count_overflow)
 	osh_model *m = load_ok(GOOD_DIR "/if_outer.onnx");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		check_tensor(m, &cases[i]);
+	osh_model_free(m);
+}
+
+/* The summary after the messages are built from the input's bytes (as a rewrite
+ * builds them) and the IR is rebuilt: the initializers the loader counted while they
+ * were still bytes are counted once, not again as messages. */
+Test(good_fixture, summary_after_materialize)
+{
+	osh_model *m = load_ok(OSH_MODELS_DIR "/examples/cnn_residual.onnx");
+	cr_assert(m->src.wire_inits.n > 0, "the fixture's initializers stay in the input until needed");
+	const osh_summary *s = osh_model_summary(m);
+	cr_assert(s);
+	size_t n = s->n_initializers;
+	uint64_t bytes = s->initializer_bytes;
+	cr_assert(n > 0);
+	cr_assert(loader_materialize(m));
+	cr_assert(model_reindex(m));
+	s = osh_model_summary(m);
+	cr_assert(s);
+	cr_expect_eq(s->n_initializers, n, "%zu initializers, %zu before", (size_t)s->n_initializers, n);
+	cr_expect_eq(s->initializer_bytes, bytes);
 	osh_model_free(m);
 }
