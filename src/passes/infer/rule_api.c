@@ -471,3 +471,23 @@ void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fm
 	else
 		model_diag(c->m, sev, code, c->g, c->ni, NULL, "%s", buf);
 }
+
+bool in_int1(infer_ctx *c, int32_t i, dim *v)
+{
+	const dim *vals;
+	int32_t n;
+	if (!in_ints(c, i, &vals, &n) || n != 1)
+		return false;
+	*v = dim_resolve(c->syms, vals[0]);
+	return true;
+}
+
+bool in_float1(infer_ctx *c, int32_t i, double *v)
+{
+	const double *f;
+	int32_t n;
+	if (!in_floats(c, i, &f, &n) || n != 1)
+		return false;
+	*v = f[0];
+	return true;
+}

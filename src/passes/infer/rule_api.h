@@ -134,6 +134,11 @@ static inline bool in_floats(infer_ctx *c, int32_t i, const double **vals, int32
 	return true;
 }
 
+/* The single entry of input i's known content (a scalar or a one-element tensor):
+ * true with *v (an integer may be a symbol), false when it is not known or not one. */
+bool in_int1(infer_ctx *c, int32_t i, dim *v);
+bool in_float1(infer_ctx *c, int32_t i, double *v);
+
 /* ---- outputs ---- */
 static inline int32_t out_count(const infer_ctx *c) { return c->n->noutputs; }
 /* Whether output i is wanted (listed and not ""). */

@@ -166,7 +166,7 @@ void infer_ms_relative_position_bias(infer_ctx *c)
 		return;
 	dim len[2] = {dim_unknown(), dim_unknown()};
 	for (int32_t k = 0; k < 2; k++) {
-		if (!nn_single_int(c, 1 + k, &len[k]))
+		if (!in_int1(c, 1 + k, &len[k]))
 			len[k] = dim_unknown();
 		else if (!nn_sizes_ok(c, 1 + k, &len[k], 1))
 			return;

@@ -185,7 +185,7 @@ void infer_ms_group_query_attention(infer_ctx *c)
 	dim o[3] = {batch, seq, dim_mul(c, head, dim_known(n))};
 	set_out(c, 0, elem, 3, o);
 	dim t = dim_unknown();
-	bool has_t = nn_single_int(c, 6, &t) && t.kind != DIM_UNKNOWN;
+	bool has_t = in_int1(c, 6, &t) && t.kind != DIM_UNKNOWN;
 	dim pk[4] = {batch, dim_known(nkv), gqa_present_len(c, seq, has_t, t), head};
 	if (attr_i(c, "kv_cache_bit_width", 0) == 4)
 		pk[3] = ms_dim_of(c, 3, 3); /* two 4-bit values a byte: the past's packed width */

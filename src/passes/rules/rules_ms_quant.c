@@ -323,7 +323,7 @@ void infer_ms_expand_dims(infer_ctx *c)
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	set_out_elem(c, 0, elem);
 	dim axis;
-	if (r < 0 || !nn_single_int(c, 1, &axis) || axis.kind != DIM_KNOWN)
+	if (r < 0 || !in_int1(c, 1, &axis) || axis.kind != DIM_KNOWN)
 		return;
 	int32_t a;
 	if (!norm_axis(c, axis.v, r, true, "axis", &a))

@@ -22,16 +22,11 @@ enum { IN_BOXES, IN_SCORES, IN_MAX_OUT, IN_IOU, IN_SCORE_THRESHOLD };
 /* One known float scalar input, or `def` when the input is omitted. */
 static bool scalar_float(infer_ctx *c, int32_t i, double def, double *out)
 {
-	const double *f;
-	int32_t n;
 	if (!in(c, i)) {
 		*out = def;
 		return true;
 	}
-	if (!in_floats(c, i, &f, &n) || n != 1)
-		return false;
-	*out = f[0];
-	return true;
+	return in_float1(c, i, out);
 }
 
 /* A box as (ymin, xmin, ymax, xmax) from either encoding. */
@@ -167,7 +162,7 @@ void infer_non_max_suppression(infer_ctx *c)
 	if (!in(c, IN_MAX_OUT))
 		max_out = dim_known(0);
 	else
-		nn_single_int(c, IN_MAX_OUT, &max_out);
+		in_int1(c, IN_MAX_OUT, &max_out);
 	bool none = dim_is(max_out, 0) || dim_is(dim_resolve(c->syms, batches), 0) ||
 		    dim_is(dim_resolve(c->syms, boxes), 0) || dim_is(dim_resolve(c->syms, classes), 0);
 	dim nb = dim_resolve(c->syms, batches), ns = dim_resolve(c->syms, boxes), nc = dim_resolve(c->syms, classes),

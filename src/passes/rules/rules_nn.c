@@ -79,16 +79,6 @@ bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis,
 	return true;
 }
 
-bool nn_single_int(infer_ctx *c, int32_t i, dim *v)
-{
-	const dim *vals;
-	int32_t n;
-	if (!in_ints(c, i, &vals, &n) || n != 1)
-		return false;
-	*v = dim_resolve(c->syms, vals[0]);
-	return true;
-}
-
 bool nn_ints_attr(infer_ctx *c, const char *name, int32_t n, int64_t def, int64_t min, int64_t *out)
 {
 	return nn_ints_view(c, attr(c, name), name, n, def, min, out);

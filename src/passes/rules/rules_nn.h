@@ -29,8 +29,6 @@ typedef struct nn_operand {
  * broadcast-mismatch naming both operands on failure. dims holds the larger rank. */
 bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis, nn_operand aname, nn_operand bname,
 		  int32_t *rank, dim *dims);
-/* The single known integer of input i (a scalar or a 1-element tensor): true with *v. */
-bool nn_single_int(infer_ctx *c, int32_t i, dim *v);
 /* Reads INTS attribute `name` into out (n entries): its values, or `def` in each entry
  * when absent. Reports a wrong length and values below `min` and returns false. */
 bool nn_ints_attr(infer_ctx *c, const char *name, int32_t n, int64_t def, int64_t min, int64_t *out);

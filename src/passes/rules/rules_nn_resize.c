@@ -602,7 +602,7 @@ static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 		}
 		dim n = dim_resolve(c->syms, x->dims[a]), len;
 		if (in(c, 1)) {
-			if (!nn_single_int(c, 1, &len))
+			if (!in_int1(c, 1, &len))
 				len = dim_unknown();
 			if (len.kind == DIM_KNOWN && len.v < 1) {
 				infer_diag(c, OSH_ERROR, "shape-error", "dft_length is %lld", (long long)len.v);
@@ -628,7 +628,7 @@ void infer_dft17(infer_ctx *c) { dft_shape(c, true, attr_i(c, "axis", 1)); }
 void infer_dft20(infer_ctx *c)
 {
 	dim a = dim_known(-2);
-	bool known = !in(c, 2) || nn_single_int(c, 2, &a);
+	bool known = !in(c, 2) || in_int1(c, 2, &a);
 	dft_shape(c, known && a.kind == DIM_KNOWN, a.v);
 }
 
@@ -661,7 +661,7 @@ void infer_stft(infer_ctx *c)
 		return;
 	}
 	dim fl = dim_unknown(), wl = win ? dim_resolve(c->syms, win->dims[0]) : dim_unknown(), step = dim_unknown();
-	if (in(c, 3) && !nn_single_int(c, 3, &fl))
+	if (in(c, 3) && !in_int1(c, 3, &fl))
 		fl = dim_unknown();
 	dim merged;
 	if (in(c, 3) && win && !dim_merge(c, fl, wl, &merged)) {
@@ -671,7 +671,7 @@ void infer_stft(infer_ctx *c)
 	}
 	if (!in(c, 3))
 		fl = wl;
-	if (!nn_single_int(c, 1, &step))
+	if (!in_int1(c, 1, &step))
 		step = dim_unknown();
 	if ((step.kind == DIM_KNOWN && step.v < 1) || (fl.kind == DIM_KNOWN && fl.v < 1)) {
 		infer_diag(c, OSH_ERROR, "shape-error", "frame_step %s and frame_length %s must be positive",
@@ -707,7 +707,7 @@ void infer_cumsum(infer_ctx *c)
 	}
 	dim ax;
 	int32_t k;
-	if (x && nn_single_int(c, 1, &ax) && ax.kind == DIM_KNOWN && !norm_axis(c, ax.v, x->rank, false, "axis", &k)) {
+	if (x && in_int1(c, 1, &ax) && ax.kind == DIM_KNOWN && !norm_axis(c, ax.v, x->rank, false, "axis", &k)) {
 		set_out_elem(c, 0, elem);
 		return;
 	}

@@ -317,6 +317,6 @@ void infer_topk10(infer_ctx *c)
 		return;
 	}
 	dim k;
-	bool have = nn_single_int(c, 1, &k);
+	bool have = in_int1(c, 1, &k);
 	topk_shape(c, have, have ? k : dim_unknown());
 }

@@ -47,7 +47,7 @@ static bool size_input(infer_ctx *c, int32_t i, const char *what, dim *out)
 		return false;
 	}
 	dim v;
-	if (!tr_single(c, i, &v) || v.kind == DIM_UNKNOWN) {
+	if (!in_int1(c, i, &v) || v.kind == DIM_UNKNOWN) {
 		*out = dim_fresh(c);
 		return true;
 	}

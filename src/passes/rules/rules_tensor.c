@@ -97,16 +97,6 @@ tr_list_state tr_list(infer_ctx *c, const char *attr_name, int32_t input, int64_
 	return TR_UNKNOWN;
 }
 
-bool tr_single(infer_ctx *c, int32_t i, dim *v)
-{
-	const dim *vals;
-	int32_t n;
-	if (!in_ints(c, i, &vals, &n) || n != 1)
-		return false;
-	*v = dim_resolve(c->syms, vals[0]);
-	return true;
-}
-
 void tr_pass_content(infer_ctx *c, int32_t i, int32_t o)
 {
 	const dim *v;
@@ -528,16 +518,6 @@ static bool ceil_div(int64_t a, int64_t b, int64_t *q)
 }
 
 /* A scalar input's one value as a double (from float or integer content). */
-static bool single_float(infer_ctx *c, int32_t i, double *x)
-{
-	const double *f;
-	int32_t n;
-	if (!in_floats(c, i, &f, &n) || n != 1)
-		return false;
-	*x = f[0];
-	return true;
-}
-
 void infer_range(infer_ctx *c)
 {
 	int32_t elem = 0;
@@ -572,7 +552,7 @@ void infer_range(infer_ctx *c)
 			   "of one element)", names[i], in_name(c, i), fmt_shape(c, t));
 	}
 	dim s, l, d;
-	if (tr_single(c, 0, &s) && tr_single(c, 1, &l) && tr_single(c, 2, &d) && s.kind == DIM_KNOWN &&
+	if (in_int1(c, 0, &s) && in_int1(c, 1, &l) && in_int1(c, 2, &d) && s.kind == DIM_KNOWN &&
 	    l.kind == DIM_KNOWN && d.kind == DIM_KNOWN) {
 		if (d.v == 0) {
 			tr_error(c, "delta is 0");
@@ -599,7 +579,7 @@ void infer_range(infer_ctx *c)
 		set_out_ints(c, 0, v, (int32_t)n);
 		return;
 	}
-	if (tr_single(c, 0, &s) && tr_single(c, 1, &l) && tr_single(c, 2, &d) && d.kind == DIM_KNOWN && d.v != 0 &&
+	if (in_int1(c, 0, &s) && in_int1(c, 1, &l) && in_int1(c, 2, &d) && d.kind == DIM_KNOWN && d.v != 0 &&
 	    d.v != INT64_MIN) {
 		/* max(0, ceil((limit - start)/delta)), with a symbol in limit or start (a
 		 * size the graph read with Shape). */
@@ -611,7 +591,7 @@ void infer_range(infer_ctx *c)
 		return;
 	}
 	double fs, fl, fd;
-	if (single_float(c, 0, &fs) && single_float(c, 1, &fl) && single_float(c, 2, &fd)) {
+	if (in_float1(c, 0, &fs) && in_float1(c, 1, &fl) && in_float1(c, 2, &fd)) {
 		if (fd == 0) {
 			tr_error(c, "delta is 0");
 			set_out_elem(c, 0, elem);

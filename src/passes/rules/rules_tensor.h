@@ -50,9 +50,6 @@ typedef enum tr_list_state {
  * input `input` (-1: none). Lists longer than `cap` are TR_UNKNOWN with their length. */
 tr_list_state tr_list(infer_ctx *c, const char *attr_name, int32_t input, int64_t *out, int32_t cap,
 		      int32_t *n);
-/* The single integer content entry of input i (a scalar or a one-element tensor): true
- * with *v (may be a symbol). */
-bool tr_single(infer_ctx *c, int32_t i, dim *v);
 
 /* Output o gets input i's content (integer and floating) unchanged: for operators that
  * keep the row-major order (Reshape, Squeeze, Unsqueeze, Flatten, Identity-like). */

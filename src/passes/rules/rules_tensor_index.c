@@ -1083,7 +1083,7 @@ void infer_onehot(infer_ctx *c)
 	dim depth;
 	const double *f;
 	int32_t nf;
-	if (tr_single(c, 1, &depth) && depth.kind != DIM_UNKNOWN) {
+	if (in_int1(c, 1, &depth) && depth.kind != DIM_UNKNOWN) {
 		/* kept: an integer depth, or a symbol */
 	} else if (in_floats(c, 1, &f, &nf) && nf == 1 && f[0] > -9.2e18 && f[0] < 9.2e18) {
 		depth = dim_known((int64_t)f[0]); /* non-integer depths are cast to int64 */

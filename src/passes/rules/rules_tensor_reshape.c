@@ -790,8 +790,8 @@ void infer_tile1(infer_ctx *c)
 		return;
 	}
 	dim tiles, axis, out[RULE_MAX_RANK];
-	bool has_axis = tr_single(c, 2, &axis) && axis.kind == DIM_KNOWN;
-	bool has_tiles = tr_single(c, 1, &tiles);
+	bool has_axis = in_int1(c, 2, &axis) && axis.kind == DIM_KNOWN;
+	bool has_tiles = in_int1(c, 1, &tiles);
 	if (has_tiles && tiles.kind == DIM_KNOWN && tiles.v < 0) {
 		tr_error(c, "tiles is %lld, must be >= 0", (long long)tiles.v);
 		set_out_elem(c, 0, elem);

@@ -206,7 +206,7 @@ void infer_split_to_sequence(infer_ctx *c)
 		keep = attr_i(c, "keepdims", 1) != 0;
 	} else if (sp->rank == 0) {
 		dim s;
-		if (tr_single(c, 1, &s) && s.kind == DIM_KNOWN) {
+		if (in_int1(c, 1, &s) && s.kind == DIM_KNOWN) {
 			if (s.v <= 0) {
 				tr_error(c, "split is %lld, must be > 0", (long long)s.v);
 				set_seq(c, 0, &e);
