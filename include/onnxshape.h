@@ -257,7 +257,7 @@ OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_er
 /* The stages the pipeline of the onnxshape command `command` runs, in order, by the
  * names dump_after takes: "check" (osh_infer, osh_lint), "infer" (the same, then
  * osh_annotate), "rewrite" (osh_infer, then osh_rewrite's stages: a name may come
- * twice, as inference runs again after the edits). Stores up to cap of them in
+ * more than once, as the IR is rebuilt and inferred again after each edit). Stores up to cap of them in
  * names (static strings) and returns how many there are; 0 for another command.
  * Between two stages the library checks the IR's invariants in debug builds, or
  * when the environment has ONNXSHAPE_VERIFY_IR=1, and reports a violation as

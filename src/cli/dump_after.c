@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-/* More than any pipeline has (rewrite's is 12 long). */
+/* More than any pipeline has (rewrite's is 27 long). */
 #define STAGES_MAX 32
 
 bool dump_after_valid(const char *cmd, const char *stage)

@@ -95,9 +95,15 @@ typedef struct stage_run {
 	/* osh_rewrite's: */
 	const osh_rewrite_options *rw;
 	osh_rewrite_report *report;
-	strmap made; /* the values the axis stage made: value-info declares them */
-	bool edited; /* the axis stage changed the messages: the IR is rebuilt */
-	bool stop;   /* a stage left nothing for the rest to do (a blocked rewrite) */
+	/* What the last editing stage (axis, explicit, explicit-again, implicit) left
+	 * for the rows after it: */
+	strmap made; /* the values it made: value-info declares them */
+	bool edited; /* it changed the messages: the rows marked after_edit rebuild
+		      * the IR from them and infer it again */
+	/* How reindex words a failure on the messages it left, in that stage's own
+	 * terms: "out of memory <nomem_doing>", "internal error: <malformed_why>: ...". */
+	const char *nomem_doing, *malformed_why;
+	bool stop; /* a stage left nothing for the rest to do (a blocked rewrite) */
 } stage_run;
 
 /* Every stage: it reads and changes the model, reports findings about the model as
@@ -108,7 +114,7 @@ typedef osh_status (*stage_fn)(osh_model *m, stage_run *r, osh_error *err);
 typedef struct stage {
 	const char *name; /* as dump_after and the checker's messages name it */
 	stage_fn run;
-	bool after_edit; /* runs only when the axis stage edited the model */
+	bool after_edit; /* runs only when the last editing stage before it edited the model */
 } stage;
 
 static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
@@ -122,6 +128,10 @@ static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
 
 static osh_status stage_infer(osh_model *m, stage_run *r, osh_error *err)
 {
+	/* Each inference starts from nothing, as a fresh osh_infer would: what an
+	 * earlier one of the run listed for lint names nodes of an IR since rebuilt. */
+	if (r->po.state)
+		*r->po.state = (pass_state){0};
 	return pass_infer(m, &r->po) ? OSH_OK : nomem_in(m, "infer", err);
 }
 
@@ -150,6 +160,17 @@ static osh_status stage_declare_inputs(osh_model *m, stage_run *r, osh_error *er
 	return OSH_OK;
 }
 
+/* What an editing stage leaves for the rows after it besides r->edited (which the
+ * stage sets itself): the words reindex uses if what it left cannot be indexed (a
+ * bug of ours). An edit that something blocks ends the run (rep->n_errors: it
+ * reports why as diagnostics). */
+static void edit_done(stage_run *r, const char *nomem_doing, const char *malformed_why)
+{
+	r->nomem_doing = nomem_doing;
+	r->malformed_why = malformed_why;
+	r->stop = r->report->n_errors > 0;
+}
+
 /* Plans the axis rewrite and, unless something blocks it or this is a dry run,
  * edits the messages (rewrite.c; the opset upgrade is part of it). */
 static osh_status stage_axis(osh_model *m, stage_run *r, osh_error *err)
@@ -157,7 +178,7 @@ static osh_status stage_axis(osh_model *m, stage_run *r, osh_error *err)
 	osh_status s = rewrite_apply(m, r->rw, r->report, &r->made, err);
 	if (s != OSH_OK)
 		return s;
-	r->stop = r->report->n_errors > 0;
+	edit_done(r, "re-indexing the rewritten model", "the rewritten model is malformed");
 	r->edited = !r->stop && r->report->changed && !r->rw->dry_run;
 	return OSH_OK;
 }
@@ -165,11 +186,10 @@ static osh_status stage_axis(osh_model *m, stage_run *r, osh_error *err)
 /* The IR is derived from the messages: rebuilt from them after an edit. */
 static osh_status stage_reindex(osh_model *m, stage_run *r, osh_error *err)
 {
-	(void)r;
 	if (!model_reindex(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory re-indexing the rewritten model", m->path);
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory %s", m->path, r->nomem_doing);
 	if (m->malformed) /* a bug of ours: say so rather than write it */
-		return error_set(err, OSH_ERR_INVALID, "%s: internal error: the rewritten model is malformed: %s", m->path,
+		return error_set(err, OSH_ERR_INVALID, "%s: internal error: %s: %s", m->path, r->malformed_why,
 			    m->ndiags ? m->diags[0].message : "?");
 	return OSH_OK;
 }
@@ -181,17 +201,39 @@ static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
 	return OSH_OK;
 }
 
-/* Each of the two does nothing unless its option is set (they exclude each other);
- * each edits, re-indexes and re-infers on its own (rewrite_explicit.c,
- * rewrite_implicit.c). */
+/* Broadcast-3 lowered and, with explicit_broadcast, every implicit broadcast
+ * expanded (rewrite_explicit.c); nothing under implicit_broadcast. */
 static osh_status stage_explicit(osh_model *m, stage_run *r, osh_error *err)
 {
-	return rewrite_explicit_stage(m, r->rw, r->report, err);
+	osh_status s = rewrite_explicit_round(m, r->rw, r->report, &r->made, &r->edited, err);
+	if (s == OSH_OK)
+		edit_done(r, "rewriting", "the explicit rewrite made a malformed model");
+	return s;
 }
 
+/* A second round catches what the first one's re-inference reveals: a size the
+ * original model only knew from a declared output (bound to it through a symbol) is
+ * unbound once an Expand gives that output its shape, and the input that carried
+ * the symbol then broadcasts implicitly. Two rounds, not a fixpoint: an Expand whose
+ * own output inference cannot size would otherwise be expanded again and again.
+ * Only with explicit_broadcast: the first round lowered every Broadcast-3 node. */
+static osh_status stage_explicit_again(osh_model *m, stage_run *r, osh_error *err)
+{
+	if (!r->rw->explicit_broadcast) {
+		r->edited = false;
+		return OSH_OK;
+	}
+	return stage_explicit(m, r, err);
+}
+
+/* Redundant Expand and Tile removed (rewrite_implicit.c); only under
+ * implicit_broadcast. */
 static osh_status stage_implicit(osh_model *m, stage_run *r, osh_error *err)
 {
-	return rewrite_implicit_stage(m, r->rw, r->report, err);
+	osh_status s = rewrite_implicit_stage(m, r->rw, r->report, &r->edited, err);
+	if (s == OSH_OK)
+		edit_done(r, "rewriting", "the implicit rewrite made a malformed model");
+	return s;
 }
 
 /* ---- the pipelines --------------------------------------------------------------- */
@@ -210,8 +252,13 @@ static const stage check_stages[] = {
 #define NCHECK (sizeof check_stages / sizeof check_stages[0])
 
 /* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
- * A blocked axis rewrite ends the run; when it edits nothing (or a dry run), the
- * rows marked after_edit are skipped. */
+ * Four stages edit the messages: axis, explicit, explicit-again and implicit. After
+ * each, the rows marked after_edit rebuild the IR from the messages and infer it
+ * again, from nothing and with default options (the --assume bindings live on in
+ * the symbols, the --input-shape overrides in the graph inputs' messages:
+ * declare-inputs), then declare the values the edit made; they are skipped when
+ * that stage edited nothing (no option for it, nothing to do, a dry run).
+ * explicit-again runs only after explicit edited. A blocked edit ends the run. */
 static const stage rewrite_stages[] = {
 	{"declare-inputs", stage_declare_inputs, false},
 	{"axis", stage_axis, false},
@@ -221,7 +268,22 @@ static const stage rewrite_stages[] = {
 	{"describe", stage_describe, true},
 	{"value-info", stage_value_info, true},
 	{"explicit", stage_explicit, false},
+	{"reindex", stage_reindex, true},
+	{"infer", stage_infer, true},
+	{"lint", stage_lint, true},
+	{"describe", stage_describe, true},
+	{"value-info", stage_value_info, true},
+	{"explicit-again", stage_explicit_again, true},
+	{"reindex", stage_reindex, true},
+	{"infer", stage_infer, true},
+	{"lint", stage_lint, true},
+	{"describe", stage_describe, true},
+	{"value-info", stage_value_info, true},
 	{"implicit", stage_implicit, false},
+	{"reindex", stage_reindex, true},
+	{"infer", stage_infer, true},
+	{"lint", stage_lint, true},
+	{"describe", stage_describe, true},
 };
 #define NREWRITE (sizeof rewrite_stages / sizeof rewrite_stages[0])
 
@@ -510,9 +572,7 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 			    (long long)opts->target_opset, (long long)need);
 	if (need && !opts->target_opset)
 		axis_opts.target_opset = need;
-	/* The re-inference after the edits runs with default options, as osh_infer(m,
-	 * NULL) would: the --assume bindings live on in the symbols, and the
-	 * --input-shape overrides in the graph inputs' messages (declare-inputs). */
+	/* The inference after each edit runs with default options (rewrite_stages). */
 	stage_run r = {.rw = &axis_opts, .report = report, .debug = debug_asked(opts->dump_after, opts->dump_to)};
 	r.po.state = &r.state;
 	strmap_init(&r.made, m->arena);

@@ -9,6 +9,10 @@ loader, emit, passes, cli. A file may include files of its own folder and of fol
 below it; an include of a folder above is an error, and so is a circle of includes.
 A rule (passes/rules) sees the inference pass through its rule API alone: of
 passes/infer it may include rule_api.h and nothing else.
+The passes' order is written out in passes/pipeline.c alone: no other file of
+passes/ calls a public entry point that runs passes (osh_infer, osh_lint,
+osh_rewrite, osh_annotate), which would run a pipeline inside a stage and call
+back up through the public API.
 Every folder has a README.md whose first line is "# FOLDER: what it is". Prints the
 graph's size and every violation; exits 1 on any.
 """
@@ -18,6 +22,9 @@ import sys
 
 RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "cli": 4}
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+RUNS_PASSES = re.compile(r"\b(osh_infer|osh_lint|osh_rewrite|osh_annotate)\s*\(")
+# Comments, string and character literals: a name in them is no call.
+NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def stage(src, path):
@@ -65,6 +72,15 @@ def main():
             if os.path.dirname(b) == os.path.normpath(infer) and os.path.basename(b) != "rule_api.h":
                 problems.append("%s includes %s: a rule sees passes/infer through rule_api.h only" %
                                 (os.path.relpath(a, src), os.path.relpath(b, src)))
+    passes, pipeline = os.path.join(src, "passes"), os.path.join(src, "passes", "pipeline.c")
+    for a in sorted(edges):
+        if not a.startswith(os.path.normpath(passes) + os.sep) or a == os.path.normpath(pipeline):
+            continue
+        code = NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), open(a, errors="replace").read())
+        for m in RUNS_PASSES.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append("%s:%d calls %s: only passes/pipeline.c runs passes (a stage never calls the public "
+                            "API)" % (os.path.relpath(a, src), line, m.group(1)))
     # Circles: a depth-first search over the graph.
     state, stack = {}, []
 

@@ -89,16 +89,23 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet);
  * (explicit_broadcast, or a Broadcast-3 node to lower) and the model is below it;
  * 0 otherwise. osh_rewrite raises the axis stage's target to it. */
 int64_t rewrite_explicit_need(osh_model *m, const osh_rewrite_options *opts);
-/* After the axis stage (the IR fresh and inferred): lowers Broadcast-3 nodes and, with
- * explicit_broadcast, expands every implicitly broadcasting input; then re-indexes,
- * re-infers and writes value_info for what it made. Adds to *rep. */
-osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
-				  osh_error *err);
-/* Raises the model's memory budget for a stage that re-indexes and re-infers a model
- * grown by `added` nodes (bounded: what the model used so far plus a per-node cost). */
+/* One round of the explicit stage, after the axis stage and its re-inference (the IR
+ * fresh and inferred): lowers Broadcast-3 nodes and, with explicit_broadcast,
+ * expands every implicitly broadcasting input. Nothing to do under
+ * implicit_broadcast, or when the model has errors. Plans and, unless that blocks
+ * (rep->n_errors grows) or this is a dry run, edits and commits the messages:
+ * *edited says whether it did, *made then holds the values it made. The IR is left
+ * as it was: pipeline.c re-indexes, re-infers and writes value_info after it. Adds
+ * to *rep. */
+osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+				  strmap *made, bool *edited, osh_error *err);
+/* Raises the model's memory budget for an edit the pipeline then re-indexes and
+ * re-infers, of a model grown by `added` nodes (bounded: what the model used so far plus a per-node cost). */
 void rewrite_grow_budget(osh_model *m, size_t added);
-/* implicit_broadcast: removes redundant Expand/Tile (see osh_rewrite_options). */
+/* implicit_broadcast: removes redundant Expand/Tile (see osh_rewrite_options). Plans
+ * and, unless this is a dry run, edits and commits the messages (*edited: whether
+ * it did); as after the explicit stage, pipeline.c re-indexes and re-infers. */
 osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
-				  osh_error *err);
+				  bool *edited, osh_error *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* rewrite_explicit.c: the explicit-broadcast stage of the rewrite (issue 7): every
  * implicit broadcast made explicit with Expand, and Broadcast-3 nodes lowered to
  * standard ONNX. It runs after the axis stage (rewrite.c), on the re-indexed and
- * re-inferred model, so Paddle and legacy nodes are already numpy ones here.
+ * re-inferred model, so Paddle and legacy nodes are already numpy ones here. It only
+ * edits the messages: the re-index, inference and value_info after it are rows of
+ * pipeline.c's table, as is the second round.
  *
  * For a node that broadcasts implicitly (bcast_sites.h), each site input whose shape
  * is not proven equal to the node's result gets Expand(input, target). Expand
@@ -30,7 +32,6 @@
 #include "core/grow.h"
 
 #include "core/dtype.h"
-#include "loader/reindex.h"
 #include "passes/bcast_sites.h"
 #include "passes/rules/rules_broadcast3.h"
 #include "loader/materialize.h"
@@ -550,8 +551,8 @@ static void drop_lowered_imports(xrun *x)
 
 /* ---- the stage ------------------------------------------------------------------------- */
 
-/* Room for the stage's edits and what follows them. The load-time budget covers one
- * IR and one inference; re-indexing builds a second IR beside the first (the old
+/* Room for a stage's edits and the re-index and inference after them. The load-time
+ * budget covers one IR and one inference; re-indexing builds a second IR beside the first (the old
  * one stays in the arena) and inference runs again, on a model with `added` more
  * nodes. That growth is bounded by what the model already used plus a per-node cost
  * (a node message, its names and IR entries, measured at most 1,664 bytes each by
@@ -633,12 +634,12 @@ static void run(xrun *x, bool explicit_on)
 	}
 }
 
-/* One round of the stage; *edited says whether it changed the model. */
-static osh_status explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
-				 bool *edited, osh_error *err)
+/* One round of the stage (pipeline.c runs a second, explicit-again: see there). */
+osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+				  strmap *made, bool *edited, osh_error *err)
 {
 	*edited = false;
-	if (m->has_errors || (!opts->explicit_broadcast && !has_b3(m, opts)))
+	if (opts->implicit_broadcast || m->has_errors || (!opts->explicit_broadcast && !has_b3(m, opts)))
 		return OSH_OK;
 	rw rr = {.m = m, .opts = opts, .rep = rep};
 	rw *r = &rr;
@@ -686,33 +687,9 @@ static osh_status explicit_round(osh_model *m, const osh_rewrite_options *opts, 
 	drop_lowered_imports(&x);
 	if (r->ninits)
 		edit_raise_ir_version(r->e, 4); /* before IR 4 initializers had to be inputs */
-	if (!edit_commit(r->e) || !model_reindex(m))
+	if (!edit_commit(r->e))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
-	if (m->malformed) /* a bug of ours: say so rather than write it */
-		return error_set(err, OSH_ERR_INVALID, "%s: internal error: the explicit rewrite made a malformed model: %s",
-			    m->path, m->ndiags ? m->diags[0].message : "?");
-	osh_status s = osh_infer(m, NULL, err);
-	if (s != OSH_OK)
-		return s;
-	if (!edit_value_info(m, &r->made))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+	*made = r->made;
 	*edited = true;
 	return OSH_OK;
-}
-
-/* A second round catches what the first one's re-inference reveals: a size the
- * original model only knew from a declared output (bound to it through a symbol) is
- * unbound once an Expand gives that output its shape, and the input that carried
- * the symbol then broadcasts implicitly. Two rounds, not a fixpoint: an Expand whose
- * own output inference cannot size would otherwise be expanded again and again. */
-osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
-				  osh_error *err)
-{
-	if (opts->implicit_broadcast)
-		return OSH_OK;
-	bool edited = false;
-	osh_status s = explicit_round(m, opts, rep, &edited, err);
-	if (s == OSH_OK && edited && opts->explicit_broadcast)
-		s = explicit_round(m, opts, rep, &edited, err);
-	return s;
 }

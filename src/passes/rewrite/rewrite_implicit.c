@@ -13,14 +13,15 @@
  * Expand stays.
  *
  * Invariant: nothing touches the messages until every decision is taken, and not at
- * all on a dry run; node removal happens before anything is queued (edit_drop).
+ * all on a dry run; node removal happens before anything is queued (edit_drop). The
+ * IR is rebuilt and inferred again after the edit by the rows that follow this stage
+ * in pipeline.c's table.
  */
 #include "passes/rewrite/rewrite.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/schema/schema.h"
 
-#include "loader/reindex.h"
 #include "passes/bcast_sites.h"
 #include "loader/materialize.h"
 
@@ -266,8 +267,9 @@ static bool rewire(ig *s)
 }
 
 osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
-				  osh_error *err)
+				  bool *edited, osh_error *err)
 {
+	*edited = false;
 	if (!opts->implicit_broadcast || m->has_errors)
 		return OSH_OK;
 	rw rr = {.m = m, .opts = opts, .rep = rep};
@@ -323,10 +325,8 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 		edit_drop(r->e, s->g, s->dead, &s->gone);
 	}
-	if (!edit_commit(r->e) || !model_reindex(m))
+	if (!edit_commit(r->e))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
-	if (m->malformed)
-		return error_set(err, OSH_ERR_INVALID, "%s: internal error: the implicit rewrite made a malformed model: %s",
-			    m->path, m->ndiags ? m->diags[0].message : "?");
-	return osh_infer(m, NULL, err);
+	*edited = true;
+	return OSH_OK;
 }
