@@ -240,6 +240,9 @@ typedef struct opset_entry {
 typedef struct beside_write {
 	void *(*start)(osh_model *m);             /* a handle; NULL: nothing ran */
 	bool (*join)(osh_model *m, void *handle); /* false: it ran out of memory */
+	/* Or all of it now, on the caller's thread (a write to memory has nothing to
+	 * overlap it with); err says why it could not. */
+	osh_status (*run)(osh_model *m, osh_error *err);
 } beside_write;
 
 /* A write begun while the model loaded (osh_load_options.write_ahead_to: emit/

@@ -281,8 +281,10 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 	osh_status s = check_writable(m, NULL, err);
 	if (s != OSH_OK)
 		return s;
-	s = osh_lint(m, err); /* the lint deferred, on this thread: nothing runs beside it here */
-	if (s != OSH_OK)
+	/* The work deferred to the write (the lint), on this thread: nothing runs beside
+	 * it here. */
+	const beside_write *b = m->pending.beside;
+	if (b && (s = b->run(m, err)) != OSH_OK)
 		return s;
 	/* One buffer, packed by protobuf-c: every node a message. */
 	if (!loader_materialize(m))

@@ -478,7 +478,7 @@ static bool lint_later_join(osh_model *m, struct lint_later *l)
 
 static void *start_beside(osh_model *m) { return lint_later_start(m); }
 static bool join_beside(osh_model *m, void *handle) { return lint_later_join(m, handle); }
-static const beside_write lint_beside = {start_beside, join_beside};
+static const beside_write lint_beside = {start_beside, join_beside, osh_lint};
 
 osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
 {

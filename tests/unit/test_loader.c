@@ -816,7 +816,9 @@ Test(validate_tensor, entry_count_overflow)
 Test(good_fixture, summary_after_materialize)
 {
 	osh_model *m = load_ok(OSH_MODELS_DIR "/examples/cnn_residual.onnx");
-	cr_assert(m->src.wire_inits.n > 0, "the fixture's initializers stay in the input until needed");
+	/* Loaded the fast way, the initializers stay in the input until needed; the plain
+	 * way (ONNXSHAPE_PLAIN_IO=1) they are messages at once, and the counts the same. */
+	cr_assert(m->plain_io || m->src.wire_inits.n > 0);
 	const osh_summary *s = osh_model_summary(m);
 	cr_assert(s);
 	size_t n = s->n_initializers;
