@@ -797,3 +797,18 @@ int bcast_error_format(char *buf, size_t cap, const bcast_error *e, const char *
 		return -1;
 	return (int)s.len;
 }
+
+bool bcast_two(bcast_rule rule, shape a, shape b, int64_t axis, const sym_ctx *sc, bcast_out *out,
+	       bcast_error *err)
+{
+	switch (rule) {
+	case BCAST_NONE: return bcast_none(a, b, sc, out, err);
+	case BCAST_NUMPY: return bcast_numpy(a, b, sc, out, err);
+	case BCAST_UNIDIRECTIONAL: return bcast_unidirectional(a, b, sc, out, err);
+	case BCAST_PDPD: return bcast_pdpd(a, b, axis, sc, out, err);
+	case BCAST_PADDLE: return bcast_paddle(a, b, axis, sc, out, err);
+	case BCAST_BIDIRECTIONAL: return bcast_bidirectional(a, b, sc, out, err);
+	case BCAST_EXPLICIT: break;
+	}
+	return false;
+}

@@ -126,6 +126,11 @@ bool bcast_paddle(shape x, shape y, int64_t axis, const sym_ctx *sc, bcast_out *
 bool bcast_bidirectional(shape input, shape target, const sym_ctx *sc, bcast_out *out, bcast_error *err);
 bool bcast_explicit(shape input, shape target, const int64_t *axes_mapping, int32_t naxes,
 		    const sym_ctx *sc, bcast_out *out, bcast_error *err);
+/* Two operands under `rule`, whichever it is (axis: pdpd's and paddle's attribute,
+ * -1 for the default; ignored by the others). False, err untouched, for
+ * BCAST_EXPLICIT, which needs its axes_mapping: call bcast_explicit. */
+bool bcast_two(bcast_rule rule, shape a, shape b, int64_t axis, const sym_ctx *sc, bcast_out *out,
+	       bcast_error *err);
 
 /* Where the first dim of an operand of rank r placed at `axis` falls in one of rank n:
  * the axis itself, or for the default -1 the place that right-aligns the operand as

@@ -63,17 +63,7 @@ static bool broadcast_by_rule(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t
 	for (int32_t k = 0; k < tb->rank; k++)
 		rb[k] = dim_resolve(c->syms, tb->dims[k]);
 	shape sa = {ta->rank, ra}, sb = {tb->rank, rb};
-	bool ok;
-	switch (rule) {
-	case BCAST_NONE: ok = bcast_none(sa, sb, &sc, &out, &err); break;
-	case BCAST_NUMPY: ok = bcast_numpy(sa, sb, &sc, &out, &err); break;
-	case BCAST_UNIDIRECTIONAL: ok = bcast_unidirectional(sa, sb, &sc, &out, &err); break;
-	case BCAST_PDPD: ok = bcast_pdpd(sa, sb, axis, &sc, &out, &err); break;
-	case BCAST_PADDLE: ok = bcast_paddle(sa, sb, axis, &sc, &out, &err); break;
-	case BCAST_BIDIRECTIONAL: ok = bcast_bidirectional(sa, sb, &sc, &out, &err); break;
-	default: ok = false; break;
-	}
-	if (!ok) {
+	if (!bcast_two(rule, sa, sb, axis, &sc, &out, &err)) {
 		char why[512], origin[1024];
 		const char *an = in_name(c, ia), *bn = in_name(c, ib);
 		bcast_error_format(why, sizeof why, &err, an, bn, sym_name_cb, c->syms);

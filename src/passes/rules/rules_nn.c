@@ -55,15 +55,7 @@ bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis,
 	bcast_out out = {.dims = dims, .facts = facts, .facts_cap = 64};
 	bcast_error err = {0};
 	sym_ctx sc = {sym_eq_cb, c->syms};
-	bool ok;
-	switch (rule) {
-	case BCAST_NONE: ok = bcast_none(sa, sb, &sc, &out, &err); break;
-	case BCAST_NUMPY: ok = bcast_numpy(sa, sb, &sc, &out, &err); break;
-	case BCAST_UNIDIRECTIONAL: ok = bcast_unidirectional(sa, sb, &sc, &out, &err); break;
-	case BCAST_PDPD: ok = bcast_pdpd(sa, sb, axis, &sc, &out, &err); break;
-	default: ok = false; break;
-	}
-	if (!ok) {
+	if (!bcast_two(rule, sa, sb, axis, &sc, &out, &err)) {
 		/* The buffers' sizes are part of the message: a longer name is cut there. */
 		char why[512], aname[300], bname[300];
 		operand_name(c, aop, aname, sizeof aname);
