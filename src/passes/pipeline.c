@@ -126,6 +126,15 @@ static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
 
 /* ---- the stages ------------------------------------------------------------------ */
 
+/* osh_model_load did this one (pre-scan, unpack, validate, index: the loader) before
+ * any table runs; its row is where what it built is checked and can be dumped, the
+ * IR as the file declares it, before the first inference. */
+static osh_status stage_load(osh_model *m, stage_run *r, osh_error *err)
+{
+	(void)m, (void)r, (void)err;
+	return OSH_OK;
+}
+
 static osh_status stage_infer(osh_model *m, stage_run *r, osh_error *err)
 {
 	/* Each inference starts from nothing, as a fresh osh_infer would: what an
@@ -238,12 +247,14 @@ static osh_status stage_implicit(osh_model *m, stage_run *r, osh_error *err)
 
 /* ---- the pipelines --------------------------------------------------------------- */
 
-/* `check` and `infer`, after osh_model_load (pre-scan, unpack, validate, index).
- * osh_infer runs infer, lint and describe; with defer_lint only infer, leaving lint
- * and describe to osh_lint or to the next write, which runs them beside it (after
- * annotate, then). osh_annotate runs annotate (`infer` only). Lint and describe
- * build on inference's results without changing the IR. */
+/* `check` and `infer`: load (osh_model_load's, already done), infer, lint, describe,
+ * annotate. osh_infer runs infer, lint and describe, after load's row the first time;
+ * with defer_lint only infer, leaving lint and describe to osh_lint or to the next
+ * write, which runs them beside it (after annotate, then). osh_annotate runs annotate
+ * (`infer` only). Lint and describe build on inference's results without changing
+ * the IR. */
 static const stage check_stages[] = {
+	{"load", stage_load, false},
 	{"infer", stage_infer, false},
 	{"lint", stage_lint, false},
 	{"describe", stage_describe, false},
@@ -520,7 +531,8 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	}
 	if (!keep_debug(m, &r.debug))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
-	s = run_stages(m, &r, check_stages, 0, check_at(later ? "lint" : "annotate"), err);
+	s = run_stages(m, &r, check_stages, m->inferred ? check_at("infer") : 0, check_at(later ? "lint" : "annotate"),
+		       err);
 	if (s != OSH_OK)
 		return s;
 	m->pending.lint = later;

@@ -68,6 +68,20 @@ Test(dump_after, check_after_infer)
 	cli_result_free(&plain);
 }
 
+/* After load: the IR as the loader built it, before any inference: the graph
+ * inputs and initializers as declared, the node outputs not known yet. */
+Test(dump_after, check_after_load)
+{
+	cli_result r = run("check", "--dump-after=load", BLOCK, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "; the IR of " BLOCK " after stage 'load' (not inferred: the types declared)\n"), "%s",
+		  r.err);
+	cr_expect(strstr(r.err, "  input %X: FLOAT[batch,seq,8]\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "  %proj: ? = MatMul(%X, %Wq)  # node 0 \"proj\"\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "  output %Y: FLOAT[batch,8*seq]\n") == NULL, "%s", r.err);
+	cli_result_free(&r);
+}
+
 /* Lint and describe leave the IR as inference did; the option takes a separate word too. */
 Test(dump_after, check_after_lint)
 {
@@ -132,16 +146,16 @@ Test(dump_after, unknown_stage_lists_the_stages)
 		const char *cmd, *stage, *err;
 	} cases[] = {
 		{"check", "lnt",
-		 "onnxshape: error: 'lnt' is not a stage of check; did you mean 'lint'? The stages, in order: infer, lint, "
+		 "onnxshape: error: 'lnt' is not a stage of check; did you mean 'lint'? The stages, in order: load, infer, lint, "
 		 "describe\ntry 'onnxshape check --help'\n"},
 		{"check", "annotate",
-		 "onnxshape: error: 'annotate' is not a stage of check; the stages, in order: infer, lint, describe\n"
+		 "onnxshape: error: 'annotate' is not a stage of check; the stages, in order: load, infer, lint, describe\n"
 		 "try 'onnxshape check --help'\n"},
 		{"infer", "help",
-		 "onnxshape: error: --dump-after=help: the stages of infer, in order: infer, lint, describe, annotate\n"
+		 "onnxshape: error: --dump-after=help: the stages of infer, in order: load, infer, lint, describe, annotate\n"
 		 "try 'onnxshape infer --help'\n"},
 		{"rewrite", "help",
-		 "onnxshape: error: --dump-after=help: the stages of rewrite, in order: infer, lint, describe, "
+		 "onnxshape: error: --dump-after=help: the stages of rewrite, in order: load, infer, lint, describe, "
 		 "declare-inputs, axis, reindex, infer, lint, describe, value-info, explicit, reindex, infer, lint, "
 		 "describe, value-info, explicit-again, reindex, infer, lint, describe, value-info, implicit, reindex, "
 		 "infer, lint, describe\n"

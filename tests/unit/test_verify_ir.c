@@ -197,6 +197,23 @@ Test(verify_ir, pipeline_reports_the_stage)
 	g->values[value_id(g, "bn")].consumers[0] = 0; /* inference reads no consumer list */
 	osh_error err = {0};
 	cr_expect_eq(osh_infer(m, NULL, &err), OSH_ERR_INVALID);
+	/* Broken before the first inference: the load's row finds it. */
+	cr_expect_str_eq(err.message,
+			 OSH_MODELS_DIR "/examples/cnn_residual.onnx: internal error: after stage 'load': value 8 ('bn') of "
+					"graph '' lists node 0 as a consumer, but node 0 does not read it");
+	osh_model_free(m);
+}
+
+/* A second inference starts at infer: a model broken after the first is named there. */
+Test(verify_ir, pipeline_reports_the_stage_of_a_second_run)
+{
+	cr_assert_eq(setenv("ONNXSHAPE_VERIFY_IR", "1", 1), 0);
+	osh_model *m = load(CHAIN, false);
+	osh_error err = {0};
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	graph *g = m->main;
+	g->values[value_id(g, "bn")].consumers[0] = 0;
+	cr_expect_eq(osh_infer(m, NULL, &err), OSH_ERR_INVALID);
 	cr_expect_str_eq(err.message,
 			 OSH_MODELS_DIR "/examples/cnn_residual.onnx: internal error: after stage 'infer': value 8 ('bn') of "
 					"graph '' lists node 0 as a consumer, but node 0 does not read it");
