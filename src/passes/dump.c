@@ -11,34 +11,18 @@
 #include "core/symbols.h"
 
 #include <stdarg.h>
-#include <stdlib.h>
 
 /* Attribute lists and value content beyond this many entries end in "...". */
 #define DUMP_LIST_MAX 16
 
+/* Where a dump goes. The stream is stdio's, buffered already; ir_dump holds its lock
+ * for the whole dump, so these calls only take it again. */
 typedef struct out {
 	FILE *f;
 	symtab *syms;
-	size_t n;
-	bool failed;
-	char buf[8192];
 } out;
 
-static void flush(out *o)
-{
-	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
-		o->failed = true;
-	o->n = 0;
-}
-
-static void put(out *o, const char *s)
-{
-	for (; *s; s++) {
-		if (o->n == sizeof o->buf)
-			flush(o);
-		o->buf[o->n++] = *s;
-	}
-}
+static void put(out *o, const char *s) { fputs(s, o->f); }
 
 static void putf(out *o, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -48,12 +32,10 @@ static void putf(out *o, const char *fmt, ...)
 
 static void putf(out *o, const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	vfprintf(o->f, fmt, ap);
 	va_end(ap);
-	put(o, line);
 }
 
 /* A string in double quotes, bytes outside printable ASCII as \xNN. */
@@ -321,13 +303,7 @@ static void dump_graph(out *o, const osh_model *m, const graph *g, int depth)
 
 bool ir_dump(osh_model *m, const char *stage, FILE *f)
 {
-	out *o = malloc(sizeof *o);
-	if (!o)
-		return false;
-	o->f = f;
-	o->syms = &m->syms;
-	o->n = 0;
-	o->failed = false;
+	out dump = {f, &m->syms}, *o = &dump;
 	flockfile(f);
 	put(o, "; the IR of ");
 	put(o, m->path);
@@ -348,9 +324,6 @@ bool ir_dump(osh_model *m, const char *stage, FILE *f)
 	for (int32_t i = 0; i < m->ngraphs; i++)
 		if (m->graphs[i] != m->main && !m->graphs[i]->parent)
 			dump_graph(o, m, m->graphs[i], 0);
-	flush(o);
 	funlockfile(f);
-	bool ok = !o->failed;
-	free(o);
-	return ok;
+	return !ferror(f);
 }

@@ -16,8 +16,8 @@
  *
  * and outputs; a subgraph follows the node that holds it, indented. A value's type
  * is what inference found, or before inference (after a re-index) what the file
- * declares. The text goes out a buffer at a time under f's lock, so that dumps of
- * models checked on several threads do not interleave. False when writing failed. */
+ * declares. The whole dump is written under f's lock, so that dumps of models
+ * checked on several threads do not interleave. False when f is in error after it. */
 bool ir_dump(osh_model *m, const char *stage, FILE *f);
 
 #endif
