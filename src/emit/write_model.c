@@ -80,12 +80,31 @@ static int produce_packed(out_file *o, void *ctx)
 	return e ? e : o->err;
 }
 
-/* The plain path's bytes: every message built (loader_materialize: the value_info
- * annotation added, on a model the plain loader unpacked whole) and packed by
- * protobuf-c into one buffer. A changed source is refused as produce_packed refuses
- * it, though nothing here reads it, so that the two paths answer alike. The lint
- * deferred ran before, on this thread (passes/pipeline.c starts none for a plain
- * model): the arena is this thread's to fill. */
+/* Every message built (loader_materialize: the value_info annotation added) and
+ * packed by protobuf-c into one buffer from malloc, *buf, of *n bytes: 0, or EFBIG
+ * (over protobuf's limit), or ENOMEM building the messages (*buf NULL, *n 0) or the
+ * buffer (*buf NULL, *n the bytes it needed). Both the plain write and
+ * osh_model_pack make their bytes so. */
+static int pack_whole(osh_model *m, uint8_t **buf, size_t *n)
+{
+	*buf = NULL;
+	*n = 0;
+	if (!loader_materialize(m))
+		return ENOMEM;
+	*n = protobuf_c_message_get_packed_size(&m->proto->base);
+	if (*n > PACK_MAX)
+		return EFBIG;
+	if (!(*buf = malloc(*n ? *n : 1)))
+		return ENOMEM;
+	*n = protobuf_c_message_pack(&m->proto->base, *buf);
+	return 0;
+}
+
+/* The plain path's bytes (pack_whole), on a model the plain loader unpacked whole.
+ * A changed source is refused as produce_packed refuses it, though nothing here
+ * reads it, so that the two paths answer alike. The lint deferred ran before, on
+ * this thread (passes/pipeline.c starts none for a plain model): the arena is this
+ * thread's to fill. */
 static int produce_plain(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -93,17 +112,12 @@ static int produce_plain(out_file *o, void *ctx)
 	int e = m->src.fd >= 0 ? source_changed(m) : 0;
 	if (e)
 		return e;
-	if (!loader_materialize(m))
-		return ENOMEM;
-	size_t n = protobuf_c_message_get_packed_size(&m->proto->base);
-	if (n > PACK_MAX) {
-		job->too_big = true;
-		return EFBIG;
+	uint8_t *buf;
+	size_t n;
+	if ((e = pack_whole(m, &buf, &n)) != 0) {
+		job->too_big = e == EFBIG;
+		return e;
 	}
-	uint8_t *buf = malloc(n ? n : 1);
-	if (!buf)
-		return ENOMEM;
-	protobuf_c_message_pack(&m->proto->base, buf);
 	out_write(o, buf, n);
 	free(buf);
 	return o->err;
@@ -287,15 +301,16 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 	if (b && (s = b->run(m, err)) != OSH_OK)
 		return s;
 	/* One buffer, packed by protobuf-c: every node a message. */
-	if (!loader_materialize(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to pack", m->path);
-	size_t packed = protobuf_c_message_get_packed_size(&m->proto->base);
-	if (packed > PACK_MAX)
+	uint8_t *buf;
+	size_t n;
+	int e = pack_whole(m, &buf, &n);
+	if (e == EFBIG)
 		return too_big(m, NULL, err);
-	uint8_t *buf = malloc(packed ? packed : 1);
-	if (!buf)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory packing %zu bytes", m->path, packed);
-	*size = protobuf_c_message_pack(&m->proto->base, buf);
+	if (e && !n)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to pack", m->path);
+	if (e)
+		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory packing %zu bytes", m->path, n);
 	*data = buf;
+	*size = n;
 	return OSH_OK;
 }
