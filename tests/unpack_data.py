@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unpack one of ../shared/data's archives into the build tree, once, sparsely.
+"""Unpack one of tests/data's archives into the build tree, once, sparsely.
 
     unpack_data.py ARCHIVE DEST STAMP
 

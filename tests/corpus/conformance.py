@@ -2,7 +2,7 @@
 """Conformance of onnxshape's inference on the ONNX backend node-test corpus.
 
 Used for each corpus ctest knows (onnx 1.12, generated at test time, and onnx 1.23.1,
-unpacked from ../shared/data); what differs between them is given as arguments.
+unpacked from tests/data); what differs between them is given as arguments.
 
 For every model: `onnxshape infer --ignore-declared` (declared shapes of graph outputs
 and value_info are ignored: everything is inferred from the graph inputs), then each

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """score_gate.py: onnxshape's inferred shapes on real exported networks, scored by
-../shared/tools/score_real.py against the shapes ONNX Runtime observed, and its
+tests/real/score_real.py (a copy of the reference scorer) against the shapes ONNX Runtime observed, and its
 `check` verdict on the same healthy networks.
 
 usage: score_gate.py TOOL SCORER DIR [--min-exact PCT] [--quiet-check]

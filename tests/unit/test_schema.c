@@ -1,6 +1,6 @@
 /* test_schema.c: the generated operator schema table against the ONNX documentation.
  *
- * Spot checks, each a fact read in ../shared/reference/onnx's Changelog.md or
+ * Spot checks, each a fact read in the ONNX documentation's Changelog.md or
  * Changelog-ml.md (not in the table), chosen where a parser slip would show: type
  * lists, literal formal types, optional and variadic parameters, the documented
  * (min - max) counts, attribute types, required flags and defaults, deprecation,
@@ -80,7 +80,7 @@ static int32_t count_rows(const char *domain)
 static int count_sections(const char *file)
 {
 	char path[4096], line[8192];
-	snprintf(path, sizeof path, "%s/../shared/reference/onnx/%s", OSH_SOURCE_DIR, file);
+	snprintf(path, sizeof path, "%s/%s", OSH_ONNX_DOCS, file);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "cannot open %s", path);
 	int n = 0;
