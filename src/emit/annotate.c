@@ -284,7 +284,7 @@ osh_status annotate_model(osh_model *m, osh_error *err)
 	/* Entries an earlier call left as names and types become messages first: they
 	 * are the graph's own to this one. */
 	if (!loader_materialize_value_info(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	size_t values = 0;
 	for (int32_t i = 0; i < m->ngraphs; i++)
 		values += (size_t)m->graphs[i]->nvalues;
@@ -294,8 +294,10 @@ osh_status annotate_model(osh_model *m, osh_error *err)
 		ok = !m->graphs[i]->proto || m->graphs[i]->depth > ANNOTATE_MAX_DEPTH ||
 		     annotate_graph(m, m->graphs[i], types);
 	free(types);
+	/* Over the budget is the budget's refusal, which names it and how to raise it
+	 * (a Concat of 300k uses of one symbolic input writes a 300k-term size). */
 	if (!ok)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	m->modified = true;
 	return OSH_OK;
 }

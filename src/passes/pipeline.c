@@ -165,7 +165,7 @@ static osh_status stage_annotate(osh_model *m, stage_run *r, osh_error *err)
 static osh_status stage_declare_inputs(osh_model *m, stage_run *r, osh_error *err)
 {
 	if (!r->rw->dry_run && !annotate_overridden_inputs(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory declaring the overridden inputs", m->path);
+		return arena_error(m->arena, err, m->path, "declaring the overridden inputs");
 	return OSH_OK;
 }
 
@@ -206,7 +206,7 @@ static osh_status stage_reindex(osh_model *m, stage_run *r, osh_error *err)
 static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
 {
 	if (!edit_value_info(m, &r->made))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	return OSH_OK;
 }
 
