@@ -5,6 +5,7 @@
  * validation as an initializer, and attach it to the graph input it names (or the
  * K-th input that has no initializer, as the test runners match them).
  */
+#include "loader/external.h"
 #include "loader/loader.h"
 #include "core/error.h"
 
@@ -56,6 +57,9 @@ osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, 
 	char what[300];
 	snprintf(what, sizeof what, "input value for '%.256s'", v->name);
 	validate_tensor(m, g, -1, t, what);
+	osh_status s = loader_external_failure(m, err);
+	if (s != OSH_OK)
+		return s;
 	if (m->ndiags != before) {
 		/* validate_tensor reported it as a malformed model, but the model is fine:
 		 * it is the supplied value that is wrong. Take the finding back. */
