@@ -165,13 +165,14 @@ static const osh_rule rules[] = {
 };
 const osh_rule *osh_rules(size_t *n)
 {
-	*n = sizeof rules / sizeof rules[0];
+	if (n)
+		*n = sizeof rules / sizeof rules[0];
 	return rules;
 }
 
 const osh_rule *osh_rule_find(const char *code)
 {
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+	for (size_t i = 0; code && i < sizeof rules / sizeof rules[0]; i++)
 		if (!strcmp(rules[i].code, code))
 			return &rules[i];
 	return NULL;
@@ -179,6 +180,14 @@ const osh_rule *osh_rule_find(const char *code)
 
 osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err)
 {
+	if (!m || (n && !o)) {
+		if (err) {
+			err->status = OSH_ERR_INVALID;
+			snprintf(err->message, sizeof err->message, "osh_model_override_severities: %s is NULL",
+				 m ? "the list of overrides" : "the model");
+		}
+		return OSH_ERR_INVALID;
+	}
 	/* The lint's diagnostics are not there yet: overriding them later is not possible
 	 * from here (core runs no pass), and leaving them out would be silent. */
 	if (m->pending.lint) {
@@ -190,9 +199,14 @@ osh_status osh_model_override_severities(osh_model *m, const osh_severity_overri
 		return OSH_ERR_INVALID;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *why = !o[i].code || !osh_rule_find(o[i].code) ? "is not a diagnostic code"
-				  : !strcmp(o[i].code, "malformed-model") ? "cannot be overridden"
-									   : NULL;
+		int sev = (int)o[i].severity;
+		const char *why = NULL;
+		if (!o[i].code || !osh_rule_find(o[i].code))
+			why = "is not a diagnostic code";
+		else if (!strcmp(o[i].code, "malformed-model"))
+			why = "cannot be overridden";
+		else if (!o[i].ignore && (sev < (int)OSH_NOTE || sev > (int)OSH_ERROR))
+			why = "is given a severity that osh_severity does not name";
 		if (why) {
 			if (err) {
 				err->status = OSH_ERR_INVALID;

@@ -289,11 +289,15 @@ osh_status write_model(osh_model *m, const char *path, const osh_write_options *
 
 osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
+	if (!m || !path)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_write: the %s is NULL", m ? "path" : "model");
 	return write_model(m, path, opts, NULL, err);
 }
 
 osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)
 {
+	if (!m || !data || !size)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_pack: %s is NULL", !m ? "the model" : !data ? "data" : "size");
 	*data = NULL;
 	*size = 0;
 	osh_status s = check_writable(m, NULL, err);

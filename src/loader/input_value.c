@@ -28,6 +28,11 @@ static int32_t nth_feed(const graph *g, int index)
 osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
 				     size_t size, osh_error *err)
 {
+	if (!m)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_set_input_value: the model is NULL");
+	if (!data && size)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_model_set_input_value: data is NULL with size %zu",
+			    m->path, size);
 	graph *g = m->main;
 	if (!g)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model has no graph", m->path);

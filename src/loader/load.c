@@ -693,9 +693,13 @@ osh_status loader_load_file(osh_model **out, const char *path, const osh_load_op
 osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
 				 const osh_load_options *opts, osh_error *err)
 {
+	if (!out)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load_buffer: out is NULL");
 	*out = NULL;
 	if (!name)
 		name = "<memory>";
+	if (!data && size)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_model_load_buffer: data is NULL with size %zu", name, size);
 	if ((uint64_t)size > MAX_MODEL_BYTES)
 		return error_set(err, OSH_ERR_LIMIT, "%s: %zu bytes, over protobuf's 2 GiB limit", name, size);
 	if (size == 0)
