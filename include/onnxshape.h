@@ -261,6 +261,16 @@ typedef struct osh_infer_options {
 	 * (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
 	const char *dump_after;
 	FILE *dump_to;
+	/* The runtime a clean check promises the model to: "ort-cpu", ONNX Runtime's CPU
+	 * provider (a node it has no kernel for is a no-kernel error, an opset or IR
+	 * version past its own a runtime-version error, and so is an operator of a domain
+	 * no kernel table covers, unless custom_ops declares it); "spec" or NULL, the ONNX
+	 * specification only. Another name is OSH_ERR_INVALID. */
+	const char *runtime;
+	/* Under "ort-cpu": the custom-op libraries the deployment registers, as the
+	 * domains ("com.example") or operators ("com.example::Relu") they provide. */
+	size_t n_custom_ops;
+	const char *const *custom_ops;
 } osh_infer_options;
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,

@@ -21,7 +21,7 @@ are OnnxshapeError.
 from __future__ import annotations
 
 import os
-from ctypes import POINTER, byref, c_size_t, c_uint8, string_at
+from ctypes import POINTER, byref, c_char_p, c_size_t, c_uint8, string_at
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
@@ -436,9 +436,19 @@ class _Options:
         input_shapes: Optional[Mapping[str, Sequence[Dim]]],
         static: bool,
         severity: Optional[Mapping[str, str]],
+        runtime: Optional[str] = None,
+        custom_ops: Sequence[str] = (),
     ) -> None:
         self.infer = _lib.InferOptions(require_static=bool(static))
         self._keep: List[Any] = []
+        if runtime is not None:
+            self.infer.runtime = _str_arg("runtime", runtime)
+        if isinstance(custom_ops, (str, bytes)):
+            raise TypeError("custom_ops: expected a list of 'DOMAIN' or 'DOMAIN::OP', not a string")
+        if custom_ops:
+            ops = (c_char_p * len(custom_ops))(*[_str_arg("custom_ops", o) for o in custom_ops])
+            self.infer.n_custom_ops, self.infer.custom_ops = len(custom_ops), ops
+            self._keep.append(ops)
         if assume:
             arr = (_lib.Assumption * len(assume))()
             for i, (sym, size) in enumerate(assume.items()):
@@ -537,6 +547,8 @@ def check(
     input_shapes: Optional[Mapping[str, Sequence[Dim]]] = None,
     static: bool = False,
     severity: Optional[Mapping[str, str]] = None,
+    runtime: str = "ort-cpu",
+    custom_ops: Sequence[str] = (),
 ) -> Report:
     """Loads the model, infers every shape and lints it: `onnxshape check`.
 
@@ -544,14 +556,17 @@ def check(
     inputs' shapes ({"x": [1, "seq", None]}: a size, a symbol, or None/"?" for
     unknown); static reports every value whose shape is not fully known as an error
     (dynamic-shape); severity changes codes' severities ({"outer-broadcast":
-    "error", "unknown-op": "ignore"}).
+    "error", "unknown-op": "ignore"}); runtime is what a clean report promises,
+    "ort-cpu" (ONNX Runtime's CPU provider runs it: no-kernel, runtime-version) or
+    "spec" (the ONNX specification only), and custom_ops the custom-op domains or
+    operators the deployment registers (["com.example", "ai.other::Op"]).
 
     Returns the Report, whatever it holds. Raises UnreadableModel, MalformedModel (a
     model the loader refuses), InvalidOptions (a name the model does not have, an
     unknown code), TypeError/ValueError for arguments of the wrong kind (ValueError
     for a path or a name with an embedded NUL, OverflowError for a size over
     2**63 - 1, as open() and os functions raise them)."""
-    options = _Options(assume, input_shapes, static, severity)
+    options = _Options(assume, input_shapes, static, severity, runtime, custom_ops)
     with _Model(model) as m:
         m.infer(options)
         return m.report()

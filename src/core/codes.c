@@ -162,6 +162,24 @@ static const osh_rule rules[] = {
 	 "shared_bias.onnx: node 0 'add_a' (Add): note: 'bias' (3, 1) is broadcast implicitly to "
 	 "the result (2, 3, 4) (numpy rule); a target without implicit broadcasting needs it "
 	 "expanded (rewrite --explicit-broadcast) [implicit-broadcast]"},
+	{"no-kernel", OSH_ERROR, "ONNX Runtime's CPU provider has no kernel for this node (only under --runtime ort-cpu, the default of check).",
+	 "The operator exists at the model's opset and the schema allows its types, but ONNX Runtime's CPU provider cannot run it: "
+	 "it registers no kernel for that (operator, version, type binding) (\"Could not find an implementation\"), has no values of "
+	 "the type at all (complex64), its own schema refuses the type, or it does not know the operator at that version "
+	 "(the training operators). The message names the operator, its version, the types bound and those that would run. "
+	 "Also a node of a domain no kernel table covers (not ai.onnx, ai.onnx.ml, the preview domains, com.microsoft or "
+	 "com.microsoft.nchwc), which ONNX Runtime refuses unless a custom-op library registers it: declare those with "
+	 "--custom-op DOMAIN or --custom-op DOMAIN::OP. The facts are ONNX Runtime's own answers to a one-node model per "
+	 "schema row and type binding (src/core/schema/kernel_table.c); a type inference does not know is never held against "
+	 "a node. --runtime spec turns the check off.",
+	 "model.onnx: node 0 'relu' (Relu): error: Relu-14 has CPU kernels for float, int8, int32, float16, double; not "
+	 "bfloat16 (onnxruntime 1.30.0) [no-kernel]"},
+	{"runtime-version", OSH_ERROR, "An opset or IR version newer than ONNX Runtime loads (only under --runtime ort-cpu, the default of check).",
+	 "An opset_import of a domain past the newest version the runtime loads (ONNX Runtime 1.30: ai.onnx 26, ai.onnx.ml 5), "
+	 "or an ir_version past its newest (13): the runtime refuses the whole model, though the specification defines it. "
+	 "--runtime spec turns the check off.",
+	 "model.onnx: error: opset_import asks for ai.onnx version 27; onnxruntime 1.30.0 runs it up to version 26 "
+	 "[runtime-version]"},
 };
 const osh_rule *osh_rules(size_t *n)
 {

@@ -564,6 +564,13 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	s = apply_options(m, opts, err);
 	if (s != OSH_OK)
 		return s;
+	bool ort = opts->runtime && !strcmp(opts->runtime, "ort-cpu");
+	if (opts->runtime && !ort && strcmp(opts->runtime, "spec"))
+		return error_set(err, OSH_ERR_INVALID, "%s: runtime '%s' is none of ort-cpu, spec", m->path, opts->runtime);
+	for (size_t i = 0; i < opts->n_custom_ops; i++)
+		if (!opts->custom_ops[i] || !opts->custom_ops[i][0] || !strncmp(opts->custom_ops[i], "::", 2))
+			return error_set(err, OSH_ERR_INVALID, "%s: custom op '%s' is no DOMAIN or DOMAIN::OP", m->path,
+				    opts->custom_ops[i] ? opts->custom_ops[i] : "(null)");
 	stage_run r = {
 		.po = {
 			.state = &r.state,
@@ -572,6 +579,9 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 			.require_explicit = opts->require_explicit,
 			.n_assumed = opts->n_assumptions,
 			.assumed = opts->assumptions,
+			.runtime_ort = ort,
+			.n_custom_ops = opts->n_custom_ops,
+			.custom_ops = opts->custom_ops,
 		},
 		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};

@@ -20,6 +20,7 @@
 #include "core/grow.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
+#include "passes/infer/check_kernel.h"
 #include "passes/infer/check_schema.h"
 #include "passes/infer/dims_share.h"
 #include "passes/infer/infer_internal.h"
@@ -360,11 +361,14 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		 * ONNX Runtime, which refuses the call: check_schema_missing says so. */
 		c.quiet = base->quiet || (h.schema ? !check_schema_node(&c, h.schema)
 						   : h.schema_domain && !check_schema_missing(&c));
+		/* A node no runtime would load is reported as that alone: its missing
+		 * shape rule is the lesser news. */
+		bool refused = c.opts->runtime_ort && !body && !c.quiet && check_kernel_domain(&c);
 		if (fn)
 			fn(&c);
 		else if (body)
 			infer_call(&c, body);
-		else if (!c.quiet)
+		else if (!c.quiet && !refused)
 			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
 				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
 				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);
@@ -373,6 +377,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			if (id >= 0 && g->values[id].producer == ni)
 				reconcile(&c, &g->values[id], use_declared);
 		}
+		if (c.opts->runtime_ort && h.schema && !c.quiet)
+			check_kernel_node(&c, h.schema);
 	}
 }
 
@@ -432,7 +438,7 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		return false;
 	}
 	size_t values = m->main ? (size_t)m->main->nvalues : 0;
-	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
+	infer_ctx base = {.m = m, .opts = opts, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
 			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo)), .fresh_keys = arena_alloc(m->arena, sizeof(strmap))};
 	if (base.fresh_keys)
 		strmap_init(base.fresh_keys, m->arena);
@@ -440,6 +446,8 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)
 		return true;
+	if (opts->runtime_ort)
+		check_runtime_versions(m);
 	seed_values(&base, m->main);
 	pass_state *ps = opts->state;
 	if (ps)
