@@ -146,6 +146,7 @@ int64_t sym_claim(symtab *t, int64_t claim)
 		cut_copy(base, sizeof base, t->v[claim].name);
 		id = made_name(t, base, "_", &next);
 	}
+	next--; /* the number made_name took last */
 	t->v[claim].claims = next > INT32_MAX ? INT32_MAX : (int32_t)next;
 	return id >= 0 ? id : sym_fresh(t, NULL);
 }
@@ -808,7 +809,8 @@ static bool add_scaled(const symtab *t, const sum *rest, int64_t c, dim d, sum *
 
 /* Whether s >= 0 provably: every term is (sum_nonneg), it is a size, or it is once
  * one of its atoms is replaced by a bound in the right direction. A floor by a number
- * q lies in [(P - q + 1)/q, P/q], so L - floor(L/2) >= 0 because 2*L - L is; c*Min(..)
+ * q lies in [(P - q + 1)/q, P/q], so L - floor(L/2) >= 0 because 2*L - L is (all terms
+ * are integers, which tightens the bound by q - 1 for a floor taken once); c*Min(..)
  * with c < 0 is at least c times any argument, c*Max(..) with c > 0 likewise. Sizes
  * are never negative, so Min(L, floor(L/2)) is floor(L/2). `depth` bounds the
  * replacements (each tries every term). */
@@ -831,9 +833,11 @@ static bool sum_provably_nonneg(const symtab *t, const sum *s, int depth)
 			const dx_floor *f = e->def;
 			if (f->den.kind != DIM_KNOWN || f->den.v <= 0)
 				continue;
-			/* q*s >= q*rest + c*P (c < 0), or q*rest + c*(P - q + 1) (c > 0). */
+			/* q*s >= q*rest + c*P (c < 0), or q*rest + c*(P - q + 1) (c > 0); for
+			 * c = -1 exactly: rest - floor(P/q) = ceil((q*rest - P)/q), which is
+			 * >= 0 when q*rest - P + q - 1 is (a - floor((a + 1)/2) at a = 0). */
 			int64_t q = f->den.v;
-			sum qs = {.k = q, .n = 0}, qrest, low = {.k = 0, .n = 0};
+			sum qs = {.k = q, .n = 0}, qrest, low = {.k = c == -1 ? q - 1 : 0, .n = 0};
 			if (!sum_mul(t, &rest, &qs, &qrest) || (c > 0 && __builtin_mul_overflow(c, 1 - q, &low.k)) ||
 			    !add_scaled(t, &qrest, c, f->num, &bound) || !sum_add(t, &bound, &low, 1, &bound))
 				continue;
