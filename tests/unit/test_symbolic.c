@@ -394,3 +394,40 @@ Test(symbolic, odd_names_doubled_read_back_as_themselves)
 	free(once), free(again);
 	remove_dir(dir);
 }
+
+Test(symbolic, strided_picks_of_a_multiple_are_equal)
+{
+	/* Box decoding's x[:, k::4] on a row of 4*L: every pick is L long (ONNX
+	 * Runtime: (2, 12) gives four (2, 3)), and subtracting one from another is no
+	 * constraint. Of a length C it knows nothing about, x[:, 1::4] is
+	 * floor((C + 2)/4) (0 for C = 0 and C = 1). */
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,L");
+	mb_input(b, "y", DT_FLOAT, "N,C");
+	mb_node(b, "Concat", "x,x,x,x", "row");
+	mb_attr_i(b, "axis", 1);
+	mb_init_ints(b, "ax1", "1", (int64_t[]){1});
+	mb_init_ints(b, "end", "1", (int64_t[]){INT64_MAX});
+	mb_init_ints(b, "four", "1", (int64_t[]){4});
+	const char *picks[] = {"p0", "p1", "p2", "p3"};
+	for (int k = 0; k < 4; k++) {
+		char start[8], inputs[64];
+		snprintf(start, sizeof start, "s%d", k);
+		mb_init_ints(b, start, "1", (int64_t[]){k});
+		snprintf(inputs, sizeof inputs, "row,%s,end,ax1,four", start);
+		mb_node(b, "Slice", inputs, picks[k]);
+	}
+	mb_node(b, "Sub", "p0,p2", "d02");
+	mb_node(b, "Sub", "p1,p3", "d13");
+	mb_node(b, "Slice", "y,s1,end,ax1,four", "q1");
+	mb_output(b, "d02", 0, NULL);
+	mb_output(b, "d13", 0, NULL);
+	mb_output(b, "q1", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	for (int k = 0; k < 4; k++)
+		cr_expect_str_eq(mb_type(m, picks[k]), "FLOAT (N, L)", "pick %d", k);
+	cr_expect_str_eq(mb_type(m, "q1"), "FLOAT (N, floor((C + 2)/4))");
+	cr_expect_eq(mb_count(m, "symbol-constraint"), 0, "%s", mb_message(m, "symbol-constraint"));
+	osh_model_free(m);
+}
