@@ -431,3 +431,35 @@ Test(symbolic, strided_picks_of_a_multiple_are_equal)
 	cr_expect_eq(mb_count(m, "symbol-constraint"), 0, "%s", mb_message(m, "symbol-constraint"));
 	osh_model_free(m);
 }
+
+Test(symbolic, a_float_range_over_a_cast_size_has_that_many_elements)
+{
+	/* A positional encoding over a subsampled length: Range(0.0, Cast<float>(T),
+	 * 1.0), T = floor((L + 1)/2) after x[:, ::2], added to the subsampled input
+	 * (ONNX Runtime: L = 7 gives four positions and (N, 4, 16)). */
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,L,16");
+	mb_init_ints(b, "zero1", "1", (int64_t[]){0});
+	mb_init_ints(b, "end", "1", (int64_t[]){INT64_MAX});
+	mb_init_ints(b, "ax1", "1", (int64_t[]){1});
+	mb_init_ints(b, "two1", "1", (int64_t[]){2});
+	mb_init_ints(b, "one", "", (int64_t[]){1});
+	mb_init_floats(b, "f0", "", (float[]){0.0f});
+	mb_init_floats(b, "f1", "", (float[]){1.0f});
+	mb_node(b, "Slice", "x,zero1,end,ax1,two1", "sub");
+	mb_node(b, "Shape", "sub", "s");
+	mb_node(b, "Gather", "s,one", "t");
+	mb_node(b, "Cast", "t", "tf");
+	mb_attr_i(b, "to", DT_FLOAT);
+	mb_node(b, "Range", "f0,tf,f1", "pos");
+	mb_init_ints(b, "ax01", "2", (int64_t[]){0, 2});
+	mb_node(b, "Unsqueeze", "pos,ax01", "pe");
+	mb_node(b, "Add", "sub,pe", "y");
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "pos"), "FLOAT (floor((L + 1)/2))");
+	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (N, floor((L + 1)/2), 16)");
+	cr_expect_eq(mb_count(m, "symbol-constraint"), 0, "%s", mb_message(m, "symbol-constraint"));
+	osh_model_free(m);
+}
