@@ -1074,6 +1074,12 @@ static bool count_declared(symtab *t, int64_t id)
 
 void dx_note_declared(symtab *t, dim d) { (void)each_name(t, d, count_declared, 0); }
 
+void dx_forget_declared(symtab *t)
+{
+	for (int64_t i = 0; i < t->n; i++)
+		t->v[i].decls = 0;
+}
+
 /* ---- parsing ----------------------------------------------------------------------------- */
 
 /* A parsed value is num/den: sympy writes rationals inside floor() (floor(H/32 +

@@ -131,6 +131,8 @@ dim dx_parse(symtab *t, const char *text);
 bool dx_over_inputs(symtab *t, dim d);
 /* Counts one more declaration of every name in d (sym_entry.decls). */
 void dx_note_declared(symtab *t, dim d);
+/* Forgets every count, before the declarations are read again (a re-index). */
+void dx_forget_declared(symtab *t);
 
 dim dx_add(symtab *t, dim a, dim b);
 dim dx_sub(symtab *t, dim a, dim b);

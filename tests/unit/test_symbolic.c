@@ -463,3 +463,34 @@ Test(symbolic, a_float_range_over_a_cast_size_has_that_many_elements)
 	cr_expect_eq(mb_count(m, "symbol-constraint"), 0, "%s", mb_message(m, "symbol-constraint"));
 	osh_model_free(m);
 }
+
+Test(symbolic, a_claim_keeps_its_name_when_a_rewrite_infers_again)
+{
+	/* explicit_broadcast edits the graph, which is then indexed and inferred
+	 * again: the name declared once for the unknown operator's output is still
+	 * declared once, and the output keeps it. */
+	char *dir = make_tmpdir_for("claims");
+	char *in = path_in(dir, "in.onnx");
+	mb *b = mb_new(13);
+	mb_opset(b, "custom", 1);
+	mb_input(b, "x", DT_FLOAT, "batch,3");
+	mb_init(b, "bias", DT_FLOAT, "3");
+	mb_node(b, "Add", "x,bias", "a");
+	mb_node(b, "NoSuchOp", "a", "p");
+	mb_node_domain(b, "custom");
+	mb_output(b, "p", DT_FLOAT, "once,3");
+	mb_save(b, in);
+	osh_model *m = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load(&m, in, NULL, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	cr_expect_str_eq(mb_type(m, "p"), "FLOAT (once, 3)");
+	osh_rewrite_options o = {.explicit_broadcast = true};
+	osh_rewrite_report report;
+	cr_assert_eq(osh_rewrite(m, &o, &report, &err), OSH_OK, "%s", err.message);
+	cr_assert(report.n_expand > 0 || report.n_explicit > 0, "the rewrite edited the graph");
+	cr_expect_str_eq(mb_type(m, "p"), "FLOAT (once, 3)");
+	osh_model_free(m);
+	free(in);
+	remove_dir(dir);
+}
