@@ -785,11 +785,13 @@ def extra_input(model, rng):
     if not sites:
         return None
     g, n = rng.choice(sites)
+    # A call of a model-local function is told apart: its arity is the function's.
+    op = "call" if (n.domain, n.op_type) in {(f.domain, f.name) for f in model.functions} else n.op_type
     if rng.random() < 0.5:
         n.input.append(n.input[0])
-        return "more:%s" % n.op_type
+        return "more:%s" % op
     del n.input[-1]
-    return "fewer:%s" % n.op_type
+    return "fewer:%s" % op
 
 
 def extra_output(model, rng):
@@ -912,18 +914,32 @@ def outline_function(model, rng):
     for k in range(len(body.output)):
         body.output[k] = "y%d" % k
     body.name = ""
+    # Half the time the attributes become the function's own, referenced from the
+    # body and given at the call.
+    params = []
+    if body.attribute and rng.random() < 0.5:
+        for a in body.attribute:
+            if a.type in (A.GRAPH, A.GRAPHS):
+                continue
+            params.append(copy.deepcopy(a))
+            t = a.type
+            a.Clear()
+            a.name, a.type, a.ref_attr_name = params[-1].name, t, "p_" + params[-1].name
+            params[-1].name = "p_" + params[-1].name
+        f.attribute.extend(p.name for p in params)
     f.input.extend(dict.fromkeys(formal[i] for i in real_in))
     f.output.extend(body.output)
     f.node.append(body)
     f.opset_import.add(domain="", version=opset(model))
     call = helper.make_node(name, list(dict.fromkeys(real_in)), list(n.output), domain=LOCAL_DOMAIN)
+    call.attribute.extend(params)
     k = list(g.node).index(n)
     g.node.remove(n)
     g.node.insert(k, call)
     if opset(model, LOCAL_DOMAIN) is None:
         model.opset_import.add(domain=LOCAL_DOMAIN, version=1)
     model.ir_version = max(model.ir_version, 8)
-    return n.op_type
+    return n.op_type + (":attrs" if params else "")
 
 
 def function_signature(model, rng):
@@ -1133,6 +1149,59 @@ def constant_form(model, rng):
     return None
 
 
+def dup_node_name(model, rng):
+    """Two nodes of the main graph given the same name (names of nodes need not be
+    unique)."""
+    g = model.graph
+    if len(g.node) < 2:
+        return None
+    a, b = rng.sample(range(len(g.node)), 2)
+    g.node[b].name = g.node[a].name or "same_name"
+    g.node[a].name = g.node[b].name
+    return "main"
+
+
+def add_unused_initializer(model, rng):
+    model.graph.initializer.append(helper.make_tensor(fresh(model, "unused_init"), TensorProto.FLOAT, [2], [1.0, 2.0]))
+    return "main"
+
+
+def add_dead_node(model, rng):
+    """A node whose output nobody reads."""
+    g = model.graph
+    names = sorted(defined(g))
+    if not names:
+        return None
+    g.node.insert(rng.randrange(len(g.node) + 1),
+                  helper.make_node("Identity", [rng.choice(names)], [fresh(model, "dead")]))
+    return "Identity"
+
+
+def strip_types(model, rng):
+    """A graph output's type, a graph input's shape, or a value_info's shape left out,
+    or a value_info entry given twice."""
+    g = model.graph
+    what = rng.choice(["output-type", "input-shape", "value-info-shape", "value-info-twice"])
+    init = {t.name for t in g.initializer}
+    if what == "output-type" and g.output:
+        rng.choice(list(g.output)).ClearField("type")
+    elif what == "input-shape":
+        sites = [vi for vi in g.input if tensor_type(vi) and tensor_type(vi).HasField("shape") and vi.name not in init]
+        if not sites:
+            return None
+        tensor_type(rng.choice(sites)).ClearField("shape")
+    elif what == "value-info-shape" and g.value_info:
+        sites = [vi for vi in g.value_info if tensor_type(vi) and tensor_type(vi).HasField("shape")]
+        if not sites:
+            return None
+        tensor_type(rng.choice(sites)).ClearField("shape")
+    elif what == "value-info-twice" and g.value_info:
+        g.value_info.append(copy.deepcopy(rng.choice(list(g.value_info))))
+    else:
+        return None
+    return what
+
+
 MUTATIONS = {
     "rename_use": rename_use,
     "rename_value": rename_value,
@@ -1190,6 +1259,10 @@ MUTATIONS = {
     "ref_attr_main": ref_attr_main,
     "sparse_dense_name": sparse_dense_name,
     "constant_form": constant_form,
+    "dup_node_name": dup_node_name,
+    "add_unused_initializer": add_unused_initializer,
+    "add_dead_node": add_dead_node,
+    "strip_types": strip_types,
 }
 TRANSFORMS = ["wrap_if", "outline_function", "to_sparse"]
 # What each transform opens up: the mutations worth trying after it.

@@ -3,9 +3,16 @@
 `make diff-ort`): valid models, mutated (mutate.py), judged by ONNX Runtime and by
 `onnxshape check`; every disagreement reported.
 
-    /usr/bin/python3 tests/validity/diff/run_diff.py --tool ONNXSHAPE --node NODE
-        --ort-dir ORT_DIR --work DIR --source NAME=DIR[,DIR...] [--source ...]
-        [--seed N] [--count M] [--known FILE] [--jobs J] [--only I,J,...]
+    /usr/bin/python3 tests/validity/diff/run_diff.py --build BUILD [--seed N] [--count M]
+        [--tool ONNXSHAPE] [--node NODE] [--ort-dir ORT_DIR] [--work DIR]
+        [--source NAME=DIR[,DIR...] ...] [--weight NAME=W ...] [--known FILE]
+        [--jobs J] [--only I,J,...] [-v]
+
+--build names a build tree where the ctest fixtures have put what the harness
+reads: its onnxshape, ORT in BUILD/ort, the corpora in BUILD/corpus and
+BUILD/corpus123, the real networks in BUILD/real; with the valid fixtures of
+tests/models, those are the default sources (SOURCES below) and WORK is
+BUILD/diff-ort/seedN.
 
 1. The seed models: every *.onnx under each source (sorted; tests/models/bad and
    models over --max-seed-bytes or with external data left out). Mutant i draws its
@@ -35,6 +42,7 @@ import json
 import os
 import queue
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +52,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 JUDGE = os.path.join(os.path.dirname(HERE), "judge_ort.js")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+# The default sources, under --build (the corpora, the real networks) or the
+# repository (the fixtures ONNX Runtime runs; the lint fixtures are meant to be
+# flagged, tests/models/bad to be refused). The real networks and the fixtures are
+# few: drawn less often than their number alone would make them.
+SOURCES = [("corpus", ["{build}/corpus"]), ("corpus123", ["{build}/corpus123/node"]), ("real", ["{build}/real"]),
+           ("fixtures", ["{repo}/tests/models/" + d for d in ("good", "functions", "explicit", "examples", "rewrite")])]
+WEIGHTS = {"real": 0.3, "fixtures": 0.5}
 CHECK_TIMEOUT_S = 30
 CHUNK = 256
 # The judge's own limits, not the model's: such a verdict is a skip, not a refusal.
@@ -56,13 +72,22 @@ RUNTIME_LIMITS = (
     ("Current official support for domain", "opset-newer"),
     ("Unsupported data type", "type-unsupported"),
     ("Non tensor type is temporarily not supported", "non-tensor"),
+    ("Failed to construct locale", "locale"),
 )
+
+
+UNKNOWN_OP = re.compile(r"Fatal error: ([^:\s]+):\S+\(-?\d+\) is not a registered function/op")
 
 
 def runtime_limit(message):
     for text, cat in RUNTIME_LIMITS:
         if text in message:
             return cat
+    # An operator the runtime does not have in a domain other than ai.onnx (where
+    # a missing operator is the model's fault: a wrong name or opset).
+    m = UNKNOWN_OP.search(message)
+    if m and m.group(1) not in ("", "ai.onnx"):
+        return "unknown-op"
     return None
 
 
@@ -238,22 +263,22 @@ def judge_many(items, ort, tool, jobs):
 
 
 def read_known(path):
-    """PATTERN  # reason  ->  [(pattern, reason)]"""
+    """PATTERN [PATTERN...]  # reason  ->  [(pattern, reason)], in the file's order."""
     out = []
     if path and os.path.exists(path):
         for line in open(path):
             body, _, reason = line.partition("#")
-            if body.strip():
-                out.append((body.strip(), reason.strip()))
+            out.extend((p, reason.strip()) for p in body.split())
     return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tool", required=True)
-    ap.add_argument("--node", required=True)
-    ap.add_argument("--ort-dir", required=True)
-    ap.add_argument("--work", required=True)
+    ap.add_argument("--build", help="a build tree: the defaults of --tool, --ort-dir, --work and --source")
+    ap.add_argument("--tool")
+    ap.add_argument("--node", default=shutil.which("node") or "node")
+    ap.add_argument("--ort-dir")
+    ap.add_argument("--work")
     ap.add_argument("--source", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--weight", action="append", default=[], metavar="NAME=W",
                     help="how often a source's models are drawn against the others' (1 unless told)")
@@ -269,6 +294,16 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per mutant")
     a = ap.parse_args()
     t0 = time.time()
+    if a.build:
+        b = os.path.abspath(a.build)
+        a.tool = a.tool or os.path.join(b, "onnxshape")
+        a.ort_dir = a.ort_dir or os.path.join(b, "ort")
+        a.work = a.work or os.path.join(b, "diff-ort", "seed%d" % a.seed)
+        if not a.source:
+            a.source = ["%s=%s" % (n, ",".join(d.format(build=b, repo=REPO) for d in ds)) for n, ds in SOURCES]
+            a.weight = ["%s=%s" % kv for kv in WEIGHTS.items()] + a.weight
+    if not (a.tool and a.ort_dir and a.work and a.source):
+        ap.error("--tool, --ort-dir, --work and --source are needed without --build")
 
     import onnx  # noqa: F401 - fails early, with its own message, where python3-onnx is missing
     from mutate import mutate
