@@ -150,6 +150,12 @@ def known_types(graph):
     return out
 
 
+def op_label(node):
+    """A node's operator for a class key: DOMAIN:OP outside ai.onnx, where check's
+    rules differ."""
+    return node.op_type if node.domain in ("", "ai.onnx") else "%s:%s" % (node.domain, node.op_type)
+
+
 def scope_name(depth):
     return "main" if depth == 0 else "subgraph"
 
@@ -195,6 +201,7 @@ def drop_node(model, rng):
 
 
 def drop_graph_input(model, rng):
+    """A graph input removed (its readers then dangle, unless an initializer defines it)."""
     g = model.graph
     if not g.input:
         return None
@@ -206,6 +213,7 @@ def drop_graph_input(model, rng):
 
 
 def drop_graph_output(model, rng):
+    """A graph output removed (the last one leaves a graph without outputs)."""
     g = model.graph
     if len(g.output) < 1:
         return None
@@ -214,6 +222,7 @@ def drop_graph_output(model, rng):
 
 
 def drop_initializer(model, rng):
+    """An initializer removed (one also listed as an input becomes a required input)."""
     g = model.graph
     if not g.initializer:
         return None
@@ -279,7 +288,7 @@ def empty_name(model, rng):
     if what == "input":
         last = k == len(x.input) - 1
         x.input[k] = ""
-        return "%s:node-input:%s:%s" % (scope_name(d), x.op_type, "last" if last else "middle")
+        return "%s:node-input:%s:%s" % (scope_name(d), op_label(x), "last" if last else "middle")
     if what == "output":
         x.output[k] = ""
         return "%s:node-output:%s:%d" % (scope_name(d), x.op_type, k)
@@ -288,6 +297,7 @@ def empty_name(model, rng):
 
 
 def swap_inputs(model, rng):
+    """Two different inputs of a node swapped."""
     sites = [(d, n) for g, _, d, _ in scopes(model.graph) for n in g.node if len([i for i in n.input if i]) >= 2]
     if not sites:
         return None
@@ -420,6 +430,7 @@ def other_type(rng, t, pool=FEEDABLE):
 
 
 def elem_type_input(model, rng):
+    """A graph input's element type changed (to a type the judge can feed)."""
     init = {t.name for t in model.graph.initializer}
     sites = [vi for vi in model.graph.input if tensor_type(vi) and vi.name not in init]
     if not sites:
@@ -431,6 +442,7 @@ def elem_type_input(model, rng):
 
 
 def elem_type_output(model, rng):
+    """A main-graph output's declared element type changed."""
     sites = [vi for vi in model.graph.output if tensor_type(vi) and tensor_type(vi).elem_type]
     if not sites:
         return None
@@ -440,6 +452,7 @@ def elem_type_output(model, rng):
 
 
 def elem_type_value_info(model, rng):
+    """A value_info entry's element type changed."""
     sites = [vi for g, _, _, _ in scopes(model.graph) for vi in g.value_info
              if tensor_type(vi) and tensor_type(vi).elem_type]
     if not sites:
@@ -456,15 +469,20 @@ def elem_type_initializer(model, rng):
     if not sites:
         return None
     t = rng.choice(sites)
+    # Read by an operator outside ai.onnx, whose type constraints check may not hold.
+    foreign = sorted({n.domain for g, _, _, _ in scopes(model.graph) for n in g.node
+                      if t.name in n.input and n.domain not in ("", "ai.onnx")})
+    tag = "".join(":" + d for d in foreign)
     same = [x for x, w in WIDTH.items() if w == WIDTH.get(t.data_type) and x != t.data_type]
     if same and rng.random() < 0.6:
         t.data_type = rng.choice(same)
-        return "same-width" + (":raw" if t.HasField("raw_data") else ":typed")
+        return "same-width" + (":raw" if t.HasField("raw_data") else ":typed") + tag
     t.data_type = other_type(rng, t.data_type, list(WIDTH))
-    return "other-width" + (":raw" if t.HasField("raw_data") else ":typed")
+    return "other-width" + (":raw" if t.HasField("raw_data") else ":typed") + tag
 
 
 def cast_to(model, rng):
+    """Cast's (or CastLike's) `to` changed, to a feedable type or to one ORT lacks."""
     sites = [n for g, _, _, _ in scopes(model.graph) for n in g.node if n.op_type in ("Cast", "CastLike")
              and any(a.name == "to" for a in n.attribute)]
     if not sites:
@@ -492,6 +510,7 @@ def shape_sites(model, with_param=False):
 
 
 def shrink_dim(model, rng):
+    """A declared dimension above 1 made smaller."""
     sites = [s for s in shape_sites(model) if s[2].dim_value > 1]
     if not sites:
         return None
@@ -501,6 +520,7 @@ def shrink_dim(model, rng):
 
 
 def grow_dim(model, rng):
+    """A declared dimension made larger."""
     sites = [s for s in shape_sites(model) if s[2].dim_value >= 1]
     if not sites:
         return None
@@ -510,6 +530,7 @@ def grow_dim(model, rng):
 
 
 def empty_dim(model, rng):
+    """A declared dimension (input, output, value_info) set to 0."""
     sites = [s for s in shape_sites(model) if s[2].dim_value != 0]
     if not sites:
         return None
@@ -519,6 +540,7 @@ def empty_dim(model, rng):
 
 
 def negative_dim(model, rng):
+    """A declared dimension set to -1 or -2."""
     sites = shape_sites(model, with_param=True)
     if not sites:
         return None
@@ -547,6 +569,7 @@ def drop_dim(model, rng):
 
 
 def symbolic_dim(model, rng):
+    """A declared dimension's size replaced by a symbol."""
     sites = shape_sites(model)
     if not sites:
         return None
@@ -579,6 +602,7 @@ def initializer_dims(model, rng):
 
 
 def opset_version(model, rng):
+    """The ai.onnx opset import changed to another version (1 to 24)."""
     o = [o for o in model.opset_import if o.domain in ("", "ai.onnx")]
     if not o:
         return None
@@ -589,6 +613,7 @@ def opset_version(model, rng):
 
 
 def opset_drop(model, rng):
+    """An opset import removed."""
     if not model.opset_import:
         return None
     k = rng.randrange(len(model.opset_import))
@@ -608,6 +633,7 @@ def opset_extra(model, rng):
 
 
 def ir_version(model, rng):
+    """The model's IR version changed (1 to 13)."""
     old = model.ir_version
     model.ir_version = rng.choice([v for v in range(1, 14) if v != old])
     return "%s:%s" % ("up" if model.ir_version > old else "down", "ir%d" % model.ir_version)
@@ -632,6 +658,7 @@ def attr_sites(model, kinds=None):
 
 
 def drop_attr(model, rng):
+    """An attribute removed (a required one, or an optional one that takes its default)."""
     sites = attr_sites(model)
     if not sites:
         return None
@@ -679,7 +706,7 @@ def retype_attr(model, rng):
         a.ClearField("s")
         a.type = A.STRINGS
         a.strings.append(v)
-    return "%s.%s" % (n.op_type, a.name)
+    return "%s.%s" % (op_label(n), a.name)
 
 
 def attr_type_field(model, rng):
@@ -690,7 +717,7 @@ def attr_type_field(model, rng):
     n, a = rng.choice(sites)
     a.type = rng.choice([t for t in (A.FLOAT, A.INT, A.STRING, A.TENSOR, A.INTS, A.FLOATS, A.STRINGS, A.GRAPH)
                          if t != a.type])
-    return "%s.%s" % (n.op_type, a.name)
+    return "%s.%s" % (op_label(n), a.name)
 
 
 def attr_value(model, rng):
@@ -732,7 +759,7 @@ def attr_value(model, rng):
             del a.strings[rng.randrange(len(a.strings))]
         else:
             a.strings.append(b"bogus")
-    return "%s.%s" % (n.op_type, a.name)
+    return "%s.%s" % (op_label(n), a.name)
 
 
 def add_attr(model, rng):
@@ -767,6 +794,8 @@ def change_op(model, rng):
 
 
 def change_domain(model, rng):
+    """A node moved to another domain (unimported, com.microsoft, ai.onnx.ml), or to
+    ai.onnx from its own."""
     sites = [n for g, _, _, _ in scopes(model.graph) for n in g.node]
     if not sites:
         return None
@@ -786,7 +815,7 @@ def extra_input(model, rng):
         return None
     g, n = rng.choice(sites)
     # A call of a model-local function is told apart: its arity is the function's.
-    op = "call" if (n.domain, n.op_type) in {(f.domain, f.name) for f in model.functions} else n.op_type
+    op = "call" if (n.domain, n.op_type) in {(f.domain, f.name) for f in model.functions} else op_label(n)
     if rng.random() < 0.5:
         n.input.append(n.input[0])
         return "more:%s" % op
@@ -795,15 +824,16 @@ def extra_input(model, rng):
 
 
 def extra_output(model, rng):
+    """A node given one output more than it had, or one less."""
     sites = [n for g, _, _, _ in scopes(model.graph) for n in g.node]
     if not sites:
         return None
     n = rng.choice(sites)
     if len(n.output) > 1 and rng.random() < 0.5:
         del n.output[-1]
-        return "fewer:%s" % n.op_type
+        return "fewer:%s" % op_label(n)
     n.output.append(fresh(model, "extra_out"))
-    return "more:%s" % n.op_type
+    return "more:%s" % op_label(n)
 
 
 # ---- tensors ----------------------------------------------------------------------
@@ -858,6 +888,8 @@ def to_sparse(model, rng):
 
 
 def break_sparse(model, rng):
+    """A sparse initializer broken: an index out of range, one index more than values, or
+    its dims shrunk."""
     sites = list(model.graph.sparse_initializer)
     if not sites:
         return None
@@ -1046,12 +1078,14 @@ def wrap_if(model, rng):
 
 
 def add_unused_input(model, rng):
+    """A graph input nothing reads."""
     g = model.graph
     g.input.append(helper.make_tensor_value_info(fresh(model, "unused"), rng.choice([1, 7]), [1, 2]))
     return "main"
 
 
 def drop_value_info(model, rng):
+    """Every value_info entry of one graph removed."""
     sites = [g for g, _, _, _ in scopes(model.graph) if g.value_info]
     if not sites:
         return None
@@ -1097,7 +1131,7 @@ def ref_attr_main(model, rng):
         return None
     n, a = rng.choice(sites)
     a.ref_attr_name = "outer_" + a.name
-    return "%s.%s" % (n.op_type, a.name)
+    return "%s.%s" % (op_label(n), a.name)
 
 
 def sparse_dense_name(model, rng):
@@ -1162,6 +1196,7 @@ def dup_node_name(model, rng):
 
 
 def add_unused_initializer(model, rng):
+    """An initializer nothing reads (at IR 3, one not among the graph inputs)."""
     model.graph.initializer.append(helper.make_tensor(fresh(model, "unused_init"), TensorProto.FLOAT, [2], [1.0, 2.0]))
     return "main"
 
