@@ -1237,6 +1237,54 @@ def strip_types(model, rng):
     return what
 
 
+def wrap_loop(model, rng):
+    """A main-graph node moved into the body of a Loop that runs once, its outputs
+    taken from the Loop's scan outputs by a Squeeze of the leading axis (a valid
+    model; at opset 13 or later, where Squeeze takes its axes as an input)."""
+    g = model.graph
+    if (opset(model) or 0) < 13:
+        return None
+    sites = [n for n in plain_nodes(g) if n.output and all(o for o in n.output)]
+    if not sites:
+        return None
+    n = rng.choice(sites)
+    types = known_types(g)
+    local = {o: fresh(model, o + "_body") for o in n.output}
+    g.value_info.extend(helper.make_empty_tensor_value_info(x) for x in local.values())
+    scanned = {o: fresh(model, o + "_scan") for o in n.output}
+    g.value_info.extend(helper.make_empty_tensor_value_info(x) for x in scanned.values())
+    it, cin, cout = fresh(model, "iter"), fresh(model, "cond_in"), fresh(model, "cond_out")
+    g.value_info.extend(helper.make_empty_tensor_value_info(x) for x in (it, cin, cout))
+    trip, cond, axes = fresh(model, "trip"), fresh(model, "cond"), fresh(model, "axes")
+    keep = [vi for vi in g.value_info if vi.type.ByteSize()]
+    del g.value_info[:]
+    g.value_info.extend(keep)
+    body_node = copy.deepcopy(n)
+    body_node.name = ""
+    for k, o in enumerate(body_node.output):
+        body_node.output[k] = local[o]
+    outs = [helper.make_tensor_value_info(cout, TensorProto.BOOL, [])]
+    for o in n.output:
+        vi = helper.make_empty_tensor_value_info(local[o])
+        if o in types:
+            vi.type.CopyFrom(types[o])
+        outs.append(vi)
+    body = helper.make_graph(
+        [body_node, helper.make_node("Identity", [cin], [cout])], "loop_body",
+        [helper.make_tensor_value_info(it, TensorProto.INT64, []), helper.make_tensor_value_info(cin, TensorProto.BOOL, [])],
+        outs)
+    k = list(g.node).index(n)
+    g.node.remove(n)
+    new = [helper.make_node("Constant", [], [trip], value=helper.make_tensor("", TensorProto.INT64, [], [1])),
+           helper.make_node("Constant", [], [cond], value=helper.make_tensor("", TensorProto.BOOL, [], [True])),
+           helper.make_node("Constant", [], [axes], value=helper.make_tensor("", TensorProto.INT64, [1], [0])),
+           helper.make_node("Loop", [trip, cond], [scanned[o] for o in n.output], body=body)]
+    new += [helper.make_node("Squeeze", [scanned[o], axes], [o]) for o in n.output]
+    for m in reversed(new):
+        g.node.insert(k, m)
+    return n.op_type if len(n.output) == 1 else "%d-outputs" % len(n.output)
+
+
 MUTATIONS = {
     "rename_use": rename_use,
     "rename_value": rename_value,
@@ -1286,6 +1334,7 @@ MUTATIONS = {
     "function_signature": function_signature,
     "outline_function": outline_function,
     "wrap_if": wrap_if,
+    "wrap_loop": wrap_loop,
     "to_sparse": to_sparse,
     "add_unused_input": add_unused_input,
     "drop_value_info": drop_value_info,
@@ -1299,11 +1348,13 @@ MUTATIONS = {
     "add_dead_node": add_dead_node,
     "strip_types": strip_types,
 }
-TRANSFORMS = ["wrap_if", "outline_function", "to_sparse"]
+TRANSFORMS = ["wrap_if", "wrap_loop", "outline_function", "to_sparse"]
 # What each transform opens up: the mutations worth trying after it.
 AFTER = {
     "wrap_if": ["unsort_subgraph", "outer_scope_return", "if_formal_inputs", "dup_name_scope",
                 "move_into_subgraph", "subgraph_initializer", "rename_use", "empty_name", "drop_node"],
+    "wrap_loop": ["subgraph_io", "outer_scope_return", "dup_name_scope", "move_into_subgraph", "subgraph_initializer",
+                  "rename_use", "empty_name", "drop_node", "unsort_subgraph"],
     "outline_function": ["function_signature", "rename_use", "attr_value", "drop_attr", "attr_type_field"],
     "to_sparse": ["break_sparse", "ir_version", "elem_type_initializer"],
 }
