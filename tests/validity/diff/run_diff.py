@@ -421,6 +421,15 @@ def main():
     seed_misses = [p for p in seeds if base[p][0].get("ok") is False and base[p][1].get("rc") == 0]
 
     dis = [r for r in results if r["verdict"] in ("miss", "false-alarm", "crash")]
+    # A seed model itself refused is a false alarm of its own, mutated or not (and a
+    # check crash on one fails the run as a mutant's does).
+    source_of = {p: src for _, src, p in draws.values()}
+    for p in seeds:
+        o, c = base[p]
+        if "crash" in c or (o.get("ok") and c.get("rc") in (1, 2)):
+            verdict = "crash" if "crash" in c else "false-alarm"
+            dis.append(dict(i=-1, source=source_of[p], seed_model=p, kind="seed", detail=source_of[p], ort=o, check=c,
+                            verdict=verdict, key="seed/%s/%s" % (verdict, source_of[p]), kept=p))
     with open(os.path.join(work, "disagreements.jsonl"), "w") as f:
         for r in dis:
             f.write(json.dumps(r) + "\n")
