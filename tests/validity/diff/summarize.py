@@ -5,10 +5,10 @@ Markdown table (for the list of findings the validator's fixes work from).
     /usr/bin/python3 tests/validity/diff/summarize.py WORK_DIR... [--out FILE]
         [--examples DIR] [--known FILE]
 
-Reads each WORK_DIR's summary.json and disagreements.jsonl; per class: the count
-over all runs, its share of the mutants judged, whether the known-differences file
-lists it, one example (copied into --examples when given), ORT's message and
-check's verdict on it.
+Reads each WORK_DIR's summary.json and disagreements.jsonl; per class key: the
+count over all runs, the pattern of the known-differences file that lists it, one
+example (copied into --examples when given), ORT's message and check's verdict on
+it; then the counts by the file's class ids.
 """
 import argparse
 import fnmatch
@@ -64,6 +64,18 @@ def main():
         cell = lambda t: str(t).replace("|", "\\|")  # noqa: E731
         out.append("| `%s` | %d | %s | `%s` (from `%s`) | %s | %s |" % (
             key, len(rs), pat or "no", ex, r["seed_model"], cell(ort), cell(check_text(r["check"]))))
+    # The same disagreements by the known-differences file's class ids (the reason's
+    # first word), in the file's order: what a fix makes go away.
+    ids = {}
+    for key, rs in classes.items():
+        why = next((w for p, w in known if fnmatch.fnmatchcase(key, p)), None)
+        cid = why.split(":")[0] if why else "unlisted"
+        ids.setdefault(cid, [0, why or key])[0] += len(rs)
+    out.append("\n| id | count | reason |")
+    out.append("|---|---|---|")
+    order = [w.split(":")[0] for _, w in known]
+    for cid in sorted(ids, key=lambda c: order.index(c) if c in order else len(order)):
+        out.append("| %s | %d | %s |" % (cid, ids[cid][0], ids[cid][1].replace("|", "\\|")))
     text = "\n".join(out) + "\n"
     if a.out:
         open(a.out, "w").write(text)
