@@ -288,7 +288,7 @@ def empty_name(model, rng):
     if what == "input":
         last = k == len(x.input) - 1
         x.input[k] = ""
-        return "%s:node-input:%s:%s" % (scope_name(d), op_label(x), "last" if last else "middle")
+        return "%s:node-input:%s:%s" % (scope_name(d), op_label(x), "last" if last else "not-last")
     if what == "output":
         x.output[k] = ""
         return "%s:node-output:%s:%d" % (scope_name(d), x.op_type, k)

@@ -32,8 +32,9 @@ BUILD/diff-ort/seedN.
    mutant of a seed check already refuses is charged to the seed
    (seed/false-alarm/SOURCE). The known-differences file lists classes as glob
    patterns, one a line, the reason after '#'; exit 1 on a disagreement no pattern
-   matches (or a check crash). Disagreeing mutants are kept under WORK/kept, one
-   JSON line each in WORK/disagreements.jsonl.
+   matches (or a check crash). Disagreeing mutants are kept under WORK/kept, each
+   listed in WORK/disagreements.txt (mutant, class, ORT's message, check's verdict)
+   and WORK/disagreements.jsonl.
 """
 import argparse
 import concurrent.futures
@@ -433,6 +434,12 @@ def main():
     with open(os.path.join(work, "disagreements.jsonl"), "w") as f:
         for r in dis:
             f.write(json.dumps(r) + "\n")
+    # Every disagreement for a reader: the mutant, its class, both verdicts.
+    with open(os.path.join(work, "disagreements.txt"), "w") as f:
+        for r in dis:
+            f.write("%s\t%s\tfrom %s\n\tORT %s\n\tcheck %s\n" % (
+                r["kept"], r["key"], r["seed_model"], "runs it" if r["ort"].get("ok") else r["ort"].get("message"),
+                check_text(r["check"])))
     classes = {}
     for r in dis:
         classes.setdefault(r["key"], []).append(r)
@@ -491,7 +498,8 @@ def main():
         time.time() - t0, ort.restarts))
     if failures:
         print("FAIL: %d class(es) not in %s: %s" % (len(failures), a.known, ", ".join(failures)))
-        print("(a mutant again: --seed %d --only NUMBER; the mutants are under %s)" % (a.seed, kept))
+        print("(every disagreement: %s; a mutant again: --seed %d --only NUMBER -v)" % (
+            os.path.join(work, "disagreements.txt"), a.seed))
         return 1
     return 0
 
