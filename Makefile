@@ -9,7 +9,9 @@
 # every call: the tool, libonnxshape.so and .a, the header, pkg-config and CMake
 # files, the Python package), make deps (the packages make test needs; make
 # deps-build, those of make build and make install only), make clean, make fuzz
-# (libFuzzer targets with clang, FUZZ_SECONDS each: see the end of this file).
+# (libFuzzer targets with clang, FUZZ_SECONDS each: see the end of this file), make
+# diff-ort SEED=n COUNT=m (the differential harness against ONNX Runtime, longer than
+# make test runs it: see below).
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -78,6 +80,21 @@ bench: deps
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# make diff-ort [SEED=1] [COUNT=5000]: COUNT mutants of valid models (both ONNX
+# corpora, the real networks, the fixtures), each judged by ONNX Runtime and by
+# onnxshape check (tests/validity/diff/run_diff.py); prints every class of
+# disagreement and fails on one that tests/validity/known_diff_ort.txt does not list.
+# The ctest fixtures it needs (ORT, the corpora, the networks) are brought up first;
+# the mutants that disagree are kept in $(BUILD)/diff-ort/seedSEED/kept.
+SEED ?= 1
+COUNT ?= 5000
+DIFF_FIXTURES = ^(ort/setup|corpus/generate|corpus123/unpack|real/unpack-real-networks|real/unpack-real-networks-ort)$$
+
+.PHONY: diff-ort
+diff-ort: build-tests
+	cd $(BUILD) && ctest -R '$(DIFF_FIXTURES)' --output-on-failure
+	/usr/bin/python3 tests/validity/diff/run_diff.py --build $(BUILD) --seed $(SEED) --count $(COUNT) --jobs $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

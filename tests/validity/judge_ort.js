@@ -2,9 +2,12 @@
 // (run_battery.py): a model is valid when ONNX Runtime (CPU) loads it and runs it once.
 //
 // usage: node judge_ort.js ORT_DIR DIR_OR_LIST...
+//        node judge_ort.js ORT_DIR -
 // ORT_DIR holds node_modules/onnxruntime-node (tests/ort/setup.sh). Each DIR_OR_LIST is
 // a directory (searched recursively for *.onnx, in sorted order), a .onnx file, or a
-// text file naming one model per line.
+// text file naming one model per line. With '-' it serves: it reads one model path a
+// line from stdin and answers each as it comes, until stdin ends (tests/validity/diff
+// judges thousands of mutants in one process that way).
 //
 // Prints one JSON line per model, in order, as soon as it is judged:
 //   {"file": path, "load": "ok"|"error", "run": "ok"|"error"|"skipped", "message": text}
@@ -107,7 +110,16 @@ async function judge(file) {
 	return r;
 }
 
+async function serve() {
+	const rl = require('readline').createInterface({ input: process.stdin, crlfDelay: Infinity });
+	for await (const line of rl) {
+		const file = line.trim();
+		if (file) process.stdout.write(JSON.stringify(await judge(file)) + '\n');
+	}
+}
+
 (async () => {
+	if (sources.length === 1 && sources[0] === '-') return serve();
 	for (const file of models()) process.stdout.write(JSON.stringify(await judge(file)) + '\n');
 })().catch((e) => {
 	console.error('judge_ort.js: ' + firstLine(e));
