@@ -534,6 +534,8 @@ static void install_handlers(void)
 	pthread_mutex_unlock(&handlers_lock);
 }
 
+/* The previous handler back in one call (what was there comes out of the same
+ * call, so that a handler the program put in meanwhile is seen, and put back). */
 static void restore_handlers(void)
 {
 	pthread_mutex_lock(&handlers_lock);
@@ -541,9 +543,9 @@ static void restore_handlers(void)
 		for (int i = 0; i < ncaught; i++) {
 			int sig = caught[i];
 			struct sigaction cur;
-			if (installed[sig] && sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
-			    cur.sa_sigaction == on_signal)
-				sigaction(sig, &previous[sig], NULL);
+			if (installed[sig] && sigaction(sig, &previous[sig], &cur) == 0 &&
+			    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal))
+				sigaction(sig, &cur, NULL);
 			installed[sig] = false;
 		}
 	}
