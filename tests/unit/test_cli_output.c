@@ -382,6 +382,19 @@ static const struct {
 
 static int sig_of(size_t i) { return fatal[i].sig == 0 ? SIGRTMIN : fatal[i].sig == -1 ? SIGRTMAX : fatal[i].sig; }
 
+/* AddressSanitizer keeps handlers of its own for the faults (it reports them and
+ * exits): such a signal is not left to its default action there, and so is not the
+ * write's to clean up after. */
+static bool sanitizer_handles(int sig)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+#else
+	(void)sig;
+	return false;
+#endif
+}
+
 typedef struct sig_case {
 	char *dir, *model, *out;
 	uint8_t *new_bytes; /* the output of an undisturbed run */
@@ -448,6 +461,8 @@ static void signals_during_infer(int plain, const double *points, size_t npoints
 	char what[128];
 	for (size_t i = 0; i < NFATAL; i++) {
 		int sig = sig_of(i);
+		if (sanitizer_handles(sig))
+			continue;
 		snprintf(what, sizeof what, "%s after the load%s", fatal[i].name, plain ? ", plain" : "");
 		spit(c.out, old_bytes, sizeof old_bytes - 1);
 		const char *held[] = {OSH_CLI, "infer", c.model, "-o", c.out, "--dump-after=load", NULL};
