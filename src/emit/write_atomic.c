@@ -256,10 +256,10 @@ static char *dir_of(const char *dest, const char **base)
  * The temporary file of a write to BASE is ".BASE.osh-XXXXXXXX.tmp" beside it (eight
  * random lowercase hexadecimal digits). A signal that ends the process removes it
  * (see "Signals"), but nothing of ours runs on SIGKILL, or when a handler of the
- * program's own ends it, and their leftovers would pile up. So the writer holds a write lock on the whole file from its creation to
- * its rename or removal: an open file description lock, which the kernel drops when
- * the last descriptor of that description is closed, as the death of the process
- * does whatever killed it. (Not a classic POSIX lock: those belong to the process,
+ * program's own ends it, and their leftovers would pile up. So the writer holds a
+ * write lock on the whole file from its creation to its rename or removal: an open
+ * file description lock, which the kernel drops when the last descriptor of that
+ * description is closed, as the death of the process does whatever killed it. (Not a classic POSIX lock: those belong to the process,
  * and the sweep of another thread of the same process would be granted them.)
  *
  * Each write begins by sweeping its directory: one readdir, and every regular file
@@ -410,8 +410,8 @@ static int create_temp(const char *dir, const char *base, char **path)
  *
  * Limits: TEMP_SLOTS writes at once are protected (more proceed unprotected), and a
  * signal delivered to another thread in the instant between creating the temporary
- * file and arming its slot may leave it (the writing thread blocks the signals sent
- * by others across that instant).
+ * file and arming its slot may leave it (the writing thread blocks them across that
+ * instant).
  */
 
 #define TEMP_SLOTS 16
@@ -424,8 +424,7 @@ typedef struct temp_slot {
 } temp_slot;
 
 /* Those of signal(7)'s signals with a default action of Term or Core that a process
- * can catch. The faults (SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS) are raised
- * by the instruction that caused them and cannot wait: they are never blocked. */
+ * can catch. */
 static const int fatal_signals[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
 	SIGVTALRM, SIGPROF,
@@ -454,23 +453,18 @@ static const int fatal_signals[] = {
 static temp_slot temp_slots[TEMP_SLOTS];
 static int caught[NSIG];      /* fatal_signals, then SIGRTMIN to SIGRTMAX */
 static int ncaught;
-static sigset_t async_set;    /* the caught signals but the faults */
+static sigset_t caught_set;
 static struct sigaction previous[NSIG]; /* by signal: before the first write in progress */
 static bool installed[NSIG];
 static int writers; /* writes in progress; these under handlers_lock */
 static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool is_fault(int sig)
-{
-	return sig == SIGILL || sig == SIGTRAP || sig == SIGBUS || sig == SIGFPE || sig == SIGSEGV || sig == SIGSYS;
-}
-
-/* caught and async_set, once (under handlers_lock). */
+/* caught and caught_set, once (under handlers_lock). */
 static void list_signals(void)
 {
 	if (ncaught)
 		return;
-	sigemptyset(&async_set);
+	sigemptyset(&caught_set);
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		if (fatal_signals[i] > 0 && fatal_signals[i] < NSIG)
 			caught[ncaught++] = fatal_signals[i];
@@ -479,8 +473,7 @@ static void list_signals(void)
 		caught[ncaught++] = sig;
 #endif
 	for (int i = 0; i < ncaught; i++)
-		if (!is_fault(caught[i]))
-			sigaddset(&async_set, caught[i]);
+		sigaddset(&caught_set, caught[i]);
 }
 
 static bool is_default(const struct sigaction *sa) { return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL; }
@@ -520,7 +513,7 @@ static void install_handlers(void)
 		struct sigaction sa = {0};
 		sa.sa_sigaction = on_signal;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sa.sa_mask = async_set;
+		sa.sa_mask = caught_set;
 		for (int i = 0; i < ncaught; i++) {
 			int sig = caught[i];
 			installed[sig] = false;
@@ -577,13 +570,15 @@ static void release_slot(int slot)
 		atomic_store(&temp_slots[slot].state, SLOT_FREE);
 }
 
-/* Creates the temporary file and arms its slot with the caught signals sent by
- * others blocked in this thread, so that they arrive either before the file exists
- * or after the handler knows about it. (async_set is set: install_handlers ran.) */
+/* Creates the temporary file and arms its slot with the caught signals blocked in
+ * this thread, so that they arrive either before the file exists or after the
+ * handler knows about it (caught_set is set: install_handlers ran). A fault the
+ * thread itself caused meanwhile would end the process at once, as it would have
+ * anyway: only a fault sent by another process waits. */
 static int create_armed_temp(const char *dir, const char *base, char **path, int slot)
 {
 	sigset_t old;
-	bool masked = pthread_sigmask(SIG_BLOCK, &async_set, &old) == 0;
+	bool masked = pthread_sigmask(SIG_BLOCK, &caught_set, &old) == 0;
 	int fd = create_temp(dir, base, path);
 	if (fd >= 0)
 		arm_slot(slot, *path);
