@@ -111,9 +111,20 @@ void put_text(FILE *f, const char *s)
 
 char *text_dup(const char *s)
 {
-	size_t len = strlen(s);
-	if (plain_run((const unsigned char *)s, (const unsigned char *)s + len) == len)
-		return strdup(s);
+	/* One pass over what is nearly always plain ASCII: the shapes table copies
+	 * every value's name and type through here. */
+	const unsigned char *q = (const unsigned char *)s;
+	while (*q >= 0x20 && *q < 0x7F)
+		q++;
+	size_t len = (size_t)(q - (const unsigned char *)s);
+	if (*q)
+		len += strlen((const char *)q);
+	if (!*q || plain_run((const unsigned char *)s, (const unsigned char *)s + len) == len) {
+		char *copy = malloc(len + 1);
+		if (copy)
+			memcpy(copy, s, len + 1);
+		return copy;
+	}
 	char *out = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&out, &n);
