@@ -78,10 +78,8 @@ void summary_line(char *buf, size_t cap, const check_totals *t);
 void text_summary(FILE *f, const check_totals *t);
 
 /* ---- JSON (format_json.c) ---- */
-/* Length of the valid UTF-8 sequence at p (>= 0x80), or 0: no overlongs, no
- * surrogates, nothing past U+10FFFF. Reads no further than a byte that ends it. */
-size_t utf8_seq(const unsigned char *p);
-/* A JSON string literal, escaped; bytes that are not UTF-8 become U+FFFD. */
+/* A JSON string literal, escaped; bytes that are not UTF-8 become U+FFFD, and the
+ * controls and hidden characters (escape.c) are written as \u escapes. */
 void json_string(FILE *f, const char *s);
 /* A shape: [2, "N", null], or null when the rank is unknown. */
 void json_shape(FILE *f, const osh_type *t);

@@ -11,6 +11,7 @@
 #include "onnxshape.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Stable exit statuses. */
@@ -27,6 +28,23 @@ typedef struct style {
 /* --color=auto|always|never; auto means "if fd is a terminal". Returns false on a
  * bad value. */
 bool parse_color(const char *arg, int fd, style *st);
+
+/* The bytes of a model's strings in a report (escape.c says which characters are
+ * escaped, and why). utf8_seq: the length of the valid UTF-8 sequence at p (>=
+ * 0x80), or 0: no overlongs, no surrogates, nothing past U+10FFFF; reads no further
+ * than a byte that ends it. utf8_code_point: the code point of such a sequence of n
+ * bytes. hidden_char: whether code point c is one that is escaped although valid
+ * (C1 controls, line and paragraph separators, bidirectional formatting). */
+size_t utf8_seq(const unsigned char *p);
+uint32_t utf8_code_point(const unsigned char *p, size_t n);
+bool hidden_char(uint32_t c);
+/* s (NULL: nothing; put_text_n: its first len bytes) for a terminal or a log, on one
+ * line: \n, \t and \xNN for the C0 controls, DEL and bytes that are not UTF-8,
+ * \uNNNN for the hidden characters. text_dup: the same into a string from malloc,
+ * NULL when memory ran out. */
+void put_text(FILE *f, const char *s);
+void put_text_n(FILE *f, const char *s, size_t len);
+char *text_dup(const char *s);
 
 /* "model.onnx: graph 'If_1/then_branch': node 3 'Add_3' (Add): error: ... [code]" */
 void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
@@ -48,6 +66,16 @@ osh_model *load_or_report(const char *path, const osh_load_options *opts, const 
 void input_guard_install(void);
 int input_guard_claim(const char *path, osh_load_options *lo);
 void input_guard_release(int slot);
+
+/* Standard output and error as the tool uses them (std_streams.c). open: first in
+ * main: a descriptor 0, 1 or 2 the tool was started without gets a placeholder
+ * (no file it opens takes its place), and stdout becomes a stream that keeps why a
+ * write to it failed. close: last: flushes and closes standard output, and returns
+ * status, or EXIT_TROUBLE after saying on stderr why what the command printed
+ * could not be written ("onnxshape CMD: cannot write the report to standard output:
+ * No space left on device"; cmd NULL: the tool's own help). */
+void streams_open(void);
+int streams_close(const char *cmd, int status);
 
 /* --memory-budget SIZE: bytes, or with a suffix K, M, G or T (powers of 1024, "MiB"
  * and "MB" alike); false for anything else or 0. (parse_bytes.c) */

@@ -37,13 +37,25 @@ static void human_bytes(char *buf, size_t cap, uint64_t b)
 		snprintf(buf, cap, "%.1f %s", v, unit[u]);
 }
 
+/* s as put_text writes it, padded with spaces to `width` bytes. */
+static void put_padded(const char *s, int width)
+{
+	char *e = text_dup(s);
+	printf("%-*s", width, e ? e : "?");
+	free(e);
+}
+
 static void print_values(const char *title, const osh_value_summary *vs, size_t n)
 {
 	printf("%s (%zu):\n", title, n);
 	for (size_t i = 0; i < n; i++) {
 		char buf[1024];
 		format_type_shape(buf, sizeof buf, &vs[i].type);
-		printf("  %-24s %s\n", vs[i].name, buf);
+		fputs("  ", stdout);
+		put_padded(vs[i].name, 24);
+		putchar(' ');
+		put_text(stdout, buf);
+		putchar('\n');
 	}
 }
 
@@ -94,18 +106,29 @@ static void print_params(osh_model *m)
 	printf("%s\n", p.n ? ")" : "");
 }
 
+/* What a model names is escaped (put_text, escape.c): the summary is for a terminal. */
 static void print_summary(const char *path, const osh_summary *s)
 {
-	printf("%s\n", path);
-	printf("  ir_version: %lld\n", (long long)s->ir_version);
-	if (s->producer_name[0] || s->producer_version[0])
-		printf("  producer:   %s %s\n", s->producer_name, s->producer_version);
-	if (s->graph_name[0])
-		printf("  graph:      %s\n", s->graph_name);
+	put_text(stdout, path);
+	printf("\n  ir_version: %lld\n", (long long)s->ir_version);
+	if (s->producer_name[0] || s->producer_version[0]) {
+		fputs("  producer:   ", stdout);
+		put_text(stdout, s->producer_name);
+		putchar(' ');
+		put_text(stdout, s->producer_version);
+		putchar('\n');
+	}
+	if (s->graph_name[0]) {
+		fputs("  graph:      ", stdout);
+		put_text(stdout, s->graph_name);
+		putchar('\n');
+	}
 	printf("  opsets:    ");
-	for (size_t i = 0; i < s->n_opsets; i++)
-		printf(" %s %lld%s", s->opsets[i].domain[0] ? s->opsets[i].domain : "ai.onnx",
-		       (long long)s->opsets[i].version, i + 1 < s->n_opsets ? "," : "");
+	for (size_t i = 0; i < s->n_opsets; i++) {
+		putchar(' ');
+		put_text(stdout, s->opsets[i].domain[0] ? s->opsets[i].domain : "ai.onnx");
+		printf(" %lld%s", (long long)s->opsets[i].version, i + 1 < s->n_opsets ? "," : "");
+	}
 	printf("\n");
 	print_values("inputs", s->inputs, s->n_inputs);
 	print_values("outputs", s->outputs, s->n_outputs);
@@ -118,7 +141,9 @@ static void print_summary(const char *path, const osh_summary *s)
 		const osh_op_count *o = &s->op_counts[i];
 		char name[512];
 		snprintf(name, sizeof name, "%s%s%s", o->domain, o->domain[0] ? "::" : "", o->op_type);
-		printf("  %-24s %zu\n", name, o->count);
+		fputs("  ", stdout);
+		put_padded(name, 24);
+		printf(" %zu\n", o->count);
 	}
 	char inl[32], ext[32];
 	human_bytes(inl, sizeof inl, s->initializer_bytes);

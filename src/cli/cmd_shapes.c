@@ -67,7 +67,11 @@ static char *source_of(const model_value *v)
 		return strdup(v->elements ? "input (initializer)" : "input");
 	if (v->source == SRC_INITIALIZER)
 		return strdup("initializer");
-	return asprintf(&s, "node %lld (%s)", (long long)v->node_index, v->op_type) < 0 ? NULL : s;
+	char *op = text_dup(v->op_type);
+	if (op && asprintf(&s, "node %lld (%s)", (long long)v->node_index, op) < 0)
+		s = NULL;
+	free(op);
+	return s;
 }
 
 static void json_value(FILE *f, const model_value *v, size_t i)
@@ -112,7 +116,8 @@ static bool add_value(void *ctx, const model_value *v)
 	}
 	char type[1024];
 	format_type_shape(type, sizeof type, &v->type);
-	row r = {strdup(v->graph), strdup(v->name), source_of(v), strdup(type), v->is_output};
+	/* Escaped for the terminal (escape.c) before the columns are measured. */
+	row r = {text_dup(v->graph), text_dup(v->name), source_of(v), text_dup(type), v->is_output};
 	t->rows[t->n++] = r;
 	t->nomem |= !r.graph || !r.name || !r.source || !r.type;
 	return !t->nomem;
@@ -187,8 +192,11 @@ static int shapes_one(const shapes_opts *o, const char *path, bool several, size
 	if (o->json) {
 		fputs(t.count ? "\n  ]}" : "]}", stdout);
 	} else if (ok) {
-		if (several)
-			printf("%s%s:\n", index ? "\n" : "", shown_path(path));
+		if (several) {
+			fputs(index ? "\n" : "", stdout);
+			put_text(stdout, shown_path(path));
+			fputs(":\n", stdout);
+		}
 		print_table(&t);
 	}
 	if (!ok) {

@@ -177,14 +177,24 @@ static void print_rewrite_changes(FILE *f, const char *path, const osh_rewrite_r
 {
 	for (size_t i = 0; i < r->n_changes; i++) {
 		const osh_rewrite_change *c = &r->changes[i];
-		fprintf(f, "%s:", path);
-		if (c->graph[0])
-			fprintf(f, " graph '%s':", c->graph);
-		if (c->node_name[0])
-			fprintf(f, " node %lld '%s' (%s):", (long long)c->node_index, c->node_name, c->op_type);
-		else
-			fprintf(f, " node %lld (%s):", (long long)c->node_index, c->op_type);
-		fprintf(f, " %s: %s\n", c->kind, c->what);
+		put_text(f, path);
+		fputc(':', f);
+		if (c->graph[0]) {
+			fputs(" graph '", f);
+			put_text(f, c->graph);
+			fputs("':", f);
+		}
+		fprintf(f, " node %lld ", (long long)c->node_index);
+		if (c->node_name[0]) {
+			fputc('\'', f);
+			put_text(f, c->node_name);
+			fputs("' ", f);
+		}
+		fputc('(', f);
+		put_text(f, c->op_type);
+		fprintf(f, "): %s: ", c->kind);
+		put_text(f, c->what);
+		fputc('\n', f);
 	}
 }
 /* What infer and rewrite were asked, beyond the command itself. */
@@ -426,8 +436,11 @@ static void report_inputs(osh_model *m, const write_args *wa, char **was, bool s
 		char now[256];
 		if (say && was[i] && osh_value_type(m, wa->ia->shapes[i].name, &t)) {
 			format_type_shape(now, sizeof now, &t);
-			fprintf(stderr, "%s: note: graph input '%s' rewritten: %s \xe2\x86\x92 %s\n", shown_path(wa->in),
-				wa->ia->shapes[i].name, was[i], now);
+			char *name = text_dup(wa->ia->shapes[i].name), *before = text_dup(was[i]), *after = text_dup(now);
+			if (name && before && after)
+				fprintf(stderr, "%s: note: graph input '%s' rewritten: %s \xe2\x86\x92 %s\n",
+					shown_path(wa->in), name, before, after);
+			free(name), free(before), free(after);
 		}
 		free(was[i]);
 	}

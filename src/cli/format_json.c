@@ -10,32 +10,13 @@
  * The format is stable (docs/reports.md): keys are only ever added. Shapes are
  * arrays of integers (sizes) and strings (symbols), null for an unknown size, and
  * null for a shape of unknown rank. Every string is escaped here and always valid
- * UTF-8, whatever bytes the model holds (invalid sequences become U+FFFD).
+ * UTF-8, whatever bytes the model holds (invalid sequences become U+FFFD); the
+ * characters escape.c hides are \u escapes, so the document shown as it is (cat in
+ * a terminal) acts on nothing, and reads the same once parsed.
  */
 #include "check.h"
 
 #include <string.h>
-
-size_t utf8_seq(const unsigned char *p)
-{
-	unsigned c = p[0];
-	size_t n;
-	unsigned lo = 0x80, hi = 0xBF;
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-	else
-		return 0;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return n;
-}
 
 void json_string(FILE *f, const char *s)
 {
@@ -55,18 +36,22 @@ void json_string(FILE *f, const char *s)
 			else
 				fprintf(f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
 			p++;
-		} else if (c < 0x80) {
+		} else if (c < 0x7F) {
 			fputc((int)c, f);
+			p++;
+		} else if (c == 0x7F) { /* valid JSON raw, but a terminal's to act on */
+			fputs("\\u007f", f);
 			p++;
 		} else {
 			size_t n = utf8_seq(p);
-			if (n) {
+			uint32_t cp = n ? utf8_code_point(p, n) : 0;
+			if (n && hidden_char(cp))
+				fprintf(f, "\\u%04x", (unsigned)cp);
+			else if (n)
 				fwrite(p, 1, n, f);
-				p += n;
-			} else {
+			else
 				fputs("\\ufffd", f);
-				p++;
-			}
+			p += n ? n : 1;
 		}
 	}
 	fputc('"', f);

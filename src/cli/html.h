@@ -22,11 +22,14 @@ void sha256(const void *data, size_t n, uint8_t out[32]);
 void csp_hash(const char *text, char out[CSP_HASH_SIZE]);
 
 /* s as HTML text (also fit for attribute values in double quotes): <, >, &, " and '
- * escaped, bytes that are not UTF-8 as U+FFFD. NULL prints nothing. */
+ * escaped, bytes that are not UTF-8 as U+FFFD, and the controls and hidden
+ * characters (escape.c) as the escapes JSON writes for them ("\r", "\u202e"), so
+ * that the page reads as --format json. NULL prints nothing. */
 void html_text(FILE *f, const char *s);
-/* The same, cut to at most `chars` characters with "…" at the end when longer. */
+/* The same, cut to at most `chars` characters shown with "…" at the end when longer. */
 void html_text_cut(FILE *f, const char *s, size_t chars);
-/* Characters (code points, an invalid byte counting one) in s. */
+/* Characters the page shows for s (code points; an invalid byte counts one, an
+ * escape its length). */
 size_t utf8_chars(const char *s);
 
 /* The <style> and <script> text of the document. Static strings. */

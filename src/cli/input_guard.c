@@ -70,8 +70,11 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 	const char *path = culprit((uintptr_t)info->si_addr, &in_use);
 	/* BUS_ADRERR: a page of a mapping past the end of its file. */
 	if (info->si_code != BUS_ADRERR || (!path && !in_use)) {
-		/* Not an input of ours: a fault like any other, which must end the
-		 * process as it would have. */
+		/* Not an input of ours: a fault like any other (or a kill), which must
+		 * end the process as it would have, and leave no temporary file, as any
+		 * signal that ends it during a write (the library's handler is not
+		 * installed for a signal the program handles). */
+		osh_write_abandon_all();
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;

@@ -1,7 +1,9 @@
 /* main.c: the onnxshape command: dispatch to a subcommand. A word that is no
- * command is a usage error, with the nearest command's name when one is close. */
+ * command is a usage error, with the nearest command's name when one is close.
+ * Whatever the command, output it could not write is exit 2 (std_streams.c). */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,21 +33,26 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* A file size limit (ulimit -f) would kill the tool with SIGXFSZ in the middle
+	 * of a write: ignored, it is the write's error EFBIG, reported as any other,
+	 * the destination unchanged and the temporary file removed. */
+	signal(SIGXFSZ, SIG_IGN);
+	streams_open();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_TROUBLE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EXIT_CLEAN;
+		return streams_close(NULL, EXIT_CLEAN);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
-		return cmd_version(argc - 1, argv + 1);
+		return streams_close("version", cmd_version(argc - 1, argv + 1));
 	input_guard_install();
 	const char *names[NCOMMANDS];
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return streams_close(commands[i].name, commands[i].run(argc - 1, argv + 1));
 		names[i] = commands[i].name;
 	}
 	const char *near = closest_name(argv[1], names, NCOMMANDS);

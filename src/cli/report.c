@@ -2,7 +2,9 @@
  *
  * One line per finding, the location first so editors and CI annotators can jump to
  * it: "model.onnx: node 12 'Add_12' (Add): error: message [code]". Colour only when
- * asked or on a terminal, never in a pipe.
+ * asked or on a terminal, never in a pipe. What the model names is escaped
+ * (put_text): a name holding a newline, an escape sequence or a bidirectional
+ * override must neither break the line nor act on the terminal.
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, fdopen */
 #include "check.h"
@@ -26,57 +28,32 @@ bool parse_color(const char *arg, int fd, style *st)
 
 static const char *sev_name[] = {"note", "warning", "error"};
 
-/* Writes s keeping the report one line per finding: names from a model may hold
- * newlines or terminal escapes, which are written as \n, \t, \xNN instead. The
- * plain stretches between them go out whole: a character at a time was slow on the
- * many notes of a big model. */
-static void put_line(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	for (;;) {
-		const unsigned char *q = p;
-		while (*q >= 0x20 && *q != 0x7f)
-			q++;
-		if (q > p)
-			fwrite(p, 1, (size_t)(q - p), f);
-		if (!*q)
-			return;
-		if (*q == '\n')
-			fputs("\\n", f);
-		else if (*q == '\t')
-			fputs("\\t", f);
-		else
-			fprintf(f, "\\x%02x", *q);
-		p = q + 1;
-	}
-}
-
 static const char *sev_color[] = {"\033[1;36m", "\033[1;35m", "\033[1;31m"};
 
 void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d)
 {
 	const char *bold = st->color ? "\033[1m" : "", *reset = st->color ? "\033[0m" : "";
 	fputs(bold, f);
-	put_line(f, path);
+	put_text(f, path);
 	fputc(':', f);
 	if (d->graph[0]) {
 		fputs(" graph '", f);
-		put_line(f, d->graph);
+		put_text(f, d->graph);
 		fputs("':", f);
 	}
 	if (d->node_index >= 0) {
 		fprintf(f, " node %lld", (long long)d->node_index);
 		if (d->node_name[0]) {
 			fputs(" '", f);
-			put_line(f, d->node_name);
+			put_text(f, d->node_name);
 			fputc('\'', f);
 		}
 		fputs(" (", f);
-		put_line(f, d->op_type);
+		put_text(f, d->op_type);
 		fputs("):", f);
 	}
 	fprintf(f, "%s %s%s:%s ", reset, st->color ? sev_color[d->severity] : "", sev_name[d->severity], reset);
-	put_line(f, d->message);
+	put_text(f, d->message);
 	fprintf(f, " [%s]\n", d->code);
 }
 
@@ -103,18 +80,43 @@ void print_diag_span(FILE *f, const style *st, const char *path, const osh_model
 		fclose(out);
 }
 
-void print_error(FILE *f, const style *st, const osh_error *err)
+/* print_error into f. */
+static void put_error(FILE *f, const style *st, const osh_error *err)
 {
 	/* The message starts with the file name; put the severity after it, as for
-	 * diagnostics. */
+	 * diagnostics. Both name what the model holds: escaped as a diagnostic is. */
 	const char *msg = err->message;
 	const char *colon = strstr(msg, ": ");
-	if (colon)
-		fprintf(f, "%s%.*s:%s %serror:%s %s\n", st->color ? "\033[1m" : "", (int)(colon - msg), msg,
-			st->color ? "\033[0m" : "", st->color ? sev_color[2] : "", st->color ? "\033[0m" : "",
-			colon + 2);
-	else
-		fprintf(f, "onnxshape: error: %s\n", msg);
+	if (colon) {
+		fputs(st->color ? "\033[1m" : "", f);
+		put_text_n(f, msg, (size_t)(colon - msg));
+		fprintf(f, ":%s %serror:%s ", st->color ? "\033[0m" : "", st->color ? sev_color[2] : "",
+			st->color ? "\033[0m" : "");
+		put_text(f, colon + 2);
+	} else {
+		fputs("onnxshape: error: ", f);
+		put_text(f, msg);
+	}
+	fputc('\n', f);
+}
+
+void print_error(FILE *f, const style *st, const osh_error *err)
+{
+	/* One write, as one fprintf to an unbuffered stderr is: a line of its own
+	 * beside what other threads print. */
+	char *line = NULL;
+	size_t n = 0;
+	FILE *mem = open_memstream(&line, &n);
+	if (mem) {
+		put_error(mem, st, err);
+		if (fclose(mem) == 0)
+			fwrite(line, 1, n, f);
+		else
+			put_error(f, st, err);
+		free(line);
+	} else {
+		put_error(f, st, err);
+	}
 }
 
 void text_file(FILE *f, const style *st, const char *path, const osh_model *m, const osh_error *error)

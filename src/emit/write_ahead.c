@@ -160,8 +160,9 @@ void write_ahead_layout(void *ctx, const input_layout *l)
 		return;
 	/* Opened as osh_model_write opens it for this source in place (see above):
 	 * whatever it refuses now it refuses again, and reports, at the write. */
-	atomic_opts ao = write_atomic_opts(&(osh_write_options){.in_place = true}, true, (uint64_t)st.st_dev,
-					   (uint64_t)st.st_ino, false);
+	atomic_opts ao = {.in_place = true, .has_source = true,
+			  .src = {.dev = st.st_dev, .ino = st.st_ino, .size = (uint64_t)st.st_size,
+				  .mtime_sec = (int64_t)st.st_mtim.tv_sec, .mtime_nsec = (int64_t)st.st_mtim.tv_nsec}};
 	osh_error ignored;
 	if (atomic_open(job->path, &ao, &job->file, &ignored) != OSH_OK) {
 		job->file = NULL;
@@ -239,7 +240,7 @@ osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_opti
 {
 	end_thread(job, false);
 	/* Not in place to the input: the file opened in place ahead is not this write's. */
-	atomic_opts ao = write_atomic_opts(opts, m->src.has_stat, m->src.dev, m->src.ino, false);
+	atomic_opts ao = write_atomic_opts(opts, m);
 	if (job->file && !ao.in_place && atomic_dest_is_source(job->file, &ao)) {
 		atomic_abort(job->file);
 		job->file = NULL;
@@ -255,6 +256,9 @@ osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_opti
 		pre.fd = m->src.fd;
 		bool use = job->copied && same_source(job->src_fd, m);
 		job->file->durable = ao.durable;
+		/* The file was opened knowing the source only by its descriptor: whether
+		 * the destination is the path it was loaded by is known now. */
+		atomic_guard_source(job->file, &ao);
 		s = write_commit(m, job->path, job->file, opts, use ? &pre : NULL, skipped, err);
 	}
 	job_free(job);

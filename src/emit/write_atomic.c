@@ -2,11 +2,12 @@
  *
  * Invariant: from the moment the temporary file exists until write_atomic returns,
  * every exit path either renames it over the destination (complete, and fsynced when
- * durable) or unlinks it. The destination is never opened for writing. SIGINT and SIGTERM are an
- * exit path too: while a temporary file exists, a handler unlinks it before the
- * signal takes its course (see "Signals" below). SIGKILL is not, so the temporary
- * file is locked for as long as it is being written, and what a dead writer left is
- * removed by the next write into its directory (see "Temporary files" below).
+ * durable) or unlinks it. The destination is never opened for writing. A signal that
+ * ends the process is an exit path too: while a temporary file exists, a handler
+ * unlinks it before the signal takes its course (see "Signals" below). SIGKILL is
+ * not, so the temporary file is locked for as long as it is being written, and what
+ * a dead writer left is removed by the next write into its directory (see
+ * "Temporary files" below).
  */
 #define _GNU_SOURCE
 #include "emit/write_atomic.h"
@@ -253,12 +254,12 @@ static char *dir_of(const char *dest, const char **base)
 /* ---- Temporary files ---------------------------------------------------------
  *
  * The temporary file of a write to BASE is ".BASE.osh-XXXXXXXX.tmp" beside it (eight
- * random lowercase hexadecimal digits). SIGINT and SIGTERM remove it (see "Signals"),
- * but nothing of ours runs on SIGKILL, an abort or a crash, and their leftovers would
- * pile up. So the writer holds a write lock on the whole file from its creation to
- * its rename or removal: an open file description lock, which the kernel drops when
- * the last descriptor of that description is closed, as the death of the process
- * does whatever killed it. (Not a classic POSIX lock: those belong to the process,
+ * random lowercase hexadecimal digits). A signal that ends the process removes it
+ * (see "Signals"), but nothing of ours runs on SIGKILL, or when a handler of the
+ * program's own ends it, and their leftovers would pile up. So the writer holds a
+ * write lock on the whole file from its creation to its rename or removal: an open
+ * file description lock, which the kernel drops when the last descriptor of that
+ * description is closed, as the death of the process does whatever killed it. (Not a classic POSIX lock: those belong to the process,
  * and the sweep of another thread of the same process would be granted them.)
  *
  * Each write begins by sweeping its directory: one readdir, and every regular file
@@ -384,10 +385,19 @@ static int create_temp(const char *dir, const char *base, char **path)
 
 /* ---- Signals ------------------------------------------------------------------
  *
- * SIGINT or SIGTERM during a write must not leave the temporary file behind. This is
- * the library's only global state, and only because a signal handler can reach
- * nothing else: a table of the temporary files being written right now, and the
- * handlers that were in place before the first write in progress installed ours.
+ * A signal that ends the process during a write must not leave the temporary file
+ * behind. This is the library's only global state, and only because a signal
+ * handler can reach nothing else: a table of the temporary files being written
+ * right now, and the handlers that were in place before the first write in progress
+ * installed ours.
+ *
+ * Which signals: every one whose default action ends the process (signal(7):
+ * SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, the faults, the
+ * real-time signals...; SIGKILL cannot be caught), while its disposition is that
+ * default: a signal the program handles is the program's, and arrives as it would
+ * have. SIGINT and SIGTERM are the exception: a program's handler of one of those
+ * is called from ours, after the temporary file is gone (they ask the program to
+ * stop; the write then fails cleanly if the handler returns).
  *
  * The handler is async-signal-safe: it reads the table (a path is published before
  * its slot is marked armed, with atomics) and calls unlink, nothing else that touches
@@ -400,8 +410,8 @@ static int create_temp(const char *dir, const char *base, char **path)
  *
  * Limits: TEMP_SLOTS writes at once are protected (more proceed unprotected), and a
  * signal delivered to another thread in the instant between creating the temporary
- * file and arming its slot may leave it (the writing thread blocks both signals
- * across that instant).
+ * file and arming its slot may leave it (the writing thread blocks them across that
+ * instant).
  */
 
 #define TEMP_SLOTS 16
@@ -413,23 +423,73 @@ typedef struct temp_slot {
 	char path[PATH_MAX];
 } temp_slot;
 
+/* Those of signal(7)'s signals with a default action of Term or Core that a process
+ * can catch. */
+static const int fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGPROF,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGLOST
+	SIGLOST,
+#endif
+#ifdef SIGEMT
+	SIGEMT,
+#endif
+	SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS,
+};
+
+#ifndef NSIG
+#define NSIG 65
+#endif
+
 static temp_slot temp_slots[TEMP_SLOTS];
-static const int caught[2] = {SIGINT, SIGTERM};
-static struct sigaction previous[2]; /* before the first write in progress */
-static bool installed[2];
-static int writers; /* writes in progress; these three under handlers_lock */
+static int caught[NSIG];      /* fatal_signals, then SIGRTMIN to SIGRTMAX */
+static int ncaught;
+static sigset_t caught_set;
+static struct sigaction previous[NSIG]; /* by signal: before the first write in progress */
+static bool installed[NSIG];
+static int writers; /* writes in progress; these under handlers_lock */
 static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* caught and caught_set, once (under handlers_lock). */
+static void list_signals(void)
+{
+	if (ncaught)
+		return;
+	sigemptyset(&caught_set);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		if (fatal_signals[i] > 0 && fatal_signals[i] < NSIG)
+			caught[ncaught++] = fatal_signals[i];
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig < NSIG && ncaught < NSIG; sig++)
+		caught[ncaught++] = sig;
+#endif
+	for (int i = 0; i < ncaught; i++)
+		sigaddset(&caught_set, caught[i]);
+}
+
+static bool is_default(const struct sigaction *sa) { return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL; }
+static bool is_ignored(const struct sigaction *sa) { return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN; }
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
 	osh_write_abandon_all();
-	const struct sigaction *prev = &previous[sig == SIGINT ? 0 : 1];
+	const struct sigaction *prev = &previous[sig > 0 && sig < NSIG ? sig : 0];
 	if (prev->sa_flags & SA_SIGINFO) {
 		prev->sa_sigaction(sig, info, uctx);
 	} else if (prev->sa_handler == SIG_DFL) {
 		/* The signal is blocked while we run: raised again, it is delivered with
-		 * the default action as soon as we return. */
+		 * the default action as soon as we return (a fault, by the instruction
+		 * that caused it, run again). */
 		sigaction(sig, prev, NULL);
 		raise(sig);
 	} else if (prev->sa_handler != SIG_IGN) {
@@ -449,34 +509,37 @@ static void install_handlers(void)
 {
 	pthread_mutex_lock(&handlers_lock);
 	if (writers++ == 0) {
-		for (int i = 0; i < 2; i++) {
-			installed[i] = false;
-			if (sigaction(caught[i], NULL, &previous[i]) != 0)
+		list_signals();
+		struct sigaction sa = {0};
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sa.sa_mask = caught_set;
+		for (int i = 0; i < ncaught; i++) {
+			int sig = caught[i];
+			installed[sig] = false;
+			if (sigaction(sig, NULL, &previous[sig]) != 0 || is_ignored(&previous[sig]))
 				continue;
-			if (!(previous[i].sa_flags & SA_SIGINFO) && previous[i].sa_handler == SIG_IGN)
+			if (!is_default(&previous[sig]) && sig != SIGINT && sig != SIGTERM)
 				continue;
-			struct sigaction sa = {0};
-			sa.sa_sigaction = on_signal;
-			sa.sa_flags = SA_SIGINFO | SA_RESTART;
-			sigemptyset(&sa.sa_mask);
-			sigaddset(&sa.sa_mask, SIGINT);
-			sigaddset(&sa.sa_mask, SIGTERM);
-			installed[i] = sigaction(caught[i], &sa, NULL) == 0;
+			installed[sig] = sigaction(sig, &sa, NULL) == 0;
 		}
 	}
 	pthread_mutex_unlock(&handlers_lock);
 }
 
+/* The previous handler back in one call (what was there comes out of the same
+ * call, so that a handler the program put in meanwhile is seen, and put back). */
 static void restore_handlers(void)
 {
 	pthread_mutex_lock(&handlers_lock);
 	if (--writers == 0) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < ncaught; i++) {
+			int sig = caught[i];
 			struct sigaction cur;
-			if (installed[i] && sigaction(caught[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
-			    cur.sa_sigaction == on_signal)
-				sigaction(caught[i], &previous[i], NULL);
-			installed[i] = false;
+			if (installed[sig] && sigaction(sig, &previous[sig], &cur) == 0 &&
+			    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal))
+				sigaction(sig, &cur, NULL);
+			installed[sig] = false;
 		}
 	}
 	pthread_mutex_unlock(&handlers_lock);
@@ -507,16 +570,15 @@ static void release_slot(int slot)
 		atomic_store(&temp_slots[slot].state, SLOT_FREE);
 }
 
-/* Creates the temporary file and arms its slot with SIGINT and SIGTERM blocked in
+/* Creates the temporary file and arms its slot with the caught signals blocked in
  * this thread, so that they arrive either before the file exists or after the
- * handler knows about it. */
+ * handler knows about it (caught_set is set: install_handlers ran). A fault the
+ * thread itself caused meanwhile would end the process at once, as it would have
+ * anyway: only a fault sent by another process waits. */
 static int create_armed_temp(const char *dir, const char *base, char **path, int slot)
 {
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	bool masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;
+	sigset_t old;
+	bool masked = pthread_sigmask(SIG_BLOCK, &caught_set, &old) == 0;
 	int fd = create_temp(dir, base, path);
 	if (fd >= 0)
 		arm_slot(slot, *path);
@@ -595,7 +657,7 @@ static osh_status open_temp_at(const char *given, const char *real, const atomic
 	bool exists = stat(real, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode))
 		return refuse_special(given, real, st.st_mode, err);
-	if (exists && opts->has_source && st.st_dev == opts->src_dev && st.st_ino == opts->src_ino &&
+	if (exists && opts->has_source && st.st_dev == opts->src.dev && st.st_ino == opts->src.ino &&
 	    !opts->in_place)
 		return error_set(err, OSH_ERR_SAME_FILE,
 			    "%s: is the input model; refusing to overwrite it without --in-place", real);
@@ -640,6 +702,53 @@ static osh_status open_temp(const char *dest, const atomic_opts *opts, atomic_fi
 	return s;
 }
 
+bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts)
+{
+	struct stat st;
+	return opts->has_source && stat(f->dest, &st) == 0 && st.st_dev == opts->src.dev && st.st_ino == opts->src.ino;
+}
+
+/* Whether f's destination is the path `src`, resolved as a destination is: the same
+ * name in the same directory (compared as files: spelled differently, or through a
+ * link, it is the same place). */
+static bool dest_is_path(const atomic_file *f, const char *src)
+{
+	char *real = NULL;
+	osh_error ignored;
+	if (!src || resolve_dest(src, &real, &ignored) != OSH_OK)
+		return false;
+	const char *base, *slash = strrchr(f->dest, '/');
+	const char *dest_base = slash ? slash + 1 : f->dest;
+	char *dir = dir_of(real, &base);
+	struct stat a, b;
+	bool same = dir && !strcmp(base, dest_base) && stat(dir, &a) == 0 && stat(f->dir, &b) == 0 && same_file(&a, &b);
+	free(dir);
+	free(real);
+	return same;
+}
+
+void atomic_guard_source(atomic_file *f, const atomic_opts *opts)
+{
+	f->guard = opts->has_source && (atomic_dest_is_source(f, opts) || dest_is_path(f, opts->src.path));
+	if (f->guard) {
+		f->src = opts->src;
+		f->src.path = NULL;
+	}
+}
+
+/* What f's destination names now is the source as it was read (f->guard): 0, or
+ * ESTALE. */
+static int source_still_there(const atomic_file *f)
+{
+	struct stat st;
+	if (stat(f->dest, &st) != 0)
+		return ESTALE; /* removed, or renamed away */
+	if (st.st_dev != f->src.dev || st.st_ino != f->src.ino || (uint64_t)st.st_size != f->src.size ||
+	    (int64_t)st.st_mtim.tv_sec != f->src.mtime_sec || (int64_t)st.st_mtim.tv_nsec != f->src.mtime_nsec)
+		return ESTALE;
+	return 0;
+}
+
 osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **out, osh_error *err)
 {
 	*out = NULL;
@@ -659,6 +768,7 @@ osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **
 		free(f);
 		return s;
 	}
+	atomic_guard_source(f, opts);
 	*out = f;
 	return OSH_OK;
 }
@@ -724,6 +834,11 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	int ce = io->close(fd) != 0 ? errno : 0;
 	if (!e && ce)
 		e = ce, what = "close";
+	/* As late as can be: another program may have replaced the source meanwhile,
+	 * renaming its own new file over it, which the source's descriptor never sees.
+	 * Its file stays, as for a source changed in place (the same error). */
+	if (!e && f->guard)
+		e = source_still_there(f);
 	if (!e && io->rename(f->tmp, f->dest) != 0)
 		e = errno, what = "rename the temporary file over";
 	if (e)
@@ -745,12 +860,6 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	}
 	atomic_free(f);
 	return OSH_OK;
-}
-
-bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts)
-{
-	struct stat st;
-	return opts->has_source && stat(f->dest, &st) == 0 && st.st_dev == opts->src_dev && st.st_ino == opts->src_ino;
 }
 
 osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,

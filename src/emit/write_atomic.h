@@ -76,11 +76,19 @@ void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 /* Writes the new content of `dest`. Returns 0 or an errno value. */
 typedef int (*produce_fn)(out_file *o, void *ctx);
 
+/* The file the content was read from, as it was read. */
+typedef struct source_id {
+	dev_t dev;
+	ino_t ino;
+	uint64_t size;
+	int64_t mtime_sec, mtime_nsec;
+	const char *path; /* the path it was read by; NULL: not known */
+} source_id;
+
 typedef struct atomic_opts {
 	bool in_place;       /* dest may be the source file */
-	bool has_source;     /* src_dev/src_ino identify the source file */
-	dev_t src_dev;
-	ino_t src_ino;
+	bool has_source;     /* src identifies the source file */
+	source_id src;
 	bool durable;        /* fsync the file before the rename and the directory after */
 	/* The plain path (core/tuning.h): the content written by this thread alone,
 	 * with write (no flush-behind thread, no kernel copies). */
@@ -100,6 +108,10 @@ typedef struct atomic_file {
 	bool durable;           /* atomic_opts' (the caller may change it before the commit) */
 	bool plain;             /* atomic_opts' */
 	const sys_io *io;
+	/* dest is the source, or the path it was read by (atomic_guard_source): what dest
+	 * names must still be `src`, unchanged, when the file is renamed over it. */
+	bool guard;
+	source_id src; /* its path not kept */
 } atomic_file;
 
 /* The directory a write to dest lands in (malloc'd into *dir): that of the file a
@@ -122,6 +134,14 @@ void atomic_abort(atomic_file *f);
  * source: atomic_open refuses it unless opts->in_place. */
 bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts);
 
+/* Decides f->guard from opts (atomic_open does, from its own): a destination that is
+ * the source file, or that is the path the source was read by (the same name in the
+ * same directory, whatever file it names now), is written only over that very file,
+ * unchanged since it was read. Another program may replace it meanwhile, in place
+ * or by renaming a new file over it; its file is then left as it is, and
+ * atomic_commit fails with ESTALE, the temporary file removed. */
+void atomic_guard_source(atomic_file *f, const atomic_opts *opts);
+
 /* Creates a temporary file beside dest (exclusively, with the default mode, or dest's
  * owner, group and mode where the process may give them), fills it with produce and
  * renames it over dest. A symbolic link dest is followed: the file it leads to is
@@ -140,10 +160,12 @@ bool atomic_dest_is_source(const atomic_file *f, const atomic_opts *opts);
  * over another before the rename; a new file may come back empty), as for a
  * compiler's output.
  *
- * While it runs, SIGINT and SIGTERM handlers (unless the signal is ignored) unlink
- * the temporary file and then hand the signal on: to the handler installed before,
- * or to the default action (the process dies of the signal as it would have). The
- * previous handlers are back in place when it returns. Safe to call from several
+ * While it runs, a signal that would end the process (one left to its default
+ * action: SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGSEGV, a real-time signal..., and
+ * SIGINT and SIGTERM unless ignored, whoever handles them) has a handler unlink the
+ * temporary file and then hand the signal on: to the handler installed before (SIGINT
+ * and SIGTERM), or to the default action (the process dies of the signal as it would
+ * have). The previous handlers are back in place when it returns. Safe to call from several
  * threads at once; the handlers are process-wide, installed by the first write in
  * progress and restored by the last. */
 osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,

@@ -220,16 +220,16 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 	return same ? OSH_OK : OSH_ERR_INVALID;
 }
 
-atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino,
-			      bool plain)
+atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
 {
+	const model_source *src = &m->src;
 	return (atomic_opts){
 		.in_place = opts && opts->in_place,
 		.durable = opts && opts->durable,
-		.has_source = has_source,
-		.src_dev = (dev_t)src_dev,
-		.src_ino = (ino_t)src_ino,
-		.plain = plain,
+		.has_source = src->has_stat,
+		.src = {.dev = (dev_t)src->dev, .ino = (ino_t)src->ino, .size = src->size,
+			.mtime_sec = src->mtime_sec, .mtime_nsec = src->mtime_nsec, .path = src->has_stat ? m->path : NULL},
+		.plain = m->plain_io,
 	};
 }
 
@@ -272,7 +272,7 @@ osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_opt
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
 		return s;
-	atomic_opts ao = write_atomic_opts(opts, m->src.has_stat, m->src.dev, m->src.ino, m->plain_io);
+	atomic_opts ao = write_atomic_opts(opts, m);
 	atomic_file *f;
 	s = atomic_open(path, &ao, &f, err);
 	return s != OSH_OK ? s : write_commit(m, path, f, opts, NULL, NULL, err);

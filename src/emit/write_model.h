@@ -6,11 +6,10 @@
 #include "core/model.h"
 #include "emit/write_atomic.h"
 
-/* How osh_model_write opens its temporary file for a model loaded from the file
- * (src_dev, src_ino), when has_source: refusing to write over it unless in place;
- * written the plain way when `plain` (osh_model.plain_io). */
-atomic_opts write_atomic_opts(const osh_write_options *opts, bool has_source, uint64_t src_dev, uint64_t src_ino,
-			      bool plain);
+/* How osh_model_write opens its temporary file for model m: refusing to write over
+ * the file it was loaded from unless in place, and over a file that replaced it at
+ * all; written the plain way when m->plain_io. */
+atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m);
 
 /* The refusals of osh_model_write that depend on the model, not the file system. */
 osh_status write_check_model(osh_model *m, const char *path, osh_error *err);

@@ -10,13 +10,18 @@ in the page:
     Policy violation is one: the page allows its inline style and script by hash
     only, so a wrong hash fails here; a tampered copy proves such an error is seen);
   - the findings are exactly those of `--format json` for the same files (path,
-    severity, code, node, graph, message), each with its drawing;
+    severity, code, node, graph, message), each with its drawing: the same text,
+    where the page shows a control or a bidirectional formatting character (which
+    HTML cannot, or must not, show as it is) as the escape JSON writes for it
+    (shown() below), and a byte that is not UTF-8 as U+FFFD, as JSON does;
   - no two boxes of a drawing overlap, no edge passes through a box, no edge label
     lies on a box, and each drawing has the highlighted dimensions it announces
     (broadcast-mismatch findings at least one);
   - the filter hides what it should.
 Reports: one of each lint fixture, one of them all together, one of every model
-under tests/models (subgraphs, functions, malformed files), the 5,000-node network
+under tests/models (subgraphs, functions, malformed files), one whose names hold
+carriage returns, escape sequences, bidirectional overrides and bytes that are not
+UTF-8 (checked for those escapes by name too), the 5,000-node network
 with three planted mismatches and the 1,000-finding report of gen_nets.py, whose
 size and opening time are printed (not asserted). One screenshot per run is kept
 as WORK/report.png.
@@ -25,6 +30,7 @@ import argparse
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -204,6 +210,19 @@ def run_tool(tool, fmt, models, out=None):
     return r.stdout
 
 
+# The characters the report shows as escapes: the controls, DEL, the C1 controls,
+# the line and paragraph separators and the bidirectional formatting characters.
+HIDDEN = set(range(0x20)) | {0x7F} | set(range(0x80, 0xA0)) | {0x61C, 0x200E, 0x200F} | \
+    set(range(0x2028, 0x202F)) | set(range(0x2066, 0x206A))
+SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def shown(text):
+    """A string of --format json as the page shows it: each hidden character as the
+    escape JSON writes for it."""
+    return "".join(SHORT.get(c, "\\u%04x" % ord(c)) if ord(c) in HIDDEN else c for c in text)
+
+
 def expected(tool, models):
     """The findings of --format json, as the page's tuples."""
     doc = json.loads(run_tool(tool, "json", models))
@@ -211,8 +230,62 @@ def expected(tool, models):
     for f in doc["files"]:
         for d in f["diagnostics"]:
             node = d["node_index"] if d["node_index"] is not None else -1
-            got.append((f["path"], d["severity"], d["code"], node, d["graph"], d["message"]))
+            got.append((shown(f["path"]), d["severity"], d["code"], node, shown(d["graph"]), shown(d["message"])))
     return sorted(got)
+
+
+# Names that must not reach the page as they are, patched into the serialized model
+# over placeholders of their length (protobuf's Python API refuses bytes that are not
+# UTF-8): a carriage return, an escape sequence, a right-to-left override, bytes
+# that are not UTF-8, CSI (U+009B), DEL, a newline and a tab; and a left-to-right
+# isolate, the Arabic letter mark, a control and a line separator.
+HOSTILE_NODE = b"a\r\x1b[31m\xe2\x80\xaeb\xff\xc2\x9b\nz\x7f\t!"
+HOSTILE_INPUT = b"x\xe2\x81\xa6\xd8\x9c\xc3(\x01\xe2\x80\xa8"
+
+
+def hostile_model(path):
+    """Add of a (2, 3) and a (4, 5) input, node and input named with HOSTILE_*: a
+    broadcast-mismatch naming both, drawn with both."""
+    from onnx import TensorProto, helper
+    node_ph, input_ph = "N" * len(HOSTILE_NODE), "I" * len(HOSTILE_INPUT)
+    n = helper.make_node("Add", [input_ph, "b"], ["y"], name=node_ph)
+    g = helper.make_graph([n], "g", [helper.make_tensor_value_info(input_ph, TensorProto.FLOAT, [2, 3]),
+                                     helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    data = m.SerializeToString(deterministic=True)
+    assert data.count(node_ph.encode()) == 1 and data.count(input_ph.encode()) == 2
+    data = data.replace(node_ph.encode(), HOSTILE_NODE).replace(input_ph.encode(), HOSTILE_INPUT)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def check_hostile(browser, tool, work, failures):
+    """The hostile names' report: the findings of --format json (check_report), and
+    in the page's text, each hostile character as its JSON escape; no U+FFFD but
+    for the bytes that are not UTF-8, and none of the characters themselves."""
+    model = os.path.join(work, "hostile.onnx")
+    hostile_model(model)
+    res, _, _ = check_report(browser, tool, [model], os.path.join(work, "hostile.html"), failures,
+                             "hostile names")
+    text = browser.evaluate("document.body.innerText")
+    messages = [f["message"] for f in res["findings"]]
+    problems = []
+    if "a\\r\\u001b[31m\\u202eb\ufffd\\u009b\\nz\\u007f\\t!" not in text:
+        problems.append("the node's name is not shown with its escapes")
+    if not any("x\\u2066\\u061c\ufffd(\\u0001\\u2028" in m for m in messages):
+        problems.append("the message does not show the input's name with its escapes: %r" % messages[:1])
+    # The names' two bytes that are not UTF-8 follow "b" and the Arabic letter mark.
+    if re.search(r"(?<!b)(?<!\\u061c)\ufffd", text):
+        problems.append("U+FFFD shown for something other than the bytes that are not UTF-8")
+    raw = sorted({"U+%04X" % ord(c) for c in text if ord(c) in HIDDEN - {0x0A, 0x09}})
+    if raw:
+        problems.append("characters shown as they are: %s" % raw)
+    for p in problems:
+        print("    " + p)
+    if problems:
+        failures.append("hostile names")
 
 
 def check_report(browser, tool, models, html, failures, label):
@@ -298,6 +371,7 @@ def main():
         # models, findings with no node.
         check_report(browser, a.tool, [os.path.dirname(os.path.abspath(a.lint))],
                      os.path.join(a.work, "models.html"), failures, "all of tests/models")
+        check_hostile(browser, a.tool, a.work, failures)
         res, _, _ = check_report(browser, a.tool, [os.path.join(a.work, "big.onnx")],
                                  os.path.join(a.work, "big.html"), failures, "5,000 nodes, 3 planted")
         planted = [f for f in res["findings"] if f["code"] == "broadcast-mismatch"]

@@ -227,11 +227,12 @@ Test(check, summary_and_colour)
 
 Test(check, text_keeps_hostile_names_on_one_line)
 {
-	/* Newline, tab and control bytes escaped, the rest (bytes >= 0x80 too) as it is,
-	 * the stretches between escapes written whole: one line per finding. */
+	/* Newline, tab, control bytes and bytes that are not UTF-8 escaped, the rest
+	 * (valid UTF-8 too) as it is, the stretches between escapes written whole: one
+	 * line per finding. */
 	result r = check("--color=never", hostile_model(), NULL);
 	cr_expect_eq(r.status, 0);
-	expect_has(r.out, "(Add): warning: 'q\"uote\\back\\nnew\\ttab\\x01\\x1f \xff\xfe end \xe2\x82\xac' (4, 1) "
+	expect_has(r.out, "(Add): warning: 'q\"uote\\back\\nnew\\ttab\\x01\\x1f \\xff\\xfe end \xe2\x82\xac' (4, 1) "
 			  "and 't' (4,) hold 4 elements each");
 	const char *nl = strchr(r.out, '\n');
 	cr_assert_not_null(nl);

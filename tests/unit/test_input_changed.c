@@ -1,4 +1,5 @@
-/* test_input_changed.c: a model file truncated while it is being read.
+/* test_input_changed.c: a model file truncated while it is being read, and one
+ * replaced (another file renamed over it) before it is written back in place.
  *
  * The library reads a private copy unless told to map the file; mapped, the fault is
  * the program's, and the tool turns it into exit 2 and a message naming the file.
@@ -9,6 +10,7 @@
  * truncated while it loads a 1M-node model, until one run caught it mid-read.
  */
 #define _GNU_SOURCE
+#include "core/tuning.h"
 #include "loader/loader.h"
 #include "onnxshape.h"
 
@@ -252,3 +254,87 @@ static void tool_survives(const char *cmd)
 
 Test(input_changed, check_exits_2_never_a_signal, .timeout = 120) { tool_survives("check"); }
 Test(input_changed, infer_exits_2_never_a_signal, .timeout = 120) { tool_survives("infer"); }
+
+/* ---- replaced before an in-place write ------------------------------------------ */
+
+static const char newer_bytes[] = "a newer model, renamed over the one loaded\n";
+
+/* Another program renames a new file over the model after it was loaded: writing it
+ * back in place is refused, as for a source changed in place, and leaves the newer
+ * file and no temporary file. With the write begun while loading (ahead: the
+ * temporary file exists, opened when the path was still the source), on the plain
+ * path, and for a model written back unchanged (its bytes copied from the old file,
+ * still open). */
+static void replaced_before_the_write(bool ahead, bool plain, bool inferred)
+{
+	char ctx[64];
+	snprintf(ctx, sizeof ctx, "%s%s%s", ahead ? "written ahead" : "fresh", plain ? ", plain" : "",
+		 inferred ? ", inferred" : ", unchanged");
+	char *dir = make_tmpdir_for("changed");
+	char *in = path_in(dir, "m.onnx"), *newer = path_in(dir, "newer");
+	wbuf b = relu_model(2000, ahead ? 2048 : 4); /* 2 MiB of weights: copied ahead */
+	spit(in, b.p, b.n);
+	spit(newer, newer_bytes, sizeof newer_bytes - 1);
+	setenv(PLAIN_IO_ENV, plain ? "1" : "0", 1);
+	osh_load_options lo = {.write_ahead_to = ahead ? in : NULL};
+	osh_model *m = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
+	unsetenv(PLAIN_IO_ENV);
+	char *during = listing(dir);
+	cr_expect(!ahead || plain || strstr(during, ".m.onnx.osh-"), "%s: nothing written ahead: [%s]", ctx, during);
+	free(during);
+	cr_assert_eq(rename(newer, in), 0);
+	if (inferred) {
+		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
+	}
+	osh_write_options wo = {.in_place = true};
+	cr_expect_eq(osh_model_write(m, in, &wo, &err), OSH_ERR_IO, "%s: written over the newer file", ctx);
+	cr_expect(strstr(err.message, "m.onnx: the input changed on disk since it was loaded; nothing written"),
+		  "%s: %s", ctx, err.message);
+	size_t n;
+	uint8_t *now = slurp(in, &n);
+	cr_expect(n == sizeof newer_bytes - 1 && !memcmp(now, newer_bytes, n), "%s: the newer file changed", ctx);
+	free(now);
+	expect_listing(dir, "m.onnx", ctx);
+	osh_model_free(m);
+	expect_listing(dir, "m.onnx", ctx);
+	free(b.p);
+	free(in), free(newer);
+	remove_dir(dir);
+}
+
+Test(input_changed, replaced_before_an_in_place_write, .timeout = 60)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		replaced_before_the_write(true, plain, true);
+		replaced_before_the_write(false, plain, true);
+		replaced_before_the_write(false, plain, false);
+	}
+}
+
+/* Left alone, the same in-place write goes through. */
+Test(input_changed, an_unchanged_source_is_written_in_place, .timeout = 60)
+{
+	char *dir = make_tmpdir_for("changed");
+	char *in = path_in(dir, "m.onnx");
+	wbuf b = relu_model(2000, 2048);
+	spit(in, b.p, b.n);
+	osh_load_options lo = {.write_ahead_to = in};
+	osh_model *m = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
+	osh_write_options wo = {.in_place = true};
+	cr_expect_eq(osh_model_write(m, in, &wo, &err), OSH_OK, "%s", err.message);
+	osh_model_free(m);
+	expect_listing(dir, "m.onnx", "in place");
+	struct stat st;
+	cr_assert_eq(stat(in, &st), 0);
+	cr_expect_gt(st.st_size, (off_t)b.n, "the inferred model was not written");
+	free(b.p);
+	free(in);
+	remove_dir(dir);
+}

@@ -8,7 +8,9 @@
  * one byte per call), EINTR and a write that returns 0 are covered too, as are a
  * kernel that cannot copy (the bytes are then written from memory or read from the
  * source), a source that shrank, fsync only when durable, the success path (exact content, the old file's mode kept, nothing left over) and the
- * same-inode refusal unless in_place.
+ * same-inode refusal unless in_place; and an in-place write whose source another
+ * program replaced, wrote or removed meanwhile, refused with that program's file
+ * left as it is.
  */
 #define _GNU_SOURCE
 #include "emit/write_atomic.h"
@@ -718,7 +720,9 @@ Test(write_atomic, same_inode_needs_in_place)
 	cr_assert_eq(link(dest, alias), 0);
 	struct stat st;
 	cr_assert_eq(stat(dest, &st), 0);
-	atomic_opts ao = {.has_source = true, .src_dev = st.st_dev, .src_ino = st.st_ino, .io = &faulty};
+	atomic_opts ao = {.has_source = true, .io = &faulty,
+			  .src = {.dev = st.st_dev, .ino = st.st_ino, .size = (uint64_t)st.st_size,
+				  .mtime_sec = st.st_mtim.tv_sec, .mtime_nsec = st.st_mtim.tv_nsec}};
 	osh_error err = {0};
 	const char *names[] = {dest, alias};
 	for (int i = 0; i < 2; i++) {
@@ -775,6 +779,123 @@ Test(write_atomic, bad_destinations)
 	expect_listing_at(dir, "", "bad destinations", 0);
 	free(missing);
 	free(trailing);
+	remove_dir(dir);
+	free(p.data);
+}
+
+/* ---- an in-place write over a source another program replaced ---------------------- */
+
+/* What the other program does, and when: at the close of the temporary file (the
+ * last call before the rename), or before the write begins. */
+enum { SWAP_RENAME, SWAP_REWRITE, SWAP_REMOVE };
+
+static struct {
+	int what;
+	const char *dest, *newer;
+	bool done;
+} swap;
+
+static const char newer_bytes[] = "a newer model, renamed over the old one meanwhile\n";
+
+static void swap_now(void)
+{
+	if (swap.done)
+		return;
+	swap.done = true;
+	if (swap.what == SWAP_RENAME) {
+		cr_assert_eq(rename(swap.newer, swap.dest), 0, "%s", strerror(errno));
+	} else if (swap.what == SWAP_REMOVE) {
+		cr_assert_eq(unlink(swap.dest), 0);
+	} else { /* the same file, written in place */
+		int fd = open(swap.dest, O_WRONLY | O_APPEND);
+		cr_assert(fd >= 0);
+		cr_assert_eq(write(fd, "+", 1), 1);
+		close(fd);
+	}
+}
+
+static int swap_close(int fd)
+{
+	int r = close(fd);
+	swap_now();
+	return r;
+}
+
+/* The source as it is now, for atomic_opts. */
+static source_id identify(const char *path)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	return (source_id){.dev = st.st_dev, .ino = st.st_ino, .size = (uint64_t)st.st_size,
+			   .mtime_sec = st.st_mtim.tv_sec, .mtime_nsec = st.st_mtim.tv_nsec, .path = path};
+}
+
+/* An in-place write of dest (named `as`) whose source changes (what) during the
+ * write, or before it when `early`: refused, the other program's file as it left
+ * it, no temporary file. */
+static void swapped_under(int what, bool early, const char *as_name)
+{
+	payload p = make_payload(3 << 20);
+	char *dir = make_tmpdir_for("write_atomic");
+	char *dest = path_in(dir, "model.onnx"), *newer = path_in(dir, "newer"), *as = path_in(dir, as_name);
+	put_file(dest, old_bytes, sizeof old_bytes - 1, 0644);
+	put_file(newer, newer_bytes, sizeof newer_bytes - 1, 0644);
+	sys_io io = sys_io_default;
+	io.close = swap_close;
+	atomic_opts ao = {.in_place = true, .has_source = true, .src = identify(dest), .io = &io};
+	swap.what = what, swap.dest = dest, swap.newer = newer, swap.done = false;
+	if (early)
+		swap_now();
+	osh_error err = {0};
+	char ctx[64];
+	snprintf(ctx, sizeof ctx, "change %d%s, written as %s", what, early ? " before the write" : "", as_name);
+	cr_expect_eq(write_atomic(as, &ao, produce, &p, &err), OSH_ERR_IO, "%s: written", ctx);
+	cr_expect(swap.done, "%s", ctx);
+	cr_expect(strstr(err.message, strerror(ESTALE)) && strstr(err.message, "the destination is unchanged"),
+		  "%s: %s", ctx, err.message);
+	if (what == SWAP_RENAME) {
+		cr_expect(file_is(dest, newer_bytes, sizeof newer_bytes - 1), "%s: the newer file was replaced", ctx);
+		expect_listing_at(dir, "model.onnx", ctx, 0);
+	} else if (what == SWAP_REMOVE) {
+		expect_listing_at(dir, "newer", ctx, 0);
+	} else {
+		struct stat st;
+		cr_assert_eq(stat(dest, &st), 0);
+		cr_expect_eq(st.st_size, (off_t)sizeof old_bytes, "%s: the file written in place was replaced", ctx);
+		expect_listing_at(dir, "model.onnx newer", ctx, 0);
+	}
+	free(dest), free(newer), free(as);
+	remove_dir(dir);
+	free(p.data);
+}
+
+Test(write_atomic, in_place_over_a_source_replaced_meanwhile)
+{
+	swapped_under(SWAP_RENAME, false, "model.onnx");
+	swapped_under(SWAP_RENAME, true, "model.onnx");
+	/* Before the write: the path names another file already; spelled otherwise, it
+	 * is still the path the source was read by. */
+	swapped_under(SWAP_RENAME, true, "./model.onnx");
+	swapped_under(SWAP_REWRITE, false, "model.onnx");
+	swapped_under(SWAP_REMOVE, false, "model.onnx");
+}
+
+/* The same write, its source left alone, replaces it; and a write elsewhere is not
+ * held to the source at all. */
+Test(write_atomic, in_place_over_an_unchanged_source)
+{
+	payload p = make_payload(1 << 20);
+	char *dir = make_tmpdir_for("write_atomic");
+	char *dest = path_in(dir, "model.onnx"), *other = path_in(dir, "other.onnx");
+	put_file(dest, old_bytes, sizeof old_bytes - 1, 0644);
+	atomic_opts ao = {.in_place = true, .has_source = true, .src = identify(dest)};
+	osh_error err = {0};
+	cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	cr_expect(file_is(dest, p.data, p.size));
+	/* dest changed (our own write): other.onnx is no part of the source. */
+	cr_expect_eq(write_atomic(other, &ao, produce, &p, &err), OSH_OK, "%s", err.message);
+	expect_listing_at(dir, "model.onnx other.onnx", "unchanged source", 0);
+	free(dest), free(other);
 	remove_dir(dir);
 	free(p.data);
 }
