@@ -90,9 +90,10 @@ print("ok: check, shapes and infer in the venv")
 PY
 
 # python -m onnxshape and the installed script run the bundled tool: its output and
-# exit status are the build's tool's on the same models.
+# exit status are the build's tool's on the same models: clean, with an error, malformed.
 cd "$models"
-for m in cnn_residual.onnx unet_skip.onnx; do
+codes=
+for m in cnn_residual.onnx legacy_add_broadcast.onnx ../bad/cycle.onnx; do
 	set +e
 	"$build/onnxshape" check "$m" >"$work/want.txt" 2>&1
 	want=$?
@@ -105,5 +106,7 @@ for m in cnn_residual.onnx unet_skip.onnx; do
 	cmp -s "$work/want.txt" "$work/got.txt" || { diff "$work/want.txt" "$work/got.txt"; fail "python -m onnxshape check $m differs from the tool"; }
 	cmp -s "$work/want.txt" "$work/script.txt" || fail "the onnxshape script's check $m differs from the tool"
 	echo "ok: python -m onnxshape check $m: exit $got"
+	codes="$codes $got"
 done
+[ "$codes" = " 0 1 2" ] || fail "the models' exit statuses are$codes, not 0 1 2: the fixtures changed"
 echo "python wheel_test: all passed"
