@@ -132,10 +132,10 @@ class _Wheel:
 
     def close(self, dist_info: str) -> None:
         record = f"{dist_info}/RECORD"
-        self.zip.writestr(
-            zipfile.ZipInfo(record, date_time=(1980, 1, 1, 0, 0, 0)),
-            "\n".join(self.record + [f"{record},,"]) + "\n",
-        )
+        info = zipfile.ZipInfo(record, date_time=(1980, 1, 1, 0, 0, 0))
+        info.external_attr = (0o100000 | 0o644) << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        self.zip.writestr(info, "\n".join(self.record + [f"{record},,"]) + "\n")
         self.zip.close()
 
 
