@@ -9,7 +9,9 @@
 # an oracle, node with npm to install ONNX Runtime (onnxruntime-node) as the other
 # oracle, and chromium (driven headless over its DevTools protocol with
 # python3-websocket, text in DejaVu Sans Mono) to render `check --format html`
-# (tests/html).
+# (tests/html), and pip, venv and build to make and install the wheel offline
+# (tests/python/wheel_test.sh; setuptools and wheel too, their usual companions,
+# though the in-tree backend needs neither).
 set -euo pipefail
 
 what=${1:-test}
@@ -19,7 +21,8 @@ build | test) ;;
 esac
 packages=(cmake make gcc libc6-dev pkg-config libprotobuf-c-dev protobuf-c-compiler python3-onnx)
 if [ "$what" = test ]; then
-  packages+=(libcriterion-dev python3-numpy chromium python3-websocket fonts-dejavu-core)
+  packages+=(libcriterion-dev python3-numpy chromium python3-websocket fonts-dejavu-core
+    python3-pip python3-venv python3-build python3-setuptools python3-wheel)
   # node and npm: from Debian unless the machine already has them (e.g. a newer node).
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)

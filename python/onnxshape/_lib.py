@@ -10,11 +10,12 @@ into it, so models checked from several Python threads are checked in parallel.
 
 Where the library is found, first match wins:
   1. $ONNXSHAPE_LIBRARY, a path to libonnxshape.so.0 (nothing else is tried);
-  2. the installed layout: _location.py, written by CMake and installed beside this
+  2. the library a wheel bundles, libonnxshape.so.0 beside this file;
+  3. make install's layout: _location.py, written by CMake and installed beside this
      file, names the library relative to the package's directory;
-  3. the source tree: python/onnxshape/ imported with PYTHONPATH=python finds
+  4. the source tree: python/onnxshape/ imported with PYTHONPATH=python finds
      build/libonnxshape.so.0 (the Makefile's build directory);
-  4. libonnxshape.so.0 through the dynamic loader's own search (LD_LIBRARY_PATH,
+  5. libonnxshape.so.0 through the dynamic loader's own search (LD_LIBRARY_PATH,
      ld.so.cache).
 """
 from __future__ import annotations
@@ -237,6 +238,9 @@ def candidates() -> List[str]:
         return [explicit]
     here = os.path.dirname(os.path.abspath(__file__))
     found = []
+    bundled = os.path.join(here, SONAME)
+    if os.path.exists(bundled):
+        found.append(bundled)
     try:
         from . import _location  # type: ignore[attr-defined]  # only in an installed package
 
