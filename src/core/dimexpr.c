@@ -464,12 +464,70 @@ static int64_t gcd(int64_t q, int64_t b)
 
 /* ---- operations ------------------------------------------------------------------------ */
 
+/* The two arguments of atom id when it is a Max or Min (`kind`) of two, as sums. */
+static bool two_args(const symtab *t, int32_t id, uint8_t kind, sum *u, sum *v)
+{
+	if (t->v[id].kind != kind)
+		return false;
+	const dx_args *g = t->v[id].def;
+	return g->n == 2 && to_sum(t, g->a[0], u) && to_sum(t, g->a[1], v);
+}
+
+/* Whether a - b is the same as c - d. */
+static bool same_gap(const symtab *t, const sum *a, const sum *b, const sum *c, const sum *d)
+{
+	sum x, y;
+	return sum_add(t, a, b, -1, &x) && sum_add(t, c, d, -1, &y) && sum_eq(&x, &y);
+}
+
+/* k*Max(A1, A2) + k*Min(B1, B2) with A1 - B1 = A2 - B2 (= g) is k*(A1 + B2): the
+ * Max is g + Max(B1, B2), and Max(B1, B2) + Min(B1, B2) = B1 + B2, for any integers.
+ * A cyclic shift's two slices, Max(L - 3, 0) + Min(L, 3), add up to L so. The sum is
+ * rewritten in place; false when nothing applies or the result would not fit. */
+static bool fold_max_min(const symtab *t, sum *s)
+{
+	for (int32_t i = 0; i < s->n; i++) {
+		const term *mi = &s->t[i];
+		if (mi->deg != 1 || t->v[mi->f[0]].kind != DX_MAX)
+			continue;
+		for (int32_t j = 0; j < s->n; j++) {
+			const term *mj = &s->t[j];
+			sum a1, a2, b1, b2, keep;
+			if (j == i || mj->deg != 1 || mj->coef != mi->coef ||
+			    !two_args(t, mi->f[0], DX_MAX, &a1, &a2) || !two_args(t, mj->f[0], DX_MIN, &b1, &b2))
+				continue;
+			if (!same_gap(t, &a1, &b1, &a2, &b2)) {
+				sum x = b1;
+				b1 = b2, b2 = x;
+				if (!same_gap(t, &a1, &b1, &a2, &b2))
+					continue;
+			}
+			int64_t k = mi->coef;
+			sum ks = {.k = k, .n = 0}, pair, scaled, out = *s;
+			int32_t hi = i > j ? i : j, lo = i > j ? j : i;
+			memmove(&out.t[hi], &out.t[hi + 1], (size_t)(out.n - hi - 1) * sizeof out.t[0]);
+			out.n--;
+			memmove(&out.t[lo], &out.t[lo + 1], (size_t)(out.n - lo - 1) * sizeof out.t[0]);
+			out.n--;
+			if (!sum_add(t, &a1, &b2, 1, &pair) || !sum_mul(t, &pair, &ks, &scaled) ||
+			    !sum_add(t, &out, &scaled, 1, &keep))
+				return false;
+			*s = keep;
+			return true;
+		}
+	}
+	return false;
+}
+
 static dim binary(symtab *t, dim a, dim b, int op)
 {
 	sum x, y, r;
 	if (!to_sum(t, a, &x) || !to_sum(t, b, &y))
 		return dim_unknown();
 	bool ok = op == '*' ? sum_mul(t, &x, &y, &r) : sum_add(t, &x, &y, op == '-' ? -1 : 1, &r);
+	if (ok && op != '*')
+		for (int pass = 0; pass < DX_MAX_TERMS / 2 && fold_max_min(t, &r); pass++)
+			;
 	return ok ? from_sum(t, &r) : dim_unknown();
 }
 
@@ -833,13 +891,16 @@ static bool sum_provably_nonneg(const symtab *t, const sum *s, int depth)
 			const dx_floor *f = e->def;
 			if (f->den.kind != DIM_KNOWN || f->den.v <= 0)
 				continue;
-			/* q*s >= q*rest + c*P (c < 0), or q*rest + c*(P - q + 1) (c > 0); for
-			 * c = -1 exactly: rest - floor(P/q) = ceil((q*rest - P)/q), which is
-			 * >= 0 when q*rest - P + q - 1 is (a - floor((a + 1)/2) at a = 0). */
+			/* q*s >= B with B = q*rest + c*P (c < 0), or q*rest + c*(P - q + 1)
+			 * (c > 0). s and B are integers, so s >= ceil(B/q), which is >= 0 when
+			 * B + q - 1 is (a - floor((a + 1)/2) at a = 0; a window's padded length
+			 * against the size, 6*b + floor((u + 1)/4) - 7*floor((24*b + u + 1)/28),
+			 * needs it at both floors). */
 			int64_t q = f->den.v;
-			sum qs = {.k = q, .n = 0}, qrest, low = {.k = c == -1 ? q - 1 : 0, .n = 0};
+			sum qs = {.k = q, .n = 0}, qrest, low = {.k = 0, .n = 0};
 			if (!sum_mul(t, &rest, &qs, &qrest) || (c > 0 && __builtin_mul_overflow(c, 1 - q, &low.k)) ||
-			    !add_scaled(t, &qrest, c, f->num, &bound) || !sum_add(t, &bound, &low, 1, &bound))
+			    __builtin_add_overflow(low.k, q - 1, &low.k) || !add_scaled(t, &qrest, c, f->num, &bound) ||
+			    !sum_add(t, &bound, &low, 1, &bound))
 				continue;
 			if (sum_provably_nonneg(t, &bound, depth + 1))
 				return true;
@@ -1064,6 +1125,10 @@ static bool each_name(symtab *t, dim d, name_fn fn, int depth)
 static bool is_input_name(symtab *t, int64_t id) { return t->v[id].input; }
 
 bool dx_over_inputs(symtab *t, dim d) { return d.kind == DIM_SYMBOL && each_name(t, d, is_input_name, 0); }
+
+static bool is_made_up(symtab *t, int64_t id) { return t->v[id].fresh; }
+
+bool dx_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && each_name(t, d, is_made_up, 0); }
 
 static bool count_declared(symtab *t, int64_t id)
 {

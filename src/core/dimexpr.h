@@ -129,6 +129,9 @@ dim dx_parse(symtab *t, const char *text);
 /* Whether every name in d is a graph input's size (sym_entry.input): d is a size
  * the main graph's inputs decide, the same wherever it is declared. */
 bool dx_over_inputs(symtab *t, dim d);
+/* Whether every name in d was made up by onnxshape (sym_entry.fresh) for a size
+ * inference could not know: a data-dependent count, a stand-in for a claim. */
+bool dx_made_up(symtab *t, dim d);
 /* Counts one more declaration of every name in d (sym_entry.decls). */
 void dx_note_declared(symtab *t, dim d);
 /* Forgets every count, before the declarations are read again (a re-index). */

@@ -355,3 +355,70 @@ Test(dimexpr, min_and_max_of_floors_agree_with_integer_arithmetic)
 		}
 	}
 }
+
+/* A window's padding to a multiple of 7, P = a + (7 - a % 7) % 7, is at least a, so
+ * the crop back to the size, Min(P, a), is a; a cyclic shift's two slices of P,
+ * Max(P - 3, 0) + Min(P, 3), add up to P. Both hold for every a >= 0 (checked on a
+ * grid), and where a is itself a halved size with two floors. */
+Test(dimexpr, padded_window_lengths_crop_back_to_the_size)
+{
+	dim a = S("a"), u = S("b");
+	dim h = dx_sub(&T, dx_floordiv(&T, dx_add(&T, u, K(1)), K(2)), dx_floordiv(&T, dx_add(&T, u, K(1)), K(4)));
+	dim sizes[] = {a, dx_floordiv(&T, a, K(4)), h};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		dim x = sizes[i];
+		dim p = dx_add(&T, x, dx_mod(&T, dx_sub(&T, K(7), dx_mod(&T, x, K(7))), K(7)));
+		dim rolled = dx_add(&T, dx_max(&T, dx_sub(&T, p, K(3)), K(0)), dx_min(&T, p, K(3)));
+		cr_expect(dim_eq(rolled, p), "%s: the shifted slices give %s", txt(p), txt(rolled));
+		cr_expect(dim_eq(dx_min(&T, p, x), x), "Min(%s, %s) is %s", txt(p), txt(x), txt(dx_min(&T, p, x)));
+		cr_expect(dim_eq(dx_min(&T, rolled, x), x), "Min(%s, %s)", txt(rolled), txt(x));
+		cr_expect(dim_eq(dx_max(&T, p, x), p), "Max(%s, %s)", txt(p), txt(x));
+		for (int64_t va = 0; va <= 60; va++) {
+			env e = {va, va};
+			dim gx = dx_subst(&T, x, bind_ab, &e), gp = dx_subst(&T, p, bind_ab, &e);
+			cr_assert(gx.kind == DIM_KNOWN && gp.kind == DIM_KNOWN);
+			cr_assert(gp.v >= gx.v && gp.v % 7 == 0 && gp.v - gx.v < 7, "%s at %lld: %lld", txt(p),
+				  (long long)va, (long long)gp.v);
+		}
+	}
+}
+
+/* k*Max(A1, A2) + k*Min(B1, B2) folds to k*(A1 + B2) only when A1 - B1 = A2 - B2;
+ * every pair of a few forms, folded or not, evaluates to the integer arithmetic on a
+ * grid of a and b. */
+Test(dimexpr, max_plus_min_folds_only_when_the_gaps_agree)
+{
+	dim a = S("a"), b = S("b");
+	EXPECT_TEXT(dx_add(&T, dx_max(&T, dx_sub(&T, a, K(3)), K(0)), dx_min(&T, a, K(3))), "a");
+	EXPECT_TEXT(dx_add(&T, dx_max(&T, a, b), dx_min(&T, a, b)), "a + b");
+	EXPECT_TEXT(dx_sub(&T, dx_max(&T, dx_add(&T, a, b), dx_add(&T, b, K(2))), dx_mul(&T, K(-1), dx_min(&T, a, K(2)))),
+		    "a + b + 2");
+	cr_expect(T.v[dx_add(&T, dx_max(&T, dx_sub(&T, a, K(3)), K(0)), dx_min(&T, a, K(2))).v].kind == DX_SUM &&
+		      strstr(txt(dx_add(&T, dx_max(&T, dx_sub(&T, a, K(3)), K(0)), dx_min(&T, a, K(2)))), "Max("),
+		  "gaps -3 and -2: nothing folds");
+	dim forms[] = {a, b, K(0), K(3), dx_sub(&T, a, K(3)), dx_add(&T, b, K(2)), dx_floordiv(&T, a, K(2)),
+		       dx_sub(&T, dx_floordiv(&T, a, K(2)), K(3))};
+	size_t n = sizeof forms / sizeof forms[0];
+	int64_t ks[] = {1, -2};
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			for (size_t k = 0; k < n; k++)
+				for (size_t l = k + 1; l < n; l++)
+					for (size_t c = 0; c < 2; c++) {
+						dim mx = dx_max(&T, forms[i], forms[j]), mn = dx_min(&T, forms[k], forms[l]);
+						dim s = dx_add(&T, dx_mul(&T, K(ks[c]), mx), dx_mul(&T, K(ks[c]), mn));
+						for (int64_t va = 0; va <= 9; va++)
+							for (int64_t vb = 0; vb <= 9; vb++) {
+								env e = {va, vb};
+								dim x[4], gs = dx_subst(&T, s, bind_ab, &e);
+								size_t at[4] = {i, j, k, l};
+								for (int q = 0; q < 4; q++)
+									x[q] = dx_subst(&T, forms[at[q]], bind_ab, &e);
+								int64_t hi = x[0].v > x[1].v ? x[0].v : x[1].v;
+								int64_t lo = x[2].v < x[3].v ? x[2].v : x[3].v;
+								cr_assert(dim_is(gs, ks[c] * (hi + lo)),
+									  "%s at a=%lld b=%lld: %s", txt(s), (long long)va,
+									  (long long)vb, txt(gs));
+							}
+					}
+}

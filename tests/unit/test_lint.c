@@ -496,6 +496,29 @@ Test(lint, facts_reported_once_each)
 	osh_model_free(m);
 }
 
+/* Two counts only the run decides (NonZero of two tensors) broadcast against each
+ * other: the note would name two sizes onnxshape made up, so there is none. Against
+ * a size the model declares, or a number, the count's fact is still a note. */
+Test(lint, no_note_between_two_made_up_sizes)
+{
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_input(b, "y", DT_FLOAT, "M,5");
+	mb_input(b, "p", DT_INT64, "2,N");
+	mb_input(b, "q", DT_INT64, "2,8");
+	mb_node(b, "NonZero", "x", "i");
+	mb_node(b, "NonZero", "y", "j");
+	mb_node(b, "Add", "i,j", "s"); /* count of x's against count of y's: no note */
+	mb_node(b, "Add", "i,p", "t"); /* against N */
+	mb_node(b, "Add", "j,q", "u"); /* against 8 */
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_eq(mb_count(m, "symbol-constraint"), 2, "%s", mb_message(m, "symbol-constraint"));
+	expect_has(nth_message(m, "symbol-constraint", 0), "'N' must be equal, or one of them 1, at node 'Add_3'");
+	expect_has(nth_message(m, "symbol-constraint", 1), "must be 1 or 8 at node 'Add_4'");
+	osh_model_free(m);
+}
+
 Test(lint, operands_quiet_under_one_rule_or_axis_speak_under_another)
 {
 	/* lint remembers the broadcasts that said nothing; the same operands under

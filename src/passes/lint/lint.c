@@ -662,6 +662,21 @@ static bool assumed(lint *L, int64_t id)
 	return false;
 }
 
+/* Whether the open fact f relates two sizes that onnxshape made up itself for what
+ * it could not know (every name in both fresh: data-dependent counts, a Reshape's -1
+ * over them, stand-ins for claims). Such a note would name no size the model
+ * declares or the user binds: --input-shape cannot break it and an --assume of a
+ * made-up name means nothing to the model, and the run decides the counts (a box
+ * decoder's x[:, 0::4] against x[:, 2::4] of a row count over a run-time count).
+ * It is not a note; nothing is recorded either, so no shape changes. A fact against
+ * a number, or over one size the model names, is still a note. */
+static bool between_made_up(symtab *s, const sym_fact *f)
+{
+	if (f->kind < FACT_ONE_OR_SYM)
+		return false;
+	return dx_made_up(s, dim_resolve(s, dim_symbol(f->sym))) && dx_made_up(s, dim_resolve(s, dim_symbol(f->other)));
+}
+
 /* True the first time this fact (up to symbol classes) is seen. */
 static bool first_time(lint *L, const sym_fact *f)
 {
@@ -853,7 +868,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 		const sym_fact *f = &facts[k];
 		fact_state st = fact_eval(&m->syms, f);
 		bool quiet = (st == F_BROKEN && L->fact_error[ni]) || /* inference said so already */
-			     (st == F_HOLDS && assumed(L, f->sym) && (f->kind < FACT_ONE_OR_SYM || assumed(L, f->other)));
+			     (st == F_HOLDS && assumed(L, f->sym) && (f->kind < FACT_ONE_OR_SYM || assumed(L, f->other))) ||
+			     (st == F_OPEN && between_made_up(&m->syms, f));
 		if (!quiet && first_time(L, f)) {
 			text t = {.len = 0};
 			put_fact(&t, &m->syms, f);
