@@ -282,7 +282,9 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
 	binding_text(bound, sizeof bound, b, -1);
 	const char *dom = shown_domain(domain);
 	/* A contrib operator's name alone may be an ai.onnx one's (QuantizeLinear). */
-	bool ms = !strncmp(domain, "com.microsoft", 13);
+	char tag[48] = "";
+	if (!strncmp(domain, "com.microsoft", 13))
+		snprintf(tag, sizeof tag, " (%s)", domain);
 	if (s == KV_UNKNOWN_OP) {
 		infer_diag(c, OSH_ERROR, "no-kernel", "%s does not know %s-%d (%s): it is not a registered function/op there",
 			   kernel_runtime, op_type, since, dom);
@@ -305,13 +307,13 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
 	char not[64];
 	code_text(not, sizeof not, b->types[v][b->idx[v]]);
 	if (kr->nvars == 1) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s%s has CPU kernels for %s; not %s (%s)%s", op_type, since,
-			   ms ? " " : "", ms ? dom : "", runs, not, kernel_runtime, why);
+		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has CPU kernels for %s; not %s (%s)%s", op_type, since,
+			   tag, runs, not, kernel_runtime, why);
 		return;
 	}
 	binding_text(others, sizeof others, b, v);
-	infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s%s has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
-		   op_type, since, ms ? " " : "", ms ? dom : "", bound, kernel_runtime, why,
+	infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
+		   op_type, since, tag, bound, kernel_runtime, why,
 		   others[0] ? others : "the others free", b->vars[v], runs);
 }
 
