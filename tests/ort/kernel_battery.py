@@ -9,8 +9,9 @@ Writes one-node models into WORK_DIR: elementwise, comparison, reduction and
 shape operators of several opsets over every element type the node binding of
 onnxruntime-node can feed (bfloat16 through a Cast on each side), so that for most
 operator versions some types have a CPU kernel and some do not; Cast between those
-types; and models whose opset or IR version is one past the runtime's, beside the
-same at the runtime's newest. ONNX Runtime judges every model (tests/validity/
+types; models whose opset or IR version is one past the runtime's, beside the
+same at the runtime's newest; and com.microsoft operators over types with a CPU
+kernel beside types their contrib schema takes but no CPU kernel runs. ONNX Runtime judges every model (tests/validity/
 judge_ort.js: loaded and run once on inputs of ones) and is the truth; `onnxshape
 check` must agree on every one: exit 0 where the runtime ran it, 1 where it did not.
 Prints the counts (runs / refused) and each disagreement; fails on any. Deterministic.
@@ -79,6 +80,67 @@ BOOL_OUT = {"Equal", "Less", "Greater", "LessOrEqual", "IsNaN"}
 REDUCE = {"ReduceSum": (13,), "ReduceMax": (18,), "ReduceMean": (18,), "ReduceProd": (18,)}
 
 
+def ms_node(op, ins, outs, attrs=()):
+    """A com.microsoft node over graph inputs ins, outputs outs: (element type, shape)
+    each; a bfloat16 input is carried as float through a Cast."""
+    nodes, inputs, names = [], [], []
+    for k, (t, shape) in enumerate(ins):
+        if t == BF16:
+            inputs.append(vi("x%d" % k, FLOAT, shape))
+            nodes.append(pk.node_proto("Cast", "", ["x%d" % k], ["c%d" % k], [pk.attr("to", "AT_INT", BF16)]))
+            names.append("c%d" % k)
+        else:
+            inputs.append(vi("x%d" % k, t, shape))
+            names.append("x%d" % k)
+    outputs, outs_named = [], []
+    for k, (t, shape) in enumerate(outs):
+        if t == BF16:
+            outs_named.append("d%d" % k)
+            nodes_after = pk.node_proto("Cast", "", ["d%d" % k], ["y%d" % k], [pk.attr("to", "AT_INT", FLOAT)])
+            outputs.append((vi("y%d" % k, FLOAT, shape), nodes_after))
+        else:
+            outs_named.append("y%d" % k)
+            outputs.append((vi("y%d" % k, t, shape), None))
+    nodes.append(pk.node_proto(op, "com.microsoft", names, outs_named, list(attrs)))
+    nodes += [n for _, n in outputs if n is not None]
+    graph = pk.graph_proto(nodes, inputs, [o for o, _ in outputs])
+    return pk.model_proto(graph, [("", 17), ("com.microsoft", 1)], ir=8)
+
+
+def ms_cases():
+    """com.microsoft operators over types with a CPU kernel and types without one (the
+    runtime's contrib schema taking them), each shape one the operator runs on."""
+    out = []
+    same = lambda t: ([(t, SHAPE)], [(t, SHAPE)])  # noqa: E731
+    for op, types in (("Gelu", (FLOAT, FLOAT16, DOUBLE, BF16)), ("FastGelu", (FLOAT, BF16)),
+                      ("QuickGelu", (FLOAT, BF16)), ("Trilu", (FLOAT, FLOAT16, INT64, INT32, INT8))):
+        for t in types:
+            out.append(("ms_%s_%s" % (op, NAME[t]), ms_node(op, *same(t))))
+    for t in (FLOAT, FLOAT16, DOUBLE):
+        out.append(("ms_BiasGelu_%s" % NAME[t], ms_node("BiasGelu", [(t, SHAPE), (t, (3,))], [(t, SHAPE)])))
+    for op, types in (("TransposeMatMul", (FLOAT, DOUBLE)), ("FusedMatMul", (FLOAT, BF16)),
+                      ("FusedGemm", (FLOAT, INT32, DOUBLE))):
+        for t in types:
+            # FusedGemm's kernel wants its fused activation named.
+            attrs = [pk.attr("transB", "AT_INT", 1)] + (
+                [pk.attr("activation", "AT_STRING", "Relu")] if op == "FusedGemm" else [])
+            out.append(("ms_%s_%s" % (op, NAME[t]), ms_node(op, [(t, (2, 3)), (t, (2, 3))], [(t, (2, 2))], attrs)))
+    for a, b in ((INT16, INT16), (UINT16, UINT16), (INT16, UINT16)):
+        out.append(("ms_MatMulInteger16_%s_%s" % (NAME[a], NAME[b]),
+                    ms_node("MatMulInteger16", [(a, (2, 3)), (b, (3, 2))], [(INT32, (2, 2))])))
+    for t in (FLOAT, INT64, DOUBLE):
+        out.append(("ms_Unique_%s" % NAME[t], ms_node("Unique", [(t, (6,))], [(t, (1,)), (INT64, (6,)),
+                                                                             (INT64, (1,))])))
+    for t in (FLOAT, DOUBLE):
+        out.append(("ms_GridSample_%s" % NAME[t], ms_node("GridSample", [(t, (1, 1, 2, 2)), (t, (1, 2, 2, 2))],
+                                                          [(t, (1, 1, 2, 2))])))
+        out.append(("ms_Pad_%s" % NAME[t], ms_node("Pad", [(t, (2, 3)), (INT64, (4,))], [(t, (4, 5))])))
+    for t in (FLOAT, INT64):
+        out.append(("ms_TorchEmbedding_%s" % NAME[t], ms_node("TorchEmbedding", [(t, (3, 2)), (INT64, (2,))],
+                                                              [(t, (2, 2))])))
+    return out
+
+
 def cases():
     """(name, model bytes)."""
     out = []
@@ -115,7 +177,7 @@ def cases():
     for v in (5, 6):
         out.append(("ml_opset_%d" % v, one_node("Relu", 21, [FLOAT], [FLOAT], ir=10,
                                                 opsets=[("", 21), ("ai.onnx.ml", v)])))
-    return out
+    return out + ms_cases()
 
 
 def main(argv):

@@ -454,6 +454,217 @@ def bindings(r):
     return lists, out
 
 
+# ---- com.microsoft --------------------------------------------------------------------
+# ONNX Runtime's contrib schemas are not in the tree: each operator the tool has a rule
+# for (src/passes/rules/ops_ms*.def) is written out here as ONNX Runtime's
+# docs/ContribOperators.md gives it: its type variables with the element types probed
+# (the types its documentation allows and the common ones beside them: a type its
+# schema refuses is an `s`, one it has no kernel for an `n`), its inputs and outputs
+# as a variable or a fixed element type ("" an optional input left out), and the
+# attributes a session needs. Tensors only; every operator at version 1.
+F, U8, I8, U16, I16, I32, I64, STR, BOOL_, F16, F64, U32, U64, BF16, U4, I4 = (
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 21, 22)
+WIDE = [F, U8, I8, I32, I64, F16, F64, BF16]
+Q8 = [U8, I8]
+
+
+def _ai(name, v):
+    return (name, "AT_INT", v)
+
+
+def _af(name, v):
+    return (name, "AT_FLOAT", v)
+
+
+def _ais(name, v):
+    return (name, "AT_INTS", v)
+
+
+MS = "com.microsoft"
+NCHWC = "com.microsoft.nchwc"
+_T = [("T", WIDE)]
+MS_PROBES = [
+    # (domain, operator, variables, inputs, outputs, attributes)
+    (MS, "FastGelu", _T, ["T", "T"], ["T"], []),
+    (MS, "BiasGelu", _T, ["T", "T"], ["T"], []),
+    (MS, "QuickGelu", _T, ["T"], ["T"], [_af("alpha", 1.702)]),
+    (MS, "Gelu", _T, ["T"], ["T"], []),
+    (MS, "FusedMatMul", _T, ["T", "T"], ["T"], []),
+    (MS, "FusedGemm", _T, ["T", "T", "T"], ["T"], []),
+    (MS, "SkipLayerNormalization", _T, ["T", "T", "T"], ["T"], []),
+    (MS, "SkipSimplifiedLayerNormalization", _T, ["T", "T", "T"], ["T"], []),
+    (MS, "BiasAdd", _T, ["T", "T", "T"], ["T"], []),
+    (MS, "BiasSoftmax", _T, ["T", "T"], ["T"], [_ai("is_inner_broadcast", 0)]),
+    (MS, "BiasSplitGelu", _T, ["T", "T"], ["T"], []),
+    (MS, "GemmFastGelu", _T, ["T", "T"], ["T"], []),
+    (MS, "TransposeMatMul", _T, ["T", "T"], ["T"], []),
+    (MS, "RotaryEmbedding", [("T", WIDE)], ["T", I64, "T", "T"], ["T"], []),
+    (MS, "GroupNorm", [("T", WIDE), ("M", [F, F16])], ["T", "M", "M"], ["T"],
+     [_ai("activation", 0), _af("epsilon", 1e-5), _ai("groups", 1)]),
+    (MS, "SkipGroupNorm", [("T", WIDE), ("M", [F, F16])], ["T", "M", "M", "T"], ["T"],
+     [_ai("activation", 0), _af("epsilon", 1e-5), _ai("groups", 1)]),
+    (MS, "EmbedLayerNormalization", [("T1", [I32]), ("T", WIDE)], ["T1", "T1", "T", "T", "T", "T", "T"], ["T", I32],
+     []),
+    (MS, "Attention", [("T", WIDE)], ["T", "T", "T"], ["T"], [_ai("num_heads", 1)]),
+    (MS, "MultiHeadAttention", [("T", WIDE)], ["T", "T", "T"], ["T"], [_ai("num_heads", 1)]),
+    (MS, "MatMulNBits", [("T1", WIDE)], ["T1", U8, "T1"], ["T1"],
+     [_ai("K", 16), _ai("N", 1), _ai("bits", 4), _ai("block_size", 16)]),
+    (MS, "MatMulBnb4", [("T1", WIDE)], ["T1", U8, "T1"], ["T1"],
+     [_ai("K", 16), _ai("N", 1), _ai("block_size", 16), _ai("quant_type", 1)]),
+    (MS, "GroupQueryAttention", [("T", WIDE)], ["T", "T", "T", "T", "T", I32, I32], ["T", "T", "T"],
+     [_ai("num_heads", 1), _ai("kv_num_heads", 1)]),
+    (MS, "DecoderMaskedMultiHeadAttention", [("T", WIDE)], ["T", "T", "T"], ["T"], [_ai("num_heads", 1)]),
+    (MS, "PackedAttention", [("T", WIDE)], ["T", "T", "T", I32, I32], ["T"], [_ai("num_heads", 1)]),
+    (MS, "LongformerAttention", [("T", WIDE)], ["T", "T", "T", "T", "T", "T", I32], ["T"],
+     [_ai("num_heads", 1), _ai("window", 1)]),
+    (MS, "GatedRelativePositionBias", [("T", WIDE)], ["T", "T", "T", "T", "T", "T"], ["T"], [_ai("num_heads", 1)]),
+    (MS, "PackedMultiHeadAttention", [("T", WIDE)], ["T", "T", "T", "T", I32, I32], ["T"], [_ai("num_heads", 1)]),
+    (MS, "RelativePositionBias", [("T", WIDE)], ["T", I64, I64], ["T"],
+     [_ai("max_distance", 1), _ai("is_bidirectional", 1)]),
+    (MS, "RemovePadding", [("T", WIDE)], ["T", I32], ["T", I32, I32, I32], []),
+    (MS, "RestorePadding", [("T", WIDE)], ["T", I32], ["T"], []),
+    (MS, "WordConvEmbedding", [("T", [I32]), ("T1", WIDE)], ["T", "T1", "T1", "T1"], ["T1"], []),
+    (MS, "MoE", [("T", WIDE)], ["T", "T", "T", "", "T"], ["T"], [_ai("k", 1)]),
+    (MS, "MatMulIntegerToFloat", [("T1", Q8), ("T2", Q8), ("T3", [F, F16, F64])], ["T1", "T2", "T3", "T3"], ["T3"],
+     []),
+    (MS, "DynamicQuantizeMatMul", [("T1", [F, F16, F64]), ("T2", Q8)], ["T1", "T2", "T1"], ["T1"], []),
+    (MS, "QuantizeLinear", [("T1", [F, F16, F64]), ("T2", [U8, I8, U16, I16, U4, I4])], ["T1", "T1", "T2"], ["T2"],
+     []),
+    (MS, "DequantizeLinear", [("T1", [U8, I8, U16, I16, I32, U4, I4]), ("T2", [F, F16, F64])], ["T1", "T2", "T1"],
+     ["T2"], []),
+    (MS, "QLinearAdd", [("T", WIDE)], ["T", F, "T", "T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearMul", [("T", WIDE)], ["T", F, "T", "T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearSigmoid", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearLeakyRelu", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearSoftmax", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], [_ai("opset", 13)]),
+    (MS, "QLinearAveragePool", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], [_ais("kernel_shape", [1, 1])]),
+    (MS, "QLinearGlobalAveragePool", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearReduceMean", [("T", WIDE)], ["T", F, "T", F, "T"], ["T"], [_ais("axes", [0]), _ai("keepdims", 1)]),
+    (MS, "QLinearWhere", [("T", WIDE)], [BOOL_, "T", F, "T", "T", F, "T", F, "T"], ["T"], []),
+    (MS, "QLinearConcat", [("T", WIDE)], [F, "T", "T", F, "T"], ["T"], [_ai("axis", 0)]),
+    (MS, "QLinearConv", [("T1", Q8), ("T2", Q8)], ["T1", F, "T1", "T2", F, "T2", F, "T1"], ["T1"], []),
+    (MS, "QAttention", [("T1", Q8), ("T2", Q8), ("T3", [F, F16, F64])], ["T1", "T2", "T3", "T3", "T3"], ["T3"],
+     [_ai("num_heads", 1)]),
+    (MS, "QGemm", [("TA", Q8), ("TB", Q8)], ["TA", F, "TA", "TB", F, "TB"], [F], []),
+    (MS, "MatMulInteger16", [("T1", [I16, U16]), ("T2", [I16, U16])], ["T1", "T2"], [I32], []),
+    (MS, "GatherBlockQuantized", [("T1", [U8, I4, U4]), ("Tind", [I32, I64]), ("T2", [F, F16, BF16])],
+     ["T1", "Tind", "T2"], ["T2"], [_ai("block_size", 16)]),
+    (MS, "ExpandDims", _T, ["T", I32], ["T"], []),
+    (MS, "Trilu", _T, ["T"], ["T"], []),
+    (MS, "Range", [("T", [F, I16, I32, I64, F16, F64])], ["T", "T", "T"], ["T"], []),
+    (MS, "Inverse", _T, ["T"], ["T"], []),
+    (MS, "CDist", _T, ["T", "T"], ["T"], []),
+    (MS, "Unique", _T, ["T"], ["T", I64, I64], []),
+    (MS, "GridSample", [("T1", WIDE)], ["T1", "T1"], ["T1"], []),
+    (MS, "Pad", _T, ["T", I64], ["T"], []),
+    (MS, "Rfft", _T, ["T"], ["T"], [_ai("signal_ndim", 1)]),
+    (MS, "Irfft", _T, ["T"], ["T"], [_ai("signal_ndim", 1)]),
+    (MS, "ComplexMul", _T, ["T", "T"], ["T"], []),
+    (MS, "ComplexMulConj", _T, ["T", "T"], ["T"], []),
+    (MS, "TorchEmbedding", [("T", WIDE)], ["T", I64], ["T"], []),
+    # The output's type follows the attribute (positive: uint32), not a variable.
+    (MS, "MurmurHash3", [("T1", [I32, I64, U32, U64, F, F64, STR])], ["T1"], [U32], [_ai("positive", 1)]),
+    (MS, "NhwcMaxPool", _T, ["T"], ["T"], [_ais("kernel_shape", [1, 1])]),
+    (MS, "FusedConv", _T, ["T", "T"], ["T"], []),
+    (MS, "NhwcConv", _T, ["T", "T"], ["T"], []),
+    (NCHWC, "Conv", _T, ["T", "T"], ["T"], []),
+    (NCHWC, "MaxPool", _T, ["T"], ["T"], [_ais("kernel_shape", [1, 1])]),
+    (NCHWC, "AveragePool", _T, ["T"], ["T"], [_ais("kernel_shape", [1, 1])]),
+    (NCHWC, "GlobalMaxPool", _T, ["T"], ["T"], []),
+    (NCHWC, "GlobalAveragePool", _T, ["T"], ["T"], []),
+    (NCHWC, "ReorderInput", _T, ["T"], ["T"], []),
+    (NCHWC, "ReorderOutput", _T, ["T"], ["T"], [_ai("channels", 8)]),
+    (NCHWC, "Upsample", _T, ["T"], ["T"], [_ais("scales", [1, 1, 2, 2])]),
+]
+
+
+def ms_ident(p):
+    return "%s::%s" % (p[0], p[1])
+
+
+def ms_bindings(p):
+    lists = [[code(K_TENSOR, e) for e in sorted(types)] for _, types in p[2]]
+    out = [()]
+    for lst in lists:
+        out = [b + (c,) for b in out for c in lst]
+    return lists, out
+
+
+def ms_var_index(p, x):
+    """The variable an argument binds (its index), -1 for a fixed type or none."""
+    names = [v for v, _ in p[2]]
+    return names.index(x) if isinstance(x, str) and x in names else -1
+
+
+def ms_model(p, bind):
+    domain, op, variables, ins, outs, attrs = p
+    var = {v: c for (v, _), c in zip(variables, bind)}
+
+    def type_of(x):
+        return var[x] if isinstance(x, str) else code(K_TENSOR, x)
+
+    node_inputs, graph_inputs = [], []
+    for k, x in enumerate(ins):
+        if x == "":
+            node_inputs.append("")
+            continue
+        node_inputs.append("i%d" % k)
+        graph_inputs.append(("i%d" % k, type_of(x)))
+    outputs = [("o%d" % k, type_of(x)) for k, x in enumerate(outs)]
+    node = node_proto(op, domain, node_inputs, [o[0] for o in outputs], [attr(*a) for a in attrs])
+    graph = graph_proto([node], [value_info(n, c) for n, c in graph_inputs], [value_info(n, c) for n, c in outputs])
+    return model_proto(graph, [(domain, 1), ("", 21)], ir=10)
+
+
+def ms_verdict(p, msg):
+    """verdict(), but a schema refusing an input the probe gave a type of its own (no
+    variable of MS_PROBES) says nothing of the variables: the probe got it wrong."""
+    import re
+    v = verdict(msg, p[1])
+    if v == "s":
+        m = re.search(r"of input parameter \(i(\d+)\)", msg)
+        if not m or int(m.group(1)) >= len(p[3]) or ms_var_index(p, p[3][int(m.group(1))]) < 0:
+            return "x"
+    return v
+
+
+def ms_probe_all():
+    """[(probe index, binding index, model)] for every com.microsoft probe and binding."""
+    return [(pi, bi, lambda p=p, b=b: ms_model(p, b))
+            for pi, p in enumerate(MS_PROBES) for bi, b in enumerate(ms_bindings(p)[1])]
+
+
+def write_ms_table(out, states):
+    """The com.microsoft rows: kernels.h's kernel_ms_row, in MS_PROBES' order."""
+    pool, names = [], {}
+
+    def name(prefix, ctype, key, fmt):
+        if (prefix, key) not in names:
+            names[(prefix, key)] = "%s%d" % (prefix, sum(1 for p, _ in names if p == prefix))
+            pool.append("static const %s %s[] = {%s};\n" % (ctype, names[(prefix, key)],
+                                                            ", ".join(fmt % k for k in key)))
+        return names[(prefix, key)]
+
+    lines = []
+    for pi, p in enumerate(MS_PROBES):
+        lists = ms_bindings(p)[0]
+        ty = name("mty", "uint16_t", tuple(c for lst in lists for c in lst), "0x%x")
+        nt = name("mnt", "uint8_t", tuple(len(lst) for lst in lists), "%d")
+        vn = name("mvn", "char *const", tuple(v for v, _ in p[2]), '"%s"')
+        mi = name("mio", "int8_t", tuple(ms_var_index(p, x) for x in p[3]), "%d")
+        mo = name("mio", "int8_t", tuple(ms_var_index(p, x) for x in p[4]), "%d")
+        lines.append("\t{\"%s\", \"%s\", \"%s\", %s, %s, %s, %s, %s, %d, %d, %d},\n" % (
+            p[0], p[1], states[pi], ty, nt, vn, mi, mo, len(lists), len(p[3]), len(p[4])))
+    out.write("\n/* com.microsoft and com.microsoft.nchwc, at version 1: the operators the tool has\n"
+              " * rules for, with the types MS_PROBES (probe_kernels.py) binds. */\n")
+    out.write("".join(pool))
+    out.write("\nstatic const kernel_ms_row ms_rows[] = {\n")
+    out.write("".join(lines))
+    out.write("};\n\n")
+    out.write("const kernel_ms_row *kernel_ms_rows(int32_t *n)\n{\n"
+              "\t*n = (int32_t)(sizeof ms_rows / sizeof ms_rows[0]);\n\treturn ms_rows;\n}\n")
+
+
 # ---- the runtime's verdicts ----------------------------------------------------------
 
 def verdict(msg, op):
@@ -613,14 +824,19 @@ def write_table(out, version, rows, lists_of, states_of, domains, ir):
 
 
 def read_table(path):
-    """{row ident: (states, nvars)}, {domain: newest}, ir: what a committed table says."""
+    """{row ident: states}, {domain: newest}, ir, {"domain::op": states}: what a
+    committed table says."""
     import re
-    rows, domains, ir = {}, {}, None
+    rows, domains, ir, ms = {}, {}, None, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             m = re.match(r'^\t\[SCH_(\w+)\] = \{"([a-z]*)", ', line)
             if m:
                 rows[m.group(1)] = m.group(2)
+                continue
+            m = re.match(r'^\t\{"(com\.microsoft[a-z.]*)", "(\w+)", "([a-z]*)", ', line)
+            if m:
+                ms["%s::%s" % (m.group(1), m.group(2))] = m.group(3)
                 continue
             m = re.match(r'^\t\{"([a-z.]*)", (\d+)\},$', line)
             if m:
@@ -629,7 +845,7 @@ def read_table(path):
             m = re.match(r"^const int32_t kernel_ir_newest = (\d+);$", line)
             if m:
                 ir = int(m.group(1))
-    return rows, domains, ir
+    return rows, domains, ir, ms
 
 
 def probe_all(rows):
@@ -660,6 +876,7 @@ def main(argv):
     args = ap.parse_args(argv[1:])
     rows = schema_rows(args.docs)
     probes = probe_all(rows)
+    msprobes = ms_probe_all()
     committed = None
     if args.check:
         committed = read_table(args.check)
@@ -674,6 +891,13 @@ def main(argv):
                              % (r.op_type, r.since, "no" if got is None else len(got), want))
         if len(committed[0]) != len(rows):
             stale.append("the table has %d rows, the schema %d" % (len(committed[0]), len(rows)))
+        for p in MS_PROBES:
+            got = committed[3].get(ms_ident(p))
+            if got is None or len(got) != len(ms_bindings(p)[1]):
+                stale.append("%s: %s verdicts in the table, MS_PROBES has %d bindings"
+                             % (ms_ident(p), "no" if got is None else len(got), len(ms_bindings(p)[1])))
+        if len(committed[3]) != len(MS_PROBES):
+            stale.append("the table has %d com.microsoft rows, MS_PROBES %d" % (len(committed[3]), len(MS_PROBES)))
         if stale:
             for s in stale[:20]:
                 print("stale: " + s)
@@ -681,11 +905,14 @@ def main(argv):
             return 1
         # A deterministic sample: every Nth probe, from an offset that moves with N.
         probes = [p for k, p in enumerate(probes) if k % args.sample == args.sample // 2]
+        msprobes = [p for k, p in enumerate(msprobes) if k % args.sample == args.sample // 2]
     models = [m() if callable(m) else m for _, _, m in probes]
+    msmodels = [m() for _, _, m in msprobes]
     vprobes = version_probes()
-    msgs = run_probes(args.ort_dir, models + [m for _, m in vprobes], args.node)
-    msgs, vmsgs = msgs[:len(models)], msgs[len(models):]
+    msgs = run_probes(args.ort_dir, models + msmodels + [m for _, m in vprobes], args.node)
+    msgs, msmsgs, vmsgs = msgs[:len(models)], msgs[len(models):len(models) + len(msmodels)], msgs[len(models) + len(msmodels):]
     verdicts = [verdict(m, rows[ri].op_type) for (ri, _, _), m in zip(probes, msgs)]
+    msverdicts = [ms_verdict(MS_PROBES[pi], m) for (pi, _, _), m in zip(msprobes, msmsgs)]
     domains, ir = newest_versions([w for w, _ in vprobes], vmsgs)
     if args.dump:
         with open(args.dump, "w") as f:
@@ -693,8 +920,11 @@ def main(argv):
                 r = rows[ri]
                 b = bindings(r)[1][bi] if not r.deprecated else ()
                 f.write("%s %s-%d %s: %s\n" % (v, r.op_type, r.since, ",".join(type_name(c) for c in b) or "-", m))
+            for (pi, bi, _), v, m in zip(msprobes, msverdicts, msmsgs):
+                b = ms_bindings(MS_PROBES[pi])[1][bi]
+                f.write("%s %s %s: %s\n" % (v, ms_ident(MS_PROBES[pi]), ",".join(type_name(c) for c in b), m))
     if committed is not None:
-        table, cdomains, cir = committed
+        table, cdomains, cir, cms = committed
         diffs = []
         for (ri, bi, _), v, m in zip(probes, verdicts, msgs):
             r = rows[ri]
@@ -703,12 +933,19 @@ def main(argv):
                 b = bindings(r)[1][bi] if not r.deprecated else ()
                 diffs.append("%s-%d (%s): the table says %s, the runtime %s (%s)" % (
                     r.op_type, r.since, ", ".join(type_name(c) for c in b) or "-", was, v, m[:160]))
+        for (pi, bi, _), v, m in zip(msprobes, msverdicts, msmsgs):
+            p = MS_PROBES[pi]
+            was = cms[ms_ident(p)][bi]
+            if was != v:
+                b = ms_bindings(p)[1][bi]
+                diffs.append("%s (%s): the table says %s, the runtime %s (%s)" % (
+                    ms_ident(p), ", ".join(type_name(c) for c in b), was, v, m[:160]))
         if cdomains != domains:
             diffs.append("newest opsets: the table says %s, the runtime %s" % (cdomains, domains))
         if cir != ir:
             diffs.append("newest IR version: the table says %s, the runtime %s" % (cir, ir))
-        print("probed %d of the table's verdicts again (every %dth) and the versions: %d differ"
-              % (len(probes), args.sample, len(diffs)))
+        print("probed %d of the table's verdicts again (every %dth; %d of them com.microsoft) and the versions: "
+              "%d differ" % (len(probes) + len(msprobes), args.sample, len(msprobes), len(diffs)))
         for d in diffs[:40]:
             print("  " + d)
         if diffs:
@@ -726,9 +963,16 @@ def main(argv):
         states_of.append("".join(verdicts[k:k + n]))
         k += n
     assert k == len(verdicts)
+    msstates, k = [], 0
+    for p in MS_PROBES:
+        n = len(ms_bindings(p)[1])
+        msstates.append("".join(msverdicts[k:k + n]))
+        k += n
+    assert k == len(msverdicts)
     import io
     buf = io.StringIO()
     write_table(buf, ort_version(args.ort_dir), rows, lists_of, states_of, domains, ir)
+    write_ms_table(buf, msstates)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(buf.getvalue())

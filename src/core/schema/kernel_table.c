@@ -988,3 +988,157 @@ const kernel_domain *kernel_domains(int32_t *n)
 }
 
 const int32_t kernel_ir_newest = 13;
+
+/* com.microsoft and com.microsoft.nchwc, at version 1: the operators the tool has
+ * rules for, with the types MS_PROBES (probe_kernels.py) binds. */
+static const uint16_t mty0[] = {0x1, 0x2, 0x3, 0x6, 0x7, 0xa, 0xb, 0x10};
+static const uint8_t mnt0[] = {8};
+static const char *const mvn0[] = {"T"};
+static const int8_t mio0[] = {0, 0};
+static const int8_t mio1[] = {0};
+static const int8_t mio2[] = {0, 0, 0};
+static const int8_t mio3[] = {0, -1, 0, 0};
+static const uint16_t mty1[] = {0x1, 0x2, 0x3, 0x6, 0x7, 0xa, 0xb, 0x10, 0x1, 0xa};
+static const uint8_t mnt1[] = {8, 2};
+static const char *const mvn1[] = {"T", "M"};
+static const int8_t mio4[] = {0, 1, 1};
+static const int8_t mio5[] = {0, 1, 1, 0};
+static const uint16_t mty2[] = {0x6, 0x1, 0x2, 0x3, 0x6, 0x7, 0xa, 0xb, 0x10};
+static const uint8_t mnt2[] = {1, 8};
+static const char *const mvn2[] = {"T1", "T"};
+static const int8_t mio6[] = {0, 0, 1, 1, 1, 1, 1};
+static const int8_t mio7[] = {1, -1};
+static const char *const mvn3[] = {"T1"};
+static const int8_t mio8[] = {0, -1, 0};
+static const int8_t mio9[] = {0, 0, 0, 0, 0, -1, -1};
+static const int8_t mio10[] = {0, 0, 0, -1, -1};
+static const int8_t mio11[] = {0, 0, 0, 0, 0, 0, -1};
+static const int8_t mio12[] = {0, 0, 0, 0, 0, 0};
+static const int8_t mio13[] = {0, 0, 0, 0, -1, -1};
+static const int8_t mio14[] = {0, -1, -1};
+static const int8_t mio15[] = {0, -1};
+static const int8_t mio16[] = {0, -1, -1, -1};
+static const char *const mvn4[] = {"T", "T1"};
+static const int8_t mio17[] = {0, 1, 1, 1};
+static const int8_t mio18[] = {1};
+static const int8_t mio19[] = {0, 0, 0, -1, 0};
+static const uint16_t mty3[] = {0x2, 0x3, 0x2, 0x3, 0x1, 0xa, 0xb};
+static const uint8_t mnt3[] = {2, 2, 3};
+static const char *const mvn5[] = {"T1", "T2", "T3"};
+static const int8_t mio20[] = {0, 1, 2, 2};
+static const int8_t mio21[] = {2};
+static const uint16_t mty4[] = {0x1, 0xa, 0xb, 0x2, 0x3};
+static const uint8_t mnt4[] = {3, 2};
+static const char *const mvn6[] = {"T1", "T2"};
+static const int8_t mio22[] = {0, 1, 0};
+static const uint16_t mty5[] = {0x1, 0xa, 0xb, 0x2, 0x3, 0x4, 0x5, 0x15, 0x16};
+static const uint8_t mnt5[] = {3, 6};
+static const int8_t mio23[] = {0, 0, 1};
+static const uint16_t mty6[] = {0x2, 0x3, 0x4, 0x5, 0x6, 0x15, 0x16, 0x1, 0xa, 0xb};
+static const uint8_t mnt6[] = {7, 3};
+static const int8_t mio24[] = {0, -1, 0, 0, -1, 0, -1, 0};
+static const int8_t mio25[] = {0, -1, 0, -1, 0};
+static const int8_t mio26[] = {-1, 0, -1, 0, 0, -1, 0, -1, 0};
+static const int8_t mio27[] = {-1, 0, 0, -1, 0};
+static const uint16_t mty7[] = {0x2, 0x3, 0x2, 0x3};
+static const uint8_t mnt7[] = {2, 2};
+static const int8_t mio28[] = {0, -1, 0, 1, -1, 1, -1, 0};
+static const int8_t mio29[] = {0, 1, 2, 2, 2};
+static const char *const mvn7[] = {"TA", "TB"};
+static const int8_t mio30[] = {0, -1, 0, 1, -1, 1};
+static const int8_t mio31[] = {-1};
+static const uint16_t mty8[] = {0x4, 0x5, 0x4, 0x5};
+static const int8_t mio32[] = {0, 1};
+static const uint16_t mty9[] = {0x2, 0x15, 0x16, 0x6, 0x7, 0x1, 0xa, 0x10};
+static const uint8_t mnt8[] = {3, 2, 3};
+static const char *const mvn8[] = {"T1", "Tind", "T2"};
+static const int8_t mio33[] = {0, 1, 2};
+static const uint16_t mty10[] = {0x1, 0x5, 0x6, 0x7, 0xa, 0xb};
+static const uint8_t mnt9[] = {6};
+static const uint16_t mty11[] = {0x1, 0x6, 0x7, 0x8, 0xb, 0xc, 0xd};
+static const uint8_t mnt10[] = {7};
+
+static const kernel_ms_row ms_rows[] = {
+	{"com.microsoft", "FastGelu", "ksssskkn", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "BiasGelu", "kssssknn", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "QuickGelu", "ksssskkn", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "Gelu", "kssssknn", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "FusedMatMul", "ksssskkn", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "FusedGemm", "kssnnkns", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "SkipLayerNormalization", "kssssksk", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "SkipSimplifiedLayerNormalization", "kssssksk", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "BiasAdd", "nssssnss", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "BiasSoftmax", "nssssnns", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "BiasSplitGelu", "nssssnss", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "GemmFastGelu", "nssssnsn", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "TransposeMatMul", "kssssknn", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "RotaryEmbedding", "kssssksn", mty0, mnt0, mvn0, mio3, mio1, 1, 4, 1},
+	{"com.microsoft", "GroupNorm", "nnssssssssnnssss", mty1, mnt1, mvn1, mio4, mio1, 2, 3, 1},
+	{"com.microsoft", "SkipGroupNorm", "nnssssssssnnssss", mty1, mnt1, mvn1, mio5, mio1, 2, 4, 1},
+	{"com.microsoft", "EmbedLayerNormalization", "ksssskss", mty2, mnt2, mvn2, mio6, mio7, 2, 7, 2},
+	{"com.microsoft", "Attention", "kssssksn", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "MultiHeadAttention", "kssssksn", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "MatMulNBits", "kssssksn", mty0, mnt0, mvn3, mio8, mio1, 1, 3, 1},
+	{"com.microsoft", "MatMulBnb4", "kssssksn", mty0, mnt0, mvn3, mio8, mio1, 1, 3, 1},
+	{"com.microsoft", "GroupQueryAttention", "kssssksn", mty0, mnt0, mvn0, mio9, mio2, 1, 7, 3},
+	{"com.microsoft", "DecoderMaskedMultiHeadAttention", "ksssskss", mty0, mnt0, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "PackedAttention", "nssssnss", mty0, mnt0, mvn0, mio10, mio1, 1, 5, 1},
+	{"com.microsoft", "LongformerAttention", "nssssnss", mty0, mnt0, mvn0, mio11, mio1, 1, 7, 1},
+	{"com.microsoft", "GatedRelativePositionBias", "nssssnss", mty0, mnt0, mvn0, mio12, mio1, 1, 6, 1},
+	{"com.microsoft", "PackedMultiHeadAttention", "nssssnss", mty0, mnt0, mvn0, mio13, mio1, 1, 6, 1},
+	{"com.microsoft", "RelativePositionBias", "nssssnss", mty0, mnt0, mvn0, mio14, mio1, 1, 3, 1},
+	{"com.microsoft", "RemovePadding", "nssssnss", mty0, mnt0, mvn0, mio15, mio16, 1, 2, 4},
+	{"com.microsoft", "RestorePadding", "nssssnss", mty0, mnt0, mvn0, mio15, mio1, 1, 2, 1},
+	{"com.microsoft", "WordConvEmbedding", "ksssssss", mty2, mnt2, mvn4, mio17, mio18, 2, 4, 1},
+	{"com.microsoft", "MoE", "kssssksn", mty0, mnt0, mvn0, mio19, mio1, 1, 5, 1},
+	{"com.microsoft", "MatMulIntegerToFloat", "kkskksnnskks", mty3, mnt3, mvn5, mio20, mio21, 3, 4, 1},
+	{"com.microsoft", "DynamicQuantizeMatMul", "kkssss", mty4, mnt4, mvn6, mio22, mio1, 2, 3, 1},
+	{"com.microsoft", "QuantizeLinear", "kkkkkkkkkkkkssssss", mty5, mnt5, mvn6, mio23, mio18, 2, 3, 1},
+	{"com.microsoft", "DequantizeLinear", "kkskkskkskkskkskkskks", mty6, mnt6, mvn6, mio22, mio18, 2, 3, 1},
+	{"com.microsoft", "QLinearAdd", "skksssss", mty0, mnt0, mvn0, mio24, mio1, 1, 8, 1},
+	{"com.microsoft", "QLinearMul", "skksssss", mty0, mnt0, mvn0, mio24, mio1, 1, 8, 1},
+	{"com.microsoft", "QLinearSigmoid", "skksssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearLeakyRelu", "skksssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearSoftmax", "skksssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearAveragePool", "skksssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearGlobalAveragePool", "skksssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearReduceMean", "snnsssss", mty0, mnt0, mvn0, mio25, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearWhere", "skksssss", mty0, mnt0, mvn0, mio26, mio1, 1, 9, 1},
+	{"com.microsoft", "QLinearConcat", "skksssss", mty0, mnt0, mvn0, mio27, mio1, 1, 5, 1},
+	{"com.microsoft", "QLinearConv", "kknk", mty7, mnt7, mvn6, mio28, mio1, 2, 8, 1},
+	{"com.microsoft", "QAttention", "kkskksnnsnns", mty3, mnt3, mvn5, mio29, mio21, 3, 5, 1},
+	{"com.microsoft", "QGemm", "kknk", mty7, mnt7, mvn7, mio30, mio31, 2, 6, 1},
+	{"com.microsoft", "MatMulInteger16", "nnnk", mty8, mnt7, mvn6, mio32, mio31, 2, 2, 1},
+	{"com.microsoft", "GatherBlockQuantized", "kknkknkknkknkknkkn", mty9, mnt8, mvn8, mio33, mio21, 3, 3, 1},
+	{"com.microsoft", "ExpandDims", "kkkkkkks", mty0, mnt0, mvn0, mio15, mio1, 1, 2, 1},
+	{"com.microsoft", "Trilu", "knnnkkkn", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "Range", "kkkksk", mty10, mnt9, mvn0, mio2, mio1, 1, 3, 1},
+	{"com.microsoft", "Inverse", "ksssskks", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "CDist", "ksssssks", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "Unique", "knnnnkns", mty0, mnt0, mvn0, mio1, mio14, 1, 1, 3},
+	{"com.microsoft", "GridSample", "knnnnkns", mty0, mnt0, mvn3, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "Pad", "ksssskns", mty0, mnt0, mvn0, mio15, mio1, 1, 2, 1},
+	{"com.microsoft", "Rfft", "nssssnns", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "Irfft", "nssssnns", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "ComplexMul", "nssssnns", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "ComplexMulConj", "nssssnns", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "TorchEmbedding", "nnnnnnnn", mty0, mnt0, mvn0, mio15, mio1, 1, 2, 1},
+	{"com.microsoft", "MurmurHash3", "kkkkkkk", mty11, mnt10, mvn3, mio1, mio31, 1, 1, 1},
+	{"com.microsoft", "NhwcMaxPool", "skksssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft", "FusedConv", "ksssskns", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft", "NhwcConv", "nssssnns", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft.nchwc", "Conv", "ksssssss", mty0, mnt0, mvn0, mio0, mio1, 1, 2, 1},
+	{"com.microsoft.nchwc", "MaxPool", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "AveragePool", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "GlobalMaxPool", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "GlobalAveragePool", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "ReorderInput", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "ReorderOutput", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+	{"com.microsoft.nchwc", "Upsample", "ksssssss", mty0, mnt0, mvn0, mio1, mio1, 1, 1, 1},
+};
+
+const kernel_ms_row *kernel_ms_rows(int32_t *n)
+{
+	*n = (int32_t)(sizeof ms_rows / sizeof ms_rows[0]);
+	return ms_rows;
+}

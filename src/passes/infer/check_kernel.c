@@ -128,6 +128,7 @@ enum { KVARS = 8 }; /* type variables an operator has at most (the table's rows:
 
 typedef struct binding {
 	const kernel_row *kr;
+	const char *const *vars;      /* the variables' names */
 	const uint16_t *types[KVARS]; /* variable v's types in the table */
 	int32_t idx[KVARS];           /* the node's type of v, as an index into them; -1 free */
 	int32_t stride[KVARS];        /* of v in the row-major states */
@@ -195,8 +196,8 @@ static bool bind_node(infer_ctx *c, const sch_row *r, binding *b)
 	return true;
 }
 
-/* "T=float, T2=int64": the bound variables of b (all when `all`), at cap bytes. */
-static void binding_text(char *buf, size_t cap, const sch_row *r, const binding *b, int32_t except)
+/* "T=float, T2=int64": the bound variables of b but `except`, at cap bytes. */
+static void binding_text(char *buf, size_t cap, const binding *b, int32_t except)
 {
 	size_t len = 0;
 	buf[0] = '\0';
@@ -205,7 +206,7 @@ static void binding_text(char *buf, size_t cap, const sch_row *r, const binding 
 			continue;
 		char ty[48];
 		code_text(ty, sizeof ty, b->types[v][b->idx[v]]);
-		int w = snprintf(buf + len, cap - len, "%s%s=%s", len ? ", " : "", r->constraints[v].var, ty);
+		int w = snprintf(buf + len, cap - len, "%s%s=%s", len ? ", " : "", b->vars[v], ty);
 		if (w < 0 || (size_t)w >= cap - len)
 			break;
 		len += (size_t)w;
@@ -251,59 +252,120 @@ static int32_t running_text(char *buf, size_t cap, binding *b, int32_t v)
 	return n;
 }
 
-void check_kernel_node(infer_ctx *c, const sch_row *r)
+/* Sets b's views of kr (its variables free) and its strides; false when kr's
+ * verdicts are not one per binding (a table of another schema). */
+static bool binding_init(binding *b, const kernel_row *kr, const char *const *vars)
 {
-	const kernel_row *kr = &kernel_rows()[schema_index(r)];
-	if (!kr->nvars || kr->nvars != r->nconstraints || kr->nvars > KVARS)
-		return; /* deprecated (the schema check says what), or a table of another schema */
-	binding b = {.kr = kr};
+	*b = (binding){.kr = kr, .vars = vars};
 	int32_t off = 0;
 	for (int32_t v = 0; v < kr->nvars; v++) {
-		b.types[v] = kr->types + off;
-		b.idx[v] = -1;
+		b->types[v] = kr->types + off;
+		b->idx[v] = -1;
 		off += kr->ntypes[v];
 	}
 	int32_t stride = 1;
 	for (int32_t v = kr->nvars - 1; v >= 0; v--) {
-		b.stride[v] = stride;
+		b->stride[v] = stride;
 		stride *= kr->ntypes[v];
 	}
-	if ((int32_t)strlen(kr->states) != stride || !bind_node(c, r, &b))
-		return;
-	char s = verdict_over(&b, 0, 0);
+	return (int32_t)strlen(kr->states) == stride;
+}
+
+/* The finding of a node of operator op_type-since bound as b, if any. */
+static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since, const char *domain)
+{
+	const kernel_row *kr = b->kr;
+	char s = verdict_over(b, 0, 0);
 	if (s == KV_KERNEL)
 		return;
 	char bound[256], runs[512], others[256];
-	binding_text(bound, sizeof bound, r, &b, -1);
-	const char *dom = shown_domain(r->domain);
+	binding_text(bound, sizeof bound, b, -1);
+	const char *dom = shown_domain(domain);
+	/* A contrib operator's name alone may be an ai.onnx one's (QuantizeLinear). */
+	char tag[48] = "";
+	if (!strncmp(domain, "com.microsoft", 13))
+		snprintf(tag, sizeof tag, " (%s)", domain);
 	if (s == KV_UNKNOWN_OP) {
 		infer_diag(c, OSH_ERROR, "no-kernel", "%s does not know %s-%d (%s): it is not a registered function/op there",
-			   kernel_runtime, r->op_type, r->since, dom);
+			   kernel_runtime, op_type, since, dom);
 		return;
 	}
 	/* What would run: the first variable (from the last) whose other types run with
 	 * the rest as the node binds them. */
 	int32_t v = kr->nvars - 1, n = 0;
 	for (; v >= 0; v--)
-		if (b.idx[v] >= 0 && (n = running_text(runs, sizeof runs, &b, v)) > 0)
+		if (b->idx[v] >= 0 && (n = running_text(runs, sizeof runs, b, v)) > 0)
 			break;
 	const char *why = s == KV_NO_TYPE ? " (it has no values of that type)"
 			  : s == KV_SCHEMA ? " (its own schema of the operator does not take that type)"
 					   : "";
 	if (v < 0) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d (%s) has no CPU kernel in %s for %s%s", r->op_type, r->since,
-			   dom, kernel_runtime, bound[0] ? bound : "these types", why);
+		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d (%s) has no CPU kernel in %s for %s%s", op_type, since, dom,
+			   kernel_runtime, bound[0] ? bound : "these types", why);
 		return;
 	}
 	char not[64];
-	code_text(not, sizeof not, b.types[v][b.idx[v]]);
+	code_text(not, sizeof not, b->types[v][b->idx[v]]);
 	if (kr->nvars == 1) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d has CPU kernels for %s; not %s (%s)%s", r->op_type, r->since,
-			   runs, not, kernel_runtime, why);
+		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has CPU kernels for %s; not %s (%s)%s", op_type, since,
+			   tag, runs, not, kernel_runtime, why);
 		return;
 	}
-	binding_text(others, sizeof others, r, &b, v);
-	infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
-		   r->op_type, r->since, bound, kernel_runtime, why, others[0] ? others : "the others free",
-		   r->constraints[v].var, runs);
+	binding_text(others, sizeof others, b, v);
+	infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
+		   op_type, since, tag, bound, kernel_runtime, why,
+		   others[0] ? others : "the others free", b->vars[v], runs);
+}
+
+void check_kernel_node(infer_ctx *c, const sch_row *r)
+{
+	const kernel_row *kr = &kernel_rows()[schema_index(r)];
+	if (!kr->nvars || kr->nvars != r->nconstraints || kr->nvars > KVARS)
+		return; /* deprecated (the schema check says what), or a table of another schema */
+	const char *vars[KVARS];
+	for (int32_t v = 0; v < kr->nvars; v++)
+		vars[v] = r->constraints[v].var;
+	binding b;
+	if (!binding_init(&b, kr, vars) || !bind_node(c, r, &b))
+		return;
+	report(c, &b, r->op_type, r->since, r->domain);
+}
+
+/* A com.microsoft operator's row, or NULL when it was not probed. */
+static const kernel_ms_row *ms_row(const char *domain, const char *op_type)
+{
+	int32_t n;
+	const kernel_ms_row *rows = kernel_ms_rows(&n);
+	for (int32_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].op_type, op_type) && !strcmp(rows[i].domain, domain))
+			return &rows[i];
+	return NULL;
+}
+
+void check_kernel_ms_node(infer_ctx *c)
+{
+	const char *d = c->n->domain ? c->n->domain : "";
+	if (strncmp(d, "com.microsoft", 13) || (d[13] && strcmp(d + 13, ".nchwc")))
+		return;
+	const kernel_ms_row *mr = ms_row(d, c->n->op_type);
+	if (!mr || mr->nvars > KVARS)
+		return; /* not probed: no verdict either way */
+	kernel_row kr = {.states = mr->states, .types = mr->types, .ntypes = mr->ntypes, .nvars = mr->nvars};
+	binding b;
+	if (!binding_init(&b, &kr, mr->vars))
+		return;
+	/* Only the arguments the probes bound: an argument past them (a further optional
+	 * input) and one of a type of its own judge nothing. */
+	for (int32_t side = 0; side < 2; side++) {
+		int32_t n = side ? c->n->noutputs : c->n->ninputs, np = side ? mr->nout : mr->nin;
+		const int8_t *var = side ? mr->out_var : mr->in_var;
+		for (int32_t k = 0; k < n && k < np; k++) {
+			int32_t id = side ? c->n->outputs[k] : c->n->inputs[k];
+			if (id < 0 || var[k] < 0)
+				continue;
+			if (!bind_arg(&b, var[k], &c->g->values[id].ti))
+				return;
+		}
+	}
+	report(c, &b, c->n->op_type, 1, d);
 }

@@ -26,4 +26,8 @@ bool check_kernel_domain(infer_ctx *c);
  * table or the probe told nothing. */
 void check_kernel_node(infer_ctx *c, const sch_row *r);
 
+/* The same for a node of com.microsoft or com.microsoft.nchwc, which has no schema
+ * row, by the table's com.microsoft rows: nothing for an operator not probed. */
+void check_kernel_ms_node(infer_ctx *c);
+
 #endif

@@ -457,6 +457,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		}
 		if (c.opts->runtime_ort && h.schema && !c.quiet)
 			check_kernel_node(&c, h.schema);
+		else if (c.opts->runtime_ort && fn && !c.quiet)
+			check_kernel_ms_node(&c);
 	}
 }
 
