@@ -408,7 +408,7 @@ static dim floor_atom(symtab *t, dim num, dim den)
 	put(&x, "floor(");
 	if (is_operand(t, num))
 		put_dim_text(&x, t, num);
-	else if (t->v[num.v].kind == DX_SUM && ((const sum *)t->v[num.v].def)->n == 1 &&
+	else if (num.kind == DIM_SYMBOL && t->v[num.v].kind == DX_SUM && ((const sum *)t->v[num.v].def)->n == 1 &&
 		 ((const sum *)t->v[num.v].def)->k == 0)
 		put_dim_text(&x, t, num); /* 2*a/3 reads as (2*a)/3 */
 	else {

@@ -16,6 +16,8 @@ with a signal: what the sizes are is beside the point, so the tests check only t
   dim_param_int64_min.onnx  an input dimension written `(-9223372036854775807 - 1)/-1`.
   dim_param_mod_int64_min.onnx  an input dimension `Mod(-9223372036854775807 - 1, -1)`
                           and one `floor((-9223372036854775807 - 1)/-1)`.
+  dim_param_floor_negative.onnx  input dimensions `floor(-5/N)`, a floor of INT64_MIN
+                          by N and `Mod(-3, N)`: a negative number over a symbol.
   div_mod_int64_min.onnx  integer Div and Mod of INT64_MIN by -1 and by 0 on constant
                           tensors (shape arithmetic carried as values).
   range_int64_min.onnx    Range from INT64_MIN to INT64_MAX by -1, and by INT64_MIN.
@@ -84,6 +86,11 @@ save("dim_param_mod_int64_min", [
 ], [vi("x", T.FLOAT, ["Mod(-9223372036854775807 - 1, -1)", "floor((-9223372036854775807 - 1)/-1)",
                       "FloorDiv(-9223372036854775807 - 1, -1)", "CeilDiv(-9223372036854775807 - 1, -1)"])],
     [vi("y", T.FLOAT, None), vi("s", T.INT64, None)])
+
+save("dim_param_floor_negative", [
+    n("Add", ["x", "x"], ["y"]),
+], [vi("x", T.FLOAT, ["floor(-5/N)", "floor((-9223372036854775807 - 1)/N)", "Mod(-3, N)"])],
+    [vi("y", T.FLOAT, None)])
 
 save("div_mod_int64_min", [
     n("Div", ["min", "neg"], ["q"]),
