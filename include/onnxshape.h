@@ -4,6 +4,11 @@
  * Conventions:
  *  - Functions that can fail return an osh_status and fill an optional osh_error with
  *    a one-line message naming the file and the problem. OSH_OK is 0.
+ *  - NULL: each function says which of its pointers may be NULL ("NULL:" in its
+ *    comment). One that returns an osh_status refuses any other NULL, and every
+ *    argument outside what its comment allows (a negative rank or size, a count
+ *    without its array), with OSH_ERR_INVALID, changing nothing; one that returns a
+ *    value answers a NULL model with NULL, 0 or false. err may be NULL everywhere.
  *  - Findings about the model (a cycle, a bad dim, a broadcast mismatch) are not
  *    failures: they are diagnostics attached to the model, in graph order.
  *  - Every pointer handed out (strings, arrays, diagnostics) is owned by the model and
@@ -40,7 +45,7 @@ extern "C" {
 
 #define OSH_VERSION "0.1.0"
 
-/* Returns OSH_VERSION of the library actually linked. */
+/* Returns OSH_VERSION of the library actually linked. No pointers. */
 OSH_API const char *osh_version(void);
 
 typedef enum osh_status {
@@ -117,23 +122,28 @@ typedef struct osh_load_options {
 
 /* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
  * structural problems found (osh_model_has_errors tells whether any is an error). On
- * failure *out is NULL and err says why. opts and err may be NULL. */
+ * failure *out is NULL and err says why. NULL: opts, err (out and path may not). */
 OSH_API osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts,
 				  osh_error *err);
 /* The same from bytes in memory (copied as needed); `name` is used in messages and as
- * the base for external data (its directory). */
+ * the base for external data (its directory). NULL: data when size is 0, name
+ * ("<memory>"), opts, err. */
 OSH_API osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 					 const char *name, const osh_load_options *opts,
 					 osh_error *err);
-/* Frees the model and everything it handed out. NULL is fine. */
+/* Frees the model and everything it handed out. NULL: m (nothing to do). */
 OSH_API void osh_model_free(osh_model *m);
 
+/* The model's path (or osh_model_load_buffer's name). NULL: m (returns NULL). */
 OSH_API const char *osh_model_path(const osh_model *m);
+/* NULL: m (no diagnostics: 0). */
 OSH_API size_t osh_model_diag_count(const osh_model *m);
+/* Diagnostic i, or NULL when i is not below the count. NULL: m (returns NULL). */
 OSH_API const osh_diag *osh_model_diag_at(const osh_model *m, size_t i);
-/* True when a diagnostic of severity OSH_ERROR is present. */
+/* True when a diagnostic of severity OSH_ERROR is present. NULL: m (false). */
 OSH_API bool osh_model_has_errors(const osh_model *m);
-/* True when the loader found the model malformed (a malformed-model error). */
+/* True when the loader found the model malformed (a malformed-model error). NULL: m
+ * (false). */
 OSH_API bool osh_model_is_malformed(const osh_model *m);
 
 /* ---- Summary ------------------------------------------------------------------ */
@@ -191,35 +201,40 @@ typedef struct osh_summary {
 	uint64_t external_bytes;    /* as declared by dims x element size */
 } osh_summary;
 
-/* Computed on first call; owned by the model. NULL only when memory ran out. */
+/* Computed on first call; owned by the model. NULL when memory ran out. NULL: m
+ * (returns NULL). */
 OSH_API const osh_summary *osh_model_summary(osh_model *m);
 /* osh_summary.n_nodes_total without the rest of the summary (whose operator counts
- * look at every node: 10 ms of a million-node model's check). */
+ * look at every node: 10 ms of a million-node model's check). NULL: m (0). */
 OSH_API size_t osh_model_node_count(const osh_model *m);
 
-/* "FLOAT", "INT64", ... or NULL for a value outside onnx.TensorProto.DataType. */
+/* "FLOAT", "INT64", ... or NULL for a value outside onnx.TensorProto.DataType. No
+ * pointers. */
 OSH_API const char *osh_elem_type_name(int32_t elem_type);
 
 /* ---- Inference ---------------------------------------------------------------- */
 
 /* Overrides the declared shape of a main-graph input (--input-shape NAME:1,3,224,224). */
 typedef struct osh_input_shape {
-	const char *name;
-	int32_t rank;
-	const osh_dim *dims; /* OSH_DIM_VALUE or OSH_DIM_SYMBOL entries */
+	const char *name;    /* not NULL */
+	int32_t rank;        /* 0 or more */
+	/* rank entries (NULL only when rank is 0): OSH_DIM_VALUE with a value of 0 or
+	 * more, OSH_DIM_SYMBOL with a symbol that is not NULL or "", or OSH_DIM_UNKNOWN
+	 * (a size not known, "?"). */
+	const osh_dim *dims;
 } osh_input_shape;
 
 /* Binds a symbolic dimension everywhere (--assume N=8). */
 typedef struct osh_assumption {
-	const char *symbol;
-	int64_t value;
+	const char *symbol; /* not NULL or "" */
+	int64_t value;      /* 0 or more */
 } osh_assumption;
 
 typedef struct osh_infer_options {
 	size_t n_input_shapes;
-	const osh_input_shape *input_shapes;
+	const osh_input_shape *input_shapes; /* NULL only when n_input_shapes is 0 */
 	size_t n_assumptions;
-	const osh_assumption *assumptions;
+	const osh_assumption *assumptions;   /* NULL only when n_assumptions is 0 */
 	/* Ignore the shapes the file declares for graph outputs and value_info, and infer
 	 * everything from the graph inputs (how conformance is measured). */
 	bool ignore_declared;
@@ -246,12 +261,24 @@ typedef struct osh_infer_options {
 	 * (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
 	const char *dump_after;
 	FILE *dump_to;
+	/* The runtime a clean check promises the model to: "ort-cpu", ONNX Runtime's CPU
+	 * provider (a node it has no kernel for is a no-kernel error, an opset or IR
+	 * version past its own a runtime-version error, and so is an operator of a domain
+	 * no kernel table covers, unless custom_ops declares it); "spec" or NULL, the ONNX
+	 * specification only. Another name is OSH_ERR_INVALID. */
+	const char *runtime;
+	/* Under "ort-cpu": the custom-op libraries the deployment registers, as the
+	 * domains ("com.example") or operators ("com.example::Relu") they provide. */
+	size_t n_custom_ops;
+	const char *const *custom_ops;
 } osh_infer_options;
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
  * broadcast-mismatch, shape-conflict, ...), then lints (unless opts->defer_lint). A
  * malformed model is refused (OSH_ERR_INVALID); a name in opts that the model does
- * not have is OSH_ERR_INVALID with a message. opts may be NULL. */
+ * not have, or options outside what osh_infer_options allows (a negative rank or
+ * size, a NULL name), is OSH_ERR_INVALID with a message, before anything of opts is
+ * applied. NULL: opts (the defaults), err. */
 OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
 
 /* The stages the pipeline of the onnxshape command `command` runs, in order, by the
@@ -261,11 +288,13 @@ OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_er
  * names (static strings) and returns how many there are; 0 for another command.
  * Between two stages the library checks the IR's invariants in debug builds, or
  * when the environment has ONNXSHAPE_VERIFY_IR=1, and reports a violation as
- * OSH_ERR_INVALID, "internal error: after stage 'S': ...". */
+ * OSH_ERR_INVALID, "internal error: after stage 'S': ...". NULL: command (0), names
+ * (nothing stored: the count alone). */
 OSH_API size_t osh_pipeline_stages(const char *command, const char **names, size_t cap);
 
 /* Runs the lint osh_infer left for later (osh_infer_options.defer_lint), on this
- * thread; OSH_OK at once when none is pending. OSH_ERR_NOMEM when memory ran out. */
+ * thread; OSH_OK at once when none is pending. OSH_ERR_NOMEM when memory ran out.
+ * NULL: err. */
 OSH_API osh_status osh_lint(osh_model *m, osh_error *err);
 
 /* Treats a main-graph input as a known constant during inference (--input-data,
@@ -273,18 +302,21 @@ OSH_API osh_status osh_lint(osh_model *m, osh_error *err);
  * scales, TopK's K...) become exact. `data` is a serialized onnx.TensorProto. The
  * input is the one named `name`; with name NULL, the one the TensorProto names, or
  * else the index-th graph input that is not an initializer. Call before osh_infer.
- * OSH_ERR_INVALID when no input matches or the tensor is not a valid TensorProto. */
+ * OSH_ERR_INVALID when no input matches or the tensor is not a valid TensorProto.
+ * NULL: name, data when size is 0, err. */
 OSH_API osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
 					     size_t size, osh_error *err);
 
 /* Writes what inference found into the model: value_info for every value that is not
  * a graph input or initializer (subgraphs too), and the graph outputs' types where
  * they are missing or less precise. New unknown sizes become fresh dim_param names
- * that clash with no existing one. After this the model counts as changed. */
+ * that clash with no existing one. After this the model counts as changed. Over the
+ * memory budget it is OSH_ERR_LIMIT, naming the budget. NULL: err. */
 OSH_API osh_status osh_annotate(osh_model *m, osh_error *err);
 
 /* The inferred type of a value of the main graph, by name. False when there is no
- * such value or inference has not run. Strings and dims are owned by the model. */
+ * such value or inference has not run. Strings and dims are owned by the model.
+ * NULL: none (false for any). */
 OSH_API bool osh_value_type(osh_model *m, const char *name, osh_type *out);
 
 /* ---- Walking the model ---------------------------------------------------------- */
@@ -294,15 +326,17 @@ OSH_API bool osh_value_type(osh_model *m, const char *name, osh_type *out);
  * model-local functions, in the order the loader indexed them. A graph's values and
  * nodes are numbered from 0 too: node i is the graph's i-th node in file order, which
  * is the node_index of its diagnostics. A malformed model may have graphs the loader
- * indexed only in part. The functions below take indices below the counts (a wrong
- * one is a programmer error: an assert). */
+ * indexed only in part. The functions below take indices below the counts; for an
+ * index past them, as for a NULL model, they return NULL, 0 or false. */
 
-/* How many graphs the model has (0 only for a malformed model without one). */
+/* How many graphs the model has (0 only for a malformed model without one). NULL: m
+ * (0). */
 OSH_API size_t osh_model_graph_count(const osh_model *m);
 /* The graph's path, as osh_diag.graph names it: "" for the main graph; for a
  * subgraph, its enclosing graph's path, the node's name (node7 for an unnamed node 7)
  * and the attribute's: "If_3/then_branch", "loop/body/inner/else_branch", "Scan_1/
- * bodies[0]" for a list of graphs; "function domain.Name" for a function body. */
+ * bodies[0]" for a list of graphs; "function domain.Name" for a function body.
+ * NULL: m (NULL), as the two counts below (0). */
 OSH_API const char *osh_graph_path(const osh_model *m, size_t graph);
 OSH_API size_t osh_graph_value_count(const osh_model *m, size_t graph);
 OSH_API size_t osh_graph_node_count(const osh_model *m, size_t graph);
@@ -330,10 +364,11 @@ typedef struct osh_value_info {
 	bool is_graph_output;
 } osh_value_info;
 
-/* Fills *out with value `value` of graph `graph`. False only when memory ran out
- * (within the model's budget). The dims are allocated from the model's memory at
- * each call and live until osh_model_free: walk a graph once per inference, not in
- * an inner loop. Strings are owned by the model. */
+/* Fills *out with value `value` of graph `graph`. False when memory ran out (within
+ * the model's budget), and for an index past the counts. The dims are allocated
+ * from the model's memory at each call and live until osh_model_free: walk a graph
+ * once per inference, not in an inner loop. Strings are owned by the model. NULL:
+ * none (false for m or out). */
 OSH_API bool osh_graph_value_at(osh_model *m, size_t graph, size_t value, osh_value_info *out);
 
 typedef struct osh_node_info {
@@ -350,8 +385,9 @@ typedef struct osh_node_info {
 	const size_t *subgraphs;
 } osh_node_info;
 
-/* Fills *out with node `node` of graph `graph`. False only when memory ran out. The
- * arrays are allocated as osh_graph_value_at's dims are; strings are the model's. */
+/* Fills *out with node `node` of graph `graph`. False when memory ran out, and for
+ * an index past the counts. The arrays are allocated as osh_graph_value_at's dims
+ * are; strings are the model's. NULL: none (false for m or out). */
 OSH_API bool osh_graph_node_at(osh_model *m, size_t graph, size_t node, osh_node_info *out);
 
 /* ---- Diagnostic codes ----------------------------------------------------------- */
@@ -368,9 +404,9 @@ typedef struct osh_rule {
 	const char *example;     /* an example message, as the tool prints it */
 } osh_rule;
 
-/* Every code the library emits, in a stable order; *n gets the count. */
+/* Every code the library emits, in a stable order; *n gets the count. NULL: n. */
 OSH_API const osh_rule *osh_rules(size_t *n);
-/* The rule with this code, or NULL. */
+/* The rule with this code, or NULL. NULL: code (returns NULL). */
 OSH_API const osh_rule *osh_rule_find(const char *code);
 
 /* A change of severity for one code: report it at `severity`, or drop it. */
@@ -386,7 +422,9 @@ typedef struct osh_severity_override {
  * malformed model cannot be checked whatever its severity says), is refused with
  * OSH_ERR_INVALID and nothing changes, and so is a model whose lint is still
  * deferred (osh_infer_options.defer_lint; osh_lint runs it). Pointers from
- * osh_model_diag_at taken before the call may then point at other diagnostics. */
+ * osh_model_diag_at taken before the call may then point at other diagnostics.
+ * Each override's code may not be NULL and, unless it ignores, its severity is one
+ * of osh_severity's. NULL: o when n is 0, err. */
 OSH_API osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n,
 						 osh_error *err);
 
@@ -472,8 +510,8 @@ typedef struct osh_rewrite_report {
  * Otherwise the model is edited, its IR rebuilt and inference run again (with default
  * options): the model's diagnostics are then those of the rewritten model, and the
  * values the rewrite made get value_info entries. A model with nothing to rewrite is
- * left untouched (and is written back byte for byte). report is filled in every case;
- * opts may be NULL. */
+ * left untouched (and is written back byte for byte). report is filled in every case
+ * but a NULL model. NULL: opts (the defaults), err; not report. */
 OSH_API osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *report,
 			       osh_error *err);
 
@@ -497,17 +535,18 @@ typedef struct osh_write_options {
  * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
  * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
  * model. A write to the path the load was told (osh_load_options.write_ahead_to)
- * finishes the file begun then; its result is the same. */
+ * finishes the file begun then; its result is the same. NULL: opts, err. */
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);
 
 /* Removes the temporary file of every write in progress in the process, for a
  * program about to end from a handler of a fatal signal (SIGBUS from a mapped
  * input: osh_load_options.map_file); async-signal-safe. The writes themselves are
- * not usable afterwards: call it only on the way out. */
+ * not usable afterwards: call it only on the way out. No pointers. */
 OSH_API void osh_write_abandon_all(void);
 
-/* Serializes the model into a buffer from malloc (the caller frees it). */
+/* Serializes the model into a buffer from malloc (the caller frees it): *data and
+ * *size, NULL and 0 on failure. NULL: err. */
 OSH_API osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err);
 
 #ifdef __cplusplus

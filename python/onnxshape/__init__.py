@@ -21,7 +21,7 @@ are OnnxshapeError.
 from __future__ import annotations
 
 import os
-from ctypes import POINTER, byref, c_size_t, c_uint8, string_at
+from ctypes import POINTER, byref, c_char_p, c_size_t, c_uint8, string_at
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
@@ -308,7 +308,7 @@ class _Model:
         err = _lib.Error()
         if isinstance(source, (str, os.PathLike)):
             self.path = os.fsdecode(source)
-            status = _lib.lib.osh_model_load(byref(self.ptr), os.fsencode(source), None, byref(err))
+            status = _lib.lib.osh_model_load(byref(self.ptr), _path_arg(source), None, byref(err))
         else:
             if isinstance(source, (bytes, bytearray, memoryview)):
                 data, self.path = bytes(source), "<bytes>"
@@ -436,9 +436,19 @@ class _Options:
         input_shapes: Optional[Mapping[str, Sequence[Dim]]],
         static: bool,
         severity: Optional[Mapping[str, str]],
+        runtime: Optional[str] = None,
+        custom_ops: Sequence[str] = (),
     ) -> None:
         self.infer = _lib.InferOptions(require_static=bool(static))
         self._keep: List[Any] = []
+        if runtime is not None:
+            self.infer.runtime = _str_arg("runtime", runtime)
+        if isinstance(custom_ops, (str, bytes)):
+            raise TypeError("custom_ops: expected a list of 'DOMAIN' or 'DOMAIN::OP', not a string")
+        if custom_ops:
+            ops = (c_char_p * len(custom_ops))(*[_str_arg("custom_ops", o) for o in custom_ops])
+            self.infer.n_custom_ops, self.infer.custom_ops = len(custom_ops), ops
+            self._keep.append(ops)
         if assume:
             arr = (_lib.Assumption * len(assume))()
             for i, (sym, size) in enumerate(assume.items()):
@@ -468,15 +478,34 @@ class _Options:
                 raise ValueError(f"severity[{code!r}]: {sev!r} is not 'error', 'warning', 'note' or 'ignore'")
 
 
+# The library's sizes and opsets are int64_t: ctypes would keep the low 64 bits of
+# a bigger int (2**64 + 3 became 3) where open() raises OverflowError.
+_INT64_MAX = 2**63 - 1
+
+
+def _no_nul(what: str, b: bytes) -> bytes:
+    # A C string ends at its first NUL: "a\0b" would reach the library as "a", and a
+    # path cut there names another file. open() refuses it so.
+    if b"\0" in b:
+        raise ValueError(f"{what}: embedded null byte")
+    return b
+
+
+def _path_arg(p: "Union[str, os.PathLike[str]]") -> bytes:
+    return _no_nul("model path", os.fsencode(p))
+
+
 def _str_arg(what: str, s: object) -> bytes:
     if not isinstance(s, str) or not s:
         raise TypeError(f"{what}: names must be non-empty strings, not {s!r}")
-    return s.encode()
+    return _no_nul(what, s.encode())
 
 
 def _size(what: str, key: str, v: object) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise ValueError(f"{what}[{key!r}]: a size is an int >= 0, not {v!r}")
+    if v > _INT64_MAX:
+        raise OverflowError(f"{what}[{key!r}]: {v} is over the largest size, 2**63 - 1")
     return v
 
 
@@ -518,6 +547,8 @@ def check(
     input_shapes: Optional[Mapping[str, Sequence[Dim]]] = None,
     static: bool = False,
     severity: Optional[Mapping[str, str]] = None,
+    runtime: str = "ort-cpu",
+    custom_ops: Sequence[str] = (),
 ) -> Report:
     """Loads the model, infers every shape and lints it: `onnxshape check`.
 
@@ -525,12 +556,17 @@ def check(
     inputs' shapes ({"x": [1, "seq", None]}: a size, a symbol, or None/"?" for
     unknown); static reports every value whose shape is not fully known as an error
     (dynamic-shape); severity changes codes' severities ({"outer-broadcast":
-    "error", "unknown-op": "ignore"}).
+    "error", "unknown-op": "ignore"}); runtime is what a clean report promises,
+    "ort-cpu" (ONNX Runtime's CPU provider runs it: no-kernel, runtime-version) or
+    "spec" (the ONNX specification only), and custom_ops the custom-op domains or
+    operators the deployment registers (["com.example", "ai.other::Op"]).
 
     Returns the Report, whatever it holds. Raises UnreadableModel, MalformedModel (a
     model the loader refuses), InvalidOptions (a name the model does not have, an
-    unknown code), TypeError/ValueError for arguments of the wrong kind."""
-    options = _Options(assume, input_shapes, static, severity)
+    unknown code), TypeError/ValueError for arguments of the wrong kind (ValueError
+    for a path or a name with an embedded NUL, OverflowError for a size over
+    2**63 - 1, as open() and os functions raise them)."""
+    options = _Options(assume, input_shapes, static, severity, runtime, custom_ops)
     with _Model(model) as m:
         m.infer(options)
         return m.report()
@@ -595,10 +631,12 @@ def rewrite(
     rewrite needs); dry_run lists the changes and builds no model.
 
     Raises ModelErrors when the model has errors or a rewrite is blocked (the
-    report says why), InvalidOptions for a target_opset the rewrite cannot reach;
-    other errors as for check()."""
+    report says why), InvalidOptions for a target_opset the rewrite cannot reach,
+    OverflowError for one outside int64; other errors as for check()."""
     if target_opset is not None and (isinstance(target_opset, bool) or not isinstance(target_opset, int)):
         raise TypeError(f"target_opset: expected an int, not {target_opset!r}")
+    if target_opset is not None and not -_INT64_MAX - 1 <= target_opset <= _INT64_MAX:
+        raise OverflowError(f"target_opset: {target_opset} is out of int64's range")
     options = _Options(assume, input_shapes, False, severity)
     ro = _lib.RewriteOptions(target_opset=target_opset or 0, dry_run=dry_run, explicit_broadcast=explicit_broadcast)
     rep = _lib.RewriteReport()

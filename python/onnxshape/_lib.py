@@ -114,6 +114,9 @@ class InferOptions(Structure):
         ("defer_lint", c_bool),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
+        ("runtime", c_char_p),
+        ("n_custom_ops", c_size_t),
+        ("custom_ops", POINTER(c_char_p)),
     ]
 
 

@@ -46,6 +46,12 @@ static const char help[] =
 	"      --require-explicit    note every node that still broadcasts implicitly\n"
 	"                            (implicit-broadcast): for targets without implicit\n"
 	"                            broadcasting (see rewrite --explicit-broadcast)\n"
+	"      --runtime RUNTIME     what a clean check promises: ort-cpu (default: ONNX\n"
+	"                            Runtime's CPU provider loads and runs it: no-kernel,\n"
+	"                            runtime-version) or spec (the ONNX specification)\n"
+	"      --custom-op DOMAIN[::OP]\n"
+	"                            a custom-op library the deployment registers\n"
+	"                            provides this domain or operator (repeatable)\n"
 	"      --input-shape NAME:D,D,...\n"
 	"                            override a graph input's shape; D is a size, a\n"
 	"                            symbol, or ? (repeatable)\n"
@@ -84,6 +90,8 @@ typedef struct check_opts {
 	bool has_values;
 	bool timings;
 	bool one_file; /* the only file: its model is left to the exit (model_done) */
+	const char **custom_ops; /* --custom-op, for infer.custom_ops */
+	size_t cap_custom_ops;
 } check_opts;
 
 static void opts_free(check_opts *o)
@@ -91,6 +99,7 @@ static void opts_free(check_opts *o)
 	infer_args_free(&o->args);
 	severities_free(&o->sev);
 	free(o->walk.exclude);
+	free(o->custom_ops);
 }
 
 static void list_rules(check_format format)
@@ -268,7 +277,8 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER };
+	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER,
+	       OPT_RUNTIME, OPT_CUSTOM_OP };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
@@ -289,9 +299,11 @@ int cmd_check(int argc, char **argv)
 		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
 		{"exclude", required_argument, NULL, OPT_EXCLUDE},
 		{"dump-after", required_argument, NULL, OPT_DUMP_AFTER},
+		{"runtime", required_argument, NULL, OPT_RUNTIME},
+		{"custom-op", required_argument, NULL, OPT_CUSTOM_OP},
 		{0},
 	};
-	check_opts o = {.format = FORMAT_TEXT};
+	check_opts o = {.format = FORMAT_TEXT, .infer.runtime = "ort-cpu"};
 	const char *color = NULL;
 	int jobs = 0, c;
 	bool usage = false, rules = false;
@@ -345,6 +357,25 @@ int cmd_check(int argc, char **argv)
 			}
 			break;
 		case OPT_STATIC: o.infer.require_static = true; break;
+		case OPT_RUNTIME:
+			o.infer.runtime = optarg;
+			if (strcmp(optarg, "ort-cpu") && strcmp(optarg, "spec")) {
+				usage_error("check", "--runtime must be ort-cpu or spec");
+				usage = true;
+			}
+			break;
+		case OPT_CUSTOM_OP:
+			if (!optarg[0] || !strncmp(optarg, "::", 2)) {
+				usage_error("check", "--custom-op wants DOMAIN or DOMAIN::OP");
+				usage = true;
+			} else if (!grow_array(&o.custom_ops, o.infer.n_custom_ops, &o.cap_custom_ops, sizeof *o.custom_ops)) {
+				fprintf(stderr, "onnxshape: error: out of memory\n");
+				usage = true;
+			} else {
+				o.custom_ops[o.infer.n_custom_ops++] = optarg;
+				o.infer.custom_ops = o.custom_ops;
+			}
+			break;
 		case OPT_REQUIRE_EXPLICIT: o.infer.require_explicit = true; break;
 		case OPT_INPUT_SHAPE:
 			if (!infer_args_add_shape(&o.args, optarg)) {

@@ -162,16 +162,35 @@ static const osh_rule rules[] = {
 	 "shared_bias.onnx: node 0 'add_a' (Add): note: 'bias' (3, 1) is broadcast implicitly to "
 	 "the result (2, 3, 4) (numpy rule); a target without implicit broadcasting needs it "
 	 "expanded (rewrite --explicit-broadcast) [implicit-broadcast]"},
+	{"no-kernel", OSH_ERROR, "ONNX Runtime's CPU provider has no kernel for this node (only under --runtime ort-cpu, the default of check).",
+	 "The operator exists at the model's opset and the schema allows its types, but ONNX Runtime's CPU provider cannot run it: "
+	 "it registers no kernel for that (operator, version, type binding) (\"Could not find an implementation\"), has no values of "
+	 "the type at all (complex64), its own schema refuses the type, or it does not know the operator at that version "
+	 "(the training operators). The message names the operator, its version, the types bound and those that would run. "
+	 "Also a node of a domain no kernel table covers (not ai.onnx, ai.onnx.ml, the preview domains, com.microsoft or "
+	 "com.microsoft.nchwc), which ONNX Runtime refuses unless a custom-op library registers it: declare those with "
+	 "--custom-op DOMAIN or --custom-op DOMAIN::OP. The facts are ONNX Runtime's own answers to a one-node model per "
+	 "schema row and type binding (src/core/schema/kernel_table.c); a type inference does not know is never held against "
+	 "a node. --runtime spec turns the check off.",
+	 "model.onnx: node 0 'relu' (Relu): error: Relu-14 has CPU kernels for float, int8, int32, float16, double; not "
+	 "bfloat16 (onnxruntime 1.30.0) [no-kernel]"},
+	{"runtime-version", OSH_ERROR, "An opset or IR version newer than ONNX Runtime loads (only under --runtime ort-cpu, the default of check).",
+	 "An opset_import of a domain past the newest version the runtime loads (ONNX Runtime 1.30: ai.onnx 26, ai.onnx.ml 5), "
+	 "or an ir_version past its newest (13): the runtime refuses the whole model, though the specification defines it. "
+	 "--runtime spec turns the check off.",
+	 "model.onnx: error: opset_import asks for ai.onnx version 27; onnxruntime 1.30.0 runs it up to version 26 "
+	 "[runtime-version]"},
 };
 const osh_rule *osh_rules(size_t *n)
 {
-	*n = sizeof rules / sizeof rules[0];
+	if (n)
+		*n = sizeof rules / sizeof rules[0];
 	return rules;
 }
 
 const osh_rule *osh_rule_find(const char *code)
 {
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+	for (size_t i = 0; code && i < sizeof rules / sizeof rules[0]; i++)
 		if (!strcmp(rules[i].code, code))
 			return &rules[i];
 	return NULL;
@@ -179,6 +198,14 @@ const osh_rule *osh_rule_find(const char *code)
 
 osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err)
 {
+	if (!m || (n && !o)) {
+		if (err) {
+			err->status = OSH_ERR_INVALID;
+			snprintf(err->message, sizeof err->message, "osh_model_override_severities: %s is NULL",
+				 m ? "the list of overrides" : "the model");
+		}
+		return OSH_ERR_INVALID;
+	}
 	/* The lint's diagnostics are not there yet: overriding them later is not possible
 	 * from here (core runs no pass), and leaving them out would be silent. */
 	if (m->pending.lint) {
@@ -190,9 +217,14 @@ osh_status osh_model_override_severities(osh_model *m, const osh_severity_overri
 		return OSH_ERR_INVALID;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *why = !o[i].code || !osh_rule_find(o[i].code) ? "is not a diagnostic code"
-				  : !strcmp(o[i].code, "malformed-model") ? "cannot be overridden"
-									   : NULL;
+		int sev = (int)o[i].severity;
+		const char *why = NULL;
+		if (!o[i].code || !osh_rule_find(o[i].code))
+			why = "is not a diagnostic code";
+		else if (!strcmp(o[i].code, "malformed-model"))
+			why = "cannot be overridden";
+		else if (!o[i].ignore && (sev < (int)OSH_NOTE || sev > (int)OSH_ERROR))
+			why = "is given a severity that osh_severity does not name";
 		if (why) {
 			if (err) {
 				err->status = OSH_ERR_INVALID;

@@ -56,8 +56,9 @@ int64_t model_opset(const osh_model *m, const char *domain)
 }
 
 const char *osh_version(void) { return OSH_VERSION; }
-const char *osh_model_path(const osh_model *m) { return m->path; }
-size_t osh_model_diag_count(const osh_model *m) { return m->ndiags; }
-const osh_diag *osh_model_diag_at(const osh_model *m, size_t i) { return i < m->ndiags ? &m->diags[i] : NULL; }
-bool osh_model_has_errors(const osh_model *m) { return m->has_errors; }
-bool osh_model_is_malformed(const osh_model *m) { return m->malformed; }
+/* A NULL model has no path, no diagnostics, no errors (onnxshape.h). */
+const char *osh_model_path(const osh_model *m) { return m ? m->path : NULL; }
+size_t osh_model_diag_count(const osh_model *m) { return m ? m->ndiags : 0; }
+const osh_diag *osh_model_diag_at(const osh_model *m, size_t i) { return m && i < m->ndiags ? &m->diags[i] : NULL; }
+bool osh_model_has_errors(const osh_model *m) { return m && m->has_errors; }
+bool osh_model_is_malformed(const osh_model *m) { return m && m->malformed; }

@@ -44,6 +44,20 @@ void symtab_init(symtab *t, arena *a)
 {
 	*t = (symtab){.a = a};
 	strmap_init(&t->names, a);
+	strmap_init(&t->sites, a);
+}
+
+static bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
+
+/* Whether s is an identifier, which an expression's text holds as it is. */
+static bool plain_name(const char *s)
+{
+	if (!name_start(*s))
+		return false;
+	while (name_char(*++s))
+		;
+	return *s == '\0';
 }
 
 static int64_t add_entry(symtab *t, const char *name, uint8_t kind, bool fresh, const void *def)
@@ -59,30 +73,83 @@ static int64_t add_entry(symtab *t, const char *name, uint8_t kind, bool fresh, 
 	int64_t id = t->n;
 	if (strmap_put(&t->names, name, (int32_t)id) != (int32_t)id)
 		return -1;
-	t->v[t->n++] = (sym_entry){.name = name, .kind = kind, .fresh = fresh, .def = def, .parent = id};
+	t->v[t->n++] = (sym_entry){.name = name, .kind = kind, .fresh = fresh, .def = def, .parent = id,
+				   .plain = kind == DX_NAME && plain_name(name)};
 	return id;
 }
 
-int64_t sym_intern(symtab *t, const char *name)
+/* The name `name`, which the caller knows is not an expression's text. */
+static int64_t intern_name(symtab *t, const char *name, bool fresh)
 {
 	int32_t id = strmap_get(&t->names, name);
 	if (id >= 0)
 		return id;
 	const char *copy = arena_strdup(t->a, name);
-	return copy ? add_entry(t, copy, DX_NAME, false, NULL) : -1;
+	return copy ? add_entry(t, copy, DX_NAME, fresh, NULL) : -1;
+}
+
+static bool reads_as_expr(symtab *t, const char *s, dim *out);
+
+int64_t sym_intern(symtab *t, const char *name)
+{
+	dim d = dx_parse(t, name);
+	return d.kind == DIM_SYMBOL ? d.v : -1;
+}
+
+/* A made-up name: `base`, `sep` and a number, that no text of the model holds and
+ * that reads back as a name (a base's characters can make `base_3` an
+ * expression's text: `a - a` is a name, `a - a_3` is not). -1 when there is none. */
+static int64_t made_name(symtab *t, const char *base, const char *sep, int64_t *counter)
+{
+	for (int tries = 0; tries < 64; tries++) {
+		char buf[DX_MAX_TEXT + 32];
+		snprintf(buf, sizeof buf, "%s%s%lld", base, sep, (long long)(*counter)++);
+		if (strmap_get(&t->names, buf) >= 0)
+			continue;
+		dim d;
+		if (!plain_name(buf) && reads_as_expr(t, buf, &d))
+			return -1;
+		return intern_name(t, buf, true);
+	}
+	return -1;
+}
+
+/* The first bytes of s that fit cap - 1, cut where a UTF-8 character starts: a
+ * made-up name says where it comes from, it need not repeat a whole path. */
+static void cut_copy(char *dst, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, s, n);
+	dst[n] = '\0';
 }
 
 int64_t sym_fresh(symtab *t, const char *hint)
 {
-	for (;;) {
-		char buf[96];
-		snprintf(buf, sizeof buf, "%s%s%lld", hint ? hint : "unk", hint ? "_" : "__",
-			 (long long)t->fresh_counter++);
-		if (strmap_get(&t->names, buf) >= 0)
-			continue;
-		const char *copy = arena_strdup(t->a, buf);
-		return copy ? add_entry(t, copy, DX_NAME, true, NULL) : -1;
+	if (!hint)
+		return made_name(t, "unk", "__", &t->fresh_counter);
+	char base[96];
+	cut_copy(base, sizeof base, hint);
+	int64_t id = made_name(t, base, "_", &t->fresh_counter);
+	return id >= 0 || t->nomem ? id : made_name(t, "unk", "__", &t->fresh_counter);
+}
+
+int64_t sym_claim(symtab *t, int64_t claim)
+{
+	int64_t next = (int64_t)t->v[claim].claims + 1;
+	int64_t id = -1;
+	if (t->v[claim].kind == DX_NAME) {
+		char base[96];
+		cut_copy(base, sizeof base, t->v[claim].name);
+		id = made_name(t, base, "_", &next);
 	}
+	next--; /* the number made_name took last */
+	t->v[claim].claims = next > INT32_MAX ? INT32_MAX : (int32_t)next;
+	return id >= 0 ? id : sym_fresh(t, NULL);
 }
 
 const char *sym_name(const symtab *t, int64_t id) { return id >= 0 && id < t->n ? t->v[id].name : "?"; }
@@ -107,8 +174,14 @@ static void put(text *x, const char *s)
 	x->len += n;
 }
 
+/* INT64_MIN has no text that reads back (its magnitude is past int64): what
+ * would print it is unknown. */
 static void put_i64(text *x, int64_t v)
 {
+	if (v == INT64_MIN) {
+		x->over = true;
+		return;
+	}
 	char b[24];
 	snprintf(b, sizeof b, "%" PRId64, v);
 	put(x, b);
@@ -129,12 +202,40 @@ static int term_cmp(const symtab *t, const term *x, const term *y)
 	return y->deg - x->deg;
 }
 
+/* An atom inside an expression's text: an identifier or a function term as it is,
+ * any other name between backquotes (a backquote in it doubled), so that the text
+ * reads back to the same atoms: 2*`batch-size`, not 2*batch - size. */
+static void put_atom(text *x, const symtab *t, int64_t id)
+{
+	const sym_entry *e = &t->v[id];
+	if (e->kind != DX_NAME || e->plain) {
+		put(x, e->name);
+		return;
+	}
+	put(x, "`");
+	for (const char *s = e->name; *s && !x->over; s++) {
+		const char *q = strchr(s, '`');
+		size_t n = q ? (size_t)(q - s) + 1 : strlen(s);
+		if (x->len + n > DX_MAX_TEXT) {
+			x->over = true;
+			return;
+		}
+		memcpy(x->b + x->len, s, n);
+		x->len += n;
+		x->b[x->len] = '\0';
+		if (q)
+			put(x, "`");
+		s += n - 1;
+	}
+	put(x, "`");
+}
+
 static void put_dim_text(text *x, const symtab *t, dim d)
 {
 	if (d.kind == DIM_KNOWN)
 		put_i64(x, d.v);
 	else
-		put(x, t->v[d.v].name);
+		put_atom(x, t, d.v);
 }
 
 /* Whether d prints as one operand of `/` (a number, a name or a function call). */
@@ -143,6 +244,8 @@ static bool is_operand(const symtab *t, dim d) { return d.kind == DIM_KNOWN ? d.
 static void put_term(text *x, const symtab *t, const term *m, bool first)
 {
 	int64_t c = m->coef;
+	if (c == INT64_MIN)
+		x->over = true;
 	if (!first)
 		put(x, c < 0 ? " - " : " + ");
 	if (c < 0 && first)
@@ -159,7 +262,7 @@ static void put_term(text *x, const symtab *t, const term *m, bool first)
 			j++;
 		if (i > 0)
 			put(x, "*");
-		put(x, t->v[m->f[i]].name);
+		put_atom(x, t, m->f[i]);
 		if (j - i > 1) {
 			put(x, "**");
 			put_i64(x, j - i);
@@ -172,6 +275,8 @@ static void put_sum(text *x, const symtab *t, const sum *s)
 {
 	for (int32_t i = 0; i < s->n; i++)
 		put_term(x, t, &s->t[i], i == 0);
+	if (s->k == INT64_MIN)
+		x->over = true;
 	if (s->k != 0 || s->n == 0) {
 		if (s->n == 0)
 			put_i64(x, s->k);
@@ -699,13 +804,66 @@ bool dx_linear(const symtab *t, dim d, int64_t *atom, int64_t *c, int64_t *k)
 	return true;
 }
 
+/* rest + c*d, for a number c. */
+static bool add_scaled(const symtab *t, const sum *rest, int64_t c, dim d, sum *r)
+{
+	sum x, cs = {.k = c, .n = 0}, cx;
+	return to_sum(t, d, &x) && sum_mul(t, &x, &cs, &cx) && sum_add(t, rest, &cx, 1, r);
+}
+
+/* Whether s >= 0 provably: every term is (sum_nonneg), it is a size, or it is once
+ * one of its atoms is replaced by a bound in the right direction. A floor by a number
+ * q lies in [(P - q + 1)/q, P/q], so L - floor(L/2) >= 0 because 2*L - L is (all terms
+ * are integers, which tightens the bound by q - 1 for a floor taken once); c*Min(..)
+ * with c < 0 is at least c times any argument, c*Max(..) with c > 0 likewise. Sizes
+ * are never negative, so Min(L, floor(L/2)) is floor(L/2). `depth` bounds the
+ * replacements (each tries every term). */
+static bool sum_provably_nonneg(const symtab *t, const sum *s, int depth)
+{
+	if (sum_nonneg(t, s) || marked_size(t, s))
+		return true;
+	if (depth >= 2)
+		return false;
+	for (int32_t i = 0; i < s->n; i++) {
+		const term *m = &s->t[i];
+		if (m->deg != 1)
+			continue;
+		const sym_entry *e = &t->v[m->f[0]];
+		int64_t c = m->coef;
+		sum rest = *s, bound;
+		memmove(&rest.t[i], &rest.t[i + 1], (size_t)(rest.n - i - 1) * sizeof rest.t[0]);
+		rest.n--;
+		if (e->kind == DX_FLOOR) {
+			const dx_floor *f = e->def;
+			if (f->den.kind != DIM_KNOWN || f->den.v <= 0)
+				continue;
+			/* q*s >= q*rest + c*P (c < 0), or q*rest + c*(P - q + 1) (c > 0); for
+			 * c = -1 exactly: rest - floor(P/q) = ceil((q*rest - P)/q), which is
+			 * >= 0 when q*rest - P + q - 1 is (a - floor((a + 1)/2) at a = 0). */
+			int64_t q = f->den.v;
+			sum qs = {.k = q, .n = 0}, qrest, low = {.k = c == -1 ? q - 1 : 0, .n = 0};
+			if (!sum_mul(t, &rest, &qs, &qrest) || (c > 0 && __builtin_mul_overflow(c, 1 - q, &low.k)) ||
+			    !add_scaled(t, &qrest, c, f->num, &bound) || !sum_add(t, &bound, &low, 1, &bound))
+				continue;
+			if (sum_provably_nonneg(t, &bound, depth + 1))
+				return true;
+		} else if ((e->kind == DX_MIN && c < 0) || (e->kind == DX_MAX && c > 0)) {
+			const dx_args *g = e->def;
+			for (int32_t j = 0; j < g->n; j++)
+				if (add_scaled(t, &rest, c, g->a[j], &bound) && sum_provably_nonneg(t, &bound, depth + 1))
+					return true;
+		}
+	}
+	return false;
+}
+
 /* Whether a >= b provably. */
 static bool dominates(symtab *t, dim a, dim b)
 {
 	sum x, y, r;
 	if (!to_sum(t, a, &x) || !to_sum(t, b, &y) || !sum_add(t, &x, &y, -1, &r))
 		return false;
-	return sum_nonneg(t, &r) || marked_size(t, &r);
+	return sum_provably_nonneg(t, &r, 0);
 }
 
 static int dim_text_cmp(const symtab *t, dim a, dim b)
@@ -867,36 +1025,94 @@ bool dx_occurs(const symtab *t, dim d, int64_t atom)
 	return false;
 }
 
+/* ---- what a dim is made of ------------------------------------------------------------- */
+
+/* Calls fn on every name in d (a name repeated as often as it occurs) until it
+ * returns false; returns whether none did. */
+typedef bool (*name_fn)(symtab *t, int64_t id);
+
+static bool each_name(symtab *t, dim d, name_fn fn, int depth)
+{
+	if (d.kind != DIM_SYMBOL)
+		return true;
+	const sym_entry *e = &t->v[d.v];
+	if (depth > 32)
+		return false;
+	switch (e->kind) {
+	case DX_NAME:
+		return fn(t, d.v);
+	case DX_SUM: {
+		const sum *m = e->def;
+		for (int32_t i = 0; i < m->n; i++)
+			for (int32_t j = 0; j < m->t[i].deg; j++)
+				if (!each_name(t, dim_symbol(m->t[i].f[j]), fn, depth + 1))
+					return false;
+		return true;
+	}
+	case DX_FLOOR: {
+		const dx_floor *f = e->def;
+		return each_name(t, f->num, fn, depth + 1) && each_name(t, f->den, fn, depth + 1);
+	}
+	case DX_MAX:
+	case DX_MIN: {
+		const dx_args *g = e->def;
+		for (int32_t i = 0; i < g->n; i++)
+			if (!each_name(t, g->a[i], fn, depth + 1))
+				return false;
+		return true;
+	}
+	}
+	return false;
+}
+
+static bool is_input_name(symtab *t, int64_t id) { return t->v[id].input; }
+
+bool dx_over_inputs(symtab *t, dim d) { return d.kind == DIM_SYMBOL && each_name(t, d, is_input_name, 0); }
+
+static bool count_declared(symtab *t, int64_t id)
+{
+	if (t->v[id].decls < INT32_MAX)
+		t->v[id].decls++;
+	return true;
+}
+
+void dx_note_declared(symtab *t, dim d) { (void)each_name(t, d, count_declared, 0); }
+
+void dx_forget_declared(symtab *t)
+{
+	for (int64_t i = 0; i < t->n; i++)
+		t->v[i].decls = 0;
+}
+
 /* ---- parsing ----------------------------------------------------------------------------- */
 
 /* A parsed value is num/den: sympy writes rationals inside floor() (floor(H/32 +
- * 31/32)); whatever is outside a floor must divide out exactly. */
+ * 31/32)); `/` appears nowhere else, so that outside a floor den stays 1. */
 typedef struct qv {
 	dim num, den;
 } qv;
 
+/* The text is read twice: its syntax first, building nothing (t NULL), so that a
+ * name such as `conv/out_dim_0` or `batch size` adds no atoms to the table; then,
+ * when the syntax is an expression's, its value. */
 typedef struct parser {
 	symtab *t;
 	const char *s;
 	bool bad;
+	bool divide; /* directly inside floor() or ceiling(): `/` may appear */
 	int depth;
 } parser;
 
-static void skip_ws(parser *p)
-{
-	while (*p->s == ' ')
-		p->s++;
-}
-
 static qv q_int(dim d) { return (qv){d, dim_known(1)}; }
 static bool q_ok(qv v) { return v.num.kind != DIM_UNKNOWN && v.den.kind != DIM_UNKNOWN; }
-
-static qv q_add(parser *p, qv a, qv b, bool sub)
+static qv q_bad(parser *p)
 {
-	symtab *t = p->t;
-	dim n1 = dx_mul(t, a.num, b.den), n2 = dx_mul(t, b.num, a.den);
-	return (qv){sub ? dx_sub(t, n1, n2) : dx_add(t, n1, n2), dx_mul(t, a.den, b.den)};
+	p->bad = true;
+	return q_int(dim_unknown());
 }
+
+/* v, or a refusal when building it passed a bound or divided by zero. */
+static qv q_checked(parser *p, qv v) { return q_ok(v) ? v : q_bad(p); }
 
 /* Integer value of v, or unknown when it does not divide out. */
 static dim q_whole(parser *p, qv v)
@@ -908,179 +1124,244 @@ static dim q_whole(parser *p, qv v)
 
 static qv parse_sum(parser *p);
 
+enum { FN_FLOOR, FN_CEIL, FN_MAX, FN_MIN, FN_MOD, FN_FLOORDIV, FN_CEILDIV, FN_NONE };
+
+static int function_of(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		int fn;
+	} fns[] = {{"floor", FN_FLOOR}, {"ceiling", FN_CEIL},      {"ceil", FN_CEIL},        {"Max", FN_MAX},
+		   {"max", FN_MAX},     {"Min", FN_MIN},           {"min", FN_MIN},          {"Mod", FN_MOD},
+		   {"FloorDiv", FN_FLOORDIV}, {"CeilDiv", FN_CEILDIV}};
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+		if (strlen(fns[i].name) == len && !memcmp(fns[i].name, name, len))
+			return fns[i].fn;
+	return FN_NONE;
+}
+
+/* A call, p->s just past its `(`. */
+static qv parse_call(parser *p, int fn)
+{
+	bool outer = p->divide;
+	p->divide = fn == FN_FLOOR || fn == FN_CEIL;
+	qv args[DX_MAX_ARGS];
+	int n = 0;
+	for (;;) {
+		if (n == DX_MAX_ARGS)
+			return q_bad(p);
+		args[n++] = parse_sum(p);
+		if (p->bad || p->s[0] != ',' || p->s[1] != ' ')
+			break;
+		p->s += 2;
+	}
+	p->divide = outer;
+	if (p->bad || *p->s != ')')
+		return q_bad(p);
+	p->s++;
+	bool one = fn == FN_FLOOR || fn == FN_CEIL, extreme = fn == FN_MAX || fn == FN_MIN;
+	if (one ? n != 1 : extreme ? n < 2 : n != 2)
+		return q_bad(p);
+	symtab *t = p->t;
+	if (!t)
+		return q_int(dim_known(1));
+	if (fn == FN_FLOOR)
+		return q_checked(p, q_int(dx_floordiv(t, args[0].num, args[0].den)));
+	if (fn == FN_CEIL)
+		return q_checked(p, q_int(dx_ceildiv(t, args[0].num, args[0].den)));
+	dim r = q_whole(p, args[0]);
+	for (int i = 1; i < n; i++) {
+		dim b = q_whole(p, args[i]);
+		switch (fn) {
+		case FN_MAX: r = dx_max(t, r, b); break;
+		case FN_MIN: r = dx_min(t, r, b); break;
+		case FN_MOD: r = dx_mod(t, r, b); break;
+		case FN_FLOORDIV: r = dx_floordiv(t, r, b); break;
+		default: r = dx_ceildiv(t, r, b); break;
+		}
+	}
+	return q_checked(p, q_int(r));
+}
+
+/* A name between backquotes, p->s just past the first: a doubled backquote is one.
+ * What it holds must read as a name by itself (a name never is an expression's
+ * text: `a - b` between backquotes would be one that cannot exist). */
+static qv parse_quoted(parser *p)
+{
+	char name[DX_MAX_TEXT + 1];
+	size_t len = 0;
+	for (;;) {
+		if (!*p->s)
+			return q_bad(p);
+		if (p->s[0] == '`' && p->s[1] != '`')
+			break;
+		if (len == DX_MAX_TEXT)
+			return q_bad(p);
+		name[len++] = *p->s;
+		p->s += p->s[0] == '`' ? 2 : 1;
+	}
+	p->s++;
+	name[len] = '\0';
+	if (!len)
+		return q_bad(p);
+	if (!p->t)
+		return q_int(dim_known(1));
+	dim d;
+	if (plain_name(name) || reads_as_expr(p->t, name, &d))
+		return q_bad(p); /* needed no quotes, or is no name */
+	int64_t id = intern_name(p->t, name, false);
+	return id < 0 ? q_bad(p) : q_int(dim_symbol(id));
+}
+
 static qv parse_atom(parser *p)
 {
-	skip_ws(p);
-	if (++p->depth > 32) {
-		p->bad = true;
-		return q_int(dim_unknown());
-	}
-	qv r = q_int(dim_unknown());
-	if (*p->s == '(') {
+	if (++p->depth > 32)
+		return q_bad(p);
+	qv r;
+	char ch = *p->s;
+	if (ch == '(') {
 		p->s++;
 		r = parse_sum(p);
-		skip_ws(p);
-		if (*p->s != ')')
-			p->bad = true;
+		if (p->bad || *p->s != ')')
+			r = q_bad(p);
 		else
 			p->s++;
-	} else if (isdigit((unsigned char)*p->s)) {
+	} else if (ch >= '0' && ch <= '9') {
 		int64_t v = 0;
-		while (isdigit((unsigned char)*p->s)) {
+		while (*p->s >= '0' && *p->s <= '9') {
 			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p->s - '0', &v))
 				p->bad = true;
 			p->s++;
 		}
-		r = q_int(dim_known(v));
-	} else if (isalpha((unsigned char)*p->s) || *p->s == '_') {
+		r = p->bad ? q_bad(p) : q_int(dim_known(v));
+	} else if (name_start(ch)) {
 		const char *start = p->s;
-		while (isalnum((unsigned char)*p->s) || *p->s == '_' || *p->s == '.')
+		while (name_char(*p->s))
 			p->s++;
-		char name[DX_MAX_TEXT + 1];
 		size_t len = (size_t)(p->s - start);
-		if (len > DX_MAX_TEXT) {
-			p->bad = true;
-			return r;
-		}
-		memcpy(name, start, len);
-		name[len] = '\0';
-		skip_ws(p);
-		if (*p->s != '(') {
-			int64_t id = sym_intern(p->t, name);
-			if (id < 0)
-				p->bad = true;
-			r = q_int(id < 0 ? dim_unknown() : dim_symbol(id));
-		} else {
+		if (*p->s == '(') {
+			int fn = function_of(start, len);
 			p->s++;
-			qv args[2];
-			int n = 0;
-			for (;;) {
-				if (n == 2) {
-					p->bad = true;
-					break;
-				}
-				args[n++] = parse_sum(p);
-				skip_ws(p);
-				if (*p->s == ',') {
-					p->s++;
-					continue;
-				}
-				break;
-			}
-			if (*p->s != ')')
-				p->bad = true;
-			else
-				p->s++;
-			symtab *t = p->t;
-			if (n == 1 && !strcmp(name, "floor"))
-				r = q_int(dx_floordiv(t, args[0].num, args[0].den));
-			else if (n == 1 && (!strcmp(name, "ceiling") || !strcmp(name, "ceil")))
-				r = q_int(dx_ceildiv(t, args[0].num, args[0].den));
-			else if (n == 2) {
-				dim a = q_whole(p, args[0]), b = q_whole(p, args[1]);
-				if (!strcmp(name, "Max") || !strcmp(name, "max"))
-					r = q_int(dx_max(t, a, b));
-				else if (!strcmp(name, "Min") || !strcmp(name, "min"))
-					r = q_int(dx_min(t, a, b));
-				else if (!strcmp(name, "Mod"))
-					r = q_int(dx_mod(t, a, b));
-				else if (!strcmp(name, "FloorDiv"))
-					r = q_int(dx_floordiv(t, a, b));
-				else if (!strcmp(name, "CeilDiv"))
-					r = q_int(dx_ceildiv(t, a, b));
-				else
-					p->bad = true;
-			} else {
-				p->bad = true;
-			}
+			r = fn == FN_NONE ? q_bad(p) : parse_call(p, fn);
+		} else if (!p->t) {
+			r = q_int(dim_known(1));
+		} else {
+			char name[DX_MAX_TEXT + 1];
+			memcpy(name, start, len); /* the whole text is at most DX_MAX_TEXT */
+			name[len] = '\0';
+			int64_t id = intern_name(p->t, name, false);
+			r = id < 0 ? q_bad(p) : q_int(dim_symbol(id));
 		}
+	} else if (ch == '`') {
+		p->s++;
+		r = parse_quoted(p);
 	} else {
-		p->bad = true;
+		r = q_bad(p);
 	}
 	p->depth--;
 	return r;
 }
 
-static qv parse_unary(parser *p)
+/* An atom, or an atom to a whole power from 1 to DX_MAX_DEG (seq**2). */
+static qv parse_power(parser *p)
 {
-	skip_ws(p);
-	if (*p->s == '-') {
-		p->s++;
-		qv v = parse_unary(p);
-		return (qv){dx_sub(p->t, dim_known(0), v.num), v.den};
-	}
 	qv base = parse_atom(p);
-	skip_ws(p);
-	if (p->s[0] == '*' && p->s[1] == '*') {
-		p->s += 2;
-		skip_ws(p);
-		qv e = parse_atom(p);
-		if (e.num.kind != DIM_KNOWN || !dim_is(e.den, 1) || e.num.v < 1 || e.num.v > DX_MAX_DEG) {
-			p->bad = true;
-			return base;
-		}
-		qv r = base;
-		for (int64_t i = 1; i < e.num.v; i++)
-			r = (qv){dx_mul(p->t, r.num, base.num), dx_mul(p->t, r.den, base.den)};
-		return r;
-	}
-	return base;
+	if (p->bad || p->s[0] != '*' || p->s[1] != '*')
+		return base;
+	p->s += 2;
+	int64_t e = 0;
+	if (*p->s < '1' || *p->s > '9')
+		return q_bad(p);
+	while (*p->s >= '0' && *p->s <= '9' && e <= DX_MAX_DEG)
+		e = e * 10 + (*p->s++ - '0');
+	if (e > DX_MAX_DEG)
+		return q_bad(p);
+	if (!p->t)
+		return base;
+	qv r = base;
+	for (int64_t i = 1; i < e; i++)
+		r = (qv){dx_mul(p->t, r.num, base.num), dx_mul(p->t, r.den, base.den)};
+	return q_checked(p, r);
 }
 
 static qv parse_product(parser *p)
 {
-	qv v = parse_unary(p);
-	for (;;) {
-		skip_ws(p);
+	qv v = parse_power(p);
+	while (!p->bad) {
 		char op = *p->s;
-		if ((op != '*' && op != '/') || p->s[1] == '*')
+		if (!((op == '*' && p->s[1] != '*') || (op == '/' && p->divide)))
 			return v;
 		p->s++;
-		qv w = parse_unary(p);
+		qv w = parse_power(p);
+		if (p->bad || !p->t)
+			continue;
+		symtab *t = p->t;
 		if (op == '*')
-			v = (qv){dx_mul(p->t, v.num, w.num), dx_mul(p->t, v.den, w.den)};
+			v = (qv){dx_mul(t, v.num, w.num), dx_mul(t, v.den, w.den)};
 		else
-			v = (qv){dx_mul(p->t, v.num, w.den), dx_mul(p->t, v.den, w.num)};
-		if (!q_ok(v))
-			p->bad = true;
+			v = (qv){dx_mul(t, v.num, w.den), dx_mul(t, v.den, w.num)};
+		v = q_checked(p, v);
 	}
+	return v;
 }
 
+/* Terms joined by ` + ` and ` - ` (one space either side, as both printers write
+ * them), the first one possibly negated: -seq + 1. */
 static qv parse_sum(parser *p)
 {
-	qv v = parse_product(p);
-	for (;;) {
-		skip_ws(p);
-		char op = *p->s;
-		if (op != '+' && op != '-')
-			return v;
+	bool neg = *p->s == '-';
+	if (neg)
 		p->s++;
-		v = q_add(p, v, parse_product(p), op == '-');
-		if (!q_ok(v))
-			p->bad = true;
+	qv v = parse_product(p);
+	if (neg && p->t && !p->bad)
+		v = q_checked(p, (qv){dx_sub(p->t, dim_known(0), v.num), v.den});
+	while (!p->bad && p->s[0] == ' ' && (p->s[1] == '+' || p->s[1] == '-') && p->s[2] == ' ') {
+		bool sub = p->s[1] == '-';
+		p->s += 3;
+		qv w = parse_product(p);
+		if (p->bad || !p->t)
+			continue;
+		symtab *t = p->t;
+		dim n1 = dx_mul(t, v.num, w.den), n2 = dx_mul(t, w.num, v.den);
+		v = q_checked(p, (qv){sub ? dx_sub(t, n1, n2) : dx_add(t, n1, n2), dx_mul(t, v.den, w.den)});
 	}
+	return v;
 }
 
-/* Whether text is written as an expression rather than a name (see dimexpr.h). */
-static bool looks_like_expr(const char *s)
+/* Whether text is an expression's text (dimexpr.h, dx_parse), and which. */
+static bool reads_as_expr(symtab *t, const char *s, dim *out)
 {
-	if (strpbrk(s, "*/("))
-		return true;
-	return strstr(s, " + ") || strstr(s, " - ");
+	size_t len = 0;
+	while (s[len] && len <= DX_MAX_TEXT)
+		len++;
+	if (len > DX_MAX_TEXT)
+		return false; /* longer than any expression's text */
+	parser syntax = {.t = NULL, .s = s};
+	(void)parse_sum(&syntax);
+	if (syntax.bad || *syntax.s)
+		return false;
+	parser p = {.t = t, .s = s};
+	qv v = parse_sum(&p);
+	if (p.bad || *p.s || !q_ok(v) || !dim_is(v.den, 1))
+		return false;
+	/* A number or a single name is no expression: `1 - 2`, `a - a` and `(batch)`
+	 * are names, as ONNX Runtime reads every dim_param. */
+	if (v.num.kind != DIM_SYMBOL || t->v[v.num.v].kind == DX_NAME)
+		return false;
+	*out = v.num;
+	return true;
 }
 
-dim dx_parse(symtab *t, const char *text_in)
+dim dx_parse(symtab *t, const char *s)
 {
-	if (looks_like_expr(text_in) && strlen(text_in) <= DX_MAX_TEXT) {
-		parser p = {t, text_in, false, 0};
-		qv v = parse_sum(&p);
-		skip_ws(&p);
-		if (!p.bad && *p.s == '\0' && q_ok(v)) {
-			dim d = q_whole(&p, v);
-			if (d.kind != DIM_UNKNOWN)
-				return d;
-		}
-	}
-	int64_t id = sym_intern(t, text_in);
-	return id < 0 ? dim_unknown() : dim_symbol(id);
+	int32_t id = strmap_get(&t->names, s);
+	if (id >= 0)
+		return dim_symbol(id);
+	dim d;
+	if (!plain_name(s) && reads_as_expr(t, s, &d))
+		return d;
+	if (t->nomem)
+		return dim_unknown(); /* not a name for want of memory to read it */
+	int64_t nid = intern_name(t, s, false);
+	return nid < 0 ? dim_unknown() : dim_symbol(nid);
 }

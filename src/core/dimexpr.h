@@ -58,8 +58,15 @@ typedef struct sym_entry {
 	/* A tensor has it as a dimension: it is >= 0 wherever the model runs, which the
 	 * form alone may not show (floor(samples/10) - 1). */
 	bool size;
-	/* A name a graph input has as a dimension (batch, seq). */
+	/* A name a graph input of the main graph has as a dimension (batch, seq). */
 	bool input;
+	/* DX_NAME: an identifier ([A-Za-z_][A-Za-z0-9_.]*), which an expression's text
+	 * holds as it is; any other name is written there between backquotes. */
+	bool plain;
+	/* DX_NAME: how often a declared dim of the model (loader/views.c) names it, and
+	 * how many stand-ins sym_claim made from it. */
+	int32_t decls;
+	int32_t claims;
 	/* symbols.h's union-find and resolution cache; dimexpr.c only creates them. */
 	int64_t parent;
 	int32_t rank;
@@ -72,6 +79,10 @@ typedef struct sym_entry {
 typedef struct symtab {
 	arena *a;
 	strmap names; /* text → id */
+	/* Where a declaration filled in a size inference left unknown (passes/infer:
+	 * a value and a dimension, as text) → the stand-in symbol made there, so that
+	 * a body inferred again gets the same one. */
+	strmap sites;
 	sym_entry *v;
 	int64_t n;
 	int32_t cap; /* ids stay below INT32_MAX */
@@ -86,22 +97,42 @@ typedef struct symtab {
 } symtab;
 
 void symtab_init(symtab *t, arena *a);
-/* Returns the id of the name (a plain name: never parsed), adding it if new; -1 when
- * memory ran out. */
+/* The id of the symbol a dim_param with this text stands for (dx_parse), adding it
+ * if new; -1 when memory ran out. */
 int64_t sym_intern(symtab *t, const char *name);
 /* A new symbol whose name clashes with no dim_param of the model (names are checked
  * against everything interned so far; the loader interns every dim_param first).
- * `hint` (may be NULL) becomes part of the name. -1 when memory ran out. */
+ * `hint` (may be NULL) becomes part of the name (cut when long). -1 when memory ran
+ * out. */
 int64_t sym_fresh(symtab *t, const char *hint);
+/* A new symbol standing for one more size a declaration names `claim`: named
+ * `claim_1`, `claim_2`... (or `unk__N` when that cannot read back as a name), so
+ * that one name declared for several sizes is several symbols. -1 when memory ran
+ * out. */
+int64_t sym_claim(symtab *t, int64_t claim);
 const char *sym_name(const symtab *t, int64_t id);
 static inline bool sym_is_expr(const symtab *t, int64_t id) { return t->v[id].kind != DX_NAME; }
 
-/* A dim_param as a dim: an expression when the text is one in the syntax above
- * (`batch*seq`, `past + seq`, `floor(H/32 + 31/32)`: it must hold `*`, `/`, `(`,
- * or a `+` or `-` between spaces, so `batch-size` stays a name), interned in its
- * canonical form (a number when it is one); otherwise the name. Unknown only when
- * memory ran out. */
+/* A dim_param as a dim: never a number, always a symbol. An expression when the
+ * text is written as onnxshape and sympy write expressions and its value is one:
+ * names ([A-Za-z_][A-Za-z0-9_.]*, or any text between backquotes, a backquote in it
+ * doubled), whole numbers, `+` and `-` between single spaces, `*` and `**` without,
+ * a leading `-`, parentheses, the calls floor(), ceiling(), Max(), Min(), Mod(),
+ * FloorDiv() and CeilDiv() with `, ` between arguments, and `/` only directly in
+ * floor() and ceiling() (`batch*seq`, `past + seq`, `floor(H/32 + 31/32)`,
+ * 2*`batch-size`); it is then interned in its canonical form. Any other text is
+ * one opaque name, whatever it holds (`batch-size`, `batch size`, `conv/out.0`),
+ * and so is a text whose value is a number or a single name (`1 - 2`, `a - a - 5`,
+ * `(batch)`): ONNX Runtime reads every dim_param as a name, and no text gives a
+ * negative size. Unknown only when memory ran out. */
 dim dx_parse(symtab *t, const char *text);
+/* Whether every name in d is a graph input's size (sym_entry.input): d is a size
+ * the main graph's inputs decide, the same wherever it is declared. */
+bool dx_over_inputs(symtab *t, dim d);
+/* Counts one more declaration of every name in d (sym_entry.decls). */
+void dx_note_declared(symtab *t, dim d);
+/* Forgets every count, before the declarations are read again (a re-index). */
+void dx_forget_declared(symtab *t);
 
 dim dx_add(symtab *t, dim a, dim b);
 dim dx_sub(symtab *t, dim a, dim b);

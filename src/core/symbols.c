@@ -53,8 +53,11 @@ static dim resolve_at(resolver *r, int64_t id)
 	else if (d.kind == DIM_SYMBOL && t->v[d.v].has_value)
 		d = dim_known(t->v[d.v].value);
 	r->depth--;
-	if (d.kind == DIM_UNKNOWN)
-		d = dim_symbol(root); /* could not rebuild: the form as it was is still right */
+	/* Could not rebuild: the form as it was is still right. Nor when the facts make
+	 * it negative (`a - b` with a = 1 and b = 5): no tensor has that size, and the
+	 * text, which ONNX Runtime reads as a name, is then taken as one. */
+	if (d.kind == DIM_UNKNOWN || (d.kind == DIM_KNOWN && d.v < 0))
+		d = dim_symbol(root);
 	e = &t->v[root];          /* the table may have grown */
 	e->res_gen = t->gen;
 	e->res = d;
@@ -83,11 +86,14 @@ static bool solve_linear(symtab *t, int64_t id, int64_t v, int64_t *atom, int64_
 
 bool sym_bind(symtab *t, int64_t a, int64_t k)
 {
+	if (k < 0)
+		return false; /* no size is negative */
 	dim d = sym_resolve(t, a);
 	if (d.kind == DIM_KNOWN)
 		return d.v == k;
 	int64_t x, xv;
-	if (solve_linear(t, d.v, k, &x, &xv))
+	/* A solution below 0 (seq + 5 = 3) binds the expression alone, as a name. */
+	if (solve_linear(t, d.v, k, &x, &xv) && xv >= 0)
 		return sym_bind(t, x, xv);
 	sym_entry *r = &t->v[sym_root(t, d.v)];
 	if (r->has_value)

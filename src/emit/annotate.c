@@ -139,14 +139,56 @@ static void entry_add(new_entries *e, Onnx__GraphProto *gp, const char *name, On
 	e->vis[gp->n_value_info + e->used - 1] = vi;
 }
 
+/* A graph output: its value and its place in the GraphProto's output list. */
+typedef struct output_at {
+	int32_t id, k;
+} output_at;
+
+static int output_at_cmp(const void *a, const void *b)
+{
+	const output_at *x = a, *y = b;
+	return x->id != y->id ? (x->id > y->id) - (x->id < y->id) : (x->k > y->k) - (x->k < y->k);
+}
+
+/* The graph's outputs by value id, so that the walk over the values, in id order,
+ * finds each one's places in the output list without comparing names: a model with
+ * 100k outputs compared every output with every other. The loader made g->outputs
+ * from the GraphProto's list, one for one. An output without a name gets no type,
+ * as before. NULL with *n 0 when there are none, or when memory ran out (*nomem). */
+static output_at *outputs_by_value(const graph *g, size_t *n, bool *nomem)
+{
+	const Onnx__GraphProto *gp = g->proto;
+	size_t count = (size_t)g->noutputs < gp->n_output ? (size_t)g->noutputs : gp->n_output;
+	*n = 0;
+	*nomem = false;
+	if (!count)
+		return NULL;
+	output_at *o = malloc(count * sizeof *o);
+	if (!o) {
+		*nomem = true;
+		return NULL;
+	}
+	for (size_t k = 0; k < count; k++)
+		if (gp->output[k]->name)
+			o[(*n)++] = (output_at){g->outputs[k], (int32_t)k};
+	qsort(o, *n, sizeof *o, output_at_cmp);
+	return o;
+}
+
 static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 {
 	Onnx__GraphProto *gp = g->proto;
+	size_t nouts, next_out = 0;
+	bool nomem;
+	output_at *outs = outputs_by_value(g, &nouts, &nomem);
+	if (nomem)
+		return false;
+	bool ok = false;
 	strmap existing;
 	strmap_init(&existing, m->arena);
 	for (size_t i = 0; i < gp->n_value_info; i++)
 		if (gp->value_info[i]->name && strmap_put(&existing, gp->value_info[i]->name, (int32_t)i) == -2)
-			return false;
+			goto done;
 	/* Most graphs come without value_info (inference is what adds it): then no name
 	 * needs looking up. */
 	bool listed = gp->n_value_info > 0;
@@ -162,7 +204,7 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 	}
 	new_entries e;
 	if (!entries_new(m, g, fresh, &e))
-		return false;
+		goto done;
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		value *v = &g->values[i];
 		if (v->origin != VAL_NODE && !v->is_output)
@@ -170,15 +212,16 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 		bool skip;
 		Onnx__TypeProto *tp = tensor_type_of(m, types, &v->ti, &skip);
 		if (!tp && !skip)
-			return false;
+			goto done;
 		/* Inference found nothing to say: keep what the file declares, unless the
 		 * declarations were to be ignored (then they must not pass for results). */
 		if (skip && !(m->ignore_declared && g == m->main))
 			continue;
 		if (v->is_output) {
-			for (size_t k = 0; k < gp->n_output; k++)
-				if (gp->output[k]->name && !strcmp(gp->output[k]->name, v->name))
-					gp->output[k]->type = tp;
+			while (next_out < nouts && outs[next_out].id < i)
+				next_out++;
+			for (; next_out < nouts && outs[next_out].id == i; next_out++)
+				gp->output[outs[next_out].k]->type = tp;
 			continue;
 		}
 		int32_t at = listed ? strmap_get(&existing, v->name) : -1;
@@ -193,24 +236,29 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 		gp->value_info = e.vis;
 		gp->n_value_info += e.used;
 	}
-	return true;
+	ok = true;
+done:
+	free(outs);
+	return ok;
 }
 
+/* g->inputs is the GraphProto's input list, one for one (the loader made it so): an
+ * input declared twice is one value at both places, and both get its type. */
 bool annotate_overridden_inputs(osh_model *m)
 {
 	graph *g = m->main;
 	Onnx__GraphProto *gp = g ? g->proto : NULL;
-	for (int32_t i = 0; gp && i < g->ninputs; i++) {
-		value *v = &g->values[g->inputs[i]];
-		if (!v->x || !v->x->input_override || !v->x->declared)
+	size_t count = gp ? ((size_t)g->ninputs < gp->n_input ? (size_t)g->ninputs : gp->n_input) : 0;
+	for (size_t k = 0; k < count; k++) {
+		value *v = &g->values[g->inputs[k]];
+		if (!v->x || !v->x->input_override || !v->x->declared || !gp->input[k]->name)
 			continue;
 		bool skip;
 		Onnx__TypeProto *tp = emit_type_proto(m, v->x->declared, false, &skip);
 		if (!tp && !skip)
 			return false;
-		for (size_t k = 0; tp && k < gp->n_input; k++)
-			if (gp->input[k]->name && !strcmp(gp->input[k]->name, v->name))
-				gp->input[k]->type = tp;
+		if (tp)
+			gp->input[k]->type = tp;
 		m->modified |= tp != NULL;
 	}
 	return true;
@@ -236,7 +284,7 @@ osh_status annotate_model(osh_model *m, osh_error *err)
 	/* Entries an earlier call left as names and types become messages first: they
 	 * are the graph's own to this one. */
 	if (!loader_materialize_value_info(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	size_t values = 0;
 	for (int32_t i = 0; i < m->ngraphs; i++)
 		values += (size_t)m->graphs[i]->nvalues;
@@ -246,8 +294,10 @@ osh_status annotate_model(osh_model *m, osh_error *err)
 		ok = !m->graphs[i]->proto || m->graphs[i]->depth > ANNOTATE_MAX_DEPTH ||
 		     annotate_graph(m, m->graphs[i], types);
 	free(types);
+	/* Over the budget is the budget's refusal, which names it and how to raise it
+	 * (a Concat of 300k uses of one symbolic input writes a 300k-term size). */
 	if (!ok)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	m->modified = true;
 	return OSH_OK;
 }

@@ -517,6 +517,12 @@ void edit_raise_ir_version(edit *e, int64_t v)
 	}
 }
 
+int64_t edit_ir_version(const osh_model *m)
+{
+	const Onnx__ModelProto *mp = m->proto;
+	return mp && mp->has_ir_version ? mp->ir_version : 0;
+}
+
 /* ---- commit ------------------------------------------------------------------------- */
 
 /* Splices the pending nodes of graph g (those with p->g == g) into its node list. */

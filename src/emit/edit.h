@@ -78,6 +78,8 @@ bool edit_set_opset(edit *e, const char *domain, int64_t version);
 void edit_remove_opset(edit *e, const char *domain);
 /* Raises the model's ir_version to at least v. */
 void edit_raise_ir_version(edit *e, int64_t v);
+/* The model's ir_version as its message says it (0 when absent). */
+int64_t edit_ir_version(const osh_model *m);
 
 /* Splices the queued nodes and initializers into their graphs and marks the model
  * modified. False when memory ran out at any point of the session (the messages may

@@ -6,12 +6,18 @@
  * (load_how.on_layout). The plain-or-fast decision (core/tuning.h) is made here,
  * once per model: the loader, the passes and the writer all follow it.
  */
+#include "core/error.h"
 #include "core/tuning.h"
 #include "emit/write_ahead.h"
 #include "loader/loader.h"
 
 osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
 {
+	if (!out)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load: out is NULL");
+	*out = NULL;
+	if (!path)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load: the path is NULL");
 	load_how how = {.plain = plain_io_chosen()};
 	const char *to = opts ? opts->write_ahead_to : NULL;
 	/* Without memory for a job, the load goes on without one: the write makes all. */

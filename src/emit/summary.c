@@ -162,13 +162,15 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 size_t osh_model_node_count(const osh_model *m)
 {
 	size_t n = 0;
-	for (int32_t gi = 0; gi < m->ngraphs; gi++)
+	for (int32_t gi = 0; m && gi < m->ngraphs; gi++)
 		n += (size_t)m->graphs[gi]->nnodes;
 	return n;
 }
 
 const osh_summary *osh_model_summary(osh_model *m)
 {
+	if (!m)
+		return NULL;
 	if (m->summary)
 		return m->summary;
 	osh_summary *s = arena_zalloc(m->arena, sizeof *s);

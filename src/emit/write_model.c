@@ -50,6 +50,7 @@ typedef struct pack_job {
 	/* The lint inference deferred (defer_lint) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
+	bool build_nomem; /* building the messages to pack ran out of the arena */
 } pack_job;
 
 static pack_source source_of(const osh_model *m)
@@ -116,6 +117,7 @@ static int produce_plain(out_file *o, void *ctx)
 	size_t n;
 	if ((e = pack_whole(m, &buf, &n)) != 0) {
 		job->too_big = e == EFBIG;
+		job->build_nomem = e == ENOMEM && !n;
 		return e;
 	}
 	out_write(o, buf, n);
@@ -245,9 +247,11 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 	osh_status s = atomic_commit(f, produce_alongside_lint, &job, pre, skipped, err);
 	if (job.too_big)
 		return too_big(m, path, err); /* pack_stream sized it before writing a byte */
-	if (job.lint_nomem)
+	/* The arena's refusal names the budget when it was the budget that ran out. */
+	if (job.lint_nomem || job.build_nomem)
 	{
-		osh_status s2 = arena_error(m->arena, err, m->path, "the lint");
+		const char *what = job.lint_nomem ? "the lint" : "building the messages to write";
+		osh_status s2 = arena_error(m->arena, err, m->path, what);
 		if (err) {
 			size_t n = strlen(err->message);
 			snprintf(err->message + n, sizeof err->message - n, "; nothing written to '%s'", path);
@@ -285,11 +289,15 @@ osh_status write_model(osh_model *m, const char *path, const osh_write_options *
 
 osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
+	if (!m || !path)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_write: the %s is NULL", m ? "path" : "model");
 	return write_model(m, path, opts, NULL, err);
 }
 
 osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)
 {
+	if (!m || !data || !size)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_pack: %s is NULL", !m ? "the model" : !data ? "data" : "size");
 	*data = NULL;
 	*size = 0;
 	osh_status s = check_writable(m, NULL, err);
@@ -307,7 +315,7 @@ osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error 
 	if (e == EFBIG)
 		return too_big(m, NULL, err);
 	if (e && !n)
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory building the nodes to pack", m->path);
+		return arena_error(m->arena, err, m->path, "building the messages to pack");
 	if (e)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory packing %zu bytes", m->path, n);
 	*data = buf;

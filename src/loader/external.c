@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "core/dtype.h"
+#include "core/error.h"
 #include "core/grow.h"
 #include "loader/external.h"
 #include "loader/loader.h"
@@ -225,6 +226,10 @@ static int32_t add_file(ext_cache *c, arena *a, const char *key, const ext_file 
 	return c->nfiles++;
 }
 
+/* The process ran out of something, not the file of anything: no finding about the
+ * model, and every later open would fail alike: not remembered as the file's. */
+static bool out_of_resources(int e) { return e == EMFILE || e == ENFILE || e == ENOMEM; }
+
 /* What the file at loc (which passed location_problem) is: from the cache when
  * this spelling, or its normalized form, was checked before; else opened and
  * checked now, and remembered under both. */
@@ -242,8 +247,8 @@ static ext_file file_at(osh_model *m, const char *loc)
 			ext_file f = check_path(m, norm);
 			if (c)
 				c->walks++;
-			if (!c || (i = add_file(c, m->arena, norm, &f, &key)) < 0)
-				return f; /* out of memory: checked, not remembered */
+			if (!c || out_of_resources(f.err) || (i = add_file(c, m->arena, norm, &f, &key)) < 0)
+				return f; /* checked, not remembered */
 		}
 		const char *spelled;
 		if (strcmp(loc, key) != 0 && (spelled = arena_strdup(m->arena, loc)) &&
@@ -279,6 +284,17 @@ static bool file_problem(const ext_file *f, char *buf, size_t cap)
 	return true;
 }
 
+osh_status loader_external_failure(osh_model *m, osh_error *err)
+{
+	ext_cache *c = m->src.ext_files;
+	if (!c || !c->failed)
+		return OSH_OK;
+	int e = c->failed;
+	c->failed = 0;
+	return error_set(err, OSH_ERR_IO, "%s: cannot check external data file '%s': %s", m->path,
+			 c->failed_at ? c->failed_at : "?", strerror(e));
+}
+
 /* W: how messages name t (tensor_what), written only when there is a message. */
 #define W tensor_what(label, t, buf)
 
@@ -291,6 +307,8 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 	/* The location the last tensor named passed location_problem before: the same
 	 * string passes again, and thousands of tensors name it. */
 	ext_cache *c = m->src.ext_files;
+	if (c && c->failed)
+		return;
 	bool same = c && c->last && r.location && strcmp(c->last, r.location) == 0;
 	const char *why = same ? NULL : location_problem(r.location);
 	if (why) {
@@ -304,6 +322,17 @@ void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__Ten
 		return;
 	}
 	ext_file f = same ? c->files[c->last_file] : file_at(m, r.location);
+	if (out_of_resources(f.err)) {
+		/* Without a cache (memory ran out making it) there is nowhere to say it:
+		 * the load fails as for any memory that ran out. */
+		if (!(c = m->src.ext_files)) {
+			m->nomem = true;
+			return;
+		}
+		c->failed = f.err;
+		c->failed_at = arena_strdup(m->arena, r.location);
+		return;
+	}
 	char why_file[320];
 	if (file_problem(&f, why_file, sizeof why_file)) {
 		malformed(m, g, ni, name, "%s: external data file '%s'%s", W, r.location, why_file);

@@ -11,6 +11,7 @@
 #define OSH_LOADER_EXTERNAL_H
 
 #include "core/strmap.h"
+#include "onnxshape.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +31,19 @@ typedef struct ext_cache {
 	const char *last;  /* the key the last tensor's location matched, NULL: none */
 	int32_t last_file; /* its entry */
 	uint32_t walks;    /* walks from the model's directory: one per distinct file */
+	/* Opening a file failed for want of something the process ran out of (EMFILE,
+	 * ENFILE, ENOMEM), not for anything about the file: the first such errno and
+	 * the location as its tensor spelled it. Every tensor after it is left
+	 * unchecked, and the load fails once (loader_external_failure). */
+	int failed;
+	const char *failed_at;
 } ext_cache;
+
+struct osh_model;
+
+/* The error for the resource that ran out checking external data: OSH_ERR_IO, err
+ * naming the model, the file and errno's text. OSH_OK when none ran out. It is
+ * taken: a second call says OSH_OK. */
+osh_status loader_external_failure(struct osh_model *m, osh_error *err);
 
 #endif

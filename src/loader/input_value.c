@@ -5,6 +5,7 @@
  * validation as an initializer, and attach it to the graph input it names (or the
  * K-th input that has no initializer, as the test runners match them).
  */
+#include "loader/external.h"
 #include "loader/loader.h"
 #include "core/error.h"
 
@@ -27,6 +28,11 @@ static int32_t nth_feed(const graph *g, int index)
 osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
 				     size_t size, osh_error *err)
 {
+	if (!m)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_set_input_value: the model is NULL");
+	if (!data && size)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_model_set_input_value: data is NULL with size %zu",
+			    m->path, size);
 	graph *g = m->main;
 	if (!g)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model has no graph", m->path);
@@ -56,6 +62,9 @@ osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, 
 	char what[300];
 	snprintf(what, sizeof what, "input value for '%.256s'", v->name);
 	validate_tensor(m, g, -1, t, what);
+	osh_status s = loader_external_failure(m, err);
+	if (s != OSH_OK)
+		return s;
 	if (m->ndiags != before) {
 		/* validate_tensor reported it as a malformed model, but the model is fine:
 		 * it is the supplied value that is wrong. Take the finding back. */

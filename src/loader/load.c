@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include "loader/loader.h"
+#include "loader/external.h"
 #include "core/quiet_thread.h"
 #include "core/tuning.h"
 #include "loader/release.h"
@@ -428,7 +429,11 @@ static osh_status build_plain(osh_model *m, input *in, osh_error *err)
 		return error_set(err, OSH_ERR_DECODE,
 			    "%s: not an ONNX model: the protobuf data is truncated or corrupt", m->path);
 	}
-	if (!(validate_model(m) && index_model(m) && !m->nomem))
+	bool indexed = validate_model(m) && index_model(m) && !m->nomem;
+	osh_status s = loader_external_failure(m, err);
+	if (s != OSH_OK)
+		return s;
+	if (!indexed)
 		return arena_error(m->arena, err, m->path, "indexing");
 	return OSH_OK;
 }
@@ -504,6 +509,8 @@ static osh_status build(osh_model *m, input *in, osh_error *err)
 	/* The pre-scan's verdict before the index's: a refused file stopped the index
 	 * at the first node or initializer it could not read. */
 	if ((js = job_finish(m, !indexed, err)) != OSH_OK)
+		return js;
+	if ((js = loader_external_failure(m, err)) != OSH_OK)
 		return js;
 	if (!indexed) {
 		return arena_error(m->arena, err, m->path, "indexing");
@@ -686,9 +693,13 @@ osh_status loader_load_file(osh_model **out, const char *path, const osh_load_op
 osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
 				 const osh_load_options *opts, osh_error *err)
 {
+	if (!out)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load_buffer: out is NULL");
 	*out = NULL;
 	if (!name)
 		name = "<memory>";
+	if (!data && size)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_model_load_buffer: data is NULL with size %zu", name, size);
 	if ((uint64_t)size > MAX_MODEL_BYTES)
 		return error_set(err, OSH_ERR_LIMIT, "%s: %zu bytes, over protobuf's 2 GiB limit", name, size);
 	if (size == 0)

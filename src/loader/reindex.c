@@ -23,5 +23,6 @@ bool model_reindex(osh_model *m)
 	m->inferred = false;
 	m->ignore_declared = false;
 	m->summary = NULL;
+	dx_forget_declared(&m->syms); /* the index counts them again */
 	return validate_model(m) && index_model(m) && !m->nomem;
 }

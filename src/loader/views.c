@@ -3,8 +3,9 @@
  *
  * The passes never include the generated protobuf-c header; the loader translates
  * once. Views point into the unpacked messages (no copy of tensor data), and every
- * dim_param met in a declared type is interned into the model's symbol table here,
- * before inference makes up fresh names, so a fresh name never clashes.
+ * dim_param met in a declared type is interned into the model's symbol table here
+ * (a name, or an expression when its text is one: core/dimexpr.h), before inference
+ * makes up fresh names, so a fresh name never clashes.
  */
 #include "core/dtype.h"
 #include "loader/loader.h"
@@ -186,10 +187,14 @@ static tinfo tensor_type(osh_model *m, int32_t elem, const Onnx__TensorShapeProt
 		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
 			   d->dim_param[0]) {
 			/* A dim_param may be an expression a tool wrote (`batch*seq`): it is
-			 * read as one, so that it meets the same size computed here. */
+			 * read as one when its text is one's (dx_parse), so that it meets the
+			 * same size computed here; any other text is a name. How often each
+			 * name is declared decides how inference takes a claim (infer.c). */
 			dims[i] = dx_parse(&m->syms, d->dim_param);
 			if (dims[i].kind == DIM_UNKNOWN)
 				m->nomem = true;
+			else
+				dx_note_declared(&m->syms, dims[i]);
 		} else {
 			dims[i] = dim_unknown();
 		}

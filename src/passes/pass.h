@@ -30,6 +30,12 @@ typedef struct pass_options {
 	size_t n_assumed;
 	const osh_assumption *assumed;
 	pass_state *state; /* NULL: each pass finds what it needs by itself */
+	/* The runtime to check for besides the spec (check_kernel.h): ONNX Runtime's CPU
+	 * provider when set, with the custom-op domains ("DOMAIN") and operators
+	 * ("DOMAIN::OP") the deployment registers. */
+	bool runtime_ort;
+	size_t n_custom_ops;
+	const char *const *custom_ops;
 } pass_options;
 
 bool pass_infer(osh_model *m, const pass_options *opts);

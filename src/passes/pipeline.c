@@ -28,6 +28,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the header promises of osh_infer_options, checked before anything of it is
+ * applied: arrays present where their counts say so, names not NULL, ranks and sizes
+ * not negative, dimensions of a kind osh_dim_kind has. A caller's mistake made
+ * quietly into something else (a size of -7 an unknown one, a rank of -5 returned as
+ * it came) would pass for the model's answer. */
+static osh_status check_options(const osh_model *m, const osh_infer_options *o, osh_error *err)
+{
+	if (o->n_assumptions && !o->assumptions)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_infer: assumptions is NULL with n_assumptions %zu",
+			    m->path, o->n_assumptions);
+	for (size_t i = 0; i < o->n_assumptions; i++)
+		if (!o->assumptions[i].symbol || !o->assumptions[i].symbol[0])
+			return error_set(err, OSH_ERR_INVALID, "%s: osh_infer: assumption #%zu has no symbol", m->path,
+				    i);
+	if (o->n_input_shapes && !o->input_shapes)
+		return error_set(err, OSH_ERR_INVALID, "%s: osh_infer: input_shapes is NULL with n_input_shapes %zu",
+			    m->path, o->n_input_shapes);
+	for (size_t i = 0; i < o->n_input_shapes; i++) {
+		const osh_input_shape *s = &o->input_shapes[i];
+		if (!s->name)
+			return error_set(err, OSH_ERR_INVALID, "%s: osh_infer: input shape #%zu has no name", m->path, i);
+		if (s->rank < 0)
+			return error_set(err, OSH_ERR_INVALID, "%s: --input-shape %s: the rank %d is negative", m->path,
+				    s->name, (int)s->rank);
+		if (s->rank > 0 && !s->dims)
+			return error_set(err, OSH_ERR_INVALID, "%s: --input-shape %s: dims is NULL with rank %d", m->path,
+				    s->name, (int)s->rank);
+		for (int32_t k = 0; k < s->rank; k++) {
+			const osh_dim *d = &s->dims[k];
+			if (d->kind == OSH_DIM_VALUE && d->value < 0)
+				return error_set(err, OSH_ERR_INVALID,
+					    "%s: --input-shape %s: dimension %d is %lld: a size cannot be negative",
+					    m->path, s->name, (int)k, (long long)d->value);
+			if (d->kind == OSH_DIM_SYMBOL && (!d->symbol || !d->symbol[0]))
+				return error_set(err, OSH_ERR_INVALID,
+					    "%s: --input-shape %s: dimension %d is a symbol without a name", m->path,
+					    s->name, (int)k);
+			if (d->kind != OSH_DIM_VALUE && d->kind != OSH_DIM_SYMBOL && d->kind != OSH_DIM_UNKNOWN)
+				return error_set(err, OSH_ERR_INVALID,
+					    "%s: --input-shape %s: dimension %d has no kind osh_dim_kind names (%d)",
+					    m->path, s->name, (int)k, (int)d->kind);
+		}
+	}
+	return OSH_OK;
+}
+
 static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_error *err)
 {
 	for (size_t i = 0; i < o->n_assumptions; i++) {
@@ -52,10 +98,10 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 		dim *d = arena_array(m->arena, s->rank > 0 ? (size_t)s->rank : 1, sizeof *d);
 		if (!d)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
-		for (int32_t k = 0; k < s->rank; k++) {
-			if (s->dims[k].kind == OSH_DIM_VALUE && s->dims[k].value >= 0) {
+		for (int32_t k = 0; k < s->rank; k++) { /* check_options refused the rest */
+			if (s->dims[k].kind == OSH_DIM_VALUE) {
 				d[k] = dim_known(s->dims[k].value);
-			} else if (s->dims[k].kind == OSH_DIM_SYMBOL && s->dims[k].symbol) {
+			} else if (s->dims[k].kind == OSH_DIM_SYMBOL) {
 				int64_t sid = sym_intern(&m->syms, s->dims[k].symbol);
 				if (sid < 0)
 					return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
@@ -165,7 +211,7 @@ static osh_status stage_annotate(osh_model *m, stage_run *r, osh_error *err)
 static osh_status stage_declare_inputs(osh_model *m, stage_run *r, osh_error *err)
 {
 	if (!r->rw->dry_run && !annotate_overridden_inputs(m))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory declaring the overridden inputs", m->path);
+		return arena_error(m->arena, err, m->path, "declaring the overridden inputs");
 	return OSH_OK;
 }
 
@@ -206,7 +252,7 @@ static osh_status stage_reindex(osh_model *m, stage_run *r, osh_error *err)
 static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
 {
 	if (!edit_value_info(m, &r->made))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory writing value_info", m->path);
+		return arena_error(m->arena, err, m->path, "writing value_info");
 	return OSH_OK;
 }
 
@@ -317,6 +363,10 @@ static bool stage_named(const char *name)
 
 size_t osh_pipeline_stages(const char *command, const char **names, size_t cap)
 {
+	if (!command)
+		return 0;
+	if (!names)
+		cap = 0;
 	bool infer = !strcmp(command, "infer"), rewrite = !strcmp(command, "rewrite");
 	if (!infer && !rewrite && strcmp(command, "check"))
 		return 0;
@@ -444,6 +494,8 @@ static osh_status run_later_stages(osh_model *m, struct lint_later *l, bool veri
 
 osh_status osh_lint(osh_model *m, osh_error *err)
 {
+	if (!m)
+		return error_set(err, OSH_ERR_INVALID, "osh_lint: the model is NULL");
 	struct lint_later *l = m->pending.lint;
 	if (!l)
 		return OSH_OK;
@@ -496,17 +548,29 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	static const osh_infer_options none = {0};
 	if (!opts)
 		opts = &none;
+	if (!m)
+		return error_set(err, OSH_ERR_INVALID, "osh_infer: the model is NULL");
+	osh_status s = check_options(m, opts, err);
+	if (s != OSH_OK)
+		return s;
 	if (m->malformed)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot infer shapes", m->path);
 	if (opts->dump_after && !stage_named(opts->dump_after))
 		return error_set(err, OSH_ERR_INVALID, "%s: dump_after: no stage is named '%s'", m->path, opts->dump_after);
 	/* A lint still pending belongs to the inference before: its findings first. */
-	osh_status s = osh_lint(m, err);
+	s = osh_lint(m, err);
 	if (s != OSH_OK)
 		return s;
 	s = apply_options(m, opts, err);
 	if (s != OSH_OK)
 		return s;
+	bool ort = opts->runtime && !strcmp(opts->runtime, "ort-cpu");
+	if (opts->runtime && !ort && strcmp(opts->runtime, "spec"))
+		return error_set(err, OSH_ERR_INVALID, "%s: runtime '%s' is none of ort-cpu, spec", m->path, opts->runtime);
+	for (size_t i = 0; i < opts->n_custom_ops; i++)
+		if (!opts->custom_ops[i] || !opts->custom_ops[i][0] || !strncmp(opts->custom_ops[i], "::", 2))
+			return error_set(err, OSH_ERR_INVALID, "%s: custom op '%s' is no DOMAIN or DOMAIN::OP", m->path,
+				    opts->custom_ops[i] ? opts->custom_ops[i] : "(null)");
 	stage_run r = {
 		.po = {
 			.state = &r.state,
@@ -515,6 +579,9 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 			.require_explicit = opts->require_explicit,
 			.n_assumed = opts->n_assumptions,
 			.assumed = opts->assumptions,
+			.runtime_ort = ort,
+			.n_custom_ops = opts->n_custom_ops,
+			.custom_ops = opts->custom_ops,
 		},
 		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};
@@ -542,6 +609,8 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 
 osh_status osh_annotate(osh_model *m, osh_error *err)
 {
+	if (!m)
+		return error_set(err, OSH_ERR_INVALID, "osh_annotate: the model is NULL");
 	stage_run r = {0};
 	if (m->pending.debug)
 		r.debug = *m->pending.debug;
@@ -550,7 +619,7 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 
 bool osh_value_type(osh_model *m, const char *name, osh_type *out)
 {
-	if (!m->inferred || !m->main)
+	if (!m || !name || !out || !m->inferred || !m->main)
 		return false;
 	int32_t id = strmap_get(&m->main->names, name);
 	if (id < 0)
@@ -563,6 +632,8 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 	static const osh_rewrite_options none = {0};
 	if (!opts)
 		opts = &none;
+	if (!m || !report)
+		return error_set(err, OSH_ERR_INVALID, "osh_rewrite: the %s is NULL", m ? "report" : "model");
 	*report = (osh_rewrite_report){.opset_before = -1, .opset_after = -1};
 	if (m->malformed)
 		return error_set(err, OSH_ERR_INVALID, "%s: the model is malformed; cannot rewrite it", m->path);

@@ -48,6 +48,17 @@ def shown(report):
 
 
 class Check(unittest.TestCase):
+    def test_runtime_default(self):
+        # ONNX Runtime refuses a node of an undeclared custom domain ("not a registered
+        # function/op"): an error by default, the shape warning once it is declared.
+        codes = [d.code for d in onnxshape.check(lint("unknown_op.onnx")).diagnostics]
+        self.assertEqual(codes, ["no-kernel"])
+        for ops in (["com.example"], ["com.example::Frobnicate"]):
+            codes = [d.code for d in onnxshape.check(lint("unknown_op.onnx"), custom_ops=ops).diagnostics]
+            self.assertEqual(codes, ["unknown-op"])
+        with self.assertRaises(onnxshape.InvalidOptions):
+            onnxshape.check(lint("unknown_op.onnx"), runtime="tpu")
+
     def test_lint_fixtures_as_expected(self):
         lines = expected_blocks()["onnxshape check ."]
         files = sorted(f for f in os.listdir(LINT) if f.endswith(".onnx"))
@@ -60,7 +71,10 @@ class Check(unittest.TestCase):
                 self.assertEqual([str(dataclasses.replace(d, path=f)) for d in cm.exception.diagnostics], want)
                 continue
             with self.subTest(model=f):
-                report = onnxshape.check(lint(f))
+                # The golden report holds the spec-level findings (check --runtime spec):
+                # the Paddle, legacy and custom-domain fixtures are models ONNX Runtime
+                # cannot load, which test_runtime_default checks.
+                report = onnxshape.check(lint(f), runtime="spec")
                 self.assertEqual(shown(report), want)
                 self.assertEqual(bool(report), not report.errors)
                 self.assertEqual(len(report.errors), sum(": error: " in line for line in want))
@@ -151,6 +165,74 @@ class Inputs(unittest.TestCase):
             onnxshape.check(lint("clean.onnx"), severity={"outer-broadcast": "fatal"})
 
 
+def _varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number, payload):
+    """A length-delimited protobuf field."""
+    payload = payload.encode() if isinstance(payload, str) else payload
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _concat_model(uses):
+    """y = Concat(input_0 x uses, axis 0), input_0 FLOAT (n): y's size is a sum of
+    `uses` terms (a ModelProto written field by field: onnx is not needed)."""
+    node = _field(1, "input_0") * uses + _field(2, "y") + _field(4, "Concat")
+    node += _field(5, _field(1, "axis") + b"\x18\x00" + b"\xa0\x01\x02")  # i: 0, type: INT
+    tensor = b"\x08\x01" + _field(2, _field(1, _field(2, "n")))  # FLOAT, shape (n)
+    graph = _field(1, node) + _field(2, "g") + _field(11, _field(1, "input_0") + _field(2, _field(1, tensor)))
+    graph += _field(12, _field(1, "y"))
+    return b"\x08\x08" + _field(8, _field(1, "") + b"\x10\x0d") + _field(7, graph)  # ir 8, opset 13
+
+
+class Arguments(unittest.TestCase):
+    """What C would cut or wrap is refused as open() refuses it."""
+
+    def test_embedded_nul_in_path(self):
+        import pathlib
+
+        p = lint("clean.onnx")
+        for bad in (p + "\0/../x", pathlib.Path(p + "\0x")):
+            with self.subTest(path=bad), self.assertRaises(ValueError) as cm:
+                onnxshape.check(bad)
+            self.assertIn("embedded null byte", str(cm.exception))
+            self.assertNotIsInstance(cm.exception, onnxshape.OnnxshapeError)
+
+    def test_embedded_nul_in_names(self):
+        cases = [
+            dict(assume={"N\0x": 2}),
+            dict(input_shapes={"x\0y": [2, 3]}),
+            dict(input_shapes={"x": ["N\0M", 3]}),
+            dict(severity={"unknown-op\0": "error"}),
+        ]
+        for kw in cases:
+            with self.subTest(**kw), self.assertRaises(ValueError) as cm:
+                onnxshape.check(lint("dynamic_shape.onnx"), **kw)
+            self.assertIn("embedded null byte", str(cm.exception))
+
+    def test_sizes_over_int64(self):
+        for size in (2**64 + 3, 10**30, 2**63):
+            for kw in (dict(assume={"N": size}), dict(input_shapes={"x": [size, 3]})):
+                with self.subTest(size=size, **{k: "..." for k in kw}), self.assertRaises(OverflowError):
+                    onnxshape.check(lint("dynamic_shape.onnx"), **kw)
+        # The largest int64 is a size, and reaches the library as itself.
+        s = onnxshape.shapes(lint("dynamic_shape.onnx"), input_shapes={"x": [2**63 - 1, 3]})
+        self.assertEqual(s["x"].dims, (2**63 - 1, 3))
+
+    def test_target_opset_over_int64(self):
+        legacy = os.path.join(EXAMPLES, "legacy_add_broadcast.onnx")
+        for opset in (2**64 + 13, -(2**63) - 1):
+            with self.subTest(opset=opset), self.assertRaises(OverflowError):
+                onnxshape.rewrite(legacy, target_opset=opset)
+        self.assertEqual(onnxshape.rewrite(legacy, target_opset=13).opset_after, 13)
+
+
 class Errors(unittest.TestCase):
     def test_unreadable(self):
         with self.assertRaises(onnxshape.UnreadableModel) as cm:
@@ -186,6 +268,18 @@ class Errors(unittest.TestCase):
             self.assertTrue(cm.exception.message)
         with self.assertRaises(onnxshape.InvalidOptions):
             onnxshape.rewrite(os.path.join(EXAMPLES, "legacy_add_broadcast.onnx"), target_opset=99)
+
+    def test_over_the_memory_budget(self):
+        """Writing the value_info of a Concat of 300k uses of one symbolic input is
+        over the default budget: the budget's refusal, not a MemoryError."""
+        model = _concat_model(300000)
+        self.assertTrue(onnxshape.check(model))
+        with self.assertRaises(onnxshape.OnnxshapeError) as cm:
+            onnxshape.infer(model)
+        self.assertNotIsInstance(cm.exception, MemoryError)
+        self.assertEqual(cm.exception.status, "limit")
+        self.assertIn("needs more than the memory budget of", cm.exception.message)
+        self.assertIn("--memory-budget", cm.exception.message)
 
     def test_model_errors(self):
         for f in (onnxshape.infer, onnxshape.shapes, onnxshape.rewrite):

@@ -102,8 +102,8 @@ static result run_in(const char *dir, const char **argv)
 /* onnxshape check ARGS... (NULL-terminated), in dir. */
 static result check_in(const char *dir, const char *arg, ...)
 {
-	const char *argv[MAX_ARGS] = {OSH_CLI, "check"};
-	int argc = 2;
+	const char *argv[MAX_ARGS] = {OSH_CLI, "check", "--runtime", "spec"};
+	int argc = 4;
 	va_list ap;
 	va_start(ap, arg);
 	for (const char *a = arg; a; a = va_arg(ap, const char *)) {
@@ -174,8 +174,8 @@ static char *text_report(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-		const char *argv[MAX_ARGS] = {OSH_CLI, "check", "--color=never"};
-		int argc = 3;
+		const char *argv[MAX_ARGS] = {OSH_CLI, "check", "--runtime", "spec", "--color=never"};
+		int argc = 5;
 		fputs("$ onnxshape check", f);
 		for (size_t k = 0; k < 6 && runs[i][k]; k++) {
 			argv[argc++] = runs[i][k];
@@ -344,8 +344,8 @@ Test(check, exit_statuses)
 		{{NULL}, 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *argv[MAX_ARGS] = {OSH_CLI, "check"};
-		int argc = 2;
+		const char *argv[MAX_ARGS] = {OSH_CLI, "check", "--runtime", "spec"};
+		int argc = 4;
 		for (size_t k = 0; k < 5 && cases[i].args[k]; k++)
 			argv[argc++] = cases[i].args[k];
 		result r = run_in(NULL, argv);

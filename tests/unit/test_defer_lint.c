@@ -236,7 +236,7 @@ Test(defer_lint, cli_infer_prints_what_check_prints)
 	for (size_t i = 0; i < NFIXTURES; i++) {
 		char in[512];
 		snprintf(in, sizeof in, "%s/%s", LINT_DIR, fixtures[i]);
-		const char *check[] = {OSH_CLI, "check", "--color", "never", in, NULL};
+		const char *check[] = {OSH_CLI, "check", "--runtime", "spec", "--color", "never", in, NULL};
 		const char *infer[] = {OSH_CLI, "infer", "--color", "never", in, "-o", out, NULL};
 		cli_result c = cli_run(dir, 0, check), f = cli_run(dir, 0, infer);
 		cr_expect_eq(f.status, c.status, "%s: infer %d, check %d: %s", fixtures[i], f.status, c.status, f.err);

@@ -130,7 +130,10 @@ Test(dimexpr, parse_reads_back_what_it_printed_and_sympys_forms)
 	dim sym = dx_parse(&T, "floor(H/32 + 31/32)");
 	EXPECT_TEXT(sym, "floor((H + 31)/32)");
 	cr_expect(dim_eq(dx_parse(&T, "past + seq"), dx_add(&T, S("past"), s)));
-	cr_expect(dim_is(dx_parse(&T, "2*3 + 1"), 7));
+	/* A text whose value is a number is a name, as ONNX Runtime reads it. */
+	dim seven = dx_parse(&T, "2*3 + 1");
+	cr_assert_eq(seven.kind, DIM_SYMBOL);
+	cr_expect_str_eq(sym_name(&T, seven.v), "2*3 + 1");
 	/* Names stay names. */
 	dim n = dx_parse(&T, "batch-size");
 	cr_expect_str_eq(sym_name(&T, n.v), "batch-size");
@@ -231,4 +234,124 @@ Test(dimexpr, a_class_never_contains_its_representative)
 	dim y = dim_symbol(sym_fresh(&T, NULL)), f = dx_floordiv(&T, y, K(2));
 	cr_assert(sym_unify(&T, y.v, dx_mul(&T, f, K(2)).v));
 	(void)dim_resolve(&T, f);
+}
+
+/* ---- what a dim_param's text is ------------------------------------------------------ */
+
+Test(dimexpr, a_text_is_an_expression_only_when_written_as_one)
+{
+	/* {text, what it reads as}: NULL, the text itself as one name. */
+	static const char *const table[][2] = {
+		{"1 - 2", NULL},             /* a number: a name, never -1 */
+		{"a - a - 5", NULL},         /* likewise, never -5 */
+		{"a - a", NULL},
+		{"2*3 + 1", NULL},
+		{"(batch)", NULL},           /* a single name is no expression */
+		{"batch-size", NULL},        /* `-` without spaces is part of the name */
+		{"batch size", NULL},
+		{"batch * seq", NULL},       /* neither printer writes these spaces */
+		{"batch+seq", NULL},
+		{"conv/out.0", NULL},        /* `/` outside a floor is part of the name */
+		{"Squeeze/m/roi_heads/box_roi_pool/Squeeze_1_output_0_dim_0", NULL},
+		{"floor(a/0)", NULL},        /* no size */
+		{"floor(a/(-2))", NULL},
+		{"Mod(a, 0)", NULL},
+		{"99999999999999999999*a", NULL},
+		{"a**5", NULL},              /* past DX_MAX_DEG */
+		{"2*`batch`", NULL},         /* backquotes where none are needed */
+		{"2*`a - b`", NULL},         /* a quoted expression is no name */
+		{"foo(a)", NULL},
+		{"seq + batch", "batch + seq"},
+		{"-seq + 1", "-seq + 1"},
+		{"Max(1, seq)", "Max(seq, 1)"},  /* sympy's order */
+		{"Max(a, b, c)", "Max(a, b, c)"},
+		{"Mod(a, 4)", "a - 4*floor(a/4)"},
+		{"ceiling(a/4)", "floor((a + 3)/4)"},
+		{"floor(H/32 + 31/32)", "floor((H + 31)/32)"},
+		{"2*`batch-size`", "2*`batch-size`"},
+		{"2*`1 - 2`", "2*`1 - 2`"},
+		{"`a``b` + 1", "`a``b` + 1"},
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		dim d = dx_parse(&T, table[i][0]);
+		cr_assert_eq(d.kind, DIM_SYMBOL, "%s is a symbol, never a number", table[i][0]);
+		if (!table[i][1]) {
+			cr_expect(!sym_is_expr(&T, d.v), "%s read as the expression %s", table[i][0], txt(d));
+			cr_expect_str_eq(sym_name(&T, d.v), table[i][0]);
+		} else {
+			cr_expect(sym_is_expr(&T, d.v), "%s read as a name", table[i][0]);
+			EXPECT_TEXT(d, table[i][1]);
+		}
+	}
+}
+
+Test(dimexpr, every_name_written_in_an_expression_reads_back)
+{
+	static const char *const names[] = {"batch-size", "my dim", "conv.out.0", "feat/len", "a`b", "1 - 2",
+					    "floor", "x)", "`", "seq + 1 -", "über"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		dim n = S(names[i]);
+		cr_assert(!sym_is_expr(&T, n.v), "%s is a name", names[i]);
+		dim exprs[] = {dx_mul(&T, n, K(2)), dx_add(&T, n, S("seq")), dx_floordiv(&T, n, K(4)),
+			       dx_max(&T, n, K(1)), dx_mul(&T, n, n)};
+		for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++) {
+			cr_assert_eq(exprs[k].kind, DIM_SYMBOL);
+			const char *text = sym_name(&T, exprs[k].v);
+			symtab fresh;
+			symtab_init(&fresh, A);
+			dim back = dx_parse(&T, text), again = dx_parse(&fresh, text);
+			cr_expect(dim_eq(back, exprs[k]), "%s read back as %s", text, txt(back));
+			cr_expect(again.kind == DIM_SYMBOL && sym_is_expr(&fresh, again.v) &&
+					  !strcmp(sym_name(&fresh, again.v), text),
+				  "%s in a table of its own", text);
+		}
+	}
+}
+
+Test(dimexpr, no_fact_makes_a_size_negative)
+{
+	dim a = S("a"), b = S("b"), seq = S("seq");
+	dim d = dx_parse(&T, "a - b");
+	cr_assert(sym_is_expr(&T, d.v));
+	cr_assert(sym_bind(&T, a.v, 1) && sym_bind(&T, b.v, 5));
+	dim r = dim_resolve(&T, d);
+	cr_expect(r.kind == DIM_SYMBOL, "a - b with a = 1 and b = 5 stays a - b, got %s", txt(r));
+	cr_expect(dim_is(dim_resolve(&T, dx_sub(&T, b, a)), 4), "b - a is 4");
+	/* seq + 5 = 3 has no size for seq: the expression is bound alone. */
+	dim s5 = dx_add(&T, seq, K(5));
+	cr_expect(sym_bind(&T, s5.v, 3));
+	cr_expect(dim_resolve(&T, seq).kind == DIM_SYMBOL, "seq stays unknown");
+	cr_expect(!sym_bind(&T, S("n").v, -1), "no size is -1");
+}
+
+/* Min and Max of sizes built from floors agree, at every value on a grid, with the
+ * arithmetic: dropping an argument is only done when provably right. */
+Test(dimexpr, min_and_max_of_floors_agree_with_integer_arithmetic)
+{
+	dim L = S("a");
+	EXPECT_TEXT(dx_min(&T, L, dx_floordiv(&T, L, K(2))), "floor(a/2)");
+	EXPECT_TEXT(dx_max(&T, L, dx_floordiv(&T, L, K(2))), "a");
+	EXPECT_TEXT(dx_min(&T, dx_ceildiv(&T, L, K(2)), L), "floor((a + 1)/2)");
+	cr_expect(sym_is_expr(&T, dx_min(&T, dx_sub(&T, L, K(1)), dx_floordiv(&T, L, K(2))).v) &&
+		  T.v[dx_min(&T, dx_sub(&T, L, K(1)), dx_floordiv(&T, L, K(2))).v].kind == DX_MIN,
+		  "a - 1 is below floor(a/2) at a = 0: both stay");
+	dim forms[] = {L, dx_floordiv(&T, L, K(2)), dx_ceildiv(&T, L, K(3)), dx_sub(&T, L, K(1)),
+		       dx_add(&T, dx_floordiv(&T, L, K(4)), K(2)), dx_sub(&T, L, dx_floordiv(&T, L, K(2))),
+		       dx_min(&T, L, K(5))};
+	size_t n = sizeof forms / sizeof forms[0];
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			dim mn = dx_min(&T, forms[i], forms[j]), mx = dx_max(&T, forms[i], forms[j]);
+			for (int64_t va = 0; va <= 20; va++) {
+				env e = {va, 0};
+				dim x = dx_subst(&T, forms[i], bind_ab, &e), y = dx_subst(&T, forms[j], bind_ab, &e);
+				cr_assert(x.kind == DIM_KNOWN && y.kind == DIM_KNOWN);
+				dim gmn = dx_subst(&T, mn, bind_ab, &e), gmx = dx_subst(&T, mx, bind_ab, &e);
+				cr_assert(dim_is(gmn, x.v < y.v ? x.v : y.v), "Min(%s, %s) = %s at a=%lld: %s", txt(forms[i]),
+					  txt(forms[j]), txt(mn), (long long)va, txt(gmn));
+				cr_assert(dim_is(gmx, x.v > y.v ? x.v : y.v), "Max(%s, %s) = %s at a=%lld: %s", txt(forms[i]),
+					  txt(forms[j]), txt(mx), (long long)va, txt(gmx));
+			}
+		}
+	}
 }

@@ -10,6 +10,9 @@
  *  - locations: a trailing slash is refused; a file used as a folder, a symbolic
  *    link, a name too long and a file that cannot be read each get their own
  *    message, errno's text after "': ".
+ *  - descriptors: with no descriptor left to open the weights (ulimit -n 5), the
+ *    4,096 tensors that name one file get no finding each: the load fails once,
+ *    naming the file and errno's text, and the tool exits 2.
  *  - input values: --input-value and --input-data refuse what is not a regular file
  *    (a FIFO would wait for a writer, /dev/zero never ends) without reading it.
  *
@@ -307,6 +310,106 @@ Test(external_hostile, name_too_long_message)
 	char want[480];
 	snprintf(want, sizeof want, "external data file '%s': File name too long", loc);
 	cr_expect(contains(first, want), "%s", first);
+	remove_tree(dir);
+}
+
+/* ---- descriptors --------------------------------------------------------------- */
+
+#define TENSORS 4096
+
+/* How often needle occurs in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* `onnxshape check model` with at most `fds` descriptors (RLIMIT_NOFILE; every
+ * descriptor but 0, 1 and 2 closed first, so the tool has the rest); what it printed,
+ * stdout and stderr together, in out. Returns its exit status. */
+static int check_with_fds(const char *model, int fds, char *out, size_t cap)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(126);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		struct rlimit rl = {(rlim_t)fds, (rlim_t)fds};
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			_exit(126);
+		execl(OSH_CLI, "onnxshape", "check", model, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	/* Read to the end, what does not fit dropped: a child left blocked on a full
+	 * pipe would never be reaped. */
+	size_t n = 0;
+	ssize_t r;
+	char drop[4096];
+	while ((r = n + 1 < cap ? read(p[0], out + n, cap - 1 - n) : read(p[0], drop, sizeof drop)) > 0)
+		n += n + 1 < cap ? (size_t)r : 0;
+	out[n] = '\0';
+	close(p[0]);
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	cr_assert(WIFEXITED(ws), "the tool died of signal %d", WTERMSIG(ws));
+	cr_assert_neq(WEXITSTATUS(ws), 126, "could not set up the child");
+	return WEXITSTATUS(ws);
+}
+
+Test(external_hostile, no_descriptor_left_is_one_error, .timeout = 60)
+{
+	char *dir = make_tmpdir_for("ext");
+	char *model = path_in(dir, "m.onnx"), *bin = path_in(dir, "w.bin");
+	static const char *locs[TENSORS];
+	for (size_t i = 0; i < TENSORS; i++)
+		locs[i] = "w.bin";
+	write_model(model, locs, TENSORS);
+	write_zeros(bin, 16 * TENSORS);
+	static char out[1 << 20];
+
+	/* Descriptors enough: the weights are fine. */
+	cr_expect_eq(check_with_fds(model, 64, out, sizeof out), 0, "%s", out);
+	/* 0, 1, 2, the model, and no more: the weights' folder or file cannot be opened. */
+	int st = check_with_fds(model, 5, out, sizeof out);
+	cr_expect_eq(st, 2, "exit %d:\n%.2000s", st, out);
+	cr_expect_eq(count_of(out, "external data file"), 1, "%.2000s", out);
+	cr_expect(contains(out, "cannot check external data file 'w.bin': Too many open files"), "%.2000s", out);
+	cr_expect_not(contains(out, "[malformed-model]"), "%.2000s", out);
+	cr_expect(contains(out, "1 error,"), "%.2000s", out);
+
+	/* The library: the load fails, OSH_ERR_IO, with nothing to free. */
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int lowest = dup(0);
+		if (lowest < 0)
+			_exit(10);
+		close(lowest);
+		/* The model's own file is opened and read before the weights. */
+		struct rlimit rl = {(rlim_t)lowest + 1, (rlim_t)lowest + 1};
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			_exit(10);
+		osh_model *m = (osh_model *)&rl;
+		osh_error err = {0};
+		osh_status s = osh_model_load(&m, model, NULL, &err);
+		_exit(s == OSH_ERR_IO && !m && strstr(err.message, "external data file 'w.bin': Too many open files") ? 0
+		      : s == OSH_OK ? 1 : 2);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "osh_model_load: child status %d", ws);
+	free(model), free(bin);
 	remove_tree(dir);
 }
 

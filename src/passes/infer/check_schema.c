@@ -285,6 +285,24 @@ static const sch_attr *attr_schema(const sch_row *r, const char *name)
 	return NULL;
 }
 
+/* Up to this many attributes a node's names are compared pairwise; above, each is
+ * looked up among the earlier ones in a map: a file may give a node 100k of them. */
+#define ATTRS_PAIRWISE_MAX 16
+
+/* Whether attribute i has the name of an earlier one; earlier: the map of them, NULL
+ * for a node with few. -1 when memory ran out. */
+static int given_before(const node *n, int32_t i, strmap *earlier)
+{
+	if (earlier) {
+		int32_t at = strmap_put(earlier, n->attrs[i].name, i);
+		return at == -2 ? -1 : at != i;
+	}
+	for (int32_t j = 0; j < i; j++)
+		if (!strcmp(n->attrs[j].name, n->attrs[i].name))
+			return 1;
+	return 0;
+}
+
 /* False when an attribute the node's rule reads is wrong (given twice, of another
  * type, a value outside the spec's, required and missing). An attribute the schema
  * does not have is reported too, but rules do not read it. */
@@ -292,14 +310,26 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 {
 	const node *n = c->n;
 	bool ok = true;
+	strmap names, *earlier = NULL;
+	if (n->nattrs > ATTRS_PAIRWISE_MAX) {
+		strmap_init(&names, c->a);
+		if (!strmap_reserve(&names, (size_t)n->nattrs)) {
+			c->m->nomem = true;
+			return false;
+		}
+		earlier = &names;
+	}
 	for (int32_t i = 0; i < n->nattrs; i++) {
 		const attr_view *a = &n->attrs[i];
-		for (int32_t j = 0; j < i; j++)
-			if (!strcmp(n->attrs[j].name, a->name)) {
-				infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' is given twice", a->name);
-				ok = false;
-				break;
-			}
+		int twice = given_before(n, i, earlier);
+		if (twice < 0) {
+			c->m->nomem = true;
+			return false;
+		}
+		if (twice) {
+			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' is given twice", a->name);
+			ok = false;
+		}
 		if (a->graph_index == ATTR_UNTYPED) {
 			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' has no type (AttributeProto.type)",
 				   a->name);

@@ -20,6 +20,7 @@
 #include "core/grow.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
+#include "passes/infer/check_kernel.h"
 #include "passes/infer/check_schema.h"
 #include "passes/infer/dims_share.h"
 #include "passes/infer/infer_internal.h"
@@ -124,7 +125,99 @@ static tinfo from_initializer(infer_ctx *c, const tensor_view *tv, bool with_con
 	return t;
 }
 
-/* Reconciles what inference found for v with what the file declares. */
+/* ---- declarations: facts and claims ---------------------------------------------- */
+
+/* What declared dim d of value v (its dimension k) says where inference found
+ * nothing. A number, or a size the main graph's inputs decide (batch, 2*seq), means
+ * the same wherever it is written: it is taken as it is, resolved. Any other name is
+ * a claim of whoever wrote the file (Where68_dim_0), who may have written it for
+ * several sizes: it becomes a symbol of this place's own, the name itself where the
+ * model declares it once, else a stand-in made from it (sym_claim: Where68_dim_0_2),
+ * the same every time this place is inferred (a body is inferred more than once). */
+static dim claimed(infer_ctx *c, const value *v, int32_t k, dim d)
+{
+	symtab *t = c->syms;
+	if (d.kind != DIM_SYMBOL || dx_over_inputs(t, d))
+		return dim_resolve(t, d);
+	if (t->v[d.v].kind == DX_NAME && t->v[d.v].decls <= 1)
+		return d;
+	char key[64];
+	snprintf(key, sizeof key, "%p/%d", (const void *)v->x, (int)k);
+	int32_t id = strmap_get(&t->sites, key);
+	if (id >= 0)
+		return dim_symbol(id);
+	const char *copy = arena_strdup(c->a, key);
+	int64_t made = copy ? sym_claim(t, d.v) : -1;
+	if (made < 0 || !strmap_set(&t->sites, copy, (int32_t)made)) {
+		c->m->nomem = true;
+		return dim_unknown();
+	}
+	return dim_symbol(made);
+}
+
+/* The declared type of v as inference takes it where it knows nothing: its claims
+ * made symbols of their own (claimed). */
+static tinfo claimed_type(infer_ctx *c, const value *v, tinfo d)
+{
+	if (d.rank <= 0 || !d.dims)
+		return d;
+	int32_t k = 0;
+	while (k < d.rank && d.dims[k].kind != DIM_SYMBOL)
+		k++;
+	if (k == d.rank)
+		return d; /* numbers and unknowns: nothing to make */
+	dim buf[SHARE_BUF], *out = d.rank <= SHARE_BUF ? buf : dims_alloc(c, d.rank);
+	if (!out)
+		return d;
+	for (int32_t j = 0; j < d.rank; j++)
+		out[j] = claimed(c, v, j, d.dims[j]);
+	const dim *dims = out == buf ? share(c, buf, d.rank) : out;
+	if (dims)
+		d.dims = dims;
+	return d;
+}
+
+/* What inference left unknown of t, v's type, filled in from its declaration d,
+ * whose claims become symbols of their own (claimed): the element type, the rank
+ * and dims when the rank was unknown, each unknown dim when the ranks agree. */
+static void fill_unknown(infer_ctx *c, const value *v, tinfo *t, const tinfo *d)
+{
+	if (!t->elem)
+		t->elem = d->elem;
+	if (d->rank < 0)
+		return;
+	if (t->rank < 0) {
+		tinfo filled = claimed_type(c, v, *d);
+		t->rank = filled.rank;
+		t->dims = filled.dims;
+		return;
+	}
+	if (d->rank != t->rank)
+		return;
+	int32_t fill = 0;
+	while (fill < t->rank && (d->dims[fill].kind == DIM_UNKNOWN ||
+				  dim_resolve(c->syms, t->dims[fill]).kind != DIM_UNKNOWN))
+		fill++;
+	if (fill == t->rank)
+		return; /* inference knows every dim the declaration names: no copy */
+	dim buf[SHARE_BUF], *merged = t->rank <= SHARE_BUF ? buf : dims_alloc(c, t->rank);
+	if (!merged)
+		return;
+	for (int32_t k = 0; k < t->rank; k++) {
+		dim a = dim_resolve(c->syms, t->dims[k]);
+		merged[k] = a.kind == DIM_UNKNOWN && k >= fill ? claimed(c, v, k, d->dims[k]) : a;
+	}
+	const dim *shared = merged == buf ? share(c, buf, t->rank) : merged;
+	if (shared)
+		t->dims = shared;
+}
+
+/* Reconciles what inference found for v with what the file declares. The
+ * declaration fills in what inference left unknown and never changes what it found:
+ * it binds no symbol and equates no two sizes (an exporter's name on an output is no
+ * fact, and an input made dynamic with --input-shape is not pinned by an output
+ * declared static). A declared number that inference contradicts with a number is a
+ * shape-conflict, and the declaration is kept. */
 static void reconcile(infer_ctx *c, value *v, bool use_declared)
 {
 	/* Most values declare nothing. Asked on its own, that is a load or two; the copy
@@ -135,8 +228,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 	const tinfo *d = &declared;
 	tinfo *t = &v->ti;
 	if (t->kind == TK_UNKNOWN) {
-		tinfo keep = *d;
-		*t = keep;
+		*t = claimed_type(c, v, declared);
 		return;
 	}
 	const char *why = NULL;
@@ -153,24 +245,14 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 		snprintf(buf, sizeof buf, "rank %d, declared rank %d", t->rank, d->rank);
 		why = buf;
 	}
-	dim *merged = NULL, mbuf[SHARE_BUF];
-	if (!why && t->rank >= 0 && d->rank >= 0) {
-		merged = t->rank <= SHARE_BUF ? mbuf : dims_alloc(c, t->rank);
-		if (!merged)
-			return;
-		for (int32_t k = 0; k < t->rank && !why; k++) {
-			dim a = dim_resolve(c->syms, t->dims[k]), b = dim_resolve(c->syms, d->dims[k]);
-			/* A declared symbol against an inferred size binds the symbol; a
-			 * declared size against an inferred one must agree. */
-			if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && a.v != b.v) {
-				snprintf(buf, sizeof buf, "dimension %d is %lld, declared %lld", k, (long long)a.v,
-					 (long long)b.v);
-				why = buf;
-			} else if (!dim_merge(c, a, b, &merged[k])) {
-				snprintf(buf, sizeof buf, "dimension %d: '%s' was found to be another size", k,
-					 b.kind == DIM_SYMBOL ? sym_name(c->syms, b.v) : "?");
-				why = buf;
-			}
+	for (int32_t k = 0; !why && t->rank >= 0 && d->rank >= 0 && k < t->rank; k++) {
+		dim a = dim_resolve(c->syms, t->dims[k]), b = d->dims[k];
+		if (b.kind == DIM_SYMBOL && dx_over_inputs(c->syms, b))
+			b = dim_resolve(c->syms, b); /* a size the inputs decide: --assume reaches it */
+		if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && a.v != b.v) {
+			snprintf(buf, sizeof buf, "dimension %d is %lld, declared %lld", k, (long long)a.v,
+				 (long long)b.v);
+			why = buf;
 		}
 	}
 	if (why) {
@@ -178,20 +260,10 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, "shape-conflict", c->g, v->producer, v->name,
 			   "'%s' is declared %s %s but inferred %s: %s", v->name,
 			   d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
-		tinfo keep = *d;
-		*t = keep;
+		*t = claimed_type(c, v, declared);
 		return;
 	}
-	if (!t->elem)
-		t->elem = d->elem;
-	if (t->rank < 0 && d->rank >= 0) {
-		t->rank = d->rank;
-		t->dims = d->dims;
-	} else if (merged) {
-		const dim *shared = merged == mbuf ? share(c, mbuf, t->rank) : merged;
-		if (shared)
-			t->dims = shared;
-	}
+	fill_unknown(c, v, t, d);
 }
 
 static void seed_values(infer_ctx *c, graph *g)
@@ -214,8 +286,15 @@ static void seed_values(infer_ctx *c, graph *g)
 				v->ti = from_initializer(c, value_given(v), true, &memo);
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
 				v->ti = from_initializer(c, v->init_view, false, &memo);
-			/* The graph's own sizes: they name a class before what is computed
-			 * from them, and before an output's placeholder name (symbols.c). */
+			if (g != c->m->main) {
+				/* A body's inputs are what its node passes (infer_subgraph):
+				 * what they declare is a claim, like any value's. */
+				v->ti = claimed_type(c, v, v->ti);
+				break;
+			}
+			/* The model's own sizes: what its main graph's inputs are declared
+			 * with binds a symbol. They name a class before what is computed from
+			 * them, and before an output's placeholder name (symbols.c). */
 			for (int32_t k = 0; v->ti.kind == TK_TENSOR && k < v->ti.rank; k++)
 				if (v->ti.dims[k].kind == DIM_SYMBOL && !sym_is_expr(c->syms, v->ti.dims[k].v))
 					c->syms->v[v->ti.dims[k].v].input = true;
@@ -360,11 +439,14 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		 * ONNX Runtime, which refuses the call: check_schema_missing says so. */
 		c.quiet = base->quiet || (h.schema ? !check_schema_node(&c, h.schema)
 						   : h.schema_domain && !check_schema_missing(&c));
+		/* A node no runtime would load is reported as that alone: its missing
+		 * shape rule is the lesser news. */
+		bool refused = c.opts->runtime_ort && !body && !c.quiet && check_kernel_domain(&c);
 		if (fn)
 			fn(&c);
 		else if (body)
 			infer_call(&c, body);
-		else if (!c.quiet)
+		else if (!c.quiet && !refused)
 			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
 				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
 				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);
@@ -373,6 +455,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			if (id >= 0 && g->values[id].producer == ni)
 				reconcile(&c, &g->values[id], use_declared);
 		}
+		if (c.opts->runtime_ort && h.schema && !c.quiet)
+			check_kernel_node(&c, h.schema);
 	}
 }
 
@@ -421,7 +505,18 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 			v->ti = given;
 			continue;
 		}
-		/* Declared and given: the declaration wins where it says something. */
+		if (t.kind == given.kind) {
+			/* What the node passes is what runs (a loop-carried value declared
+			 * (a_dim_0, a_dim_1) may be (1, 17), and a first iteration's shape
+			 * need not be the declared one): the declaration fills in only what
+			 * that leaves unknown. */
+			v->ti = given;
+			fill_unknown(&sub, v, &v->ti, &t);
+			continue;
+		}
+		/* Another kind (an optional passed where a tensor is declared): the
+		 * declaration wins where it says something. */
+		t = claimed_type(&sub, v, t);
 		if (!t.elem)
 			t.elem = given.elem;
 		if (t.rank < 0) {
@@ -447,7 +542,7 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		return false;
 	}
 	size_t values = m->main ? (size_t)m->main->nvalues : 0;
-	infer_ctx base = {.m = m, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
+	infer_ctx base = {.m = m, .opts = opts, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
 			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo)), .fresh_keys = arena_alloc(m->arena, sizeof(strmap))};
 	if (base.fresh_keys)
 		strmap_init(base.fresh_keys, m->arena);
@@ -461,6 +556,8 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)
 		return true;
+	if (opts->runtime_ort)
+		check_runtime_versions(m);
 	seed_values(&base, m->main);
 	pass_state *ps = opts->state;
 	if (ps)

@@ -44,6 +44,7 @@ typedef struct infer_ctx {
 	/* The node's schema refused its inputs or outputs (check_schema.h): its rule
 	 * still sets what it can, but what it would say is said already. */
 	bool quiet;
+	const struct pass_options *opts; /* the pass's options (passes/pass.h) */
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);

@@ -10,22 +10,38 @@
 
 #include <assert.h>
 
-size_t osh_model_graph_count(const osh_model *m) { return m->graphs ? (size_t)m->ngraphs : 0; }
+size_t osh_model_graph_count(const osh_model *m) { return m && m->graphs ? (size_t)m->ngraphs : 0; }
 
+/* Graph gi, or NULL for a NULL model or an index past the last graph: the header
+ * answers those with NULL, 0 or false rather than leaving them undefined. */
 static const graph *graph_at(const osh_model *m, size_t gi)
 {
-	assert(gi < osh_model_graph_count(m));
-	return m->graphs[gi];
+	return gi < osh_model_graph_count(m) ? m->graphs[gi] : NULL;
 }
 
-const char *osh_graph_path(const osh_model *m, size_t gi) { return graph_at(m, gi)->path; }
-size_t osh_graph_value_count(const osh_model *m, size_t gi) { return (size_t)graph_at(m, gi)->nvalues; }
-size_t osh_graph_node_count(const osh_model *m, size_t gi) { return (size_t)graph_at(m, gi)->nnodes; }
+const char *osh_graph_path(const osh_model *m, size_t gi)
+{
+	const graph *g = graph_at(m, gi);
+	return g ? g->path : NULL;
+}
+
+size_t osh_graph_value_count(const osh_model *m, size_t gi)
+{
+	const graph *g = graph_at(m, gi);
+	return g ? (size_t)g->nvalues : 0;
+}
+
+size_t osh_graph_node_count(const osh_model *m, size_t gi)
+{
+	const graph *g = graph_at(m, gi);
+	return g ? (size_t)g->nnodes : 0;
+}
 
 bool osh_graph_value_at(osh_model *m, size_t gi, size_t vi, osh_value_info *out)
 {
 	const graph *g = graph_at(m, gi);
-	assert(vi < (size_t)g->nvalues);
+	if (!g || vi >= (size_t)g->nvalues || !out)
+		return false;
 	const value *v = &g->values[vi];
 	bool produced = v->origin == VAL_NODE;
 	*out = (osh_value_info){
@@ -65,7 +81,8 @@ static size_t graph_index(const osh_model *m, const graph *sg)
 bool osh_graph_node_at(osh_model *m, size_t gi, size_t ni, osh_node_info *out)
 {
 	const graph *g = graph_at(m, gi);
-	assert(ni < (size_t)g->nnodes);
+	if (!g || ni >= (size_t)g->nnodes || !out)
+		return false;
 	const node *n = &g->nodes[ni];
 	*out = (osh_node_info){
 		.name = n->name,

@@ -879,13 +879,15 @@ void infer_clip11(infer_ctx *c)
 /* ---- Cast, CastLike ----------------------------------------------------------------------- */
 
 /* One integer entry cast to integer type `to`: ONNX casts between integer types keep
- * the low bits (two's complement), as C and numpy do. A symbol is kept only where it
- * certainly fits (64-bit types: a size is below 2^63); narrower types could wrap a
- * size we do not know, so the entry becomes unknown. */
+ * the low bits (two's complement), as C and numpy do. A symbol is kept where it fits:
+ * 64-bit types (a size is below 2^63), and INT32, which exporters cast sizes to for
+ * their index arithmetic (an anchor grid's Range over a feature map's width): a size
+ * of 2^31 along one axis is past any tensor such arithmetic is written for. Narrower
+ * types could wrap a size we do not know, so the entry becomes unknown. */
 static dim cast_int_entry(dim a, const int_type *to)
 {
 	if (a.kind == DIM_SYMBOL)
-		return to->bits == 64 ? a : dim_unknown();
+		return to->bits == 64 || (to->bits == 32 && to->is_signed) ? a : dim_unknown();
 	if (a.kind != DIM_KNOWN)
 		return a;
 	if (to->bits == 1)

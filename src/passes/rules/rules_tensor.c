@@ -506,6 +506,35 @@ void infer_constant_of_shape(infer_ctx *c)
 
 /* ---- Range -------------------------------------------------------------------- */
 
+/* A whole number input i of a floating Range holds, as a dim: its float content
+ * when that is a whole number below 2^24 (exact in FLOAT), or the integer a Cast to
+ * a floating type made it from (a size read with Shape, cast to float for a
+ * positional encoding's Range(0.0, Cast(size), 1.0)): a size is taken to be below
+ * 2^24 there, as a size cast to INT32 below 2^31 (docs/symbolic.md). */
+static bool whole_float(infer_ctx *c, int32_t i, dim *out)
+{
+	double f;
+	if (in_float1(c, i, &f)) {
+		if (f != trunc(f) || fabs(f) >= 16777216.0)
+			return false;
+		*out = dim_known((int64_t)f);
+		return true;
+	}
+	int32_t id = i < c->n->ninputs ? c->n->inputs[i] : -1;
+	if (id < 0 || c->g->values[id].origin != VAL_NODE)
+		return false;
+	const node *p = &c->g->nodes[c->g->values[id].producer];
+	if (strcmp(p->op_type, "Cast") != 0 || p->domain[0] || p->ninputs < 1 || p->inputs[0] < 0)
+		return false;
+	int32_t to = c->g->values[id].ti.elem;
+	const tinfo *src = &c->g->values[p->inputs[0]].ti;
+	if ((to != DT_FLOAT && to != DT_DOUBLE) || src->nval != 1 || !src->val ||
+	    (src->elem != DT_INT64 && src->elem != DT_INT32))
+		return false;
+	*out = dim_resolve(c->syms, src->val[0]);
+	return out->kind == DIM_SYMBOL || (out->kind == DIM_KNOWN && out->v > -16777216 && out->v < 16777216);
+}
+
 /* A scalar input's one value as a double (from float or integer content). */
 void infer_range(infer_ctx *c)
 {
@@ -580,6 +609,17 @@ void infer_range(infer_ctx *c)
 		return;
 	}
 	double fs, fl, fd;
+	if (!(in_float1(c, 0, &fs) && in_float1(c, 1, &fl) && in_float1(c, 2, &fd)) &&
+	    whole_float(c, 0, &s) && whole_float(c, 1, &l) && whole_float(c, 2, &d) && d.kind == DIM_KNOWN &&
+	    d.v != 0) {
+		/* Whole numbers in a floating type: the count as the integer Range's. */
+		dim span = d.v > 0 ? dim_sub(c, l, s) : dim_sub(c, s, l);
+		dim len = dim_max(c, dim_ceildiv(c, span, dim_known(d.v > 0 ? d.v : -d.v)), dim_known(0));
+		if (len.kind == DIM_UNKNOWN)
+			len = dim_fresh(c);
+		set_out(c, 0, elem, 1, &len);
+		return;
+	}
 	if (in_float1(c, 0, &fs) && in_float1(c, 1, &fl) && in_float1(c, 2, &fd)) {
 		if (fd == 0) {
 			tr_error(c, "delta is 0");

@@ -471,6 +471,12 @@ static dim slice_symbolic(infer_ctx *c, dim d, dim s, dim e, int64_t t)
 	/* From k to the end: d - Min(k, d) is Max(d - k, 0). */
 	if (t == 1 && s.kind == DIM_KNOWN && s.v >= 0 && s.v < PAST_ANY_END && to_end)
 		return dim_max(c, dim_sub(c, d, s), dim_known(0));
+	/* x[k::t] with 0 <= k < t (strided picks, box decoding's [:, k::4]): ceil((d -
+	 * k)/t) when d >= k, and the same floor((d - k + t - 1)/t) is 0 when d < k (its
+	 * numerator is then in [0, t - 1)): no clamp, so the picks of a length that is
+	 * a multiple of t come out equal (16*L by 4 from 2: 4*L). */
+	if (t > 1 && s.kind == DIM_KNOWN && s.v >= 0 && s.v < t && to_end)
+		return dim_floordiv(c, dim_add(c, d, dim_known(t - 1 - s.v)), dim_known(t));
 	dim sc = slice_clamp(c, d, s, t > 0), ec = slice_clamp(c, d, e, t > 0);
 	dim span = t > 0 ? dim_sub(c, ec, sc) : dim_sub(c, sc, ec);
 	return dim_max(c, dim_ceildiv(c, span, dim_known(t > 0 ? t : -t)), dim_known(0));
