@@ -100,32 +100,36 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
 
 # ---- fuzzing ---------------------------------------------------------------------
-# make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="load infer roundtrip split"]
+# make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="load infer roundtrip split dimexpr"]
 # Builds the libFuzzer targets of tests/fuzz with clang, ASan and UBSan (FUZZ_BUILD),
 # then runs each for FUZZ_SECONDS, one after the other, from the committed seeds
-# (tests/fuzz/corpus) and what earlier runs kept (FUZZ_BUILD/corpus-TARGET), with the
-# dictionary tests/fuzz/onnx.dict. A crash stops it; the input is saved as
+# (tests/fuzz/corpus; dimexpr's, tests/fuzz/corpus-dimexpr) and what earlier runs kept
+# (FUZZ_BUILD/corpus-TARGET), with the dictionary tests/fuzz/onnx.dict (dimexpr's,
+# tests/fuzz/dimexpr.dict). A crash stops it; the input is saved as
 # FUZZ_BUILD/artifacts/TARGET-crash-*: fix the bug, then copy the (small) file into
 # tests/fuzz/crashes/ so `make test` replays it from then on.
+# Needs Debian's clang and its runtimes (libclang-rt-dev, or libclang-common-N-dev).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= load infer roundtrip split
+FUZZ_TARGETS ?= load infer roundtrip split dimexpr
 FUZZ_FLAGS ?= -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
+FUZZ_CC ?= clang
+fuzz_seeds = tests/fuzz/$(if $(filter dimexpr,$(1)),corpus-dimexpr,corpus)
+fuzz_dict = tests/fuzz/$(if $(filter dimexpr,$(1)),dimexpr,onnx).dict
 
 .PHONY: fuzz fuzz-build
 
 fuzz-build: deps
-	@command -v clang >/dev/null || { echo "make fuzz needs clang (and libclang-rt-dev)" >&2; exit 1; }
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DONNXSHAPE_FUZZ=ON -DONNXSHAPE_SANITIZE=ON -DONNXSHAPE_TESTS=ON \
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs clang (and libclang-rt-dev)" >&2; exit 1; }
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DONNXSHAPE_FUZZ=ON -DONNXSHAPE_SANITIZE=ON -DONNXSHAPE_TESTS=ON \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
 fuzz: fuzz-build
 	@mkdir -p $(FUZZ_BUILD)/artifacts
-	@for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-		$(FUZZ_BUILD)/tests/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) \
-			-dict=tests/fuzz/onnx.dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
-			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus || exit 1; \
-	done
+	@set -e; $(foreach t,$(FUZZ_TARGETS), \
+		mkdir -p $(FUZZ_BUILD)/corpus-$(t); \
+		echo "fuzz_$(t): $(FUZZ_SECONDS) s"; \
+		$(FUZZ_BUILD)/tests/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) $(if $(filter dimexpr,$(t)),-max_len=4096) \
+			-dict=$(call fuzz_dict,$(t)) -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(t)- \
+			$(FUZZ_BUILD)/corpus-$(t) $(call fuzz_seeds,$(t));)

@@ -9,6 +9,7 @@
  * a bound passed or memory running out gives unknown, never a truncated form.
  */
 #include "core/dimexpr.h"
+#include "core/checked.h"
 #include "core/grow.h"
 
 #include <ctype.h>
@@ -438,17 +439,20 @@ static bool sum_eq(const sum *a, const sum *b)
 	return true;
 }
 
+/* floor(a/b) for b > 0, which always exists. */
 static int64_t floor_div(int64_t a, int64_t b)
 {
-	int64_t q = a / b;
-	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+	int64_t q = 0;
+	i64_floordiv(a, b, &q);
+	return q;
 }
 
 /* a - b*floor(a/b) for b > 0, without the overflow of computing it so. */
 static int64_t floor_mod(int64_t a, int64_t b)
 {
-	int64_t r = a % b;
-	return r < 0 ? r + b : r;
+	int64_t r = 0;
+	i64_floormod(a, b, &r);
+	return r;
 }
 
 /* For q > 0 as the first argument the result is at most q, so it fits. */
@@ -567,7 +571,7 @@ static dim floor_atom(symtab *t, dim num, dim den)
 	put(&x, "floor(");
 	if (is_operand(t, num))
 		put_dim_text(&x, t, num);
-	else if (t->v[num.v].kind == DX_SUM && ((const sum *)t->v[num.v].def)->n == 1 &&
+	else if (num.kind == DIM_SYMBOL && t->v[num.v].kind == DX_SUM && ((const sum *)t->v[num.v].def)->n == 1 &&
 		 ((const sum *)t->v[num.v].def)->k == 0)
 		put_dim_text(&x, t, num); /* 2*a/3 reads as (2*a)/3 */
 	else {
@@ -667,9 +671,9 @@ static bool divide_by_term(const symtab *t, const sum *p, const term *d, sum *r)
 	sum out = {.k = 0, .n = 0};
 	for (int32_t i = 0; i < p->n; i++) {
 		const term *m = &p->t[i];
-		if (m->coef % d->coef != 0)
+		term q = {.coef = 0, .deg = 0};
+		if (!i64_divexact(m->coef, d->coef, &q.coef))
 			return false;
-		term q = {.coef = m->coef / d->coef, .deg = 0};
 		int32_t j = 0;
 		for (int32_t k = 0; k < m->deg; k++) {
 			if (j < d->deg && m->f[k] == d->f[j])
@@ -699,14 +703,13 @@ static bool exact_quotient(symtab *t, dim a, dim b, dim *q)
 	if (y.n == 0) {
 		if (y.k == 0)
 			return false;
-		if (x.k % y.k != 0)
+		r = (sum){.k = 0, .n = 0};
+		if (!i64_divexact(x.k, y.k, &r.k))
 			return false;
-		r = (sum){.k = x.k / y.k, .n = 0};
 		for (int32_t i = 0; i < x.n; i++) {
-			if (x.t[i].coef % y.k != 0)
-				return false;
 			r.t[r.n] = x.t[i];
-			r.t[r.n++].coef /= y.k;
+			if (!i64_divexact(x.t[i].coef, y.k, &r.t[r.n++].coef))
+				return false;
 		}
 		*q = from_sum(t, &r);
 		return q->kind != DIM_UNKNOWN;
@@ -716,8 +719,8 @@ static bool exact_quotient(symtab *t, dim a, dim b, dim *q)
 		return q->kind != DIM_UNKNOWN;
 	}
 	/* a = c*b for a number c. */
-	if (y.n > 0 && x.n == y.n && x.t[0].coef % y.t[0].coef == 0) {
-		sum c = {.k = x.t[0].coef / y.t[0].coef, .n = 0}, cb;
+	sum c = {.k = 0, .n = 0}, cb;
+	if (y.n > 0 && x.n == y.n && i64_divexact(x.t[0].coef, y.t[0].coef, &c.k)) {
 		if (sum_mul(t, &y, &c, &cb) && sum_eq(&cb, &x)) {
 			*q = dim_known(c.k);
 			return true;
@@ -728,8 +731,9 @@ static bool exact_quotient(symtab *t, dim a, dim b, dim *q)
 
 dim dx_divexact(symtab *t, dim a, dim b)
 {
+	int64_t k;
 	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
-		return b.v != 0 && a.v % b.v == 0 ? dim_known(a.v / b.v) : dim_unknown();
+		return i64_divexact(a.v, b.v, &k) ? dim_known(k) : dim_unknown();
 	dim q;
 	return exact_quotient(t, a, b, &q) ? q : dim_unknown();
 }

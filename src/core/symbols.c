@@ -1,5 +1,6 @@
 /* symbols.c: see symbols.h. Union by preference, then rank, with path halving. */
 #include "core/symbols.h"
+#include "core/checked.h"
 
 /* Resolution recurses through an expression's atoms; facts cannot make it cycle
  * (symbols.h), and this bound keeps a bug from doing so either. */
@@ -79,10 +80,8 @@ static void changed(symtab *t)
 static bool solve_linear(symtab *t, int64_t id, int64_t v, int64_t *atom, int64_t *value)
 {
 	int64_t c, k, rest;
-	if (!dx_linear(t, dim_symbol(id), atom, &c, &k) || __builtin_sub_overflow(v, k, &rest) || rest % c != 0)
-		return false;
-	*value = rest / c;
-	return true;
+	return dx_linear(t, dim_symbol(id), atom, &c, &k) && !__builtin_sub_overflow(v, k, &rest) &&
+	       i64_divexact(rest, c, value);
 }
 
 bool sym_bind(symtab *t, int64_t a, int64_t k)

@@ -1,6 +1,7 @@
 /* fuzz.h: what the fuzz targets (fuzz_*.c) share.
  *
- * Each target defines LLVMFuzzerTestOneInput over the public API only. It is built
+ * Each target defines LLVMFuzzerTestOneInput over the public API only, but
+ * fuzz_dimexpr, which calls the size algebra of src/core directly. It is built
  * twice: with clang and libFuzzer (-fsanitize=fuzzer,address,undefined; `make fuzz`)
  * and with any compiler beside replay.c, whose main() feeds it saved inputs (ctest
  * runs the seed corpus and every crash reproducer that way, under gcc, and under

@@ -20,12 +20,21 @@ build/corpus/node. Needs python3-onnx.
                        message of onnx-ml.proto (read from the schema, for each wire
                        type the field takes), every operator name of the onnx
                        package's schemas, attribute names those schemas use, and
-                       domain names.
+                       domain names; and the numbers at int64's edges (INT64_MIN,
+                       INT64_MAX, 2^63, -1, 0) as text (a dim_param), as varints
+                       (int64 fields), as little-endian 8 bytes (raw_data, fixed64),
+                       and floats and doubles past int64 (1e30, 3e38, inf, NaN) as
+                       little-endian bytes.
+  tests/fuzz/corpus-dimexpr/  seeds of fuzz_dimexpr: dim_params in the forms dimexpr.c
+                       reads and prints (sympy's), some at int64's edges, with facts.
+  tests/fuzz/dimexpr.dict  its dictionary: the syntax, function names, fact lines and
+                       the edge numbers as text.
 
 Deterministic: the same inputs give the same files. Old seeds are removed first.
 """
 import hashlib
 import os
+import struct
 import sys
 
 import onnx
@@ -37,6 +46,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = os.path.join(ROOT, "tests", "models")
 CORPUS = os.path.join(HERE, "corpus")
 DICT = os.path.join(HERE, "onnx.dict")
+DX_CORPUS = os.path.join(HERE, "corpus-dimexpr")
+DX_DICT = os.path.join(HERE, "dimexpr.dict")
 MAX_SEED = 64 * 1024
 
 
@@ -142,7 +153,57 @@ def arith_seeds():
         model([node("TopK", ["x", "k"], ["v", "i"])], [tin("x", [3])], [tin("v", None), tin("i", None, T.INT64)],
               [i64("k", [NEG])]),
         model([node("Einsum", ["a", "b"], ["y"], equation="ij,jk->ik")], [tin("a", [BIG, 3]), tin("b", [3, BIG])], y),
+        # INT64_MIN / -1: Reshape's -1 over Shape * INT64_MIN, and integer Div and Mod.
+        model([node("Shape", ["x"], ["s"]), node("Mul", ["s", "m"], ["sm"]), node("ConstantOfShape", ["sm"], ["z"]),
+               node("Mul", ["s", "n"], ["sn"]), node("Concat", ["sn", "n"], ["t"], axis=0),
+               node("Reshape", ["z", "t"], ["y"])],
+              [tin("x", ["N"])], y, [i64("m", [NEG]), i64("n", [-1])]),
+        model([node("Div", ["a", "b"], ["q"]), node("Mod", ["a", "b"], ["y"]), node("ConstantOfShape", ["q"], ["z"])],
+              [], [tin("y", None, T.INT64), tin("z", None)], [i64("a", [NEG]), i64("b", [-1])]),
+        model([node("Identity", ["x"], ["y"])], [tin("x", ["(-9223372036854775807 - 1)/-1", "Mod(N, -1)"])], y),
+        model([node("Resize", ["x", "", "s"], ["y"])], [tin("x", [1, 1, "H", 4])], y,
+              [helper.make_tensor("s", T.FLOAT, [4], [1, 1, float("inf"), 3e38])]),
     ]
+
+
+def dimexpr_seeds():
+    """Texts for fuzz_dimexpr: one dim_param a line, "?I=J" and "?I:V" facts."""
+    lines = [
+        "batch*seq", "2*seq + 1", "floor((H + 31)/32)", "floor(H/32 + 31/32)", "ceiling(N/2)",
+        "Max(a, b)", "Min(seq, 512)", "Mod(N, 3)", "FloorDiv(N, 4)", "CeilDiv(N, 4)", "N**2", "-N",
+        "past + seq", "batch-size", "(batch*seq*768)/768", "floor((floor((H - 1)/2) + 1)/2)",
+        "9223372036854775807*N", "(-9223372036854775807 - 1)/-1", "(-9223372036854775807 - 1)*N/(-N)",
+        "Mod(-9223372036854775807 - 1, -1)", "floor(N/0)", "4294967296*N*M",
+    ]
+    seeds = [(l + "\n").encode() for l in lines]
+    seeds += [
+        b"2*N + 1\nN\n?0:7\n",
+        b"N\nM\n?0=1\nN*M\n",
+        b"-N\n?0:-9223372036854775808\n",
+        b"Max(N, M)\nMin(N, M)\n?0=1\n",
+        b"floor((H + 31)/32)\nH\n?1:9223372036854775807\n",
+        b"N - M\nN\nM\n?1=2\n?0:0\n",
+    ]
+    return seeds
+
+
+def write_seeds(d, blobs):
+    os.makedirs(d, exist_ok=True)
+    for n in os.listdir(d):
+        if not n.startswith("."):
+            os.unlink(os.path.join(d, n))
+    for data in blobs:
+        with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+            f.write(data)
+    return len(blobs)
+
+
+def dimexpr_dictionary():
+    words = ["floor(", "ceiling(", "ceil(", "Max(", "Min(", "max(", "min(", "Mod(", "FloorDiv(", "CeilDiv(",
+             "**", " + ", " - ", "*", "/", "(", ")", ", ", "-", "\n", "?0=1", "?1=0", "?0:", "?1:",
+             "N", "batch", "seq", "unk__0"]
+    words += [str(v) for v in EDGES]
+    return ['dx_%d="%s"' % (i, escape(w.encode())) for i, w in enumerate(words)]
 
 
 def write_corpus(paths, extra):
@@ -177,6 +238,16 @@ WIRE = {  # FieldDescriptor.TYPE_* -> wire types it is read with (packed: 2 as w
 }
 
 
+EDGES = [NEG, BIG, 2**63, -1, 0, 1, 2**32, -2**31 - 1]
+FLOATS = [1e30, 3e38, -3e38, float("inf"), float("-inf"), float("nan"), 2.0**63, -2.0**63]
+
+
+def int64_varint(v):
+    """An int64 as protobuf writes it in a varint field (two's complement, 10 bytes
+    for a negative value)."""
+    return varint(v & (2**64 - 1))
+
+
 def dictionary():
     entries = []
     seen = set()
@@ -207,6 +278,16 @@ def dictionary():
         add("attr_" + a, a.encode())
     for d in sorted(domains | {"ai.onnx", "local", "com.example"}):
         add("domain_" + (d or "default").replace(".", "_"), d.encode())
+    for v in EDGES:
+        tag = ("m" if v < 0 else "") + str(abs(v))
+        add("int_text_" + tag, str(v).encode())
+        add("int_varint_" + tag, int64_varint(v))
+        add("int_le8_" + tag, (v & (2**64 - 1)).to_bytes(8, "little"))
+    add("int_text_min_expr", b"(-9223372036854775807 - 1)")
+    for i, f in enumerate(FLOATS):
+        add("float_le4_%d" % i, struct.pack("<f", f))
+        add("double_le8_%d" % i, struct.pack("<d", f))
+        add("float_text_%d" % i, repr(f).encode())
     return entries
 
 
@@ -216,9 +297,17 @@ def main():
     entries = dictionary()
     with open(DICT, "w") as f:
         f.write("# onnx.dict: libFuzzer dictionary for onnxshape, written by make_corpus.py.\n")
-        f.write("# Field keys of onnx-ml.proto, operator, attribute and domain names.\n")
+        f.write("# Field keys of onnx-ml.proto, operator, attribute and domain names; int64's edges\n")
+        f.write("# as text, varints and little-endian bytes; floats past int64 as bytes.\n")
         f.write("\n".join(entries) + "\n")
     print("make_corpus: %d seeds in %s, %d dictionary entries in %s" % (n, CORPUS, len(entries), DICT))
+    n = write_seeds(DX_CORPUS, dimexpr_seeds())
+    entries = dimexpr_dictionary()
+    with open(DX_DICT, "w") as f:
+        f.write("# dimexpr.dict: libFuzzer dictionary for fuzz_dimexpr, written by make_corpus.py.\n")
+        f.write("# The dim_param syntax, its function names, fact lines and int64's edges as text.\n")
+        f.write("\n".join(entries) + "\n")
+    print("make_corpus: %d seeds in %s, %d dictionary entries in %s" % (n, DX_CORPUS, len(entries), DX_DICT))
 
 
 if __name__ == "__main__":

@@ -357,6 +357,41 @@ class Infer(unittest.TestCase):
         self.assertEqual(out.stdout, "ok\n")
 
 
+class Arithmetic(unittest.TestCase):
+    """tests/models/arith: sizes at the edges of int64 division and of float-to-integer
+    conversion (INT64_MIN / -1 in Reshape's -1 and in a dim_param, scales of 1e30 and
+    inf) end each call with a result or an OnnxshapeError, never a signal: run in a
+    child, whose death by SIGFPE this process would otherwise share."""
+
+    def test_no_signal(self):
+        arith = os.path.join(MODELS, "arith")
+        code = (
+            "import os, sys\n"
+            "import onnxshape\n"
+            "arith = sys.argv[1]\n"
+            "n = 0\n"
+            "for f in sorted(os.listdir(arith)):\n"
+            "    if not f.endswith('.onnx'):\n"
+            "        continue\n"
+            "    p = os.path.join(arith, f)\n"
+            "    with open(p, 'rb') as fh:\n"
+            "        data = fh.read()\n"
+            "    for call in (lambda: onnxshape.check(p), lambda: onnxshape.shapes(p), lambda: onnxshape.infer(p),\n"
+            "                 lambda: onnxshape.shapes(data), lambda: onnxshape.rewrite(p),\n"
+            "                 lambda: onnxshape.rewrite(p, target_opset=11),\n"
+            "                 lambda: onnxshape.rewrite(p, explicit_broadcast=True)):\n"
+            "        try:\n"
+            "            call()\n"
+            "        except onnxshape.OnnxshapeError:\n"
+            "            pass\n"
+            "    n += 1\n"
+            "print(n)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code, arith], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, "the child ended with %d\n%s" % (out.returncode, out.stderr))
+        self.assertGreaterEqual(int(out.stdout), 10)
+
+
 class Rewrite(unittest.TestCase):
     paddle = os.path.join(MODELS, "rewrite", "paddle_block.onnx")
 

@@ -475,10 +475,25 @@ static bool tinfo_same_shape(infer_ctx *c, const tinfo *a, const tinfo *b)
 	return true;
 }
 
+/* Nodes inferred in bodies (subgraphs, function calls), and how many may be before a
+ * body is no longer inferred twice: a margin, then a multiple of the model's nodes
+ * that no model repeats its bodies to (a Loop's body runs twice, once more for each
+ * enclosing Loop that repeats). */
+#define BODY_WORK_MARGIN 16384
+#define BODY_WORK_PER_NODE 16
+
+struct body_work {
+	uint64_t done, bound;
+};
+
+bool infer_subgraph_may_repeat(const infer_ctx *c) { return !c->work || c->work->done <= c->work->bound; }
+
 void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 {
 	if (c->sub_depth >= MAX_SUB_DEPTH)
 		return;
+	if (c->work)
+		c->work->done += (uint64_t)sg->nnodes;
 	infer_ctx sub = *c;
 	sub.sub_depth++;
 	seed_values(&sub, sg);
@@ -533,6 +548,12 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo)), .fresh_keys = arena_alloc(m->arena, sizeof(strmap))};
 	if (base.fresh_keys)
 		strmap_init(base.fresh_keys, m->arena);
+	base.work = arena_zalloc(m->arena, sizeof *base.work);
+	if (base.work) {
+		base.work->bound = BODY_WORK_MARGIN;
+		for (int32_t i = 0; i < m->ngraphs; i++)
+			base.work->bound += BODY_WORK_PER_NODE * (uint64_t)m->graphs[i]->nnodes;
+	}
 	bool use_declared = !opts->ignore_declared;
 	m->ignore_declared = opts->ignore_declared;
 	if (!m->main)

@@ -40,6 +40,7 @@ typedef struct infer_ctx {
 	struct dims_share *shared; /* the pass's published-dims cache (dims_share.h) */
 	struct op_memo *ops;       /* the pass's node type → rule memo (infer.c) */
 	strmap *fresh_keys;        /* dim_fresh_same's symbols, by what they were made for */
+	struct body_work *work;    /* what inferring bodies has cost the pass (infer.c) */
 	/* The node's schema refused its inputs or outputs (check_schema.h): its rule
 	 * still sets what it can, but what it would say is said already. */
 	bool quiet;
@@ -271,6 +272,13 @@ void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fm
  * the call, sg's values hold their inferred tinfo; read sg's outputs from
  * sg->values[sg->outputs[k]].ti. */
 void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n);
+/* Whether a body may be inferred more than once for one run of this node (a Loop's
+ * again, when a loop-carried value changed): false once bodies have cost the pass
+ * more than a bound proportional to the model's nodes. Repeats compound through
+ * nested bodies (a nest of n Loops is 2^n runs of the innermost), so past the bound
+ * a rule infers the body once, with what may change from one run to the next left
+ * unknown. */
+bool infer_subgraph_may_repeat(const infer_ctx *c);
 /* The subgraph held by attribute `name` (AT_GRAPH), or NULL. */
 graph *attr_graph(infer_ctx *c, const char *name);
 

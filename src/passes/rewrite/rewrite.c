@@ -19,6 +19,7 @@
  */
 #include "passes/rewrite/rewrite.h"
 #include "core/schema/schema.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/grow.h"
 
@@ -224,8 +225,10 @@ bool rw_scalar(rw *r, graph *g, const char *base, const char *role, int32_t dtyp
 	bool is_float = false;
 	if (!edit_dtype_encodable(dtype, &is_float))
 		return false;
+	int64_t iv = 0;
+	if (!is_float && !f64_to_i64(v, &iv))
+		return false;
 	*out = rw_init_name(r, base, role);
-	int64_t iv = (int64_t)v;
 	return add_init(r, g, *out, dtype, NULL, 0, is_float ? NULL : &iv, is_float ? &v : NULL);
 }
 

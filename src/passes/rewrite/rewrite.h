@@ -67,8 +67,9 @@ bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *bas
 /* Attributes on a node rw_insert made (no-ops while planning). */
 bool rw_set_attr_i(rw *r, struct Onnx__NodeProto *np, const char *name, int64_t v);
 bool rw_set_attr_ints(rw *r, struct Onnx__NodeProto *np, const char *name, const int64_t *v, int32_t n);
-/* A scalar (rank 0) initializer of element type dtype holding v; its name in *out.
- * False for a type edit_add_initializer cannot encode, or on OOM. */
+/* A scalar (rank 0) initializer of element type dtype holding v (truncated for an
+ * integer type); its name in *out. False for a type edit_add_initializer cannot
+ * encode, for an integer type and a v past int64 (NaN, an infinity), or on OOM. */
 bool rw_scalar(rw *r, graph *g, const char *base, const char *role, int32_t dtype, double v, const char **out);
 /* A 1-D INT64 initializer. */
 bool rw_ints(rw *r, graph *g, const char *base, const char *role, const int64_t *v, int32_t n,

@@ -20,6 +20,7 @@
  * what inference knows about its inputs) and the copy, never from the messages, so
  * the planning and editing runs take the same decisions.
  */
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "core/tensor.h"
@@ -281,6 +282,12 @@ static bool scalar_to_input(nstate *s, const char *attr, int32_t k, double v)
 	if (!elem)
 		return refuse(s, "the element type of '%s' is unknown, so '%s' cannot become an input",
 			      input_value(s, 0) ? input_value(s, 0)->name : "input 0", attr);
+	bool is_float = false;
+	int64_t whole;
+	edit_dtype_encodable(elem, &is_float);
+	if (!is_float && !f64_to_i64(v, &whole))
+		return refuse(s, "'%s' is %g, which input '%s' (%s) cannot hold", attr, v,
+			      input_value(s, 0)->name, dtype_name(elem));
 	const char *name;
 	if (!rw_scalar(s->r, s->g, s->base, attr, elem, v, &name))
 		return false;

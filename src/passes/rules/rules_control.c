@@ -71,6 +71,16 @@ static tinfo shape_only(const tinfo *t)
 	return x;
 }
 
+/* Any shape of t's kind and element type: what a loop-carried value may be at some
+ * iteration when the body is inferred only once. */
+static tinfo any_shape(const tinfo *t)
+{
+	tinfo x = shape_only(t);
+	x.rank = -1;
+	x.dims = NULL;
+	return x;
+}
+
 static tinfo scalar(int32_t elem)
 {
 	tinfo t = tinfo_unknown();
@@ -319,8 +329,11 @@ void infer_loop(infer_ctx *c)
 		ins[1].nval = 1;
 		ins[1].val = truth;
 	}
+	/* Past the pass's bound on bodies (infer_subgraph_may_repeat), the body is
+	 * inferred once, for loop-carried values of any shape. */
+	bool once = !infer_subgraph_may_repeat(c);
 	for (int32_t k = 0; k < ncarried; k++)
-		ins[k + 2] = shape_only(in(c, k + 2));
+		ins[k + 2] = once ? any_shape(in(c, k + 2)) : shape_only(in(c, k + 2));
 	/* What the body declares of its inputs meets what ONNX Runtime passes: the
 	 * iteration number, the node's condition (none when omitted), and the
 	 * loop-carried values' element types (their shapes may change). */
@@ -338,7 +351,8 @@ void infer_loop(infer_ctx *c)
 			   sub_name(body, body->outputs[0]), type_text(c, cond_out));
 	/* A loop-carried value may change shape from one iteration to the next: if the
 	 * body's result differs from what went in, run the body again on what both
-	 * agree on, which then covers every iteration. Not its element type: ONNX
+	 * agree on, which then covers every iteration (or, when the bodies have cost
+	 * the pass its bound meanwhile, on any shape). Not its element type: ONNX
 	 * Runtime refuses that. */
 	bool again = false;
 	for (int32_t k = 0; k < ncarried; k++) {
@@ -349,13 +363,17 @@ void infer_loop(infer_ctx *c)
 				   "a loop-carried value keeps its type",
 				   k, in_name(c, k + 2), type_text(c, &ins[k + 2]), type_text(c, after),
 				   sub_name(body, body->outputs[k + 1]));
-		if (!same_info(c, &ins[k + 2], after)) {
+		if (!once && !same_info(c, &ins[k + 2], after)) {
 			ins[k + 2] = join(c, &ins[k + 2], after);
 			again = true;
 		}
 	}
-	if (again)
+	if (again) {
+		if (!infer_subgraph_may_repeat(c))
+			for (int32_t k = 0; k < ncarried; k++)
+				ins[k + 2] = any_shape(&ins[k + 2]);
 		infer_subgraph(c, body, ins, ncarried + 2);
+	}
 	for (int32_t k = 0; k < ncarried; k++) {
 		tinfo t = join(c, &ins[k + 2], sub_out(body, k + 1));
 		set_out_info(c, k, &t);

@@ -21,6 +21,7 @@
  */
 #include "passes/rules/rules_elementwise.h"
 
+#include "core/checked.h"
 #include "core/dtype.h"
 
 #include <math.h>
@@ -224,11 +225,9 @@ static dim cv_div(symtab *t, dim a, dim b, int32_t dt)
 {
 	if (dim_is(b, 1))
 		return a;
-	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
-		if (b.v == 0 || (a.v == INT64_MIN && b.v == -1))
-			return dim_unknown();
-		return known_in(dt, a.v / b.v);
-	}
+	int64_t q;
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return i64_div(a.v, b.v, &q) ? known_in(dt, q) : dim_unknown();
 	if (!dx_nonneg(t, a) || !dx_nonneg(t, b) || dim_is(b, 0))
 		return dim_unknown();
 	return in_type(dt, dx_floordiv(t, a, b));
@@ -237,12 +236,9 @@ static dim cv_div(symtab *t, dim a, dim b, int32_t dt)
 /* Mod (fmod 0) takes the divisor's sign: the floored remainder, for a divisor > 0. */
 static dim cv_mod(symtab *t, dim a, dim b, int32_t dt)
 {
-	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN) {
-		if (b.v == 0 || (a.v == INT64_MIN && b.v == -1))
-			return dim_unknown();
-		int64_t r = a.v % b.v;
-		return known_in(dt, r != 0 && ((r < 0) != (b.v < 0)) ? r + b.v : r);
-	}
+	int64_t r;
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN)
+		return i64_floormod(a.v, b.v, &r) ? known_in(dt, r) : dim_unknown();
 	if (!dx_nonneg(t, b) || dim_is(b, 0))
 		return dim_unknown();
 	return in_type(dt, dx_mod(t, a, b));
@@ -910,13 +906,8 @@ static dim cast_float_entry(double x, const int_type *to)
 {
 	if (to->bits == 1)
 		return dim_known(x != 0.0);
-	if (!isfinite(x))
-		return dim_unknown();
-	double t = trunc(x);
-	if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0))
-		return dim_unknown();
-	int64_t v = (int64_t)t;
-	return fits(to->dt, v) ? dim_known(v) : dim_unknown();
+	int64_t v;
+	return f64_to_i64(x, &v) && fits(to->dt, v) ? dim_known(v) : dim_unknown();
 }
 
 /* A value as stored in floating type `to`, when we can round to it exactly: double and

@@ -10,6 +10,7 @@
  */
 #include "passes/rules/rules_nn.h"
 
+#include "core/checked.h"
 #include "core/dtype.h"
 
 #include <stdio.h>
@@ -27,8 +28,9 @@ static dim scaled(infer_ctx *c, dim in, double scale)
 		 * by runtime and size: unknown. */
 		for (int k = 0; k <= 10; k++) {
 			double p = scale * (double)(1 << k);
-			if (p == (double)(int64_t)p && p >= 1 && p <= (double)(1 << 20))
-				return dim_floordiv(c, dim_mul(c, in, dim_known((int64_t)p)), dim_known(INT64_C(1) << k));
+			int64_t whole;
+			if (p >= 1 && p <= (double)(1 << 20) && f64_to_i64(p, &whole) && (double)whole == p)
+				return dim_floordiv(c, dim_mul(c, in, dim_known(whole)), dim_known(INT64_C(1) << k));
 		}
 		return dim_unknown();
 	}
@@ -36,10 +38,10 @@ static dim scaled(infer_ctx *c, dim in, double scale)
 		return dim_unknown();
 	double pd = (double)in.v * scale;
 	float pf = (float)in.v * (float)scale;
-	if (!(pd >= 0 && pd < 9.0e18) || !(pf >= 0 && pf < 9.0e18f))
-		return dim_unknown();
+	int64_t a, b;
 	/* Truncation is floor for these non-negative products. */
-	int64_t a = (int64_t)pd, b = (int64_t)pf;
+	if (!(pd >= 0 && pf >= 0) || !f64_to_i64(pd, &a) || !f64_to_i64((double)pf, &b))
+		return dim_unknown();
 	return a == b ? dim_known(a) : dim_unknown();
 }
 
@@ -122,10 +124,13 @@ static void keep_aspect(infer_ctx *c, aspect pol, const tinfo *x, const int32_t 
 	}
 	for (int32_t i = 0; i < na; i++) {
 		double p = s * (double)dim_resolve(c->syms, x->dims[axes[i]]).v + 0.5;
-		double frac = p - (double)(int64_t)p;
-		if (!(p >= 0 && p < 1.0e15) || frac < 1e-4 || frac > 1 - 1e-4)
+		int64_t whole;
+		if (!(p >= 0 && p < 1.0e15) || !f64_to_i64(p, &whole))
 			continue;
-		out[axes[i]] = dim_known((int64_t)p);
+		double frac = p - (double)whole;
+		if (frac < 1e-4 || frac > 1 - 1e-4)
+			continue;
+		out[axes[i]] = dim_known(whole);
 	}
 }
 

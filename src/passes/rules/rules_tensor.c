@@ -13,6 +13,7 @@
  */
 #include "passes/rules/rules_tensor.h"
 
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
 
@@ -505,18 +506,6 @@ void infer_constant_of_shape(infer_ctx *c)
 
 /* ---- Range -------------------------------------------------------------------- */
 
-/* ceil(a / b) for b != 0, false on overflow. C division truncates toward zero, which
- * is already the ceiling when the signs differ. */
-static bool ceil_div(int64_t a, int64_t b, int64_t *q)
-{
-	if (b == -1)
-		return !__builtin_mul_overflow(a, -1, q);
-	*q = a / b;
-	if (a % b != 0 && ((a < 0) == (b < 0)))
-		(*q)++;
-	return true;
-}
-
 /* A whole number input i of a floating Range holds, as a dim: its float content
  * when that is a whole number below 2^24 (exact in FLOAT), or the integer a Cast to
  * a floating type made it from (a size read with Shape, cast to float for a
@@ -589,7 +578,7 @@ void infer_range(infer_ctx *c)
 			return;
 		}
 		int64_t diff, n;
-		if (__builtin_sub_overflow(l.v, s.v, &diff) || !ceil_div(diff, d.v, &n)) {
+		if (__builtin_sub_overflow(l.v, s.v, &diff) || !i64_ceildiv(diff, d.v, &n)) {
 			dim f = dim_fresh(c);
 			set_out(c, 0, elem, 1, &f);
 			return;

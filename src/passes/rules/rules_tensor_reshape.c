@@ -22,6 +22,7 @@
  */
 #include "passes/rules/rules_tensor.h"
 
+#include "core/checked.h"
 #include "core/dtype.h"
 
 #include <stdio.h>
@@ -112,7 +113,8 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 		}
 		return true;
 	}
-	if (pin.coef % pout.coef != 0) {
+	int64_t q, rem;
+	if (!i64_rem(pin.coef, pout.coef, &rem) || rem != 0) {
 		if (pin.nsym == 0) {
 			tr_error(c,
 				 "cannot reshape '%s' %s (%lld elements): the other target dims multiply to %lld, "
@@ -122,7 +124,8 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 		}
 		return true;
 	}
-	int64_t q = pin.coef / pout.coef;
+	if (!i64_div(pin.coef, pout.coef, &q))
+		return true;
 	if (pin.nsym == 0)
 		*res = dim_known(q);
 	else if (pin.nsym == 1 && q == 1)
