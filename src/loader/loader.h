@@ -34,6 +34,10 @@ bool validate_model(osh_model *m);
  * then written only for a message (initializers are most tensors, nearly all fine). */
 void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		     const char *label);
+/* A sparse tensor's indices against its values and dims, as ONNX Runtime checks
+ * them (its values and indices are checked as tensors first); `what` names it. */
+void validate_sparse(osh_model *m, const graph *g, int32_t ni, const struct Onnx__SparseTensorProto *st,
+		     const char *what);
 /* Checks an external-data reference without reading the weights; `label` as above. */
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		       const char *label);
@@ -112,9 +116,14 @@ bool view_attrs(osh_model *m, node *n);
 typedef struct attr_presence {
 	bool has_type;
 	int64_t type;
-	bool f, i, s, t, g;
-	size_t floats, ints, strings, tensors, graphs;
+	bool f, i, s, t, g, sparse, tp;
+	size_t floats, ints, strings, tensors, graphs, sparses, tps;
 } attr_presence;
 attr_type attr_type_of(const attr_presence *p);
+/* Whether the attribute's type field names one kind while a field of another holds a
+ * value, or several fields hold values (ONNX's checker: "type field and data field
+ * mismatch"; onnx/defs/checker.cc's check_attribute): its view's graph_index is then
+ * ATTR_MIXED. */
+bool attr_fields_mixed(const attr_presence *p);
 
 #endif

@@ -140,7 +140,21 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 				  W, t->raw_data.len, (long long)n, dtype_name(dt),
 				  (unsigned long long)want);
 		} else if (typed_total(t)) {
-			malformed(m, g, ni, name, "%s has both raw_data and typed data fields", W);
+			/* ONNX Runtime reads raw_data where it takes the tensor as it is (the main
+			 * graph's initializers and Constants); everywhere else ONNX's checker
+			 * refuses a tensor of two value fields. */
+			bool as_is = g && g == m->main &&
+				     (ni < 0 || (!g->nodes[ni].domain[0] && !strcmp(g->nodes[ni].op_type, "Constant")));
+			if (as_is)
+				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, name,
+					   "%s has both raw_data and typed data fields: the spec wants one; ONNX Runtime reads "
+					   "raw_data",
+					   W);
+			else
+				model_diag(m, OSH_ERROR, "graph-error", g, ni, name,
+					   "%s has both raw_data and typed data fields: ONNX Runtime refuses a tensor of two "
+					   "value fields there",
+					   W);
 		}
 		return;
 	}
@@ -156,6 +170,70 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 }
 
 #undef W
+
+/* Entry k of an integer tensor whose data was validated (raw_data little-endian, or
+ * the typed field of its type); false for a type that cannot index. */
+static bool int_entry(const Onnx__TensorProto *t, size_t k, int64_t *out)
+{
+	int64_t dt = t->data_type;
+	size_t w = dt == DT_INT64 ? 8 : dt == DT_INT32 ? 4 : dt == DT_INT16 ? 2 : dt == DT_INT8 ? 1 : 0;
+	if (!w)
+		return false;
+	if (t->has_raw_data) {
+		if ((k + 1) * w > t->raw_data.len)
+			return false;
+		uint64_t u = 0;
+		for (size_t b = 0; b < w; b++)
+			u |= (uint64_t)t->raw_data.data[k * w + b] << (8 * b);
+		if (w < 8 && (u >> (8 * w - 1)) & 1)
+			u |= ~UINT64_C(0) << (8 * w); /* sign-extend */
+		*out = (int64_t)u;
+		return true;
+	}
+	if (dt == DT_INT64) {
+		if (k >= t->n_int64_data)
+			return false;
+		*out = t->int64_data[k];
+		return true;
+	}
+	if (k >= t->n_int32_data)
+		return false;
+	*out = t->int32_data[k];
+	return true;
+}
+
+void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__SparseTensorProto *st, const char *what)
+{
+	const Onnx__TensorProto *vals = st->values, *idx = st->indices;
+	if (!vals || !idx || (idx->has_data_location && idx->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL))
+		return;
+	int64_t numel, nnz, nidx;
+	size_t bad;
+	if (!element_count(st->dims, st->n_dims, &numel, &bad) || !element_count(vals->dims, vals->n_dims, &nnz, &bad) ||
+	    !element_count(idx->dims, idx->n_dims, &nidx, &bad))
+		return; /* said by validate_tensor, or below for dims */
+	size_t rank = st->n_dims;
+	bool linear = idx->n_dims == 1;
+	if (!(linear && idx->dims[0] == nnz) && !(idx->n_dims == 2 && idx->dims[0] == nnz && (size_t)idx->dims[1] == rank)) {
+		model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+			   "%s has %lld values but indices of shape %s%lld%s: ONNX Runtime wants (%lld,) or (%lld, %zu)",
+			   what, (long long)nnz, idx->n_dims ? "(" : "()", idx->n_dims ? (long long)idx->dims[0] : 0LL,
+			   idx->n_dims == 1 ? ",)" : idx->n_dims ? ", ...)" : "", (long long)nnz, (long long)nnz, rank);
+		return;
+	}
+	for (int64_t e = 0; e < nidx; e++) {
+		int64_t v;
+		if (!int_entry(idx, (size_t)e, &v))
+			return; /* not an index type, or data validate_tensor refused */
+		int64_t limit = linear ? numel : st->dims[e % (int64_t)rank];
+		if (v < 0 || v >= limit) {
+			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+				   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime refuses it",
+				   what, (long long)v, (long long)e);
+			return;
+		}
+	}
+}
 
 /* A declared shape: no negative dim (malformed), and known dims whose product fits in
  * int64. No tensor of more than INT64_MAX elements exists, so no run could feed or
@@ -173,15 +251,18 @@ static void validate_declared_dims(osh_model *m, const graph *g, const char *nam
 		if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
 			continue;
 		if (d->dim_value < 0) {
-			malformed(m, g, -1, name, "'%s' is declared with a negative dimension %lld at axis %zu",
-				  name, (long long)d->dim_value, i);
+			/* Exporters write -1 for "any size"; ONNX Runtime reads it so. */
+			model_diag(m, OSH_WARNING, "not-in-spec", g, -1, name,
+				   "'%s' is declared with dimension %lld at axis %zu: the spec wants a size of 0 or more "
+				   "(dim_param or no value for an unknown one); ONNX Runtime reads it as unknown",
+				   name, (long long)d->dim_value, i);
 			negative = true;
 			continue;
 		}
 		empty |= d->dim_value == 0;
 		overflow |= __builtin_mul_overflow(count, d->dim_value, &count);
 	}
-	/* A negative dim has been reported: a count over it would say nothing more. */
+	/* A negative dim is unknown: the count says nothing then. */
 	if (overflow && !empty && !negative)
 		model_diag(m, OSH_ERROR, "shape-error", g, -1, name,
 			   "'%s' is declared with dims whose element count overflows int64: no tensor has that shape",

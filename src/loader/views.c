@@ -289,14 +289,39 @@ attr_type attr_type_of(const attr_presence *p)
 	return AT_UNDEFINED;
 }
 
-static attr_type guess_type(const Onnx__AttributeProto *a)
+bool attr_fields_mixed(const attr_presence *p)
 {
-	attr_presence p = {
-		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
-		.t = a->t != NULL, .g = a->g != NULL, .floats = a->n_floats, .ints = a->n_ints,
-		.strings = a->n_strings, .tensors = a->n_tensors, .graphs = a->n_graphs,
+	/* An unknown type is malformed, and reported as such. */
+	if (!p->has_type || p->type <= AT_UNDEFINED || p->type > AT_TYPE_PROTOS)
+		return false;
+	const struct {
+		bool set;
+		attr_type type;
+	} fields[] = {
+		{p->f, AT_FLOAT},        {p->i, AT_INT},           {p->s, AT_STRING},
+		{p->t, AT_TENSOR},       {p->g, AT_GRAPH},         {p->sparse, AT_SPARSE_TENSOR},
+		{p->tp, AT_TYPE_PROTO},  {p->floats, AT_FLOATS},   {p->ints, AT_INTS},
+		{p->strings, AT_STRINGS}, {p->tensors, AT_TENSORS}, {p->graphs, AT_GRAPHS},
+		{p->sparses, AT_SPARSE_TENSORS}, {p->tps, AT_TYPE_PROTOS},
 	};
-	return attr_type_of(&p);
+	int used = 0;
+	for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+		if (!fields[k].set)
+			continue;
+		if (fields[k].type != (attr_type)p->type || ++used > 1)
+			return true;
+	}
+	return false;
+}
+
+static attr_presence presence(const Onnx__AttributeProto *a)
+{
+	return (attr_presence){
+		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
+		.t = a->t != NULL, .g = a->g != NULL, .sparse = a->sparse_tensor != NULL, .tp = a->tp != NULL,
+		.floats = a->n_floats, .ints = a->n_ints, .strings = a->n_strings, .tensors = a->n_tensors,
+		.graphs = a->n_graphs, .sparses = a->n_sparse_tensors, .tps = a->n_type_protos,
+	};
 }
 
 bool view_attrs(osh_model *m, node *n)
@@ -311,14 +336,19 @@ bool view_attrs(osh_model *m, node *n)
 	for (size_t i = 0; i < np->n_attribute; i++) {
 		const Onnx__AttributeProto *a = np->attribute[i];
 		attr_view *v = &n->attrs[i];
+		attr_presence p = presence(a);
 		v->name = a->name ? a->name : "";
-		v->type = guess_type(a);
+		v->type = attr_type_of(&p);
 		v->ref = a->ref_attr_name;
 		v->i = a->i;
 		v->f = a->f;
 		v->graph_index = graphs;
-		if (!(a->has_type && a->type) && v->type != AT_GRAPH && v->type != AT_GRAPHS)
-			v->graph_index = ATTR_UNTYPED;
+		if (v->type != AT_GRAPH && v->type != AT_GRAPHS) {
+			if (!(a->has_type && a->type))
+				v->graph_index = ATTR_UNTYPED;
+			else if (attr_fields_mixed(&p))
+				v->graph_index = ATTR_MIXED;
+		}
 		graphs += (a->g != NULL) + (int32_t)a->n_graphs;
 		/* Only the type's payload: the pointers share a union (model.h), so a
 		 * stray s on a TENSOR attribute without t would otherwise read as its t. */

@@ -173,6 +173,16 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 			}
 		}
 	}
+	/* ONNX Runtime makes a Constant of the main graph an initializer, whose tensor
+	 * is the value whatever the file declares for it. */
+	if (why && c->g == c->m->main && !c->n->domain[0] && !strcmp(c->n->op_type, "Constant")) {
+		tinfo inferred = *t;
+		model_diag(c->m, OSH_WARNING, "not-in-spec", c->g, v->producer, v->name,
+			   "'%s' is declared %s %s but the Constant gives %s: %s; ONNX Runtime makes the Constant an "
+			   "initializer and runs it as it is",
+			   v->name, d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
+		return;
+	}
 	if (why) {
 		tinfo inferred = *t;
 		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, "shape-conflict", c->g, v->producer, v->name,

@@ -819,10 +819,10 @@ static void pad_rule(infer_ctx *c, const dim *pads, int32_t npads, const int64_t
 	const tinfo *x = in_tensor(c, 0);
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	const char *mode = attr_s(c, "mode", "constant");
+	/* wrap came in Pad-19; ONNX Runtime's kernel runs it at every version. */
 	static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
-	int32_t nmodes = c->opset >= 19 ? 4 : 3;
 	bool mode_ok = false;
-	for (int32_t k = 0; k < nmodes; k++)
+	for (int32_t k = 0; k < 4; k++)
 		mode_ok |= !strcmp(mode, modes[k]);
 	if (!mode_ok) {
 		tr_error(c, "mode '%s' is not one of the operator's modes", mode);
