@@ -206,6 +206,10 @@ struct graph {
 	 * through other functions: ONNX Runtime inlines it and checks it then (loader/
 	 * index.c). An uncalled one only has a schema made of its signature. */
 	bool called;
+	/* A function body whose FunctionProto gives its attributes defaults
+	 * (attribute_proto, field 11, which an older onnx.proto keeps as an unknown
+	 * field): a reference the call leaves unbound may take one. */
+	bool attr_defaults;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };

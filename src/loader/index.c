@@ -472,9 +472,51 @@ static void check_attr_fields(osh_model *m, graph *g, int32_t ni)
 	}
 }
 
+/* Findings about the data of tensors (initializers, the values of the main graph's
+ * Constants) held until the graph is indexed: ONNX Runtime drops what nothing reads
+ * before it looks at the data. */
+typedef struct data_later {
+	struct data_finding {
+		const char *name; /* the initializer's, or "" */
+		int32_t node;     /* the Constant's, or -1 */
+		const char *why;
+	} *e;
+	int32_t n, cap;
+} data_later;
+
+static bool defer_data(osh_model *m, data_later *l, const char *name, int32_t ni, const char *why)
+{
+	if (l->n == l->cap) {
+		struct data_finding *e = grow_arena_i32(m->arena, l->e, &l->cap, 8, sizeof *e);
+		if (!e)
+			return false;
+		l->e = e;
+	}
+	const char *n = arena_strdup(m->arena, name), *w = arena_strdup(m->arena, why);
+	if (!n || !w)
+		return false;
+	l->e[l->n++] = (struct data_finding){n, ni, w};
+	return true;
+}
+
+static void report_data_later(osh_model *m, graph *g, const data_later *l)
+{
+	for (int32_t i = 0; i < l->n; i++) {
+		const struct data_finding *e = &l->e[i];
+		int32_t id = e->node >= 0 ? (g->nodes[e->node].noutputs ? g->nodes[e->node].outputs[0] : -1)
+					  : strmap_get(&g->names, e->name);
+		const value *v = id >= 0 ? &g->values[id] : NULL;
+		if (v && (v->nconsumers || v->is_output))
+			malformed(m, g, e->node, e->name[0] ? e->name : NULL, "%s", e->why);
+		else
+			model_diag(m, OSH_WARNING, "not-in-spec", g, e->node, e->name[0] ? e->name : NULL,
+				   "%s; nothing reads it, and ONNX Runtime drops it unread", e->why);
+	}
+}
+
 /* Checks the attributes that carry tensors, that the operator's domain is imported,
  * and calls to model-local functions. */
-static void check_node(osh_model *m, graph *g, int32_t ni)
+static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 {
 	node *n = &g->nodes[ni];
 	if (!n->op_type[0])
@@ -501,7 +543,12 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 		char what[300];
 		if (at->t) {
 			snprintf(what, sizeof what, "attribute '%.256s'", str(at->name));
-			validate_tensor(m, g, ni, at->t, what);
+			char why[600];
+			if (!is_main_constant(m, g, n))
+				validate_tensor(m, g, ni, at->t, what);
+			else if (validate_tensor_data_later(m, g, ni, at->t, what, why, sizeof why) &&
+				 !defer_data(m, later, "", ni, why))
+				OOM(m);
 		}
 		for (size_t k = 0; k < at->n_tensors; k++) {
 			snprintf(what, sizeof what, "attribute '%.256s'[%zu]", str(at->name), k);
@@ -726,6 +773,15 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		}
 		if (!function_body)
 			unref_attrs(m, g, ni);
+		/* ONNX Runtime makes every Constant of the main graph an initializer, of
+		 * whatever domain, before it resolves a domain: one of ai.onnx here. */
+		if (g == m->main && n->domain[0] && !strcmp(n->op_type, "Constant")) {
+			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				   "Constant in domain '%s': ONNX Runtime makes every Constant of the main graph an "
+				   "initializer, whatever its domain",
+				   n->domain);
+			n->domain = "";
+		}
 		if (n->domain != last_domain) {
 			last_domain = n->domain;
 			last_opset = node_opset(m, g, ni, n->domain, &reported);
@@ -1255,7 +1311,7 @@ static void check_defaults(osh_model *m, graph *g)
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
-static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed)
+static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	const wire_list *w = &m->src.wire_inits;
 	tensor_scratch scratch = {0};
@@ -1296,7 +1352,12 @@ static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed)
 			ok = false;
 			break;
 		}
-		validate_tensor(m, g, -1, t, NULL);
+		char why[600];
+		if (validate_tensor_data_later(m, g, -1, t, NULL, why, sizeof why) &&
+		    !defer_data(m, later, t->name ? t->name : "", -1, why)) {
+			ok = false;
+			break;
+		}
 		tensor_stats_add(&m->src.wire_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
 		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL, unnamed);
@@ -1351,14 +1412,17 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 	return true;
 }
 
-static bool define_initializers(osh_model *m, graph *g, bool *unnamed)
+static bool define_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	Onnx__GraphProto *gp = g->proto;
-	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g, unnamed))
+	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g, unnamed, later))
 		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
-		validate_tensor(m, g, -1, t, NULL);
+		char why[600];
+		if (validate_tensor_data_later(m, g, -1, t, NULL, why, sizeof why) &&
+		    !defer_data(m, later, t->name ? t->name : "", -1, why))
+			return false;
 		const tensor_view *tv = view_tensor(m, t);
 		if (!tv || !define_initializer(m, g, i, t, tv, NULL, unnamed))
 			return false;
@@ -1505,6 +1569,7 @@ static uint32_t name_ahead(const graph *g, const strmap *seen, int32_t ni)
  * every node unnamed: no map for them. False when memory ran out. */
 static bool check_node_names(osh_model *m, graph *g)
 {
+	bool constants_kept = in_function(g);
 	int32_t ni = 0;
 	while (ni < g->nnodes && !g->nodes[ni].name[0])
 		ni++;
@@ -1522,7 +1587,9 @@ static bool check_node_names(osh_model *m, graph *g)
 		uint32_t h = ahead[ni % NAME_AHEAD];
 		ahead[ni % NAME_AHEAD] = name_ahead(g, &seen, ni + NAME_AHEAD);
 		const char *name = g->nodes[ni].name;
-		if (!name[0])
+		/* Constants are initializers to ONNX Runtime by then (of every graph but a
+		 * function body, which it inlines later). */
+		if (!name[0] || (!constants_kept && !strcmp(g->nodes[ni].op_type, "Constant")))
 			continue;
 		bool found;
 		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);
@@ -1567,9 +1634,10 @@ static bool build_graph(osh_model *m, graph *g)
 	if (!reserve_values(m, g, expect + 16))
 		return false;
 	bool unnamed = false; /* an initializer without a name */
+	data_later later = {0};
 	if (g->proto) {
 		Onnx__GraphProto *gp = g->proto;
-		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g, &unnamed) ||
+		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g, &unnamed, &later) ||
 		    !define_nodes(m, g, gp->node, gp->n_node))
 			return false;
 	} else {
@@ -1582,7 +1650,7 @@ static bool build_graph(osh_model *m, graph *g)
 	if (unnamed)
 		check_unnamed_read(m, g);
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
-		check_node(m, g, ni);
+		check_node(m, g, ni, &later);
 		if (!build_subgraphs(m, g, ni))
 			return false;
 	}
@@ -1590,6 +1658,7 @@ static bool build_graph(osh_model *m, graph *g)
 			   : define_outputs(m, g, g->function->n_output, NULL, g->function->output);
 	if (!ok || !attach_decls(m, g))
 		return false;
+	report_data_later(m, g, &later);
 	int32_t nlisted;
 	int32_t *listed = declared_ids(g, &nlisted);
 	for (int32_t k = 0; k < (listed ? nlisted : g->nvalues); k++) {
@@ -1932,6 +2001,27 @@ static bool check_free_names(osh_model *m)
 	return !m->nomem;
 }
 
+/* IR version 3 lists every initializer among the graph inputs. ONNX Runtime loads one
+ * that is not only when a node of the main graph reads it: it makes the values of a
+ * graph from its nodes' inputs and the graph inputs. */
+static bool check_ir3_initializers(osh_model *m, graph *g)
+{
+	bool *read = arena_array(m->arena, (size_t)(g->nvalues ? g->nvalues : 1), sizeof *read);
+	if (!read)
+		return false;
+	for (int32_t ni = 0; ni < g->nnodes; ni++)
+		for (int32_t k = 0; k < g->nodes[ni].ninputs; k++)
+			if (g->nodes[ni].inputs[k] >= 0)
+				read[g->nodes[ni].inputs[k]] = true;
+	for (int32_t v = 0; v < g->nvalues; v++)
+		if (g->values[v].origin == VAL_INITIALIZER && !read[v])
+			model_diag(m, OSH_ERROR, "graph-error", g, -1, g->values[v].name,
+				   "initializer '%s' is not among the graph inputs, which IR version %lld wants, and no node "
+				   "of the graph reads it: ONNX Runtime refuses it",
+				   g->values[v].name, (long long)m->proto->ir_version);
+	return true;
+}
+
 bool index_model(osh_model *m)
 {
 	Onnx__ModelProto *mp = m->proto;
@@ -1948,6 +2038,11 @@ bool index_model(osh_model *m)
 			return false;
 		m->main->proto = mp->graph;
 		if (!build_graph(m, m->main))
+			return false;
+		if (!mp->graph->n_output)
+			model_diag(m, OSH_ERROR, "graph-error", m->main, -1, NULL,
+				   "the graph has no outputs: ONNX Runtime has nothing to run");
+		if (mp->has_ir_version && mp->ir_version <= 3 && !check_ir3_initializers(m, m->main))
 			return false;
 	}
 	if (too_many_functions)
@@ -1977,6 +2072,8 @@ bool index_model(osh_model *m)
 			return false;
 		g->function = f;
 		g->called = called[i];
+		for (unsigned k = 0; k < f->base.n_unknown_fields; k++)
+			g->attr_defaults |= f->base.unknown_fields[k].tag == 11;
 		m->function_graphs[i] = g;
 		size_t ndiags = m->ndiags;
 		bool had_errors = m->has_errors, was_malformed = m->malformed;

@@ -34,6 +34,12 @@ bool validate_model(osh_model *m);
  * then written only for a message (initializers are most tensors, nearly all fine). */
 void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		     const char *label);
+/* validate_tensor, but a finding about the data alone (its size against the dims, the
+ * field that holds it) is written into why (cap bytes) and true returned, for the
+ * caller to report once it knows whether anything reads the tensor: ONNX Runtime
+ * drops an initializer nothing reads before it looks at its data. */
+bool validate_tensor_data_later(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+				const char *label, char *why, size_t cap);
 /* A sparse tensor's indices against its values and dims, as ONNX Runtime checks
  * them (its values and indices are checked as tensors first); `what` names it. */
 void validate_sparse(osh_model *m, const graph *g, int32_t ni, const struct Onnx__SparseTensorProto *st,

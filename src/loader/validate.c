@@ -14,6 +14,8 @@
 #include "core/schema/schema.h"
 #include "loader/loader.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Multiplies the dims, refusing negatives and int64 overflow. */
@@ -96,16 +98,40 @@ const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf
 /* W: how messages name t (tensor_what), written only when there is a message. */
 #define W tensor_what(label, t, buf)
 
-void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		     const char *label)
+/* A finding about a tensor's data alone (its size against the dims, the field it is
+ * in): reported as malformed, or written into `why` (cap bytes) for the caller to
+ * report once it knows whether anything reads the tensor. */
+static void data_finding(osh_model *m, const graph *g, int32_t ni, const char *name, char *why, size_t cap,
+			 const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+
+static void data_finding(osh_model *m, const graph *g, int32_t ni, const char *name, char *why, size_t cap,
+			 const char *fmt, ...)
 {
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why ? why : buf, why ? cap : sizeof buf, fmt, ap);
+	va_end(ap);
+	if (!why)
+		malformed(m, g, ni, name, "%s", buf);
+}
+
+static bool check_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t, const char *label,
+			 char *why, size_t cap)
+{
+	if (why)
+		why[0] = '\0';
 	char buf[TENSOR_WHAT_CAP];
 	const char *name = t->name ? t->name : "";
 	int64_t dt = t->has_data_type ? t->data_type : 0;
 	if (!dtype_valid(dt)) {
 		malformed(m, g, ni, name, "%s has %s data type %lld", W,
 			  dt == 0 ? "no (UNDEFINED)" : "an unknown", (long long)dt);
-		return;
+		return false;
 	}
 	int64_t n;
 	size_t bad;
@@ -116,29 +142,27 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 		else
 			malformed(m, g, ni, name, "%s has dims whose element count overflows int64",
 				  W);
-		return;
+		return false;
 	}
 	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
 		validate_external(m, g, ni, t, label);
-		return;
+		return false;
 	}
 	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
 		malformed(m, g, ni, name, "%s has an unknown data_location %d", W,
 			  (int)t->data_location);
-		return;
+		return false;
 	}
 	if (t->segment)
-		return; /* a segment of a larger tensor: its data is a slice we cannot size */
+		return false; /* a segment of a larger tensor: its data is a slice we cannot size */
 	if (t->has_raw_data) {
 		uint64_t want;
 		if (dt == DT_STRING) {
 			malformed(m, g, ni, name, "%s is a STRING tensor with raw_data (strings must use string_data)",
 				  W);
 		} else if (!dtype_raw_bytes(dt, n, &want) || want != (uint64_t)t->raw_data.len) {
-			malformed(m, g, ni, name,
-				  "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
-				  W, t->raw_data.len, (long long)n, dtype_name(dt),
-				  (unsigned long long)want);
+			data_finding(m, g, ni, name, why, cap, "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
+				     W, t->raw_data.len, (long long)n, dtype_name(dt), (unsigned long long)want);
 		} else if (typed_total(t)) {
 			/* ONNX Runtime reads raw_data where it takes the tensor as it is (the main
 			 * graph's initializers and Constants); everywhere else ONNX's checker
@@ -156,17 +180,30 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 					   "value fields there",
 					   W);
 		}
-		return;
+		return why && why[0];
 	}
 	int64_t want;
 	size_t have = typed_count(t, dt, n, &want);
 	size_t total = typed_total(t);
 	if (total != have)
-		malformed(m, g, ni, name, "%s of type %s stores its data in the wrong field", W,
-			  dtype_name(dt));
+		data_finding(m, g, ni, name, why, cap, "%s of type %s stores its data in the wrong field", W,
+			     dtype_name(dt));
 	else if ((uint64_t)have != (uint64_t)want)
-		malformed(m, g, ni, name, "%s: dims give %lld elements but the data holds %zu%s", W,
-			  (long long)n, have, want != n ? " entries" : "");
+		data_finding(m, g, ni, name, why, cap, "%s: dims give %lld elements but the data holds %zu%s", W,
+			     (long long)n, have, want != n ? " entries" : "");
+	return why && why[0];
+}
+
+void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		     const char *label)
+{
+	check_tensor(m, g, ni, t, label, NULL, 0);
+}
+
+bool validate_tensor_data_later(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+				const char *label, char *why, size_t cap)
+{
+	return check_tensor(m, g, ni, t, label, why, cap);
 }
 
 #undef W

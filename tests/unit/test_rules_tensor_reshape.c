@@ -25,7 +25,9 @@ static const tcase reshape_cases[] = {
 	{"allowzero with 0 and -1", 14, "x:FLOAT:0,3,4 s=2:0,-1", "Reshape", "x,s", "y", "allowzero=1", "y=FLOAT (rank unknown)", NULL, 1},
 	{"empty tensor, -1", 13, "x:FLOAT:0,3 s=2:-1,3", "Reshape", "x,s", "y", "", "y=FLOAT (0, 3)", NULL, 0},
 	{"0 copies, then -1", 13, "x:FLOAT:2,3 s=2:0,-1", "Reshape", "x,s", "y", "", "y=FLOAT (2, 3)", NULL, 0},
-	{"0 elements leave -1 open", 14, "x:FLOAT:0,3 s=2:0,-1", "Reshape", "x,s", "y", "allowzero=0", "y=FLOAT (0, unk__0)", NULL, 0},
+	/* ONNX Runtime refuses it: "Invalid Target shape product of 0. Product cannot be 0 in
+	 * combination with -1". */
+	{"0 elements leave -1 open", 14, "x:FLOAT:0,3 s=2:0,-1", "Reshape", "x,s", "y", "allowzero=0", "y=FLOAT (rank unknown)", NULL, 1},
 	{"allowzero 0 against 6 elements", 14, "x:FLOAT:2,3 s=2:0,6", "Reshape", "x,s", "y", "allowzero=1", "y=FLOAT (rank unknown)", NULL, 1},
 	{"product of symbols", 13, "x:FLOAT:N,M s=1:-1", "Reshape", "x,s", "y", "", "y=FLOAT (M*N)", NULL, 0},
 	{"unknown input rank", 13, "x:FLOAT:- s=2:0,-1", "Reshape", "x,s", "y", "", "y=FLOAT (?, unk__0)", NULL, 0},

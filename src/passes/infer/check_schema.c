@@ -316,7 +316,7 @@ static const struct string_enum {
 	bool nocase;
 	const char *values; /* space-separated */
 } string_enums[] = {
-	{"auto_pad", "", 0, 0, false, "NOTSET SAME_UPPER SAME_LOWER VALID"},
+	{"auto_pad", "", 0, 0, false, "NOTSET SAME_UPPER SAME_LOWER VALID"}, /* and "", as NOTSET */
 	{"mode", "Pad", 0, 0, false, "constant reflect edge wrap"},
 	{"mode", "Resize Upsample", 0, 0, false, "nearest linear cubic"},
 	{"coordinate_transformation_mode", "Resize", 0, 0, false,
@@ -398,8 +398,11 @@ static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *
 	int32_t n = a->type == AT_STRINGS ? a->n : 1;
 	for (int32_t k = 0; k < n; k++) {
 		const char *v = a->type == AT_STRINGS ? a->strings[k] : a->s;
-		/* The documented default is a valid value, even spelled as GRU-1's "foward". */
+		/* The documented default is a valid value, even spelled as GRU-1's "foward";
+		 * ONNX Runtime reads an empty auto_pad as NOTSET. */
 		if (a->type == AT_STRING && s->default_text && !strcmp(v, s->default_text))
+			continue;
+		if (!v[0] && !strcmp(a->name, "auto_pad"))
 			continue;
 		if (!word_in(v, strlen(v), e->values, e->nocase)) {
 			if (a->type == AT_STRINGS)
@@ -420,6 +423,38 @@ static const sch_attr *attr_schema(const sch_row *r, const char *name)
 		if (!strcmp(r->attrs[i].name, name))
 			return &r->attrs[i];
 	return NULL;
+}
+
+/* Operators whose schema in ONNX Runtime takes attributes it does not list: its own
+ * LayerNormalization replaces ONNX's. */
+static bool takes_any_attribute(const sch_row *r) { return !r->domain[0] && !strcmp(r->op_type, "LayerNormalization"); }
+
+/* In a function body, a required attribute given as a reference the call leaves
+ * unbound is missing once ONNX Runtime inlines the body, unless the function gives
+ * its attributes defaults (which are then not known here). */
+static bool check_bound_refs(infer_ctx *c, const sch_row *r)
+{
+	if (!c->caller)
+		return true;
+	const graph *root = c->g;
+	while (root->parent)
+		root = root->parent;
+	if (root->attr_defaults)
+		return true;
+	bool ok = true;
+	for (int32_t k = 0; k < r->nattrs; k++) {
+		if (!r->attrs[k].required)
+			continue;
+		const attr_view *a = node_attr(c->n, r->attrs[k].name);
+		if (!a || !a->ref || attr(c, r->attrs[k].name))
+			continue;
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s-%d requires the attribute '%s', which refers to the function's '%s': the call does not give "
+			   "it",
+			   r->op_type, r->since, r->attrs[k].name, a->ref);
+		ok = false;
+	}
+	return ok;
 }
 
 /* False when an attribute the node's rule reads is wrong (given twice, of another
@@ -444,8 +479,13 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 		}
 		const sch_attr *s = attr_schema(r, a->name);
 		if (!s) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
-				   r->op_type, r->since, row_domain(r));
+			if (takes_any_attribute(r))
+				infer_diag(c, OSH_WARNING, "not-in-spec",
+					   "'%s' is not an attribute of %s-%d (%s); ONNX Runtime's schema of it takes any",
+					   a->name, r->op_type, r->since, row_domain(r));
+			else
+				infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
+					   r->op_type, r->since, row_domain(r));
 			continue;
 		}
 		/* AT_UNDEFINED: files of old converters leave the type out; the loader
@@ -669,14 +709,69 @@ static void check_if_branches(infer_ctx *c, const sch_row *r)
 	}
 }
 
+/* ONNX Runtime's RNN, GRU and LSTM kernels need hidden_size, which the schemas leave
+ * optional. */
+static void check_hidden_size(infer_ctx *c, const sch_row *r)
+{
+	if (!attr(c, "hidden_size"))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s has no hidden_size: the schema leaves it optional, ONNX Runtime's kernel requires it",
+			   r->op_type);
+}
+
+/* Integer attributes the documentation gives a range of values, which ONNX Runtime's
+ * kernels refuse outside it (a flag of 0 or 1, mostly): a row per attribute and
+ * range of the operator's versions (sch_id). Flags its kernels test as "not 0" are
+ * not listed (Gemm's transA, TopK's largest...). */
+static const struct int_enum {
+	int32_t first, last;
+	const char *attr;
+	int64_t lo, hi;
+} int_enums[] = {
+	{SCH_ai_onnx__CumSum_11, SCH_ai_onnx__CumSum_14, "exclusive", 0, 1},
+	{SCH_ai_onnx__CumSum_11, SCH_ai_onnx__CumSum_14, "reverse", 0, 1},
+	{SCH_ai_onnx__MaxPool_8, SCH_ai_onnx__MaxPool_22, "storage_order", 0, 1},
+	{SCH_ai_onnx__Mod_10, SCH_ai_onnx__Mod_13, "fmod", 0, 1},
+	{SCH_ai_onnx__NonMaxSuppression_10, SCH_ai_onnx__NonMaxSuppression_11, "center_point_box", 0, 1},
+};
+
+static void check_int_enums(infer_ctx *c, int32_t id)
+{
+	for (size_t i = 0; i < sizeof int_enums / sizeof int_enums[0]; i++) {
+		const struct int_enum *e = &int_enums[i];
+		if (id < e->first || id > e->last)
+			continue;
+		const attr_view *a = attr(c, e->attr);
+		if (a && a->type == AT_INT && (a->i < e->lo || a->i > e->hi))
+			infer_diag(c, OSH_ERROR, "attribute-error", "%s is %lld: it must be %lld to %lld", e->attr,
+				   (long long)a->i, (long long)e->lo, (long long)e->hi);
+	}
+}
+
+/* Attention's qk_matmul_output_mode picks what its fourth output holds: ONNX Runtime
+ * refuses a mode it does not know when that output is wanted. */
+static void check_attention(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	int64_t mode = attr_i(c, "qk_matmul_output_mode", 0);
+	if (out_present(c, 3) && (mode < -1 || mode > 3))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "qk_matmul_output_mode is %lld: it must be 0, 1, 2 or 3 for output 3 ('qk_matmul_output')",
+			   (long long)mode);
+}
+
 /* The rows (a range of sch_id: an operator's versions) whose values are checked. */
 static const struct value_check {
 	int32_t first, last;
 	void (*fn)(infer_ctx *c, const sch_row *r);
 } value_checks[] = {
+	{SCH_ai_onnx__Attention_23, SCH_ai_onnx__Attention_25, check_attention},
 	{SCH_ai_onnx__Cast_19, SCH_ai_onnx__Cast_25, check_cast},
 	{SCH_ai_onnx__CastLike_19, SCH_ai_onnx__CastLike_25, check_cast},
 	{SCH_ai_onnx__If_1, SCH_ai_onnx__If_25, check_if_branches},
+	{SCH_ai_onnx__GRU_1, SCH_ai_onnx__GRU_22, check_hidden_size},
+	{SCH_ai_onnx__LSTM_1, SCH_ai_onnx__LSTM_22, check_hidden_size},
+	{SCH_ai_onnx__RNN_1, SCH_ai_onnx__RNN_22, check_hidden_size},
 	{SCH_ai_onnx__OptionalGetElement_15, SCH_ai_onnx__OptionalGetElement_18, check_optional_get},
 	{SCH_ai_onnx__Scan_9, SCH_ai_onnx__Scan_25, check_scan_length},
 	{SCH_ai_onnx__SequenceAt_11, SCH_ai_onnx__SequenceAt_11, check_sequence_position},
@@ -687,6 +782,7 @@ static const struct value_check {
 static void check_values(infer_ctx *c, const sch_row *r)
 {
 	int32_t id = schema_index(r);
+	check_int_enums(c, id);
 	for (size_t i = 0; i < sizeof value_checks / sizeof value_checks[0]; i++)
 		if (id >= value_checks[i].first && id <= value_checks[i].last)
 			value_checks[i].fn(c, r);
@@ -770,8 +866,9 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 	if (!check_arity(c, r))
 		return false;
 	bool attrs_ok = check_attrs(c, r);
+	attrs_ok &= check_bound_refs(c, r);
 	check_types(c, r);
-	if (attrs_ok)
+	if (attrs_ok && !c->checks_only)
 		check_values(c, r);
 	return attrs_ok;
 }

@@ -43,6 +43,10 @@ typedef struct infer_ctx {
 	/* The node's schema refused its inputs or outputs (check_schema.h): its rule
 	 * still sets what it can, but what it would say is said already. */
 	bool quiet;
+	/* In a branch that never runs (infer_subgraph_checks): each node is held to its
+	 * schema, as ONNX Runtime holds it when it loads the model, and its rule runs
+	 * quiet (what it finds of the sizes is not true of the model). */
+	bool checks_only;
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);
@@ -270,6 +274,10 @@ void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fm
  * the call, sg's values hold their inferred tinfo; read sg's outputs from
  * sg->values[sg->outputs[k]].ti. */
 void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n);
+/* A subgraph that never runs (If's branch against a condition known at load time):
+ * only its nodes' schemas are checked, which ONNX Runtime does all the same; no rule
+ * runs, and its values' types stay unknown but for the outer ones. */
+void infer_subgraph_checks(infer_ctx *c, graph *sg);
 /* The subgraph held by attribute `name` (AT_GRAPH), or NULL. */
 graph *attr_graph(infer_ctx *c, const char *name);
 

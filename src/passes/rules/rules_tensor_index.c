@@ -1159,10 +1159,18 @@ void infer_reverse_sequence(infer_ctx *c)
 	const tinfo *x = in_tensor(c, 0), *lens = in_tensor(c, 1);
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	int64_t batch = attr_i(c, "batch_axis", 1), time = attr_i(c, "time_axis", 0);
-	if ((batch != 0 && batch != 1) || (time != 0 && time != 1) || batch == time) {
+	/* ONNX Runtime refuses an axis of 2 or more, or the two equal; it runs time-major
+	 * for time_axis 0, else batch-major, whatever a negative axis says. */
+	if (batch >= 2 || time >= 2 || batch == time) {
 		tr_error(c, "batch_axis %lld and time_axis %lld must be 0 and 1", (long long)batch, (long long)time);
 		set_out_elem(c, 0, elem);
 		return;
+	}
+	if (batch < 0 || time < 0) {
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "batch_axis %lld and time_axis %lld: the spec wants 0 and 1; ONNX Runtime runs it %s-major",
+			   (long long)batch, (long long)time, time == 0 ? "time" : "batch");
+		batch = time == 0 ? 1 : 0;
 	}
 	if (r >= 0 && r < 2) {
 		tr_error(c, "input '%s' %s must have rank >= 2", in_name(c, 0), fmt_shape(c, x));

@@ -104,13 +104,16 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 	if (pout.nsym > 0)
 		return true; /* a symbol of the target the input does not have */
 	if (pout.coef == 0) {
-		/* 0 elements on the target side leave -1 undetermined. */
-		if (pin.coef != 0 && pin.nsym == 0) {
-			tr_error(c, "cannot reshape '%s' %s (%lld elements) to a shape with a 0 and a -1",
+		/* 0 elements on the target side leave -1 undetermined, even for an empty
+		 * input: ONNX Runtime refuses it ("Invalid Target shape product of 0"). */
+		if (pin.nsym == 0)
+			tr_error(c, "cannot reshape '%s' %s (%lld elements) to a shape with a 0 and a -1: the -1 is "
+				    "undetermined",
 				 in_name(c, 0), fmt_shape(c, x), (long long)pin.coef);
-			return false;
-		}
-		return true;
+		else
+			tr_error(c, "cannot reshape '%s' %s to a shape with a 0 and a -1: the -1 is undetermined",
+				 in_name(c, 0), fmt_shape(c, x));
+		return false;
 	}
 	if (pin.coef % pout.coef != 0) {
 		if (pin.nsym == 0) {
