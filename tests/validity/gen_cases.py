@@ -13,9 +13,10 @@ ONNX Runtime runs that `onnxshape check` must not flag).
 The intent ("invalid") is only the author's: ONNX Runtime 1.30 is the judge
 (judge_ort.js), and run_battery.py classifies every file by its verdict. Models are
 built with onnx.helper and saved with onnx.save without onnx.checker (most of them are
-meant to fail it); the malformed ones are built as protos by hand. Opsets 9-21 and IR
-versions 7-10, all of which ONNX Runtime 1.30 reads, except where the version is the
-defect (opset 99, IR 3, IR 99); every graph input has a small static shape so that the
+meant to fail it); the malformed ones are built as protos by hand. Opsets 7-24 and IR
+versions 3-11, all of which ONNX Runtime 1.30 reads, except where the version is the
+defect (opset 99, IR 99; and none above ONNX Runtime's opset 26, which it refuses as
+such); every graph input has a small static shape so that the
 judge can feed it, and every "huge" size overflows int64 or size_t instead of asking
 for memory that might exist. Deterministic: the same bytes every run.
 """
