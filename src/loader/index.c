@@ -454,24 +454,6 @@ static bool is_main_constant(const osh_model *m, const graph *g, const node *n)
 	return g == m->main && !n->domain[0] && !strcmp(n->op_type, "Constant");
 }
 
-/* ONNX's checker, which ONNX Runtime runs on every node it checks but the main
- * graph's Constants (it makes them initializers first), refuses an attribute whose
- * type field and value fields disagree. */
-static void check_attr_fields(osh_model *m, graph *g, int32_t ni)
-{
-	const node *n = &g->nodes[ni];
-	for (int32_t i = 0; i < n->nattrs; i++) {
-		if (n->attrs[i].graph_index != ATTR_MIXED)
-			continue;
-		if (is_main_constant(m, g, n) || !ort_checks(g))
-			return;
-		model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
-			   "attribute '%s' is typed %s but holds its value in a field of another type, or in several: "
-			   "ONNX Runtime refuses it",
-			   n->attrs[i].name, attr_type_text(n->attrs[i].type));
-	}
-}
-
 /* Findings about the data of tensors (initializers, the values of the main graph's
  * Constants) held until the graph is indexed: ONNX Runtime drops what nothing reads
  * before it looks at the data. */
@@ -521,7 +503,6 @@ static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 	node *n = &g->nodes[ni];
 	if (!n->op_type[0])
 		malformed(m, g, ni, NULL, "node has no op_type");
-	check_attr_fields(m, g, ni);
 	/* Most models have no functions: no look-up per node for them. */
 	int32_t fn = m->functions.len ? find_function(m, n->domain, n->op_type) : -1;
 	if (fn >= 0)
@@ -636,19 +617,29 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 	return true;
 }
 
-/* A ref_attr_name outside a function body refers to nothing; ONNX Runtime reads the
- * attribute as its own value (the fields it holds, defaults when none). */
-static void unref_attrs(osh_model *m, graph *g, int32_t ni)
+/* One pass over node ni's attribute views. A ref_attr_name outside a function body
+ * refers to nothing: ONNX Runtime reads the attribute as its own value (the fields it
+ * holds, defaults when none). And ONNX's checker, which ONNX Runtime runs on every
+ * node it checks but the main graph's Constants (it makes them initializers first),
+ * refuses an attribute whose type field and value fields disagree. */
+static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_body)
 {
 	node *n = &g->nodes[ni];
 	for (int32_t i = 0; i < n->nattrs; i++) {
-		if (!n->attrs[i].ref)
-			continue;
-		model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
-			   "attribute '%s' refers to '%s' (ref_attr_name) outside a function body: ONNX Runtime reads "
-			   "it as its own value",
-			   n->attrs[i].name, n->attrs[i].ref);
-		n->attrs[i].ref = NULL;
+		attr_view *a = &n->attrs[i];
+		if (a->ref && !function_body) {
+			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				   "attribute '%s' refers to '%s' (ref_attr_name) outside a function body: ONNX Runtime "
+				   "reads it as its own value",
+				   a->name, a->ref);
+			a->ref = NULL;
+		}
+		if (a->graph_index == ATTR_MIXED && ort_checks(g) &&
+		    !(g == m->main && !strcmp(n->op_type, "Constant")))
+			model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
+				   "attribute '%s' is typed %s but holds its value in a field of another type, or in "
+				   "several: ONNX Runtime refuses it",
+				   a->name, attr_type_text(a->type));
 	}
 }
 
@@ -771,8 +762,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			}
 			outs = nps[ni]->output;
 		}
-		if (!function_body)
-			unref_attrs(m, g, ni);
+		if (n->nattrs)
+			check_attr_views(m, g, ni, function_body);
 		/* ONNX Runtime makes every Constant of the main graph an initializer, of
 		 * whatever domain, before it resolves a domain: one of ai.onnx here. */
 		if (g == m->main && n->domain[0] && !strcmp(n->op_type, "Constant")) {
@@ -1589,7 +1580,8 @@ static bool check_node_names(osh_model *m, graph *g)
 		const char *name = g->nodes[ni].name;
 		/* Constants are initializers to ONNX Runtime by then (of every graph but a
 		 * function body, which it inlines later). */
-		if (!name[0] || (!constants_kept && !strcmp(g->nodes[ni].op_type, "Constant")))
+		const char *op = g->nodes[ni].op_type;
+		if (!name[0] || (!constants_kept && op[0] == 'C' && !strcmp(op, "Constant")))
 			continue;
 		bool found;
 		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);

@@ -128,8 +128,21 @@ typedef struct attr_presence {
 attr_type attr_type_of(const attr_presence *p);
 /* Whether the attribute's type field names one kind while a field of another holds a
  * value, or several fields hold values (ONNX's checker: "type field and data field
- * mismatch"; onnx/defs/checker.cc's check_attribute): its view's graph_index is then
- * ATTR_MIXED. */
-bool attr_fields_mixed(const attr_presence *p);
+ * mismatch"): its view's graph_index is then ATTR_MIXED. Every attribute of a big
+ * model passes here: bit t for each field set that holds a value of type t, and
+ * anything but none or the type's own bit is a mismatch. An unknown type is
+ * malformed, and reported as such. */
+static inline bool attr_fields_mixed(const attr_presence *p)
+{
+	if (!p->has_type || p->type <= AT_UNDEFINED || p->type > AT_TYPE_PROTOS)
+		return false;
+	uint32_t set = (uint32_t)p->f << AT_FLOAT | (uint32_t)p->i << AT_INT | (uint32_t)p->s << AT_STRING |
+		       (uint32_t)p->t << AT_TENSOR | (uint32_t)p->g << AT_GRAPH | (uint32_t)p->sparse << AT_SPARSE_TENSOR |
+		       (uint32_t)p->tp << AT_TYPE_PROTO | (uint32_t)(p->floats != 0) << AT_FLOATS |
+		       (uint32_t)(p->ints != 0) << AT_INTS | (uint32_t)(p->strings != 0) << AT_STRINGS |
+		       (uint32_t)(p->tensors != 0) << AT_TENSORS | (uint32_t)(p->graphs != 0) << AT_GRAPHS |
+		       (uint32_t)(p->sparses != 0) << AT_SPARSE_TENSORS | (uint32_t)(p->tps != 0) << AT_TYPE_PROTOS;
+	return set && set != UINT32_C(1) << p->type;
+}
 
 #endif

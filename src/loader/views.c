@@ -289,31 +289,6 @@ attr_type attr_type_of(const attr_presence *p)
 	return AT_UNDEFINED;
 }
 
-bool attr_fields_mixed(const attr_presence *p)
-{
-	/* An unknown type is malformed, and reported as such. */
-	if (!p->has_type || p->type <= AT_UNDEFINED || p->type > AT_TYPE_PROTOS)
-		return false;
-	const struct {
-		bool set;
-		attr_type type;
-	} fields[] = {
-		{p->f, AT_FLOAT},        {p->i, AT_INT},           {p->s, AT_STRING},
-		{p->t, AT_TENSOR},       {p->g, AT_GRAPH},         {p->sparse, AT_SPARSE_TENSOR},
-		{p->tp, AT_TYPE_PROTO},  {p->floats, AT_FLOATS},   {p->ints, AT_INTS},
-		{p->strings, AT_STRINGS}, {p->tensors, AT_TENSORS}, {p->graphs, AT_GRAPHS},
-		{p->sparses, AT_SPARSE_TENSORS}, {p->tps, AT_TYPE_PROTOS},
-	};
-	int used = 0;
-	for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
-		if (!fields[k].set)
-			continue;
-		if (fields[k].type != (attr_type)p->type || ++used > 1)
-			return true;
-	}
-	return false;
-}
-
 static attr_presence presence(const Onnx__AttributeProto *a)
 {
 	return (attr_presence){
