@@ -1696,6 +1696,15 @@ def _():
     return m([0, -1]), m([-1, 3])
 
 
+@case("runtime", "rotary_cache_size", "RotaryEmbedding of head size 8 with caches of last dim 3 (half the head: 4)")
+def _():
+    def m(half):
+        return model([node("RotaryEmbedding", ["X", "C", "S"], ["Y"])],
+                     [vi("X", F, [2, 4, 3, 8]), vi("C", F, [2, 3, half]), vi("S", F, [2, 3, half])], [vi("Y", F)],
+                     opset=23, ir=10)
+    return m(3), m(4)
+
+
 @case("guards", "auto_pad_empty", "MaxPool with auto_pad '' (read as NOTSET)")
 def _():
     return None, model([node("MaxPool", ["X"], ["Y"], kernel_shape=[2, 2], auto_pad="")], [vi("X", F, [1, 1, 4, 4])],
