@@ -7,12 +7,17 @@
  * meaning is a malformed-model error: an input nothing defines, a value defined
  * twice, a cycle. What ONNX Runtime refuses but indexes fine has its own code: a
  * domain nobody imports (opset-error), two nodes of one name, a graph input without
- * a type (graph-error), an initializer of another type than its graph input
- * (type-error), a call that does not fit its model-local function (function-error).
- * What only the spec forbids is a not-in-spec warning: nodes out of order (the order
- * is a sorted one then), a default or runtime domain left out of opset_import. The
- * index is complete in every case (the order covers every node), so later passes
- * can keep working and report more.
+ * a type or a name, a graph without outputs (graph-error), an initializer of another
+ * type than its graph input (type-error), a call that does not fit its model-local
+ * function or a body name its caller lacks (function-error), and the rules of ONNX's
+ * checker that ONNX Runtime runs on each subgraph and called function body: SSA
+ * across nested graphs, no outer value returned as it is, nodes in order
+ * (subgraph-error). What only the spec forbids is a not-in-spec warning: main-graph
+ * nodes out of order (the order is a sorted one then), a default or runtime domain
+ * left out of opset_import, names defined twice where ONNX Runtime takes the last
+ * (initializers, functions), an unnamed initializer, a ref_attr_name outside a
+ * function. The index is complete in every case (the order covers every node), so
+ * later passes can keep working and report more.
  *
  * Invariant: a subgraph's reference to a name of an enclosing graph creates a
  * VAL_OUTER entry in every graph between the two, so each node depends only on values
