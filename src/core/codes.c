@@ -17,10 +17,7 @@
 
 static const osh_rule rules[] = {
 	{"malformed-model", OSH_ERROR, "The file is not a well-formed ONNX model.",
-	 "The loader's structural findings: a truncated or corrupt file, a missing graph or "
-	 "opset_import, an input no node produces, a cycle, a bad dimension or tensor size, an "
-	 "unsafe external-data path. Nothing else is checked in a malformed model, and check "
-	 "exits with status 2.",
+	 "The loader's structural findings: a truncated or corrupt file, a missing graph or opset_import, an input no node produces, a cycle, a bad dimension, a tensor whose data does not fit its dims that a node reads (one nothing reads is a not-in-spec warning: ONNX Runtime drops it unread), an unsafe external-data path. Nothing else is checked in a malformed model, and check exits with status 2.",
 	 "malformed_model.onnx: node 0 'relu' (Relu): error: input 'ghost' is not produced by any node, "
 	 "graph input, initializer or outer scope [malformed-model]"},
 	{"broadcast-mismatch", OSH_ERROR, "The inputs of a node cannot broadcast under its rule.",
@@ -34,15 +31,11 @@ static const osh_rule rules[] = {
 	 "dimension 2; a's 4 comes from graph input 'x', then passed through 'relu_a' (Relu); b's 6 was "
 	 "set by node 'reshape' (Reshape), then passed through 'relu_b' (Relu) [broadcast-mismatch]"},
 	{"shape-conflict", OSH_ERROR, "A declared shape contradicts the inferred one.",
-	 "A graph input, output or value_info declares a type or shape that inference proves wrong. "
-	 "The declaration is kept (downstream shapes follow it) and reported: as an error when the "
-	 "element type or kind differs (ONNX Runtime refuses the model), as a warning when only the "
-	 "rank or sizes do (ONNX Runtime runs it, computing the sizes).",
+	 "A graph input, output or value_info declares a type or shape that inference proves wrong. Reported as an error when the element type or kind differs (ONNX Runtime refuses the model; the declaration is kept), as a warning when only the rank or sizes do (ONNX Runtime runs it, computing the sizes: the inferred ones are kept, and downstream shapes follow them).",
 	 "shape_conflict.onnx: node 0 'relu' (Relu): warning: 'y' is declared FLOAT (2, 4) but inferred "
 	 "(2, 3): dimension 1 is 3, declared 4 [shape-conflict]"},
 	{"shape-error", OSH_ERROR, "An operator's inputs or attributes are invalid for it.",
-	 "An axis out of range, a wrong number of inputs, a Reshape whose target does not fit the "
-	 "element count, dimension arithmetic that overflows: the node cannot run as written.",
+	 "An axis out of range, a wrong number of inputs, a Reshape whose target does not fit the element count (or holds a 0 and a -1 over an empty product), dimension arithmetic that overflows, and values the file fixes that the kernel cannot run: a sequence position out of range of a sequence the graph builds, OptionalGetElement of an optional built empty, a Scan over a scan input of length 0: the node cannot run as written.",
 	 "model.onnx: node 2 'softmax' (Softmax): error: Softmax axis 3 is out of range for rank 2 "
 	 "(valid: -2 to 1) [shape-error]"},
 	{"symbol-constraint", OSH_NOTE, "A fact learned about a symbolic dimension.",
@@ -108,30 +101,22 @@ static const osh_rule rules[] = {
 	 "opset 8 (it came in opset 10): runtimes differ on it, so what it would change is left unknown "
 	 "[attribute-not-in-version]"},
 	{"type-error", OSH_ERROR, "An input's type is not one its operator's schema allows.",
-	 "Each input's type, as declared or inferred, is checked against its formal parameter in the "
-	 "operator's schema at the model's opset: the type constraint's list (Add-14's T has no int8 "
-	 "before opset 14), a literal type (Reshape's shape is int64), and the inputs bound to one type "
-	 "variable having one type (Add(float, int64)). ONNX Runtime refuses such a model when it loads it.",
+	 "Each input's type, as declared or inferred, is checked against its formal parameter in the operator's schema at the model's opset: the type constraint's list (Add-14's T has no int8 before opset 14), a literal type (Reshape's shape is int64), and the inputs bound to one type variable having one type (Add(float, int64)); an initializer defined again with another element type than the first. ONNX Runtime refuses such a model when it loads it.",
 	 "model.onnx: node 0 'add' (Add): error: input 0 'a' (A) is tensor(int8), which Add-13 does not "
 	 "take: T of Add is one of FLOAT, INT32, INT64, FLOAT16, DOUBLE, UINT32, UINT64, BFLOAT16 [type-error]"},
 	{"arity-error", OSH_ERROR, "A node has more or fewer inputs or outputs than its operator takes.",
-	 "The counts of the schema at the model's opset, and no required input left empty. ONNX Runtime "
-	 "refuses the model; the node's shape rule still runs, quietly, for what it can tell.",
+	 "The counts of the schema at the model's opset, and no input or output left empty ('') but an optional one: ONNX Runtime refuses an empty single parameter and fails on, or crashes at, an empty argument of a variadic one (Concat, Sum, Split's and Loop's outputs); inside a function body, an input the call leaves out is empty once ONNX Runtime inlines the body. ONNX Runtime refuses the model; the node's shape rule still runs, quietly, for what it can tell.",
 	 "model.onnx: node 0 'gemm' (Gemm): error: Gemm-13 takes 2 to 3 inputs, the node has 4 [arity-error]"},
 	{"attribute-error", OSH_ERROR, "An attribute its operator does not have, or of the wrong type.",
-	 "An attribute the schema at the model's opset does not list, one given twice, one of another "
-	 "type than the schema's, a required one missing, or a string outside the values the spec "
-	 "enumerates (auto_pad, Pad's and Resize's modes...). ONNX Runtime refuses the model.",
+	 "An attribute the schema at the model's opset does not list (ONNX Runtime's own LayerNormalization takes any: a not-in-spec warning), one given twice, one of another type than the schema's, one whose type field and value fields disagree (or that holds several), a required one missing (or, in a function body, referring to an attribute the call does not give), a value outside the set the documentation enumerates and ONNX Runtime's kernel tests (auto_pad, Pad's, Resize's and GridSample's modes, Gelu's approximate, the recurrent operators' directions and activations, the ai.onnx.ml transforms..., and integer flags of 0 or 1: CumSum's, MaxPool's storage_order, Mod's fmod, NonMaxSuppression's center_point_box), a Cast saturate of 0 or a round_mode other than up for a target they do not apply to, a recurrent operator without hidden_size. A Constant of the main graph is held to ONNX Runtime's rule only: its first attribute must be one it makes a tensor of. ONNX Runtime refuses the model.",
 	 "legacy_broadcast_attr.onnx: node 0 'add' (Add): error: 'axis' is not an attribute of Add-13 "
 	 "(ai.onnx) [attribute-error]"},
 	{"op-not-in-opset", OSH_ERROR, "An operator its domain does not define at the imported opset.",
-	 "The node's operator does not exist in the operator set version the model imports for its "
-	 "domain (Gelu came in opset 20), or not at all. Only for the domains whose schemas are known: "
-	 "ai.onnx, ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training.",
+	 "The node's operator does not exist in the operator set version the model imports for its domain (Gelu came in opset 20), or not at all. Only for the domains whose schemas are known: ai.onnx, ai.onnx.ml, ai.onnx.preview and ai.onnx.preview.training; the experimental operators ONNX removed in opset 10 (Crop, ImageScaler, Affine, Scale, ScaledTanh, ParametricSoftplus, DynamicSlice, and ThresholdedRelu and MeanVarianceNormalization before ONNX defined its own), which ONNX Runtime still runs up to opset 9, are not-in-spec warnings there.",
 	 "model.onnx: node 0 'gelu' (Gelu): error: Gelu is not defined in opset 13 of ai.onnx: it came in "
 	 "opset 20 [op-not-in-opset]"},
 	{"graph-error", OSH_ERROR, "The graph breaks a rule ONNX Runtime checks when it loads it.",
-	 "A graph input without a type (and no initializer), an element type of 0, two nodes of one name, an initializer whose shape contradicts the graph input of its name (a contradicting element type is a type-error): ONNX Runtime refuses the model. Unlike malformed-model, the rest of the model is still checked.",
+	 "A graph input without a type (and no initializer), or without a name; an element type of 0; two nodes of one name (but a Constant, which ONNX Runtime makes an initializer first); an initializer whose shape contradicts the graph input of its name, or the first initializer of its name (a contradicting element type is a type-error); a graph without outputs; under IR version 3, an initializer not among the graph inputs that no node of the graph reads; a tensor holding both raw_data and typed data outside the main graph's initializers and Constants; a sparse tensor whose indices do not match its values or fall outside its dims; an unnamed initializer beside an omitted input, which ONNX Runtime then reads. ONNX Runtime refuses the model. Unlike malformed-model, the rest of the model is still checked.",
 	 "model.onnx: node 1 'act' (Neg): error: "
 	 "node name 'act' is taken by node 0 (Relu): ONNX Runtime refuses two nodes of one name [graph-error]"},
 	{"opset-error", OSH_ERROR, "An opset or IR version the model cannot have.",
@@ -139,15 +124,15 @@ static const osh_rule rules[] = {
 	 "model.onnx: error: "
 	 "opset_import asks for ai.onnx version 99, newer than any released (the newest is 28) [opset-error]"},
 	{"subgraph-error", OSH_ERROR, "An If, Loop or Scan body that does not fit its node.",
-	 "If branches producing different numbers or element types of outputs; a Loop or Scan body with the wrong number of inputs or outputs, or a body input declared with another type (or, for Scan, shape) than the node passes; a loop-carried value or scan state changing type; a Loop body condition that is not bool; scan inputs of different lengths (for Scan-8, batch sizes). ONNX Runtime refuses the model or fails to run it.",
+	 "If branches producing different numbers or element types of outputs, or an If branch declaring an input; a Loop or Scan body with the wrong number of inputs or outputs, or a body input declared with another type (or, for Scan, shape) than the node passes; a loop-carried value or scan state changing type; a Loop body condition that is not bool; scan inputs of different lengths (for Scan-8, batch sizes). And the rules of ONNX's checker, which ONNX Runtime runs on every subgraph and on the body of a function it inlines: a node output named as a value an enclosing graph defined already (SSA across nested graphs), a subgraph output that is an outer value returned as it is, nodes out of topological order, under IR version 3 an initializer not among the subgraph's inputs. ONNX Runtime refuses the model or fails to run it.",
 	 "model.onnx: node 0 'if' (If): error: If's branches give output 0 ('Y') different types: FLOAT from "
 	 "then_branch, INT64 from else_branch [subgraph-error]"},
 	{"function-error", OSH_ERROR, "A model-local function that cannot be called as written.",
-	 "A function body using a domain its own opset_import does not list, a call with more inputs or outputs than the function declares, a function whose domain the model does not import, a call to a function of a function domain that does not exist. ONNX Runtime refuses the model.",
+	 "A function body using a domain its own opset_import does not list, a call with more inputs or outputs than the function declares, a function whose domain the model does not import, a call to a function of a function domain that does not exist, a body reading a name that neither it nor the calling graph defines (ONNX Runtime inlines the body into the caller, where its free names are the caller's values). ONNX Runtime refuses the model.",
 	 "model.onnx: node 0 'foo' (Foo): error: "
 	 "calls function 'Foo' with 2 inputs: it declares 1 [function-error]"},
 	{"not-in-spec", OSH_WARNING, "The spec forbids it; ONNX Runtime runs it.",
-	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: nodes out of topological order; the default domain (or com.microsoft or com.microsoft.nchwc, or a domain the schemas know) used without an opset_import, resolved at its newest version; a domain imported twice, resolved at the last version as ONNX Runtime does; LayerNormalization before opset 17 and SimplifiedLayerNormalization (ONNX Runtime has its own kernels of those names); Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
+	 "What the ONNX specification forbids but ONNX Runtime loads and runs: kept apart from errors, so that --werror (or --error not-in-spec) can enforce the spec. Today: nodes of the main graph out of topological order; the default domain (or com.microsoft or com.microsoft.nchwc, or a domain the schemas know) used without an opset_import, resolved at its newest version; a domain imported twice, resolved at the last version as ONNX Runtime does; a function body whose own opset_import differs from the model's (ONNX Runtime resolves the inlined body at the model's); LayerNormalization before opset 17 and SimplifiedLayerNormalization, and the removed experimental operators up to opset 9 (ONNX Runtime has its own kernels of those names); a Constant of the main graph with attributes its version does not have, in another domain, or declared with another type (ONNX Runtime makes it an initializer from its first attribute); a ref_attr_name outside a function body (read as the attribute's own value); an initializer or function defined twice (the last is taken), an initializer without a name, a main-graph initializer holding both raw_data and typed data (raw_data is read), an initializer whose data does not fit its dims that nothing reads; a declared dimension below 0 (read as unknown); Range's start, limit or delta computed as a tensor of one element instead of a scalar (ONNX's own AffineGrid function body does it).",
 	 "model.onnx: node 1 'range' (Range): warning: 'limit' (input 'n1') is (1,): the spec wants a scalar (ONNX Runtime runs a computed tensor of one element) [not-in-spec]"},
 	{"deprecated", OSH_WARNING, "A deprecated operator version that a later one replaces.",
 	 "A version the ONNX docs mark deprecated, that a later version replaces (GroupNormalization-18, replaced by 21): ONNX Runtime still runs it, and its signature is not checked (the docs give none). A deprecated operator that nothing replaces (Upsample from opset 10, Scatter from 11) is an op-not-in-opset error: ONNX Runtime refuses it.",

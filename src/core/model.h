@@ -111,6 +111,11 @@ typedef struct attr_view {
  * (passes/check_schema.c says so). A field of its own would cost 8 bytes an
  * attribute. */
 #define ATTR_UNTYPED (-1)
+/* graph_index of an attribute (not a graph) whose type names one kind while a field
+ * of another kind holds a value, or that holds values in several fields: ONNX
+ * Runtime refuses it ("type field and data field mismatch"), but a Constant of the
+ * main graph, which it never checks (passes/check_schema.c). */
+#define ATTR_MIXED (-2)
 
 /* One exists per attribute of every node (millions in a large model): the union
  * took it from 96 bytes to 48 (with 64-bit pointers). A field added here costs that
@@ -197,6 +202,14 @@ struct graph {
 	/* A node uses a value that it or a later node produces (index.c notes it as it
 	 * adds consumers): the file order is not a topological one. */
 	bool backward;
+	/* A model-local function's body that a graph of the model calls, directly or
+	 * through other functions: ONNX Runtime inlines it and checks it then (loader/
+	 * index.c). An uncalled one only has a schema made of its signature. */
+	bool called;
+	/* A function body whose FunctionProto gives its attributes defaults
+	 * (attribute_proto, field 11, which an older onnx.proto keeps as an unknown
+	 * field): a reference the call leaves unbound may take one. */
+	bool attr_defaults;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };

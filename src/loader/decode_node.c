@@ -226,7 +226,8 @@ static decode_result fill_attr(osh_model *m, decode_scratch *s, const uint8_t *p
 	v->type = attr_type_of(c);
 	v->f = 0;
 	v->n = 0;
-	v->graph_index = c->has_type && c->type ? 0 : ATTR_UNTYPED; /* no graph read here */
+	/* No graph is read here. */
+	v->graph_index = !(c->has_type && c->type) ? ATTR_UNTYPED : attr_fields_mixed(c) ? ATTR_MIXED : 0;
 	int64_t *ints = NULL;
 	float *floats = NULL;
 	const char **strings = NULL;

@@ -7,12 +7,17 @@
  * meaning is a malformed-model error: an input nothing defines, a value defined
  * twice, a cycle. What ONNX Runtime refuses but indexes fine has its own code: a
  * domain nobody imports (opset-error), two nodes of one name, a graph input without
- * a type (graph-error), an initializer of another type than its graph input
- * (type-error), a call that does not fit its model-local function (function-error).
- * What only the spec forbids is a not-in-spec warning: nodes out of order (the order
- * is a sorted one then), a default or runtime domain left out of opset_import. The
- * index is complete in every case (the order covers every node), so later passes
- * can keep working and report more.
+ * a type or a name, a graph without outputs (graph-error), an initializer of another
+ * type than its graph input (type-error), a call that does not fit its model-local
+ * function or a body name its caller lacks (function-error), and the rules of ONNX's
+ * checker that ONNX Runtime runs on each subgraph and called function body: SSA
+ * across nested graphs, no outer value returned as it is, nodes in order
+ * (subgraph-error). What only the spec forbids is a not-in-spec warning: main-graph
+ * nodes out of order (the order is a sorted one then), a default or runtime domain
+ * left out of opset_import, names defined twice where ONNX Runtime takes the last
+ * (initializers, functions), an unnamed initializer, a ref_attr_name outside a
+ * function. The index is complete in every case (the order covers every node), so
+ * later passes can keep working and report more.
  *
  * Invariant: a subgraph's reference to a name of an enclosing graph creates a
  * VAL_OUTER entry in every graph between the two, so each node depends only on values
@@ -215,6 +220,23 @@ static const char *describe_def(osh_model *m, const graph *g, int32_t id)
 	}
 }
 
+/* Whether ONNX Runtime checks g as a graph: the main graph and its subgraphs, and the
+ * body of a model-local function that is called (ONNX Runtime inlines it, and checks
+ * it there); of an uncalled function it only makes a schema. */
+static bool ort_checks(const graph *g)
+{
+	while (g->parent)
+		g = g->parent;
+	return !g->function || g->called;
+}
+
+static bool in_function(const graph *g)
+{
+	while (g->parent)
+		g = g->parent;
+	return g->function != NULL;
+}
+
 /* The opset version node ni of g resolves at for `domain`, -1 when nothing imports
  * it (check_node reports that).
  *
@@ -231,13 +253,14 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 	while (root->parent)
 		root = root->parent;
 	const Onnx__FunctionProto *f = root->function;
+	int64_t own = -1; /* the function's own import of the domain */
 	if (f) {
-		for (size_t i = 0; i < f->n_opset_import; i++) {
+		for (size_t i = 0; i < f->n_opset_import && own < 0; i++) {
 			const char *d = str(f->opset_import[i]->domain);
 			if (!strcmp(d, "ai.onnx"))
 				d = "";
 			if (!strcmp(d, domain))
-				return f->opset_import[i]->version;
+				own = f->opset_import[i]->version;
 		}
 		bool found;
 		int32_t *seen = strmap_entry(reported, domain, &found);
@@ -247,14 +270,25 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 		}
 		if (!found) {
 			*seen = 0;
-			model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
-				   "domain '%s' is not in the function's own opset_import: ONNX Runtime refuses the function",
-				   domain[0] ? domain : "ai.onnx");
+			if (own < 0)
+				model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+					   "domain '%s' is not in the function's own opset_import: ONNX Runtime refuses the "
+					   "function",
+					   domain[0] ? domain : "ai.onnx");
+			else if (model_opset(m, domain) >= 0 && model_opset(m, domain) != own)
+				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+					   "the function imports %s version %lld, the model %lld: ONNX Runtime inlines the body "
+					   "into the model and resolves its nodes at the model's version",
+					   domain[0] ? domain : "ai.onnx", (long long)own, (long long)model_opset(m, domain));
 		}
 	}
+	/* A function body is resolved at the model's import, as ONNX Runtime does once
+	 * it has inlined it (the spec would take the function's own). */
 	int64_t v = model_opset(m, domain);
 	if (v >= 0)
 		return v;
+	if (own >= 0 && opset_newest_known(domain) <= 0)
+		return own; /* a domain only the function knows: its import is all there is */
 	int32_t implied = strmap_get(&m->implied_opsets, domain);
 	if (implied >= 0)
 		return implied;
@@ -275,7 +309,7 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 }
 
 /* The model-local function (domain, name) names, by index into proto->functions
- * (the first definition when there are several), or -1. A hash lookup: a scan of
+ * (the last definition when there are several, as ONNX Runtime takes it), or -1. A hash lookup: a scan of
  * the functions for every node would be quadratic in a hostile file. */
 static int32_t find_function(const osh_model *m, const char *domain, const char *name)
 {
@@ -363,6 +397,7 @@ static void check_sparse(osh_model *m, graph *g, int32_t ni, const Onnx__SparseT
 		snprintf(part, sizeof part, "%s (indices)", what);
 		validate_tensor(m, g, ni, st->indices, part);
 	}
+	validate_sparse(m, g, ni, st, what);
 }
 
 /* What the protobuf-c enum and the data-type checks cover beyond tensors: the
@@ -411,9 +446,64 @@ static void check_call(osh_model *m, graph *g, int32_t ni, const Onnx__FunctionP
 			   f->n_output);
 }
 
+static const char *attr_type_text(attr_type t)
+{
+	static const char *const names[] = {"undefined", "float", "int", "string", "tensor", "graph",
+					    "floats", "ints", "strings", "tensors", "graphs", "sparse_tensor",
+					    "sparse_tensors", "type_proto", "type_protos"};
+	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}
+
+static bool is_main_constant(const osh_model *m, const graph *g, const node *n)
+{
+	return g == m->main && !n->domain[0] && !strcmp(n->op_type, "Constant");
+}
+
+/* Findings about the data of tensors (initializers, the values of the main graph's
+ * Constants) held until the graph is indexed: ONNX Runtime drops what nothing reads
+ * before it looks at the data. */
+typedef struct data_later {
+	struct data_finding {
+		const char *name; /* the initializer's, or "" */
+		int32_t node;     /* the Constant's, or -1 */
+		const char *why;
+	} *e;
+	int32_t n, cap;
+} data_later;
+
+static bool defer_data(osh_model *m, data_later *l, const char *name, int32_t ni, const char *why)
+{
+	if (l->n == l->cap) {
+		struct data_finding *e = grow_arena_i32(m->arena, l->e, &l->cap, 8, sizeof *e);
+		if (!e)
+			return false;
+		l->e = e;
+	}
+	const char *n = arena_strdup(m->arena, name), *w = arena_strdup(m->arena, why);
+	if (!n || !w)
+		return false;
+	l->e[l->n++] = (struct data_finding){n, ni, w};
+	return true;
+}
+
+static void report_data_later(osh_model *m, graph *g, const data_later *l)
+{
+	for (int32_t i = 0; i < l->n; i++) {
+		const struct data_finding *e = &l->e[i];
+		int32_t id = e->node >= 0 ? (g->nodes[e->node].noutputs ? g->nodes[e->node].outputs[0] : -1)
+					  : strmap_get(&g->names, e->name);
+		const value *v = id >= 0 ? &g->values[id] : NULL;
+		if (v && (v->nconsumers || v->is_output))
+			malformed(m, g, e->node, e->name[0] ? e->name : NULL, "%s", e->why);
+		else
+			model_diag(m, OSH_WARNING, "not-in-spec", g, e->node, e->name[0] ? e->name : NULL,
+				   "%s; nothing reads it, and ONNX Runtime drops it unread", e->why);
+	}
+}
+
 /* Checks the attributes that carry tensors, that the operator's domain is imported,
  * and calls to model-local functions. */
-static void check_node(osh_model *m, graph *g, int32_t ni)
+static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 {
 	node *n = &g->nodes[ni];
 	if (!n->op_type[0])
@@ -439,7 +529,12 @@ static void check_node(osh_model *m, graph *g, int32_t ni)
 		char what[300];
 		if (at->t) {
 			snprintf(what, sizeof what, "attribute '%.256s'", str(at->name));
-			validate_tensor(m, g, ni, at->t, what);
+			char why[600];
+			if (!is_main_constant(m, g, n))
+				validate_tensor(m, g, ni, at->t, what);
+			else if (validate_tensor_data_later(m, g, ni, at->t, what, why, sizeof why) &&
+				 !defer_data(m, later, "", ni, why))
+				OOM(m);
 		}
 		for (size_t k = 0; k < at->n_tensors; k++) {
 			snprintf(what, sizeof what, "attribute '%.256s'[%zu]", str(at->name), k);
@@ -473,6 +568,26 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
 }
 
+/* Whether name is a value an enclosing graph of subgraph g has defined when g's node
+ * runs: a graph input or initializer there, or an output of a node before g's.
+ * ONNX's checker, which ONNX Runtime runs on every subgraph, wants a node's outputs
+ * new to the whole scope (SSA across nested graphs); a subgraph's own inputs and
+ * initializers may shadow. */
+static bool defined_outside(const graph *g, const char *name)
+{
+	for (const graph *child = g, *p = g->parent; p; child = p, p = p->parent) {
+		int32_t id = strmap_get(&p->names, name);
+		if (id < 0)
+			continue;
+		const value *v = &p->values[id];
+		if (v->origin == VAL_INPUT || v->origin == VAL_INITIALIZER)
+			return true;
+		if (v->origin == VAL_NODE)
+			return v->producer < child->parent_node;
+	}
+	return false;
+}
+
 /* Defines node ni's outputs, named names[0 .. n->noutputs). first_hash, when not
  * NULL, is the hash of names[0]. */
 static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names, const uint32_t *first_hash)
@@ -498,8 +613,39 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 		g->values[id].producer = ni;
 		g->values[id].producer_out = k;
 		n->outputs[k] = id;
+		if (g->parent && defined_outside(g, name) && ort_checks(g))
+			model_diag(m, OSH_ERROR, "subgraph-error", g, ni, name,
+				   "'%s' is defined in an enclosing graph already: ONNX Runtime wants each name defined once "
+				   "across nested graphs (SSA) and refuses the model",
+				   name);
 	}
 	return true;
+}
+
+/* One pass over node ni's attribute views. A ref_attr_name outside a function body
+ * refers to nothing: ONNX Runtime reads the attribute as its own value (the fields it
+ * holds, defaults when none). And ONNX's checker, which ONNX Runtime runs on every
+ * node it checks but the main graph's Constants (it makes them initializers first),
+ * refuses an attribute whose type field and value fields disagree. */
+static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_body)
+{
+	node *n = &g->nodes[ni];
+	for (int32_t i = 0; i < n->nattrs; i++) {
+		attr_view *a = &n->attrs[i];
+		if (a->ref && !function_body) {
+			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				   "attribute '%s' refers to '%s' (ref_attr_name) outside a function body: ONNX Runtime "
+				   "reads it as its own value",
+				   a->name, a->ref);
+			a->ref = NULL;
+		}
+		if (a->graph_index == ATTR_MIXED && ort_checks(g) &&
+		    !(g == m->main && !strcmp(n->op_type, "Constant")))
+			model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
+				   "attribute '%s' is typed %s but holds its value in a field of another type, or in "
+				   "several: ONNX Runtime refuses it",
+				   a->name, attr_type_text(a->type));
+	}
 }
 
 /* The value map's slot for the first output (field 2) of the node in [p, p + len),
@@ -564,6 +710,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	int64_t last_opset = -1;
 	strmap reported; /* node_opset's */
 	strmap_init(&reported, m->arena);
+	bool function_body = in_function(g);
 	/* The hashes of the first outputs of the nodes up to OUTPUT_AHEAD ahead, whose
 	 * slots were fetched when the node OUTPUT_AHEAD before them was defined. */
 	uint32_t ahead_hash[OUTPUT_AHEAD];
@@ -620,6 +767,17 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			}
 			outs = nps[ni]->output;
 		}
+		if (n->nattrs)
+			check_attr_views(m, g, ni, function_body);
+		/* ONNX Runtime makes every Constant of the main graph an initializer, of
+		 * whatever domain, before it resolves a domain: one of ai.onnx here. */
+		if (g == m->main && n->domain[0] && !strcmp(n->op_type, "Constant")) {
+			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				   "Constant in domain '%s': ONNX Runtime makes every Constant of the main graph an "
+				   "initializer, whatever its domain",
+				   n->domain);
+			n->domain = "";
+		}
 		if (n->domain != last_domain) {
 			last_domain = n->domain;
 			last_opset = node_opset(m, g, ni, n->domain, &reported);
@@ -653,8 +811,11 @@ static int32_t input_elsewhere(osh_model *m, graph *g, int32_t ni, const char *n
 		return id;
 	if (m->nomem || arena_exhausted(m->arena))
 		return -2;
-	malformed(m, g, ni, copy, "input '%s' is not produced by any node, graph input, initializer or outer scope",
-		  copy);
+	/* A function body may read a value of the graph that calls it: ONNX Runtime
+	 * inlines the body there (check_free_names sees that each call has it). */
+	if (!in_function(g))
+		malformed(m, g, ni, copy,
+			  "input '%s' is not produced by any node, graph input, initializer or outer scope", copy);
 	id = define(m, g, copy, VAL_UNDEFINED);
 	return id < 0 ? -2 : id;
 }
@@ -803,13 +964,21 @@ static bool order_nodes(osh_model *m, graph *g)
 	}
 #undef HEAP_PUSH
 	if (out == n) {
-		/* The spec wants the file's order topological; ONNX Runtime sorts the
-		 * nodes itself, and so does g->order. */
+		/* The spec wants the file's order topological. ONNX Runtime sorts the main
+		 * graph itself, and so does g->order; ONNX's checker, which it runs on the
+		 * subgraphs and on the bodies of the functions it inlines, refuses them. */
 		const value *v = &g->values[bad_value];
 		const node *p = &g->nodes[v->producer];
-		model_diag(m, OSH_WARNING, "not-in-spec", g, bad_consumer, v->name,
-			   "nodes are not in topological order: this node uses '%s', which node %d '%s' (%s) produces %s",
-			   v->name, v->producer, p->name, p->op_type, v->producer == bad_consumer ? "itself" : "later");
+		bool refused = g != m->main && ort_checks(g);
+		model_diag(m, refused ? OSH_ERROR : OSH_WARNING, refused ? "subgraph-error" : "not-in-spec", g,
+			   bad_consumer, v->name,
+			   "nodes are not in topological order: this node uses '%s', which node %d '%s' (%s) produces "
+			   "%s%s",
+			   v->name, v->producer, p->name, p->op_type, v->producer == bad_consumer ? "itself" : "later",
+			   refused ? (g->parent ? ": ONNX Runtime sorts the main graph, and refuses a subgraph out of order"
+					       : ": ONNX Runtime sorts the main graph, and refuses a called function's body "
+						 "out of order")
+				   : "");
 		return true;
 	}
 	/* A cycle: walk backwards from a node left over, through producers that are left
@@ -916,6 +1085,11 @@ static bool define_outputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfo
 			if (id < 0)
 				return false;
 		}
+		if (g->parent && g->values[id].origin == VAL_OUTER && ort_checks(g))
+			model_diag(m, OSH_ERROR, "subgraph-error", g, -1, name,
+				   "output '%s' is a value of an enclosing graph returned as it is: ONNX Runtime refuses it "
+				   "(an Identity in the body gives it a value of its own)",
+				   name);
 		g->outputs[i] = id;
 		g->values[id].is_output = true;
 		/* A declaration with a type beats one without (an output may repeat a
@@ -937,6 +1111,9 @@ static bool define_inputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfoP
 		const char *name = vis ? str(vis[i]->name) : str(names[i]);
 		if (vis)
 			validate_value_info(m, g, vis[i]);
+		if (!name[0] && ort_checks(g))
+			model_diag(m, OSH_ERROR, "graph-error", g, -1, NULL,
+				   "graph input #%zu has no name: ONNX Runtime refuses it", i);
 		int32_t id = define(m, g, name, VAL_INPUT);
 		if (id == -1)
 			return false;
@@ -1013,7 +1190,7 @@ static void check_default(osh_model *m, graph *g, const value *v, const tensor_v
 	bool differs = shp->n_dim != (size_t)tv->rank;
 	for (size_t k = 0; !differs && k < shp->n_dim; k++)
 		differs = shp->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-			  shp->dim[k]->dim_value != tv->dims[k];
+			  shp->dim[k]->dim_value >= 0 && shp->dim[k]->dim_value != tv->dims[k];
 	if (differs) {
 		char have[128], want[128];
 		model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
@@ -1023,14 +1200,58 @@ static void check_default(osh_model *m, graph *g, const value *v, const tensor_v
 	}
 }
 
+static bool same_dims(const tensor_view *a, const tensor_view *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int32_t k = 0; k < a->rank; k++)
+		if (a->dims[k] != b->dims[k])
+			return false;
+	return true;
+}
+
+/* A second initializer `now` of the name of value v (an initializer `had` or a graph
+ * input's default): ONNX Runtime keeps the last one's data, and types the value by
+ * its graph input's declaration, else by the first initializer, refusing data of
+ * another type or shape. */
+static void check_redefined(osh_model *m, graph *g, const value *v, const tensor_view *had, const tensor_view *now,
+			    const char *what)
+{
+	char have[128], want[128];
+	if (v->origin == VAL_INITIALIZER && had && dtype_valid(had->dtype) && dtype_valid(now->dtype) &&
+	    had->dtype != now->dtype)
+		model_diag(m, OSH_ERROR, "type-error", g, -1, v->name,
+			   "%s '%s' is defined again as %s, the first one is %s: ONNX Runtime types the value by the first "
+			   "and refuses the data of the last",
+			   what, v->name, dtype_name(now->dtype), dtype_name(had->dtype));
+	else if (v->origin == VAL_INITIALIZER && had && had->count >= 0 && now->count >= 0 && !same_dims(had, now))
+		model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+			   "%s '%s' is defined again with shape %s, the first one has %s: ONNX Runtime shapes the value by "
+			   "the first and refuses the data of the last",
+			   what, v->name, dims_text(have, sizeof have, now->dims, (size_t)now->rank, NULL),
+			   dims_text(want, sizeof want, had->dims, (size_t)had->rank, NULL));
+	else
+		model_diag(m, OSH_WARNING, "not-in-spec", g, -1, v->name,
+			   "%s '%s' is defined twice: the spec wants each name once; ONNX Runtime takes the last", what,
+			   v->name);
+}
+
 /* Defines initializer #i: t (NULL while it is still in the input) viewed as tv.
  * hash, when not NULL, is the hash of its name. */
 static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorProto *t, const tensor_view *tv,
-			       const uint32_t *hash)
+			       const uint32_t *hash, bool *unnamed)
 {
 	const char *name = tv->name;
 	if (!name[0]) {
-		malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
+		/* ONNX Runtime skips one in the main graph: no node can name it. */
+		if (g == m->main)
+			model_diag(m, OSH_WARNING, "not-in-spec", g, -1, NULL,
+				   "initializer #%zu has no name: the spec wants one; ONNX Runtime loads it, and no node can "
+				   "read it",
+				   i);
+		else
+			malformed(m, g, -1, NULL, "initializer #%zu has no name", i);
+		*unnamed = true;
 		return true;
 	}
 	/* One probe for both questions: a graph input's default, or a new value? */
@@ -1039,9 +1260,23 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 			      : strmap_entry(&g->names, name, &found);
 	if (!entry)
 		return false;
-	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT && !g->values[*entry].init_view) {
-		check_default(m, g, &g->values[*entry], tv);
-		return set_initializer(m, &g->values[*entry], t, tv);
+	if (*entry >= 0 && g->values[*entry].origin == VAL_INPUT) {
+		value *v = &g->values[*entry];
+		if (v->init_view)
+			check_redefined(m, g, v, v->init_view, tv, "initializer");
+		return set_initializer(m, v, t, tv); /* check_defaults checks the last */
+	}
+	/* IR version 3 wanted every initializer listed among the graph inputs; ONNX's
+	 * checker still does for a subgraph of such a model, and ONNX Runtime runs it. */
+	if (g->parent && m->proto->has_ir_version && m->proto->ir_version <= 3 && ort_checks(g))
+		model_diag(m, OSH_ERROR, "subgraph-error", g, -1, name,
+			   "initializer '%s' is not among the graph's inputs, which IR version %lld wants: ONNX Runtime "
+			   "refuses the subgraph",
+			   name, (long long)m->proto->ir_version);
+	if (*entry >= 0 && g->values[*entry].origin == VAL_INITIALIZER) {
+		value *v = &g->values[*entry];
+		check_redefined(m, g, v, v->init_view, tv, "initializer");
+		return set_initializer(m, v, t, tv);
 	}
 	int32_t id = define_at(m, g, entry, name, VAL_INITIALIZER);
 	if (id == -1)
@@ -1053,6 +1288,17 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	return set_initializer(m, &g->values[id], t, tv);
 }
 
+/* The graph inputs' defaults, each the last initializer of its name, against the
+ * inputs' declarations. */
+static void check_defaults(osh_model *m, graph *g)
+{
+	for (int32_t i = 0; i < g->ninputs; i++) {
+		const value *v = &g->values[g->inputs[i]];
+		if (v->init_view && v->init_view->name[0])
+			check_default(m, g, v, v->init_view);
+	}
+}
+
 /* How many initializers ahead their headers are fetched: far enough for the misses
  * to overlap; the exact distance matters little. */
 #define HEADER_AHEAD 16
@@ -1061,7 +1307,7 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
-static bool define_lazy_initializers(osh_model *m, graph *g)
+static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	const wire_list *w = &m->src.wire_inits;
 	tensor_scratch scratch = {0};
@@ -1102,10 +1348,15 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 			ok = false;
 			break;
 		}
-		validate_tensor(m, g, -1, t, NULL);
+		char why[600];
+		if (validate_tensor_data_later(m, g, -1, t, NULL, why, sizeof why) &&
+		    !defer_data(m, later, t->name ? t->name : "", -1, why)) {
+			ok = false;
+			break;
+		}
 		tensor_stats_add(&m->src.wire_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
-		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL);
+		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL, unnamed);
 		if (!decoded)
 			free_tensor(t, aliased);
 		loader_release_input(m, w->off[i] + w->len[i]);
@@ -1115,18 +1366,65 @@ static bool define_lazy_initializers(osh_model *m, graph *g)
 	return ok;
 }
 
-static bool define_initializers(osh_model *m, graph *g)
+/* A sparse initializer named as a dense one or a graph input: ONNX Runtime makes it
+ * a dense one, after the others, so its data is the value's. */
+static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto *st, const char *name, strmap *sparse)
+{
+	bool found;
+	int32_t *seen = strmap_entry(sparse, name, &found);
+	if (!seen)
+		return false;
+	if (found) {
+		malformed(m, g, -1, name, "sparse initializer '%s' is defined twice", name);
+		return true;
+	}
+	*seen = 0;
+	int32_t id = strmap_get(&g->names, name);
+	if (id < 0)
+		return define(m, g, name, VAL_INITIALIZER) != -1;
+	value *v = &g->values[id];
+	if (v->origin != VAL_INITIALIZER && v->origin != VAL_INPUT) {
+		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
+		return true;
+	}
+	/* The dense data it replaces is not the value's: a view of the sparse one's type
+	 * and dims, without data. */
+	tensor_view *tv = arena_zalloc(m->arena, sizeof *tv);
+	if (!tv)
+		return false;
+	tv->name = v->name;
+	tv->dtype = st->values && st->values->has_data_type ? st->values->data_type : 0;
+	tv->rank = (int32_t)st->n_dims;
+	tv->dims = st->dims;
+	tv->count = 1;
+	for (size_t k = 0; k < st->n_dims && tv->count >= 0; k++)
+		if (st->dims[k] < 0 || __builtin_mul_overflow(tv->count, st->dims[k], &tv->count))
+			tv->count = -1;
+	if (v->init_view)
+		check_redefined(m, g, v, v->init_view, tv, "initializer");
+	v->init_view = NULL;
+	if (v->x)
+		v->x->init = NULL;
+	return true;
+}
+
+static bool define_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	Onnx__GraphProto *gp = g->proto;
-	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g))
+	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g, unnamed, later))
 		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
-		validate_tensor(m, g, -1, t, NULL);
+		char why[600];
+		if (validate_tensor_data_later(m, g, -1, t, NULL, why, sizeof why) &&
+		    !defer_data(m, later, t->name ? t->name : "", -1, why))
+			return false;
 		const tensor_view *tv = view_tensor(m, t);
-		if (!tv || !define_initializer(m, g, i, t, tv, NULL))
+		if (!tv || !define_initializer(m, g, i, t, tv, NULL, unnamed))
 			return false;
 	}
+	strmap sparse;
+	strmap_init(&sparse, m->arena);
 	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
 		Onnx__SparseTensorProto *st = gp->sparse_initializer[i];
 		const char *name = st->values ? str(st->values->name) : "";
@@ -1137,13 +1435,26 @@ static bool define_initializers(osh_model *m, graph *g)
 			malformed(m, g, -1, NULL, "sparse initializer #%zu has no name", i);
 			continue;
 		}
-		int32_t id = define(m, g, name, VAL_INITIALIZER);
-		if (id == -1)
+		if (!define_sparse(m, g, st, name, &sparse))
 			return false;
-		if (id < -1)
-			malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
 	}
-	return true;
+	check_defaults(m, g);
+	return !m->nomem;
+}
+
+/* ONNX Runtime keeps an unnamed initializer of the main graph as a value named "",
+ * which an omitted input ("") of a node then reads: it fails to plan the run. */
+static void check_unnamed_read(osh_model *m, graph *g)
+{
+	for (int32_t ni = 0; ni < g->nnodes; ni++)
+		for (int32_t k = 0; k < g->nodes[ni].ninputs; k++)
+			if (g->nodes[ni].inputs[k] < 0) {
+				model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+					   "input %d is omitted (''), and the graph has an initializer without a name: ONNX "
+					   "Runtime reads it there and fails to run the model",
+					   k);
+				return;
+			}
 }
 
 /* Sizes g's value table and name map for `n` values up front: grown by doubling, each
@@ -1254,6 +1565,7 @@ static uint32_t name_ahead(const graph *g, const strmap *seen, int32_t ni)
  * every node unnamed: no map for them. False when memory ran out. */
 static bool check_node_names(osh_model *m, graph *g)
 {
+	bool constants_kept = in_function(g);
 	int32_t ni = 0;
 	while (ni < g->nnodes && !g->nodes[ni].name[0])
 		ni++;
@@ -1271,7 +1583,10 @@ static bool check_node_names(osh_model *m, graph *g)
 		uint32_t h = ahead[ni % NAME_AHEAD];
 		ahead[ni % NAME_AHEAD] = name_ahead(g, &seen, ni + NAME_AHEAD);
 		const char *name = g->nodes[ni].name;
-		if (!name[0])
+		/* Constants are initializers to ONNX Runtime by then (of every graph but a
+		 * function body, which it inlines later). */
+		const char *op = g->nodes[ni].op_type;
+		if (!name[0] || (!constants_kept && op[0] == 'C' && !strcmp(op, "Constant")))
 			continue;
 		bool found;
 		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);
@@ -1315,9 +1630,11 @@ static bool build_graph(osh_model *m, graph *g)
 					   node_outputs(g->function->node, g->function->n_node);
 	if (!reserve_values(m, g, expect + 16))
 		return false;
+	bool unnamed = false; /* an initializer without a name */
+	data_later later = {0};
 	if (g->proto) {
 		Onnx__GraphProto *gp = g->proto;
-		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g) ||
+		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g, &unnamed, &later) ||
 		    !define_nodes(m, g, gp->node, gp->n_node))
 			return false;
 	} else {
@@ -1327,8 +1644,10 @@ static bool build_graph(osh_model *m, graph *g)
 	}
 	if (!resolve_inputs(m, g) || !check_node_names(m, g) || !check_inputs_typed(m, g))
 		return false;
+	if (unnamed)
+		check_unnamed_read(m, g);
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
-		check_node(m, g, ni);
+		check_node(m, g, ni, &later);
 		if (!build_subgraphs(m, g, ni))
 			return false;
 	}
@@ -1336,6 +1655,7 @@ static bool build_graph(osh_model *m, graph *g)
 			   : define_outputs(m, g, g->function->n_output, NULL, g->function->output);
 	if (!ok || !attach_decls(m, g))
 		return false;
+	report_data_later(m, g, &later);
 	int32_t nlisted;
 	int32_t *listed = declared_ids(g, &nlisted);
 	for (int32_t k = 0; k < (listed ? nlisted : g->nvalues); k++) {
@@ -1368,8 +1688,8 @@ static bool index_functions(osh_model *m, size_t n)
 		const Onnx__FunctionProto *f = m->proto->functions[i];
 		const char *dom = str(f->domain), *name = str(f->name);
 		const char *key = arena_printf(m->arena, "%zu:%s%s", strlen(dom), dom, name);
-		if (!key || strmap_put(&m->functions, key, (int32_t)i) == -2 ||
-		    strmap_put(&m->function_domains, dom, 0) == -2)
+		/* A later definition replaces an earlier one, as in ONNX Runtime. */
+		if (!key || !strmap_set(&m->functions, key, (int32_t)i) || strmap_put(&m->function_domains, dom, 0) == -2)
 			return false;
 	}
 	return true;
@@ -1526,6 +1846,179 @@ static bool check_calls(osh_model *m)
 	return !m->nomem;
 }
 
+/* ---- what ONNX Runtime checks of the functions: those called -------------------- */
+
+static void mark_call(osh_model *m, const char *domain, const char *op_type, bool *called, int32_t *work,
+		      int32_t *nwork)
+{
+	if (!strcmp(domain, "ai.onnx"))
+		domain = "";
+	int32_t f = find_function(m, domain, op_type);
+	if (f >= 0 && !called[f]) {
+		called[f] = true;
+		work[(*nwork)++] = f;
+	}
+}
+
+/* The calls of nodes (and of the subgraphs their attributes hold) still messages. */
+static void mark_calls_in(osh_model *m, Onnx__NodeProto **nodes, size_t n, int depth, bool *called, int32_t *work,
+			  int32_t *nwork)
+{
+	if (depth > MAX_SUBGRAPH_DEPTH)
+		return; /* reported when the body is indexed */
+	for (size_t i = 0; i < n; i++) {
+		const Onnx__NodeProto *np = nodes[i];
+		mark_call(m, str(np->domain), str(np->op_type), called, work, nwork);
+		for (size_t a = 0; a < np->n_attribute; a++) {
+			const Onnx__AttributeProto *at = np->attribute[a];
+			if (at->g)
+				mark_calls_in(m, at->g->node, at->g->n_node, depth + 1, called, work, nwork);
+			for (size_t k = 0; k < at->n_graphs; k++)
+				mark_calls_in(m, at->graphs[k]->node, at->graphs[k]->n_node, depth + 1, called, work, nwork);
+		}
+	}
+}
+
+/* called[f]: a graph of the model calls function f, directly or through others. The
+ * main graph and its subgraphs are indexed; the bodies are still messages. */
+static bool mark_called(osh_model *m, bool *called)
+{
+	size_t nf = m->proto->n_functions;
+	int32_t *work = arena_array(m->arena, nf ? nf : 1, sizeof *work);
+	if (!work)
+		return false;
+	int32_t nwork = 0;
+	for (int32_t gi = 0; gi < m->ngraphs; gi++)
+		for (int32_t ni = 0; ni < m->graphs[gi]->nnodes; ni++)
+			mark_call(m, m->graphs[gi]->nodes[ni].domain, m->graphs[gi]->nodes[ni].op_type, called, work,
+				  &nwork);
+	while (nwork) {
+		const Onnx__FunctionProto *f = m->proto->functions[work[--nwork]];
+		mark_calls_in(m, f->node, f->n_node, 0, called, work, &nwork);
+	}
+	return true;
+}
+
+/* The names the body of function f reads that it does not define (its graphs'
+ * VAL_UNDEFINED values), with those of the functions it calls: ONNX Runtime inlines
+ * the body into the calling graph, where they must be values. first[f] is f's first
+ * graph in m->graphs (a body, then its subgraphs). */
+typedef struct free_names {
+	const char **names;
+	int32_t n;
+	int8_t state; /* 0 not yet, 1 being collected, 2 done */
+} free_names;
+
+static bool collect_free(osh_model *m, int32_t f, const int32_t *first, free_names *fn)
+{
+	free_names *me = &fn[f];
+	if (me->state)
+		return true; /* done, or a cycle (reported by check_calls) */
+	me->state = 1;
+	int32_t nf = (int32_t)m->proto->n_functions;
+	int32_t cap = 0;
+	for (int32_t gi = first[f]; gi < first[f + 1]; gi++) {
+		graph *g = m->graphs[gi];
+		for (int32_t v = 0; v < g->nvalues; v++)
+			cap += g->values[v].origin == VAL_UNDEFINED;
+		for (int32_t ni = 0; ni < g->nnodes; ni++) {
+			int32_t h = find_function(m, g->nodes[ni].domain, g->nodes[ni].op_type);
+			if (h >= 0 && h < nf && h != f) {
+				if (!collect_free(m, h, first, fn))
+					return false;
+				cap += fn[h].n;
+			}
+		}
+	}
+	me->names = arena_array(m->arena, cap ? (size_t)cap : 1, sizeof *me->names);
+	if (!me->names)
+		return false;
+	for (int32_t gi = first[f]; gi < first[f + 1]; gi++) {
+		graph *g = m->graphs[gi];
+		for (int32_t v = 0; v < g->nvalues && me->n < cap; v++)
+			if (g->values[v].origin == VAL_UNDEFINED)
+				me->names[me->n++] = g->values[v].name;
+		for (int32_t ni = 0; ni < g->nnodes; ni++) {
+			int32_t h = find_function(m, g->nodes[ni].domain, g->nodes[ni].op_type);
+			for (int32_t k = 0; h >= 0 && h < nf && h != f && fn[h].state == 2 && k < fn[h].n && me->n < cap; k++)
+				me->names[me->n++] = fn[h].names[k];
+		}
+	}
+	me->state = 2;
+	return true;
+}
+
+static bool visible_from(const graph *g, const char *name)
+{
+	for (; g; g = g->parent) {
+		int32_t id = strmap_get(&g->names, name);
+		if (id >= 0 && g->values[id].origin != VAL_UNDEFINED)
+			return true;
+	}
+	return false;
+}
+
+/* Each call, in the main graph or its subgraphs, against the names its function reads
+ * from the caller. */
+static bool check_free_names(osh_model *m)
+{
+	int32_t nf = (int32_t)m->proto->n_functions;
+	if (!nf || nf > MAX_FUNCTIONS || m->malformed)
+		return true;
+	int32_t *first = arena_array(m->arena, (size_t)nf + 1, sizeof *first);
+	free_names *fn = arena_array(m->arena, (size_t)nf, sizeof *fn);
+	if (!first || !fn)
+		return false;
+	int32_t cur = -1;
+	for (int32_t gi = 0; gi < m->ngraphs; gi++)
+		if (m->graphs[gi]->function && cur + 1 < nf)
+			first[++cur] = gi;
+	if (cur != nf - 1)
+		return true; /* not every body was indexed */
+	first[nf] = m->ngraphs;
+	for (int32_t gi = 0; gi < first[0]; gi++) {
+		graph *g = m->graphs[gi];
+		for (int32_t ni = 0; ni < g->nnodes; ni++) {
+			int32_t f = find_function(m, g->nodes[ni].domain, g->nodes[ni].op_type);
+			if (f < 0 || f >= nf)
+				continue;
+			if (!collect_free(m, f, first, fn))
+				return false;
+			for (int32_t k = 0; k < fn[f].n; k++) {
+				if (visible_from(g, fn[f].names[k]))
+					continue;
+				model_diag(m, OSH_ERROR, "function-error", g, ni, fn[f].names[k],
+					   "function '%s' reads '%s', which neither its body nor this graph defines: ONNX "
+					   "Runtime inlines the body here and refuses it",
+					   g->nodes[ni].op_type, fn[f].names[k]);
+				break;
+			}
+		}
+	}
+	return !m->nomem;
+}
+
+/* IR version 3 lists every initializer among the graph inputs. ONNX Runtime loads one
+ * that is not only when a node of the main graph reads it: it makes the values of a
+ * graph from its nodes' inputs and the graph inputs. */
+static bool check_ir3_initializers(osh_model *m, graph *g)
+{
+	bool *read = arena_array(m->arena, (size_t)(g->nvalues ? g->nvalues : 1), sizeof *read);
+	if (!read)
+		return false;
+	for (int32_t ni = 0; ni < g->nnodes; ni++)
+		for (int32_t k = 0; k < g->nodes[ni].ninputs; k++)
+			if (g->nodes[ni].inputs[k] >= 0)
+				read[g->nodes[ni].inputs[k]] = true;
+	for (int32_t v = 0; v < g->nvalues; v++)
+		if (g->values[v].origin == VAL_INITIALIZER && !read[v])
+			model_diag(m, OSH_ERROR, "graph-error", g, -1, g->values[v].name,
+				   "initializer '%s' is not among the graph inputs, which IR version %lld wants, and no node "
+				   "of the graph reads it: ONNX Runtime refuses it",
+				   g->values[v].name, (long long)m->proto->ir_version);
+	return true;
+}
+
 bool index_model(osh_model *m)
 {
 	Onnx__ModelProto *mp = m->proto;
@@ -1543,6 +2036,11 @@ bool index_model(osh_model *m)
 		m->main->proto = mp->graph;
 		if (!build_graph(m, m->main))
 			return false;
+		if (!mp->graph->n_output)
+			model_diag(m, OSH_ERROR, "graph-error", m->main, -1, NULL,
+				   "the graph has no outputs: ONNX Runtime has nothing to run");
+		if (mp->has_ir_version && mp->ir_version <= 3 && !check_ir3_initializers(m, m->main))
+			return false;
 	}
 	if (too_many_functions)
 		return !m->nomem;
@@ -1551,23 +2049,38 @@ bool index_model(osh_model *m)
 		if (!m->function_graphs)
 			return false;
 	}
+	bool *called = mp->n_functions ? arena_array(m->arena, mp->n_functions, sizeof *called) : NULL;
+	if (mp->n_functions && (!called || !mark_called(m, called)))
+		return false;
 	for (size_t i = 0; i < mp->n_functions; i++) {
 		Onnx__FunctionProto *f = mp->functions[i];
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(str(mp->functions[j]->domain), str(f->domain)) &&
-			    !strcmp(str(mp->functions[j]->name), str(f->name)))
-				malformed(m, NULL, -1, NULL, "function '%s' of domain '%s' is defined twice",
-					  str(f->name), str(f->domain));
-		}
+		/* A definition a later one of its name replaces: ONNX Runtime never looks at
+		 * it. Indexed all the same (every function has a graph), without a word. */
+		bool replaced = find_function(m, str(f->domain), str(f->name)) != (int32_t)i;
+		if (replaced)
+			model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+				   "function '%s' of domain '%s' is defined again later: the spec wants each function once; "
+				   "ONNX Runtime takes the last definition",
+				   str(f->name), str(f->domain));
 		const char *path = arena_printf(m->arena, "function %s%s%s", str(f->domain),
 						f->domain && f->domain[0] ? "." : "", str(f->name));
 		graph *g = path ? graph_new(m, path, NULL, -1, 0) : NULL;
 		if (!g)
 			return false;
 		g->function = f;
+		g->called = called[i];
+		for (unsigned k = 0; k < f->base.n_unknown_fields; k++)
+			g->attr_defaults |= f->base.unknown_fields[k].tag == 11;
 		m->function_graphs[i] = g;
+		size_t ndiags = m->ndiags;
+		bool had_errors = m->has_errors, was_malformed = m->malformed;
 		if (!build_graph(m, g))
 			return false;
+		if (replaced) {
+			m->ndiags = ndiags;
+			m->has_errors = had_errors;
+			m->malformed = was_malformed;
+		}
 	}
-	return !m->nomem && check_calls(m);
+	return !m->nomem && check_calls(m) && check_free_names(m);
 }

@@ -34,6 +34,16 @@ bool validate_model(osh_model *m);
  * then written only for a message (initializers are most tensors, nearly all fine). */
 void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		     const char *label);
+/* validate_tensor, but a finding about the data alone (its size against the dims, the
+ * field that holds it) is written into why (cap bytes) and true returned, for the
+ * caller to report once it knows whether anything reads the tensor: ONNX Runtime
+ * drops an initializer nothing reads before it looks at its data. */
+bool validate_tensor_data_later(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+				const char *label, char *why, size_t cap);
+/* A sparse tensor's indices against its values and dims, as ONNX Runtime checks
+ * them (its values and indices are checked as tensors first); `what` names it. */
+void validate_sparse(osh_model *m, const graph *g, int32_t ni, const struct Onnx__SparseTensorProto *st,
+		     const char *what);
 /* Checks an external-data reference without reading the weights; `label` as above. */
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		       const char *label);
@@ -112,9 +122,27 @@ bool view_attrs(osh_model *m, node *n);
 typedef struct attr_presence {
 	bool has_type;
 	int64_t type;
-	bool f, i, s, t, g;
-	size_t floats, ints, strings, tensors, graphs;
+	bool f, i, s, t, g, sparse, tp;
+	size_t floats, ints, strings, tensors, graphs, sparses, tps;
 } attr_presence;
 attr_type attr_type_of(const attr_presence *p);
+/* Whether the attribute's type field names one kind while a field of another holds a
+ * value, or several fields hold values (ONNX's checker: "type field and data field
+ * mismatch"): its view's graph_index is then ATTR_MIXED. Every attribute of a big
+ * model passes here: bit t for each field set that holds a value of type t, and
+ * anything but none or the type's own bit is a mismatch. An unknown type is
+ * malformed, and reported as such. */
+static inline bool attr_fields_mixed(const attr_presence *p)
+{
+	if (!p->has_type || p->type <= AT_UNDEFINED || p->type > AT_TYPE_PROTOS)
+		return false;
+	uint32_t set = (uint32_t)p->f << AT_FLOAT | (uint32_t)p->i << AT_INT | (uint32_t)p->s << AT_STRING |
+		       (uint32_t)p->t << AT_TENSOR | (uint32_t)p->g << AT_GRAPH | (uint32_t)p->sparse << AT_SPARSE_TENSOR |
+		       (uint32_t)p->tp << AT_TYPE_PROTO | (uint32_t)(p->floats != 0) << AT_FLOATS |
+		       (uint32_t)(p->ints != 0) << AT_INTS | (uint32_t)(p->strings != 0) << AT_STRINGS |
+		       (uint32_t)(p->tensors != 0) << AT_TENSORS | (uint32_t)(p->graphs != 0) << AT_GRAPHS |
+		       (uint32_t)(p->sparses != 0) << AT_SPARSE_TENSORS | (uint32_t)(p->tps != 0) << AT_TYPE_PROTOS;
+	return set && set != UINT32_C(1) << p->type;
+}
 
 #endif

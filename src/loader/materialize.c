@@ -53,9 +53,10 @@ static bool initializers(osh_model *m)
 		bool aliased;
 		v[i] = unpack_tensor(alloc, w->bytes + w->off[i], w->len[i], &scratch, &aliased);
 		ok = v[i] != NULL;
-		/* The value it defined (the first of its name, as the index decided). */
+		/* The value it defined: the last of its name gives the data, as the index
+		 * decided (ONNX Runtime's choice). */
 		int32_t id = ok && g && v[i]->name ? strmap_get(&g->names, v[i]->name) : -1;
-		if (id >= 0 && g->values[id].init_view && !value_init(&g->values[id])) {
+		if (id >= 0 && g->values[id].init_view) {
 			value_extra *x = value_extra_need(m->arena, &g->values[id]);
 			ok = x != NULL;
 			if (x)

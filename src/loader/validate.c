@@ -14,6 +14,8 @@
 #include "core/schema/schema.h"
 #include "loader/loader.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Multiplies the dims, refusing negatives and int64 overflow. */
@@ -96,16 +98,40 @@ const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf
 /* W: how messages name t (tensor_what), written only when there is a message. */
 #define W tensor_what(label, t, buf)
 
-void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
-		     const char *label)
+/* A finding about a tensor's data alone (its size against the dims, the field it is
+ * in): reported as malformed, or written into `why` (cap bytes) for the caller to
+ * report once it knows whether anything reads the tensor. */
+static void data_finding(osh_model *m, const graph *g, int32_t ni, const char *name, char *why, size_t cap,
+			 const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+
+static void data_finding(osh_model *m, const graph *g, int32_t ni, const char *name, char *why, size_t cap,
+			 const char *fmt, ...)
 {
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why ? why : buf, why ? cap : sizeof buf, fmt, ap);
+	va_end(ap);
+	if (!why)
+		malformed(m, g, ni, name, "%s", buf);
+}
+
+static bool check_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t, const char *label,
+			 char *why, size_t cap)
+{
+	if (why)
+		why[0] = '\0';
 	char buf[TENSOR_WHAT_CAP];
 	const char *name = t->name ? t->name : "";
 	int64_t dt = t->has_data_type ? t->data_type : 0;
 	if (!dtype_valid(dt)) {
 		malformed(m, g, ni, name, "%s has %s data type %lld", W,
 			  dt == 0 ? "no (UNDEFINED)" : "an unknown", (long long)dt);
-		return;
+		return false;
 	}
 	int64_t n;
 	size_t bad;
@@ -116,46 +142,135 @@ void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__Tenso
 		else
 			malformed(m, g, ni, name, "%s has dims whose element count overflows int64",
 				  W);
-		return;
+		return false;
 	}
 	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
 		validate_external(m, g, ni, t, label);
-		return;
+		return false;
 	}
 	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
 		malformed(m, g, ni, name, "%s has an unknown data_location %d", W,
 			  (int)t->data_location);
-		return;
+		return false;
 	}
 	if (t->segment)
-		return; /* a segment of a larger tensor: its data is a slice we cannot size */
+		return false; /* a segment of a larger tensor: its data is a slice we cannot size */
 	if (t->has_raw_data) {
 		uint64_t want;
 		if (dt == DT_STRING) {
 			malformed(m, g, ni, name, "%s is a STRING tensor with raw_data (strings must use string_data)",
 				  W);
 		} else if (!dtype_raw_bytes(dt, n, &want) || want != (uint64_t)t->raw_data.len) {
-			malformed(m, g, ni, name,
-				  "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
-				  W, t->raw_data.len, (long long)n, dtype_name(dt),
-				  (unsigned long long)want);
+			data_finding(m, g, ni, name, why, cap, "%s: raw_data holds %zu bytes but %lld elements of %s need %llu",
+				     W, t->raw_data.len, (long long)n, dtype_name(dt), (unsigned long long)want);
 		} else if (typed_total(t)) {
-			malformed(m, g, ni, name, "%s has both raw_data and typed data fields", W);
+			/* ONNX Runtime reads raw_data where it takes the tensor as it is (the main
+			 * graph's initializers and Constants); everywhere else ONNX's checker
+			 * refuses a tensor of two value fields. */
+			bool as_is = g && g == m->main &&
+				     (ni < 0 || (!g->nodes[ni].domain[0] && !strcmp(g->nodes[ni].op_type, "Constant")));
+			if (as_is)
+				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, name,
+					   "%s has both raw_data and typed data fields: the spec wants one; ONNX Runtime reads "
+					   "raw_data",
+					   W);
+			else
+				model_diag(m, OSH_ERROR, "graph-error", g, ni, name,
+					   "%s has both raw_data and typed data fields: ONNX Runtime refuses a tensor of two "
+					   "value fields there",
+					   W);
 		}
-		return;
+		return why && why[0];
 	}
 	int64_t want;
 	size_t have = typed_count(t, dt, n, &want);
 	size_t total = typed_total(t);
 	if (total != have)
-		malformed(m, g, ni, name, "%s of type %s stores its data in the wrong field", W,
-			  dtype_name(dt));
+		data_finding(m, g, ni, name, why, cap, "%s of type %s stores its data in the wrong field", W,
+			     dtype_name(dt));
 	else if ((uint64_t)have != (uint64_t)want)
-		malformed(m, g, ni, name, "%s: dims give %lld elements but the data holds %zu%s", W,
-			  (long long)n, have, want != n ? " entries" : "");
+		data_finding(m, g, ni, name, why, cap, "%s: dims give %lld elements but the data holds %zu%s", W,
+			     (long long)n, have, want != n ? " entries" : "");
+	return why && why[0];
+}
+
+void validate_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+		     const char *label)
+{
+	check_tensor(m, g, ni, t, label, NULL, 0);
+}
+
+bool validate_tensor_data_later(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
+				const char *label, char *why, size_t cap)
+{
+	return check_tensor(m, g, ni, t, label, why, cap);
 }
 
 #undef W
+
+/* Entry k of an integer tensor whose data was validated (raw_data little-endian, or
+ * the typed field of its type); false for a type that cannot index. */
+static bool int_entry(const Onnx__TensorProto *t, size_t k, int64_t *out)
+{
+	int64_t dt = t->data_type;
+	size_t w = dt == DT_INT64 ? 8 : dt == DT_INT32 ? 4 : dt == DT_INT16 ? 2 : dt == DT_INT8 ? 1 : 0;
+	if (!w)
+		return false;
+	if (t->has_raw_data) {
+		if ((k + 1) * w > t->raw_data.len)
+			return false;
+		uint64_t u = 0;
+		for (size_t b = 0; b < w; b++)
+			u |= (uint64_t)t->raw_data.data[k * w + b] << (8 * b);
+		if (w < 8 && (u >> (8 * w - 1)) & 1)
+			u |= ~UINT64_C(0) << (8 * w); /* sign-extend */
+		*out = (int64_t)u;
+		return true;
+	}
+	if (dt == DT_INT64) {
+		if (k >= t->n_int64_data)
+			return false;
+		*out = t->int64_data[k];
+		return true;
+	}
+	if (k >= t->n_int32_data)
+		return false;
+	*out = t->int32_data[k];
+	return true;
+}
+
+void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__SparseTensorProto *st, const char *what)
+{
+	const Onnx__TensorProto *vals = st->values, *idx = st->indices;
+	if (!vals || !idx || (idx->has_data_location && idx->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL))
+		return;
+	int64_t numel, nnz, nidx;
+	size_t bad;
+	if (!element_count(st->dims, st->n_dims, &numel, &bad) || !element_count(vals->dims, vals->n_dims, &nnz, &bad) ||
+	    !element_count(idx->dims, idx->n_dims, &nidx, &bad))
+		return; /* said by validate_tensor, or below for dims */
+	size_t rank = st->n_dims;
+	bool linear = idx->n_dims == 1;
+	if (!(linear && idx->dims[0] == nnz) && !(idx->n_dims == 2 && idx->dims[0] == nnz && (size_t)idx->dims[1] == rank)) {
+		model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+			   "%s has %lld values but indices of shape %s%lld%s: ONNX Runtime wants (%lld,) or (%lld, %zu)",
+			   what, (long long)nnz, idx->n_dims ? "(" : "()", idx->n_dims ? (long long)idx->dims[0] : 0LL,
+			   idx->n_dims == 1 ? ",)" : idx->n_dims ? ", ...)" : "", (long long)nnz, (long long)nnz, rank);
+		return;
+	}
+	for (int64_t e = 0; e < nidx; e++) {
+		int64_t v;
+		if (!int_entry(idx, (size_t)e, &v))
+			return; /* not an index type, or data validate_tensor refused */
+		int64_t limit = linear ? numel : st->dims[e % (int64_t)rank];
+		if (v < 0 || v >= limit) {
+			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+				   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime refuses it",
+				   what, (long long)v, (long long)e);
+			return;
+		}
+	}
+}
 
 /* A declared shape: no negative dim (malformed), and known dims whose product fits in
  * int64. No tensor of more than INT64_MAX elements exists, so no run could feed or
@@ -173,15 +288,18 @@ static void validate_declared_dims(osh_model *m, const graph *g, const char *nam
 		if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
 			continue;
 		if (d->dim_value < 0) {
-			malformed(m, g, -1, name, "'%s' is declared with a negative dimension %lld at axis %zu",
-				  name, (long long)d->dim_value, i);
+			/* Exporters write -1 for "any size"; ONNX Runtime reads it so. */
+			model_diag(m, OSH_WARNING, "not-in-spec", g, -1, name,
+				   "'%s' is declared with dimension %lld at axis %zu: the spec wants a size of 0 or more "
+				   "(dim_param or no value for an unknown one); ONNX Runtime reads it as unknown",
+				   name, (long long)d->dim_value, i);
 			negative = true;
 			continue;
 		}
 		empty |= d->dim_value == 0;
 		overflow |= __builtin_mul_overflow(count, d->dim_value, &count);
 	}
-	/* A negative dim has been reported: a count over it would say nothing more. */
+	/* A negative dim is unknown: the count says nothing then. */
 	if (overflow && !empty && !negative)
 		model_diag(m, OSH_ERROR, "shape-error", g, -1, name,
 			   "'%s' is declared with dims whose element count overflows int64: no tensor has that shape",

@@ -294,14 +294,14 @@ attr_type attr_type_of(const attr_presence *p)
 	return AT_UNDEFINED;
 }
 
-static attr_type guess_type(const Onnx__AttributeProto *a)
+static attr_presence presence(const Onnx__AttributeProto *a)
 {
-	attr_presence p = {
+	return (attr_presence){
 		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
-		.t = a->t != NULL, .g = a->g != NULL, .floats = a->n_floats, .ints = a->n_ints,
-		.strings = a->n_strings, .tensors = a->n_tensors, .graphs = a->n_graphs,
+		.t = a->t != NULL, .g = a->g != NULL, .sparse = a->sparse_tensor != NULL, .tp = a->tp != NULL,
+		.floats = a->n_floats, .ints = a->n_ints, .strings = a->n_strings, .tensors = a->n_tensors,
+		.graphs = a->n_graphs, .sparses = a->n_sparse_tensors, .tps = a->n_type_protos,
 	};
-	return attr_type_of(&p);
 }
 
 bool view_attrs(osh_model *m, node *n)
@@ -316,14 +316,19 @@ bool view_attrs(osh_model *m, node *n)
 	for (size_t i = 0; i < np->n_attribute; i++) {
 		const Onnx__AttributeProto *a = np->attribute[i];
 		attr_view *v = &n->attrs[i];
+		attr_presence p = presence(a);
 		v->name = a->name ? a->name : "";
-		v->type = guess_type(a);
+		v->type = attr_type_of(&p);
 		v->ref = a->ref_attr_name;
 		v->i = a->i;
 		v->f = a->f;
 		v->graph_index = graphs;
-		if (!(a->has_type && a->type) && v->type != AT_GRAPH && v->type != AT_GRAPHS)
-			v->graph_index = ATTR_UNTYPED;
+		if (v->type != AT_GRAPH && v->type != AT_GRAPHS) {
+			if (!(a->has_type && a->type))
+				v->graph_index = ATTR_UNTYPED;
+			else if (attr_fields_mixed(&p))
+				v->graph_index = ATTR_MIXED;
+		}
 		graphs += (a->g != NULL) + (int32_t)a->n_graphs;
 		/* Only the type's payload: the pointers share a union (model.h), so a
 		 * stray s on a TENSOR attribute without t would otherwise read as its t. */

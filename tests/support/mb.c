@@ -322,6 +322,14 @@ static void mb_free(mb *b)
 
 static uint8_t *pack(mb *b, size_t *len)
 {
+	/* A graph without outputs is one ONNX Runtime cannot run (a graph-error): a test
+	 * that declares none gets the last node's outputs, without a type. */
+	if (!b->graph.n_output && b->graph.n_node) {
+		const Onnx__NodeProto *last = b->graph.node[b->graph.n_node - 1];
+		for (size_t k = 0; k < last->n_output; k++)
+			if (last->output[k][0])
+				mb_output(b, last->output[k], 0, NULL);
+	}
 	*len = protobuf_c_message_get_packed_size(&b->model.base);
 	uint8_t *buf = must(malloc(*len ? *len : 1));
 	protobuf_c_message_pack(&b->model.base, buf);

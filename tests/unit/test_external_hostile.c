@@ -62,6 +62,10 @@ static void write_model(const char *path, const char *const *locs, size_t n)
 		put_vfield(&t, 14, 1); /* EXTERNAL */
 		put_msg(&g, 5, &t);
 	}
+	/* An output, so that there is something to run: w0. */
+	wbuf out = {0};
+	put_str(&out, 1, "w0");
+	put_msg(&g, 12, &out);
 	put_msg(&b, 7, &g);
 	spit(path, b.p, b.n);
 	free(b.p);

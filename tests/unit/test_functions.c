@@ -63,14 +63,18 @@ Test(functions, references_chain_through_nested_calls)
 	osh_model_free(m);
 }
 
-/* The body imports opset 11: Unsqueeze with axes [0, 3] as an attribute, (2, 3) ->
- * (1, 2, 3, 1); the model's own Unsqueeze is opset 13 (axes input [1]): (2, 1, 3). */
-Test(functions, body_uses_its_own_opset)
+/* The body imports opset 11 (Unsqueeze with axes as an attribute), the model 13. The
+ * IR would resolve the body at 11; ONNX Runtime inlines it into the model and
+ * resolves it at 13, where Unsqueeze takes its axes as a second input: it refuses
+ * the one-input node ("Node with schema(::Unsqueeze:13) has input size 1"). Said as
+ * an arity-error, with a not-in-spec note on the two versions; the model's own
+ * Unsqueeze (axes input [1]) is (2, 1, 3). */
+Test(functions, body_resolves_at_the_models_opset)
 {
 	osh_model *m = load_infer(FN_DIR "/fn_own_opset.onnx");
-	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (1, 2, 3, 1)");
+	cr_expect_eq(count_code(m, "arity-error"), 1);
+	cr_expect_geq(count_code(m, "not-in-spec"), 1);
 	cr_expect_str_eq(mb_type(m, "z"), "FLOAT (2, 1, 3)");
-	cr_expect_eq(count_code(m, "shape-error"), 0);
 	osh_model_free(m);
 }
 

@@ -1180,6 +1180,8 @@ Test(rules_elementwise, huge_ranks_and_many_inputs_stay_bounded)
 	cr_expect_str_eq(mb_type(m, "sum"), "INT64 (2)");
 	cr_expect_str_eq(content(m, "sum"), "none");
 	cr_expect_str_eq(mb_type(m, "gap"), "unknown");
-	cr_expect_eq(mb_count(m, "shape-error"), 1);
+	/* An empty argument of the variadic: ONNX Runtime fails on it (arity-error). */
+	cr_expect_eq(mb_count(m, "arity-error"), 1);
+	cr_expect_eq(mb_count(m, "shape-error"), 0);
 	osh_model_free(m);
 }

@@ -208,7 +208,8 @@ Test(rules_ml, map_errors)
 	ml_node(b, "DictVectorizer", "sm", "d1"); /* string keys, integer vocabulary */
 	mb_attr_ints(b, "int64_vocabulary", 1, (int64_t[]){1});
 	osh_model *m = run(b);
-	cr_expect_eq(mb_count(m, "shape-error"), 4);
+	cr_expect_eq(mb_count(m, "shape-error"), 3);
+	cr_expect_eq(mb_count(m, "attribute-error"), 1); /* TO_DOUBLE */
 	osh_model_free(m);
 }
 

@@ -88,7 +88,7 @@ static const nn_case rearrange_cases[] = {
 	{"DepthToSpace channels", 13, "DepthToSpace", "x", "x:1,6,2,3", .attrs = "i:blocksize=2", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	{"DepthToSpace mode", 11, "DepthToSpace", "x", "x:1,8,2,3", .attrs = "i:blocksize=2|s:mode=RCD", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+	 .expect = "FLOAT (rank unknown)", .diag = "attribute-error"},
 	{"DepthToSpace rank", 13, "DepthToSpace", "x", "x:8,2,3", .attrs = "i:blocksize=2", .outputs = "y",
 	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
 	/* DepthToSpace-13 requires blocksize: the schema says so */

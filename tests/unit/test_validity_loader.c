@@ -685,3 +685,335 @@ Test(functions, a_function_in_the_default_domain_is_an_error)
 		    "it up there and refuses the call (give the function a domain of its own)");
 	osh_model_free(m);
 }
+
+/* ---- what ONNX Runtime runs although the spec forbids it --------------------------- */
+
+/* A raw-data INT64 tensor of dims (n,) holding vals, in the arena. */
+static Onnx__TensorProto *raw_ints(tb *b, const char *name, const int64_t *vals, size_t n)
+{
+	Onnx__TensorProto *t = NEW(b, Onnx__TensorProto);
+	onnx__tensor_proto__init(t);
+	t->name = dup(b, name);
+	t->has_data_type = 1;
+	t->data_type = DT_INT64;
+	t->dims = must(arena_array(b->a, 1, sizeof *t->dims));
+	t->dims[0] = (int64_t)n;
+	t->n_dims = 1;
+	uint8_t *raw = must(arena_array(b->a, n ? n : 1, 8));
+	memcpy(raw, vals, n * 8); /* little-endian hosts only, as everything here */
+	t->has_raw_data = 1;
+	t->raw_data.data = raw;
+	t->raw_data.len = n * 8;
+	return t;
+}
+
+/* X (2, 3) → Reshape(X, shape) → Y, the shape given by the case. */
+static tb *reshape_model(void)
+{
+	tb *b = tb_new(8);
+	tb_opset(b, "", 13);
+	tb_input(b, "X", DT_FLOAT, "2,3");
+	tb_node(b, "Reshape", "X,shape", "Y");
+	tb_output(b, "Y", DT_FLOAT, NULL);
+	return b;
+}
+
+static void expect_shape(osh_model *m, const char *name, int32_t rank, const int64_t *dims)
+{
+	osh_type t;
+	cr_assert(osh_value_type(m, name, &t), "%s has no type", name);
+	cr_assert_eq(t.rank, rank, "%s: rank %d", name, t.rank);
+	for (int32_t k = 0; k < rank; k++)
+		cr_expect(t.dims[k].kind == OSH_DIM_VALUE && t.dims[k].value == dims[k], "%s: dim %d", name, k);
+}
+
+/* ONNX Runtime reads raw_data where a main-graph initializer has both. */
+Test(tolerated, raw_and_typed_data_read_raw)
+{
+	tb *b = reshape_model();
+	Onnx__TensorProto *t = raw_ints(b, "shape", (int64_t[]){3, 2}, 2);
+	t->int64_data = must(arena_array(b->a, 2, sizeof(int64_t)));
+	t->int64_data[0] = 6, t->int64_data[1] = 1;
+	t->n_int64_data = 2;
+	PUSH(b, b->graph.initializer, b->graph.n_initializer, t);
+	osh_model *m = tb_load(b);
+	expect_only(m, "not-in-spec", OSH_WARNING,
+		    "initializer 'shape' has both raw_data and typed data fields: the spec wants one; ONNX Runtime reads "
+		    "raw_data");
+	expect_shape(m, "Y", 2, (int64_t[]){3, 2});
+	osh_model_free(m);
+}
+
+/* Two initializers of one name: ONNX Runtime keeps the last one's data. */
+Test(tolerated, initializer_twice_takes_the_last)
+{
+	tb *b = reshape_model();
+	PUSH(b, b->graph.initializer, b->graph.n_initializer, raw_ints(b, "shape", (int64_t[]){6, 1}, 2));
+	PUSH(b, b->graph.initializer, b->graph.n_initializer, raw_ints(b, "shape", (int64_t[]){3, 2}, 2));
+	osh_model *m = tb_load(b);
+	expect_only(m, "not-in-spec", OSH_WARNING,
+		    "initializer 'shape' is defined twice: the spec wants each name once; ONNX Runtime takes the last");
+	expect_shape(m, "Y", 2, (int64_t[]){3, 2});
+	osh_model_free(m);
+}
+
+/* ... but types the value by the first, and refuses data of another shape. */
+Test(tolerated, initializer_twice_of_another_shape_is_an_error)
+{
+	tb *b = reshape_model();
+	PUSH(b, b->graph.initializer, b->graph.n_initializer, raw_ints(b, "shape", (int64_t[]){6}, 1));
+	PUSH(b, b->graph.initializer, b->graph.n_initializer, raw_ints(b, "shape", (int64_t[]){3, 2}, 2));
+	osh_model *m = tb_load(b);
+	cr_expect_str_eq(first(m, "graph-error")->message,
+			 "initializer 'shape' is defined again with shape (2,), the first one has (1,): ONNX Runtime "
+			 "shapes the value by the first and refuses the data of the last");
+	osh_model_free(m);
+}
+
+/* An unnamed initializer: ONNX Runtime loads it, unless a node omits an input. */
+Test(tolerated, unnamed_initializer)
+{
+	for (int omitted = 0; omitted < 2; omitted++) {
+		tb *b = relu_model(8);
+		tb_opset(b, "", 13);
+		tb_init(b, "", DT_FLOAT, "1");
+		if (omitted) {
+			b->graph.node[0]->op_type = "Clip";
+			b->graph.node[0]->n_input = split(b, "X,,hi", &b->graph.node[0]->input);
+			tb_init(b, "hi", DT_FLOAT, "");
+		}
+		osh_model *m = tb_load(b);
+		cr_expect_eq(count_code(m, "not-in-spec"), 1);
+		cr_expect_eq(count_errors(m), omitted);
+		if (omitted)
+			cr_expect_str_eq(first(m, "graph-error")->message,
+					 "input 1 is omitted (''), and the graph has an initializer without a name: ONNX "
+					 "Runtime reads it there and fails to run the model");
+		cr_expect_not(osh_model_is_malformed(m));
+		osh_model_free(m);
+	}
+}
+
+/* A declared -1: exporters mean "any size", and ONNX Runtime reads it so. */
+Test(tolerated, negative_declared_dim_is_unknown)
+{
+	tb *b = relu_model(8);
+	tb_opset(b, "", 13);
+	b->graph.input[0]->type->tensor_type->shape->dim[0]->dim_value = -1;
+	osh_model *m = tb_load(b);
+	expect_only(m, "not-in-spec", OSH_WARNING,
+		    "'X' is declared with dimension -1 at axis 0: the spec wants a size of 0 or more (dim_param or no "
+		    "value for an unknown one); ONNX Runtime reads it as unknown");
+	osh_type t;
+	cr_assert(osh_value_type(m, "X", &t));
+	cr_expect_eq(t.rank, 2);
+	cr_expect_neq(t.dims[0].kind, OSH_DIM_VALUE);
+	osh_model_free(m);
+}
+
+static Onnx__AttributeProto *int_attr(tb *b, const char *name, int64_t v)
+{
+	Onnx__AttributeProto *a = NEW(b, Onnx__AttributeProto);
+	onnx__attribute_proto__init(a);
+	a->name = dup(b, name);
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	a->has_i = 1;
+	a->i = v;
+	return a;
+}
+
+/* A ref_attr_name outside a function body: ONNX Runtime reads the attribute's own
+ * value (axis 1 here: (2, 6)). */
+Test(tolerated, ref_attr_outside_a_function_reads_the_value)
+{
+	tb *b = tb_new(8);
+	tb_opset(b, "", 13);
+	tb_input(b, "X", DT_FLOAT, "2,3");
+	Onnx__NodeProto *n = tb_node(b, "Concat", "X,X", "Y");
+	Onnx__AttributeProto *a = int_attr(b, "axis", 1);
+	a->ref_attr_name = dup(b, "axis");
+	PUSH(b, n->attribute, n->n_attribute, a);
+	tb_output(b, "Y", DT_FLOAT, NULL);
+	osh_model *m = tb_load(b);
+	expect_only(m, "not-in-spec", OSH_WARNING,
+		    "attribute 'axis' refers to 'axis' (ref_attr_name) outside a function body: ONNX Runtime reads it "
+		    "as its own value");
+	expect_shape(m, "Y", 2, (int64_t[]){2, 6});
+	osh_model_free(m);
+}
+
+/* A function defined twice: ONNX Runtime takes the last definition. */
+Test(tolerated, function_twice_takes_the_last)
+{
+	Onnx__FunctionProto *f;
+	tb *b = fn_model(&f);
+	tb_opset(b, LOCAL, 1);
+	Onnx__FunctionProto *g = tb_function(b, LOCAL, "Foo", "x", "y");
+	fn_opset(b, g, "", 13);
+	fn_node(b, g, "Transpose", "x", "y");
+	b->graph.output[0]->type->tensor_type->shape = NULL;
+	osh_model *m = tb_load(b);
+	expect_only(m, "not-in-spec", OSH_WARNING,
+		    "function 'Foo' of domain 'local.fn' is defined again later: the spec wants each function once; ONNX "
+		    "Runtime takes the last definition");
+	expect_shape(m, "Y", 2, (int64_t[]){3, 2});
+	osh_model_free(m);
+}
+
+/* ONNX Runtime inlines a body into the calling graph: a name the body does not define
+ * is the caller's value, and an error only where the caller has none. */
+Test(functions, a_body_reads_the_callers_values)
+{
+	for (int defined = 0; defined < 2; defined++) {
+		Onnx__FunctionProto *f;
+		tb *b = fn_model(&f);
+		tb_opset(b, LOCAL, 1);
+		f->node[0]->op_type = "Add";
+		f->node[0]->n_input = split(b, "x,T", &f->node[0]->input);
+		if (defined)
+			tb_input(b, "T", DT_FLOAT, "2,3");
+		osh_model *m = tb_load(b);
+		cr_expect_not(osh_model_is_malformed(m));
+		if (defined)
+			cr_expect_eq(count_errors(m), 0);
+		else
+			expect_only(m, "function-error", OSH_ERROR,
+				    "function 'Foo' reads 'T', which neither its body nor this graph defines: ONNX Runtime "
+				    "inlines the body here and refuses it");
+		osh_model_free(m);
+	}
+}
+
+/* ---- subgraphs: ONNX's checker, which ONNX Runtime runs on each ------------------------ */
+
+/* A subgraph with outputs outs (untyped) and the nodes the case adds. */
+static Onnx__GraphProto *sub_graph(tb *b, const char *outs)
+{
+	Onnx__GraphProto *g = NEW(b, Onnx__GraphProto);
+	onnx__graph_proto__init(g);
+	g->name = dup(b, "branch");
+	char **f;
+	size_t n = split(b, outs, &f);
+	for (size_t i = 0; i < n; i++)
+		PUSH(b, g->output, g->n_output, declare(b, f[i], NO_TYPE, NULL));
+	return g;
+}
+
+static Onnx__NodeProto *sub_node(tb *b, Onnx__GraphProto *g, const char *op, const char *ins, const char *outs)
+{
+	Onnx__NodeProto *n = new_node(b, op, ins, outs);
+	PUSH(b, g->node, g->n_node, n);
+	return n;
+}
+
+static void graph_attr(tb *b, Onnx__NodeProto *n, const char *name, Onnx__GraphProto *g)
+{
+	Onnx__AttributeProto *a = NEW(b, Onnx__AttributeProto);
+	onnx__attribute_proto__init(a);
+	a->name = dup(b, name);
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+	a->g = g;
+	PUSH(b, n->attribute, n->n_attribute, a);
+}
+
+/* cond, X (2, 3) → [T = Relu(X)] → If(cond) → Y, the then branch given by the case,
+ * the else branch Neg(X). */
+static tb *if_model(Onnx__GraphProto **then_g, bool relu_before)
+{
+	tb *b = tb_new(8);
+	tb_opset(b, "", 13);
+	tb_input(b, "cond", DT_BOOL, "");
+	tb_input(b, "X", DT_FLOAT, "2,3");
+	if (relu_before)
+		tb_node(b, "Relu", "X", "T");
+	Onnx__NodeProto *n = tb_node(b, "If", "cond", "Y");
+	*then_g = sub_graph(b, "o");
+	Onnx__GraphProto *else_g = sub_graph(b, "o");
+	sub_node(b, else_g, "Neg", "X", "o");
+	graph_attr(b, n, "then_branch", *then_g);
+	graph_attr(b, n, "else_branch", else_g);
+	tb_output(b, "Y", DT_FLOAT, NULL);
+	return b;
+}
+
+Test(subgraphs, a_node_output_named_as_an_outer_value_is_an_error)
+{
+	Onnx__GraphProto *then_g;
+	tb *b = if_model(&then_g, true);
+	sub_node(b, then_g, "Relu", "X", "T");
+	sub_node(b, then_g, "Neg", "T", "o");
+	osh_model *m = tb_load(b);
+	expect_only(m, "subgraph-error", OSH_ERROR,
+		    "'T' is defined in an enclosing graph already: ONNX Runtime wants each name defined once across "
+		    "nested graphs (SSA) and refuses the model");
+	cr_expect_str_eq(first(m, "subgraph-error")->graph, "node1/then_branch");
+	osh_model_free(m);
+}
+
+Test(subgraphs, an_outer_value_returned_as_it_is_is_an_error)
+{
+	Onnx__GraphProto *then_g;
+	tb *b = if_model(&then_g, false);
+	then_g->output[0]->name = "X";
+	osh_model *m = tb_load(b);
+	expect_only(m, "subgraph-error", OSH_ERROR,
+		    "output 'X' is a value of an enclosing graph returned as it is: ONNX Runtime refuses it (an Identity "
+		    "in the body gives it a value of its own)");
+	osh_model_free(m);
+}
+
+/* ONNX Runtime sorts the main graph (a warning there), and refuses a subgraph out
+ * of order. */
+Test(subgraphs, nodes_out_of_order_are_an_error)
+{
+	Onnx__GraphProto *then_g;
+	tb *b = if_model(&then_g, false);
+	sub_node(b, then_g, "Neg", "t", "o");
+	sub_node(b, then_g, "Relu", "X", "t");
+	osh_model *m = tb_load(b);
+	const osh_diag *d = first(m, "subgraph-error");
+	cr_expect(strstr(d->message, "nodes are not in topological order") &&
+			  strstr(d->message, "refuses a subgraph out of order"),
+		  "%s", d->message);
+	cr_expect_eq(count_code(m, "not-in-spec"), 0);
+	osh_model_free(m);
+}
+
+/* ONNX's checker: "type field and data field mismatch", but not for a Constant of
+ * the main graph, which ONNX Runtime makes an initializer before it checks a node. */
+Test(graph, attribute_type_and_field_disagree)
+{
+	for (int constant = 0; constant < 2; constant++) {
+		tb *b = tb_new(8);
+		tb_opset(b, "", 13);
+		tb_input(b, "X", DT_FLOAT, "2,3");
+		Onnx__NodeProto *n = constant ? tb_node(b, "Constant", "", "Y") : tb_node(b, "Concat", "X,X", "Y");
+		Onnx__AttributeProto *a = int_attr(b, constant ? "value_int" : "axis", 0);
+		a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT; /* the value is in i */
+		PUSH(b, n->attribute, n->n_attribute, a);
+		tb_output(b, "Y", DT_FLOAT, NULL);
+		osh_model *m = tb_load(b);
+		if (constant) {
+			cr_expect_eq(count_errors(m), 0);
+		} else {
+			cr_expect_str_eq(first(m, "attribute-error")->message,
+					 "attribute 'axis' is typed float but holds its value in a field of another type, or "
+					 "in several: ONNX Runtime refuses it");
+		}
+		osh_model_free(m);
+	}
+}
+
+/* ONNX Runtime: "At least one output should be requested." */
+Test(graph, a_graph_without_outputs_is_an_error)
+{
+	tb *b = tb_new(8);
+	tb_opset(b, "", 13);
+	tb_input(b, "X", DT_FLOAT, "2,3");
+	tb_node(b, "Relu", "X", "Y");
+	osh_model *m = tb_load(b);
+	expect_only(m, "graph-error", OSH_ERROR, "the graph has no outputs: ONNX Runtime has nothing to run");
+	osh_model_free(m);
+}

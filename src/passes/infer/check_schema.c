@@ -16,6 +16,7 @@
  */
 #include "core/dtype.h"
 #include "passes/infer/check_schema.h"
+#include "core/schema/schema_ids.h"
 #include "passes/infer/rule_table.h"
 
 #include <stdio.h>
@@ -181,6 +182,96 @@ static void check_types(infer_ctx *c, const sch_row *r)
 
 /* ---- arity ----------------------------------------------------------------------- */
 
+/* The function input a value of a body stands for (followed out of the body's
+ * subgraphs), or -1 when it is not one. */
+static int32_t function_input_of(const graph *g, int32_t id)
+{
+	for (int32_t hops = 0; id >= 0 && hops < 64; hops++) {
+		const value *v = &g->values[id];
+		if (v->origin == VAL_OUTER) {
+			id = value_outer_id(v);
+			g = value_outer(v);
+			if (!g)
+				return -1;
+			continue;
+		}
+		if (v->origin != VAL_INPUT || g->parent || !g->function)
+			return -1;
+		for (int32_t k = 0; k < g->ninputs; k++)
+			if (g->inputs[k] == id)
+				return k;
+		return -1;
+	}
+	return -1;
+}
+
+/* Whether input k of a node in a model-local function's body is one the call left
+ * out: ONNX Runtime inlines the body, and the input is then "" there. */
+static bool omitted_by_call(const infer_ctx *c, int32_t k)
+{
+	if (!c->caller || c->n->inputs[k] < 0)
+		return false;
+	int32_t f = function_input_of(c->g, c->n->inputs[k]);
+	const node *call = c->caller->n;
+	return f >= 0 && (f >= call->ninputs || call->inputs[f] < 0);
+}
+
+/* "" names an omitted optional parameter only: ONNX Runtime refuses it for a single
+ * one ("marked single but has an empty string") and fails on it, or crashes, for an
+ * argument of a variadic one (Concat, Sum, Split's outputs, Loop's). */
+static bool check_empty_names(infer_ctx *c, const sch_row *r)
+{
+	const node *n = c->n;
+	/* Most nodes have no empty name and are not in a function body: one pass over
+	 * the ids says so. */
+	bool empty = false;
+	for (int32_t k = 0; k < n->ninputs; k++)
+		empty |= n->inputs[k] < 0;
+	for (int32_t k = 0; k < n->noutputs; k++)
+		empty |= n->outputs[k] < 0;
+	if (!empty && !c->caller)
+		return true;
+	for (int32_t k = 0; k < n->ninputs; k++) {
+		const sch_param *f = formal_of(r, r->inputs, r->ninputs, k);
+		if (!f || f->option == SCH_OPTIONAL)
+			continue;
+		bool call = omitted_by_call(c, k);
+		if (n->inputs[k] >= 0 && !call)
+			continue;
+		if (call)
+			infer_diag(c, OSH_ERROR, "arity-error",
+				   "input %d (%s) of %s-%d is '%s', an input of function '%s' that the call at node '%s' "
+				   "leaves out: ONNX Runtime inlines the body and refuses the empty input",
+				   k, f->name, r->op_type, r->since, in_name(c, k), c->caller->n->op_type,
+				   c->caller->n->name);
+		else if (f->option == SCH_SINGLE)
+			infer_diag(c, OSH_ERROR, "arity-error", "input %d (%s) of %s-%d is required, the node leaves it empty",
+				   k, f->name, r->op_type, r->since);
+		else
+			infer_diag(c, OSH_ERROR, "arity-error",
+				   "input %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
+				   r->op_type, r->since, f->name);
+		return false;
+	}
+	for (int32_t k = 0; k < n->noutputs; k++) {
+		if (n->outputs[k] >= 0)
+			continue;
+		const sch_param *f = formal_of(r, r->outputs, r->noutputs, k);
+		if (!f || f->option == SCH_OPTIONAL)
+			continue;
+		if (f->option == SCH_SINGLE)
+			infer_diag(c, OSH_ERROR, "arity-error",
+				   "output %d (%s) of %s-%d is required, the node leaves it empty", k, f->name, r->op_type,
+				   r->since);
+		else
+			infer_diag(c, OSH_ERROR, "arity-error",
+				   "output %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
+				   r->op_type, r->since, f->name);
+		return false;
+	}
+	return true;
+}
+
 static bool check_arity(infer_ctx *c, const sch_row *r)
 {
 	const node *n = c->n;
@@ -196,14 +287,6 @@ static bool check_arity(infer_ctx *c, const sch_row *r)
 				   r->since, r->min_inputs, r->max_inputs, n->ninputs);
 		return false;
 	}
-	for (int32_t k = 0; k < n->ninputs; k++) {
-		const sch_param *f = formal_of(r, r->inputs, r->ninputs, k);
-		if (n->inputs[k] < 0 && f && f->option == SCH_SINGLE) {
-			infer_diag(c, OSH_ERROR, "arity-error", "input %d (%s) of %s-%d is required, the node leaves it empty",
-				   k, f->name, r->op_type, r->since);
-			return false;
-		}
-	}
 	if (n->noutputs < r->min_outputs || n->noutputs > r->max_outputs) {
 		if (r->min_outputs == r->max_outputs)
 			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d has %d output%s, the node lists %d", r->op_type,
@@ -213,7 +296,7 @@ static bool check_arity(infer_ctx *c, const sch_row *r)
 				   r->since, r->min_outputs, r->max_outputs, n->noutputs);
 		return false;
 	}
-	return true;
+	return check_empty_names(c, r);
 }
 
 /* ---- attributes ------------------------------------------------------------------ */
@@ -226,51 +309,117 @@ static const char *attr_type_name(int t)
 	return t >= 0 && t < (int)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
 
-/* The values the spec allows for a string attribute, where it enumerates them: one
- * string per (attribute, operators) pair, "" matching any operator. */
-static const struct {
+/* The values Operators.md enumerates for a string attribute, as ONNX Runtime's
+ * kernels test them: exactly, or ignoring case where the kernel lowers the string
+ * first (GRU's and LSTM's activations, RoiAlign's mode). A row covers the operators
+ * it names ("" for any) at the versions (since) from `from` to `to` (0: no bound).
+ * Attributes whose documented values ONNX Runtime does not test are left out: it
+ * runs ScatterElements' and ScatterND's reduction, the losses' reduction and
+ * RoiAlign's coordinate_transformation_mode whatever they say. */
+#define ACTIVATIONS "Relu Tanh Sigmoid Affine LeakyRelu ThresholdedRelu ScaledTanh HardSigmoid Elu Softsign Softplus"
+#define ML_TRANSFORMS "NONE SOFTMAX LOGISTIC SOFTMAX_ZERO PROBIT"
+static const struct string_enum {
 	const char *attr;
 	const char *ops; /* space-separated, "" for any */
+	int16_t from, to;
+	bool nocase;
 	const char *values; /* space-separated */
 } string_enums[] = {
-	{"auto_pad", "", "NOTSET SAME_UPPER SAME_LOWER VALID"},
-	{"mode", "Pad", "constant reflect edge wrap"},
-	{"mode", "Resize Upsample", "nearest linear cubic bilinear trilinear"},
-	{"coordinate_transformation_mode", "Resize",
+	{"auto_pad", "", 0, 0, false, "NOTSET SAME_UPPER SAME_LOWER VALID"}, /* and "", as NOTSET */
+	{"mode", "Pad", 0, 0, false, "constant reflect edge wrap"},
+	{"mode", "Resize Upsample", 0, 0, false, "nearest linear cubic"},
+	{"coordinate_transformation_mode", "Resize", 0, 0, false,
 	 "half_pixel half_pixel_symmetric pytorch_half_pixel align_corners asymmetric tf_half_pixel_for_nn "
 	 "tf_crop_and_resize"},
-	{"nearest_mode", "Resize", "round_prefer_floor round_prefer_ceil floor ceil"},
-	{"keep_aspect_ratio_policy", "Resize", "stretch not_larger not_smaller"},
-	{"reduction", "ScatterElements ScatterND", "none add mul max min"},
-	{"direction", "RNN GRU LSTM", "forward reverse bidirectional"},
-	{"padding_mode", "GridSample", "zeros border reflection"},
+	{"nearest_mode", "Resize", 0, 0, false, "round_prefer_floor round_prefer_ceil floor ceil"},
+	{"keep_aspect_ratio_policy", "Resize", 0, 0, false, "stretch not_larger not_smaller"},
+	{"direction", "RNN GRU LSTM", 0, 0, false, "forward reverse bidirectional"},
+	{"activations", "RNN", 0, 0, false, ACTIVATIONS},
+	{"activations", "GRU LSTM", 0, 0, true, ACTIVATIONS},
+	{"direction", "BitShift", 0, 0, false, "LEFT RIGHT"},
+	{"approximate", "Gelu", 0, 0, false, "none tanh"},
+	{"mode", "GridSample", 16, 19, false, "bilinear nearest bicubic"},
+	{"mode", "GridSample", 20, 0, false, "linear nearest cubic"},
+	{"padding_mode", "GridSample", 0, 0, false, "zeros border reflection"},
+	{"mode", "DepthToSpace", 0, 0, false, "DCR CRD"},
+	{"mode", "RoiAlign", 0, 0, true, "avg max"},
+	{"mode", "TfIdfVectorizer", 0, 0, false, "TF IDF TFIDF"},
+	{"case_change_action", "StringNormalizer", 0, 0, false, "LOWER UPPER NONE"},
+	{"mode", "TensorScatter", 0, 0, false, "linear circular"},
+	{"pixel_format", "ImageDecoder", 0, 0, false, "RGB BGR Grayscale"},
+	{"round_mode", "Cast CastLike", 0, 0, false, "up down nearest"},
+	{"mode", "Momentum", 0, 0, false, "nesterov standard"},
+	{"norm", "Normalizer", 0, 0, false, "MAX L1 L2"},
+	{"post_transform",
+	 "LinearClassifier LinearRegressor SVMClassifier SVMRegressor TreeEnsembleClassifier TreeEnsembleRegressor", 0,
+	 0, false, ML_TRANSFORMS},
+	{"kernel_type", "SVMClassifier SVMRegressor", 0, 0, false, "LINEAR POLY RBF SIGMOID"},
+	{"aggregate_function", "TreeEnsembleRegressor", 0, 0, false, "AVERAGE SUM MIN MAX"},
+	{"nodes_modes", "TreeEnsembleClassifier TreeEnsembleRegressor", 0, 0, false,
+	 "BRANCH_LEQ BRANCH_LT BRANCH_GTE BRANCH_GT BRANCH_EQ BRANCH_NEQ LEAF"},
+	{"cast_to", "CastMap", 0, 0, false, "TO_FLOAT TO_STRING TO_INT64"},
+	{"map_form", "CastMap", 0, 0, false, "DENSE SPARSE"},
 };
 
-static bool word_in(const char *word, size_t n, const char *list)
+static bool same_word(const char *a, const char *b, size_t n, bool nocase)
+{
+	if (!nocase)
+		return !memcmp(a, b, n);
+	for (size_t k = 0; k < n; k++) {
+		unsigned char x = (unsigned char)a[k], y = (unsigned char)b[k];
+		if ((x >= 'A' && x <= 'Z' ? x + 32 : x) != (y >= 'A' && y <= 'Z' ? y + 32 : y))
+			return false;
+	}
+	return true;
+}
+
+static bool word_in(const char *word, size_t n, const char *list, bool nocase)
 {
 	for (const char *p = list; *p;) {
 		size_t k = strcspn(p, " ");
-		if (k == n && !memcmp(p, word, n))
+		if (k == n && same_word(p, word, n, nocase))
 			return true;
 		p += k + (p[k] == ' ');
 	}
 	return false;
 }
 
-static bool check_string_value(infer_ctx *c, const attr_view *a, const sch_attr *s)
+/* The row of string_enums for attribute a of the node (of row r), or NULL. */
+static const struct string_enum *string_enum_of(const infer_ctx *c, const sch_row *r, const char *attr_name)
 {
-	/* The documented default is a valid value, even spelled as GRU-1's "foward". */
-	if (s->default_text && !strcmp(a->s, s->default_text))
-		return true;
 	size_t oplen = strlen(c->n->op_type);
 	for (size_t i = 0; i < sizeof string_enums / sizeof string_enums[0]; i++) {
-		if (strcmp(string_enums[i].attr, a->name) != 0)
+		const struct string_enum *e = &string_enums[i];
+		if (strcmp(e->attr, attr_name) != 0 || (e->from && r->since < e->from) || (e->to && r->since > e->to))
 			continue;
-		if (string_enums[i].ops[0] && !word_in(c->n->op_type, oplen, string_enums[i].ops))
+		if (e->ops[0] && !word_in(c->n->op_type, oplen, e->ops, false))
 			continue;
-		if (!word_in(a->s, strlen(a->s), string_enums[i].values)) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s", a->name, a->s,
-				   string_enums[i].values);
+		return e;
+	}
+	return NULL;
+}
+
+static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *a, const sch_attr *s)
+{
+	const struct string_enum *e = string_enum_of(c, r, a->name);
+	if (!e)
+		return true;
+	int32_t n = a->type == AT_STRINGS ? a->n : 1;
+	for (int32_t k = 0; k < n; k++) {
+		const char *v = a->type == AT_STRINGS ? a->strings[k] : a->s;
+		/* The documented default is a valid value, even spelled as GRU-1's "foward";
+		 * ONNX Runtime reads an empty auto_pad as NOTSET. */
+		if (a->type == AT_STRING && s->default_text && !strcmp(v, s->default_text))
+			continue;
+		if (!v[0] && !strcmp(a->name, "auto_pad"))
+			continue;
+		if (!word_in(v, strlen(v), e->values, e->nocase)) {
+			if (a->type == AT_STRINGS)
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", a->name, k, v,
+					   e->values, e->nocase ? " (in any case)" : "");
+			else
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", a->name, v,
+					   e->values, e->nocase ? " (in any case)" : "");
 			return false;
 		}
 	}
@@ -301,6 +450,38 @@ static int given_before(const node *n, int32_t i, strmap *earlier)
 		if (!strcmp(n->attrs[j].name, n->attrs[i].name))
 			return 1;
 	return 0;
+}
+
+/* Operators whose schema in ONNX Runtime takes attributes it does not list: its own
+ * LayerNormalization replaces ONNX's. */
+static bool takes_any_attribute(const sch_row *r) { return !r->domain[0] && !strcmp(r->op_type, "LayerNormalization"); }
+
+/* In a function body, a required attribute given as a reference the call leaves
+ * unbound is missing once ONNX Runtime inlines the body, unless the function gives
+ * its attributes defaults (which are then not known here). */
+static bool check_bound_refs(infer_ctx *c, const sch_row *r)
+{
+	if (!c->caller)
+		return true;
+	const graph *root = c->g;
+	while (root->parent)
+		root = root->parent;
+	if (root->attr_defaults)
+		return true;
+	bool ok = true;
+	for (int32_t k = 0; k < r->nattrs; k++) {
+		if (!r->attrs[k].required)
+			continue;
+		const attr_view *a = node_attr(c->n, r->attrs[k].name);
+		if (!a || !a->ref || attr(c, r->attrs[k].name))
+			continue;
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s-%d requires the attribute '%s', which refers to the function's '%s': the call does not give "
+			   "it",
+			   r->op_type, r->since, r->attrs[k].name, a->ref);
+		ok = false;
+	}
+	return ok;
 }
 
 /* False when an attribute the node's rule reads is wrong (given twice, of another
@@ -337,8 +518,13 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 		}
 		const sch_attr *s = attr_schema(r, a->name);
 		if (!s) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
-				   r->op_type, r->since, row_domain(r));
+			if (takes_any_attribute(r))
+				infer_diag(c, OSH_WARNING, "not-in-spec",
+					   "'%s' is not an attribute of %s-%d (%s); ONNX Runtime's schema of it takes any",
+					   a->name, r->op_type, r->since, row_domain(r));
+			else
+				infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
+					   r->op_type, r->since, row_domain(r));
 			continue;
 		}
 		/* AT_UNDEFINED: files of old converters leave the type out; the loader
@@ -349,7 +535,7 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 			ok = false;
 			continue;
 		}
-		if (a->type == AT_STRING && !a->ref && a->s && !check_string_value(c, a, s))
+		if (((a->type == AT_STRING && a->s) || a->type == AT_STRINGS) && !a->ref && !check_string_value(c, r, a, s))
 			ok = false;
 	}
 	for (int32_t k = 0; k < r->nattrs; k++) {
@@ -365,6 +551,355 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 		}
 	}
 	return ok;
+}
+
+/* ---- values the file fixes that the kernel cannot run -------------------------- */
+
+/* The node of ai.onnx that produces value *id of *g, followed out of subgraphs into
+ * the graph that holds it (*g and *id move there), or NULL. */
+static const node *producer_of(const graph **g, int32_t *id)
+{
+	for (int32_t hops = 0; *id >= 0 && hops < 64; hops++) {
+		const value *v = &(*g)->values[*id];
+		if (v->origin == VAL_OUTER) {
+			*id = value_outer_id(v);
+			if (!(*g = value_outer(v)))
+				return NULL;
+			continue;
+		}
+		if (v->origin != VAL_NODE)
+			return NULL;
+		const node *p = &(*g)->nodes[v->producer];
+		return p->domain[0] ? NULL : p;
+	}
+	return NULL;
+}
+
+static bool known_dim(const infer_ctx *c, const tinfo *t, int32_t axis, int64_t *out)
+{
+	if (!t || !tinfo_has_rank(t) || axis < 0 || axis >= t->rank)
+		return false;
+	dim d = dim_resolve(c->syms, t->dims[axis]);
+	if (d.kind != DIM_KNOWN)
+		return false;
+	*out = d.v;
+	return true;
+}
+
+/* How many tensors the sequence value id of g holds when the graph builds it from
+ * what the file fixes (SequenceEmpty, SequenceConstruct, then SequenceInsert and
+ * SequenceErase, SplitToSequence of a known split, Identity), or -1. Each node's
+ * inputs are inferred before it: the shapes SplitToSequence splits are known here. */
+static int64_t sequence_length(const infer_ctx *c, const graph *g, int32_t id)
+{
+	int64_t added = 0;
+	for (int32_t hops = 0; hops < 64; hops++) {
+		const node *p = producer_of(&g, &id);
+		if (!p)
+			return -1;
+		if (!strcmp(p->op_type, "SequenceEmpty"))
+			return added;
+		if (!strcmp(p->op_type, "SequenceConstruct"))
+			return added + p->ninputs;
+		if (!strcmp(p->op_type, "Identity") || !strcmp(p->op_type, "SequenceInsert") ||
+		    !strcmp(p->op_type, "SequenceErase")) {
+			added += p->op_type[8] == 'I' ? 1 : p->op_type[8] == 'E' ? -1 : 0;
+			id = p->ninputs ? p->inputs[0] : -1;
+			continue;
+		}
+		if (strcmp(p->op_type, "SplitToSequence") || !p->ninputs || p->inputs[0] < 0)
+			return -1;
+		const tinfo *x = &g->values[p->inputs[0]].ti;
+		int64_t axis = node_attr_i(p, "axis", 0), len;
+		if (tinfo_has_rank(x) && axis < 0)
+			axis += x->rank;
+		if (axis < 0 || axis > INT32_MAX)
+			return -1;
+		const tinfo *split = p->ninputs > 1 && p->inputs[1] >= 0 ? &g->values[p->inputs[1]].ti : NULL;
+		if (!split)
+			return known_dim(c, x, (int32_t)axis, &len) ? added + len : -1;
+		if (split->kind != TK_TENSOR || split->rank < 0)
+			return -1;
+		if (split->rank == 1)
+			return known_dim(c, split, 0, &len) ? added + len : -1;
+		dim each = split->rank == 0 && split->nval == 1 ? dim_resolve(c->syms, split->val[0]) : dim_unknown();
+		if (each.kind != DIM_KNOWN || each.v <= 0 || !known_dim(c, x, (int32_t)axis, &len))
+			return -1;
+		return added + len / each.v + (len % each.v != 0);
+	}
+	return -1;
+}
+
+/* SequenceAt, SequenceErase and SequenceInsert at a position the file fixes, out of
+ * the range of a sequence whose length it fixes: "Invalid sequence index". */
+static void check_sequence_position(infer_ctx *c, const sch_row *r)
+{
+	bool insert = !strcmp(r->op_type, "SequenceInsert");
+	int32_t at = insert ? 2 : 1;
+	dim pos;
+	if (!in(c, at) || !in_int1(c, at, &pos) || pos.kind != DIM_KNOWN || !in(c, 0))
+		return;
+	int64_t len = sequence_length(c, c->g, c->n->inputs[0]);
+	if (len < 0)
+		return;
+	/* Insert may append (position len); the others need an element there. */
+	if (pos.v < -len || pos.v > len || (pos.v == len && !insert))
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "position %lld is out of range of '%s', a sequence of %lld tensor%s: ONNX Runtime fails to run it",
+			   (long long)pos.v, in_name(c, 0), (long long)len, len == 1 ? "" : "s");
+}
+
+/* OptionalGetElement of an optional built empty (Optional without its input),
+ * through Identity: "Trying to use OptionalGetElement on an optional type OrtValue
+ * which contains no data". */
+static void check_optional_get(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	const graph *g = c->g;
+	int32_t id = c->n->ninputs ? c->n->inputs[0] : -1;
+	for (int32_t hops = 0; hops < 64; hops++) {
+		const node *p = producer_of(&g, &id);
+		if (!p)
+			return;
+		if (!strcmp(p->op_type, "Identity")) {
+			id = p->ninputs ? p->inputs[0] : -1;
+			continue;
+		}
+		if (!strcmp(p->op_type, "Optional") && (!p->ninputs || p->inputs[0] < 0))
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "'%s' is an optional built empty (Optional without an input): OptionalGetElement on it "
+				   "fails at run time",
+				   in_name(c, 0));
+		return;
+	}
+}
+
+static bool is_float8(int64_t t)
+{
+	return t == DT_FLOAT8E4M3FN || t == DT_FLOAT8E4M3FNUZ || t == DT_FLOAT8E5M2 || t == DT_FLOAT8E5M2FNUZ ||
+	       t == DT_FLOAT8E8M0;
+}
+
+/* Cast's and CastLike's saturate and round_mode: ONNX Runtime's kernel refuses a
+ * saturate of 0 for a cast to anything but a float8 type, and a round_mode other
+ * than 'up' for a cast to anything but float8e8m0. */
+static void check_cast(infer_ctx *c, const sch_row *r)
+{
+	bool like = !strcmp(r->op_type, "CastLike");
+	int64_t to = like ? in_elem(c, 1) : attr_i(c, "to", 0);
+	if (!to)
+		return;
+	const char *tn = dtype_name((int32_t)to);
+	const attr_view *sat = attr(c, "saturate");
+	if (sat && sat->type == AT_INT && sat->i == 0 && !is_float8(to))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "saturate is 0 for a cast to %s: it applies to float8 targets only, and ONNX Runtime refuses "
+			   "it for any other",
+			   tn ? tn : "?");
+	const char *round = attr_s(c, "round_mode", "up");
+	if (strcmp(round, "up") && to != DT_FLOAT8E8M0)
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "round_mode is '%s' for a cast to %s: it applies to float8e8m0 only, and ONNX Runtime refuses "
+			   "another mode for any other target",
+			   round, tn ? tn : "?");
+}
+
+/* Scan (from version 9) over a scan input whose length is a known 0: ONNX Runtime
+ * cannot slice it (Scan-8, with its batch axis, runs it). */
+static void check_scan_length(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	int64_t nscan = attr_i(c, "num_scan_inputs", 0);
+	if (nscan <= 0 || nscan > c->n->ninputs)
+		return;
+	const int64_t *axes = NULL;
+	int32_t naxes = 0;
+	attr_ints(c, "scan_input_axes", &axes, &naxes);
+	for (int32_t k = 0; k < (int32_t)nscan; k++) {
+		int32_t i = c->n->ninputs - (int32_t)nscan + k;
+		const tinfo *t = in_ranked(c, i);
+		int64_t axis = k < naxes ? axes[k] : 0, len;
+		if (t && axis < 0)
+			axis += t->rank;
+		if (t && axis >= 0 && axis < t->rank && known_dim(c, t, (int32_t)axis, &len) && len == 0)
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "scan input %d '%s' has length 0 along its scan axis %lld: ONNX Runtime fails to run a "
+				   "Scan of no iteration",
+				   k, in_name(c, i), (long long)axis);
+	}
+}
+
+/* An If branch takes no inputs: ONNX Runtime refuses one that declares any without
+ * an initializer to give it (a model of IR version 3 lists its initializers so). */
+static void check_if_branches(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	for (int32_t k = 0; k < c->n->nsubgraphs; k++) {
+		const graph *sg = c->n->subgraphs[k];
+		for (int32_t i = 0; i < sg->ninputs; i++) {
+			const value *v = &sg->values[sg->inputs[i]];
+			if (v->init_view)
+				continue;
+			infer_diag(c, OSH_ERROR, "subgraph-error",
+				   "%s declares the input '%s': an If branch takes none, and ONNX Runtime refuses it", sg->path,
+				   v->name);
+			break;
+		}
+	}
+}
+
+/* ONNX Runtime's RNN, GRU and LSTM kernels need hidden_size, which the schemas leave
+ * optional. */
+static void check_hidden_size(infer_ctx *c, const sch_row *r)
+{
+	if (!attr(c, "hidden_size"))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s has no hidden_size: the schema leaves it optional, ONNX Runtime's kernel requires it",
+			   r->op_type);
+}
+
+/* An integer attribute the documentation gives the values 0 and 1 (a flag), which
+ * ONNX Runtime's kernel refuses outside them. Flags its kernels read as "not 0" are
+ * left alone (Gemm's transA, TopK's largest...). */
+static void check_flag(infer_ctx *c, const char *name)
+{
+	const attr_view *a = attr(c, name);
+	if (a && a->type == AT_INT && a->i != 0 && a->i != 1)
+		infer_diag(c, OSH_ERROR, "attribute-error", "%s is %lld: it must be 0 or 1", name, (long long)a->i);
+}
+
+static void check_cumsum(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	check_flag(c, "exclusive");
+	check_flag(c, "reverse");
+}
+
+static void check_storage_order(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	check_flag(c, "storage_order");
+}
+
+static void check_fmod(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	check_flag(c, "fmod");
+}
+
+static void check_center_point_box(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	check_flag(c, "center_point_box");
+}
+
+/* Attention's qk_matmul_output_mode picks what its fourth output holds: ONNX Runtime
+ * refuses a mode it does not know when that output is wanted. */
+static void check_attention(infer_ctx *c, const sch_row *r)
+{
+	(void)r;
+	int64_t mode = attr_i(c, "qk_matmul_output_mode", 0);
+	if (out_present(c, 3) && (mode < -1 || mode > 3))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "qk_matmul_output_mode is %lld: it must be 0, 1, 2 or 3 for output 3 ('qk_matmul_output')",
+			   (long long)mode);
+}
+
+/* The check of each row whose values are checked, by sch_id: one load per node (it
+ * runs for every node). A designated initializer per row, as rule_table.c's. */
+static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
+	[SCH_ai_onnx__Attention_23] = check_attention, [SCH_ai_onnx__Attention_24] = check_attention,
+	[SCH_ai_onnx__Attention_25] = check_attention,
+	[SCH_ai_onnx__Cast_19] = check_cast, [SCH_ai_onnx__Cast_21] = check_cast, [SCH_ai_onnx__Cast_23] = check_cast,
+	[SCH_ai_onnx__Cast_24] = check_cast, [SCH_ai_onnx__Cast_25] = check_cast,
+	[SCH_ai_onnx__CastLike_19] = check_cast, [SCH_ai_onnx__CastLike_21] = check_cast,
+	[SCH_ai_onnx__CastLike_23] = check_cast, [SCH_ai_onnx__CastLike_24] = check_cast,
+	[SCH_ai_onnx__CastLike_25] = check_cast,
+	[SCH_ai_onnx__CumSum_11] = check_cumsum, [SCH_ai_onnx__CumSum_14] = check_cumsum,
+	[SCH_ai_onnx__GRU_1] = check_hidden_size, [SCH_ai_onnx__GRU_3] = check_hidden_size,
+	[SCH_ai_onnx__GRU_7] = check_hidden_size, [SCH_ai_onnx__GRU_14] = check_hidden_size,
+	[SCH_ai_onnx__GRU_22] = check_hidden_size,
+	[SCH_ai_onnx__If_1] = check_if_branches, [SCH_ai_onnx__If_11] = check_if_branches,
+	[SCH_ai_onnx__If_13] = check_if_branches, [SCH_ai_onnx__If_16] = check_if_branches,
+	[SCH_ai_onnx__If_19] = check_if_branches, [SCH_ai_onnx__If_21] = check_if_branches,
+	[SCH_ai_onnx__If_23] = check_if_branches, [SCH_ai_onnx__If_24] = check_if_branches,
+	[SCH_ai_onnx__If_25] = check_if_branches,
+	[SCH_ai_onnx__LSTM_1] = check_hidden_size, [SCH_ai_onnx__LSTM_7] = check_hidden_size,
+	[SCH_ai_onnx__LSTM_14] = check_hidden_size, [SCH_ai_onnx__LSTM_22] = check_hidden_size,
+	[SCH_ai_onnx__MaxPool_8] = check_storage_order, [SCH_ai_onnx__MaxPool_10] = check_storage_order,
+	[SCH_ai_onnx__MaxPool_11] = check_storage_order, [SCH_ai_onnx__MaxPool_12] = check_storage_order,
+	[SCH_ai_onnx__MaxPool_22] = check_storage_order,
+	[SCH_ai_onnx__Mod_10] = check_fmod, [SCH_ai_onnx__Mod_13] = check_fmod,
+	[SCH_ai_onnx__NonMaxSuppression_10] = check_center_point_box,
+	[SCH_ai_onnx__NonMaxSuppression_11] = check_center_point_box,
+	[SCH_ai_onnx__OptionalGetElement_15] = check_optional_get,
+	[SCH_ai_onnx__OptionalGetElement_18] = check_optional_get,
+	[SCH_ai_onnx__RNN_1] = check_hidden_size, [SCH_ai_onnx__RNN_7] = check_hidden_size,
+	[SCH_ai_onnx__RNN_14] = check_hidden_size, [SCH_ai_onnx__RNN_22] = check_hidden_size,
+	[SCH_ai_onnx__Scan_9] = check_scan_length, [SCH_ai_onnx__Scan_11] = check_scan_length,
+	[SCH_ai_onnx__Scan_16] = check_scan_length, [SCH_ai_onnx__Scan_19] = check_scan_length,
+	[SCH_ai_onnx__Scan_21] = check_scan_length, [SCH_ai_onnx__Scan_23] = check_scan_length,
+	[SCH_ai_onnx__Scan_24] = check_scan_length, [SCH_ai_onnx__Scan_25] = check_scan_length,
+	[SCH_ai_onnx__SequenceAt_11] = check_sequence_position,
+	[SCH_ai_onnx__SequenceErase_11] = check_sequence_position,
+	[SCH_ai_onnx__SequenceInsert_11] = check_sequence_position,
+};
+
+static void check_values(infer_ctx *c, const sch_row *r, int32_t id)
+{
+	if (value_checks[id])
+		value_checks[id](c, r);
+}
+
+/* ---- Constant in the main graph -------------------------------------------------- */
+
+/* ONNX Runtime turns every Constant of the main graph into an initializer before it
+ * checks a node: it reads the first attribute by its type, whatever its name and
+ * the opset, and looks at nothing else. Subgraphs and function bodies keep their
+ * Constants as nodes, checked as any other. */
+static bool is_main_constant(const infer_ctx *c, int32_t id)
+{
+	return id >= SCH_ai_onnx__Constant_1 && id <= SCH_ai_onnx__Constant_25 && c->g == c->m->main && !c->caller;
+}
+
+static bool check_main_constant(infer_ctx *c, const sch_row *r)
+{
+	const node *n = c->n;
+	if (!n->nattrs) {
+		infer_diag(c, OSH_ERROR, "attribute-error", "Constant has no attribute: ONNX Runtime refuses it");
+		return false;
+	}
+	const attr_view *a = &n->attrs[0];
+	switch (a->graph_index == ATTR_UNTYPED ? AT_UNDEFINED : a->type) {
+	case AT_TENSOR:
+	case AT_SPARSE_TENSOR:
+	case AT_FLOAT:
+	case AT_FLOATS:
+	case AT_INT:
+	case AT_INTS:
+	case AT_STRING:
+	case AT_STRINGS:
+		break;
+	default:
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "Constant's first attribute '%s' is of type %s, which ONNX Runtime cannot make a tensor of",
+			   a->name, attr_type_name(a->type));
+		return false;
+	}
+	if (a->type == AT_TENSOR && !a->t) {
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "Constant's first attribute '%s' is typed %s but holds none: ONNX Runtime refuses it", a->name,
+			   attr_type_name(a->type));
+		return false;
+	}
+	const sch_attr *s = attr_schema(r, a->name);
+	if (n->nattrs != 1 || !s || (attr_type)s->type != a->type)
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "Constant-%d takes one of its value attributes, the node has %d attribute%s, the first '%s' "
+			   "(%s): ONNX Runtime makes a Constant of the main graph an initializer from its first attribute "
+			   "and ignores the rest",
+			   r->since, n->nattrs, n->nattrs == 1 ? "" : "s", a->name, attr_type_name(a->type));
+	return check_arity(c, r);
 }
 
 /* ---- the node -------------------------------------------------------------------- */
@@ -388,10 +923,17 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 			   r->deprecated, row_domain(r));
 		return false;
 	}
+	int32_t id = schema_index(r);
+	if (is_main_constant(c, id))
+		return check_main_constant(c, r);
 	if (!check_arity(c, r))
 		return false;
 	bool attrs_ok = check_attrs(c, r);
+	if (c->caller)
+		attrs_ok &= check_bound_refs(c, r);
 	check_types(c, r);
+	if (attrs_ok && !c->checks_only)
+		check_values(c, r, id);
 	return attrs_ok;
 }
 
@@ -403,11 +945,22 @@ bool check_schema_missing(infer_ctx *c)
 	const char *dom = n->domain[0] ? n->domain : "ai.onnx";
 	/* ONNX Runtime registers kernels of its own in ai.onnx where ONNX has none
 	 * (ops_ms.def's ORT_EXTRA rows: LayerNormalization before opset 17,
-	 * SimplifiedLayerNormalization) and runs them: the spec's complaint only. */
-	if (rule_ort_extra(n->domain, n->op_type)) {
+	 * SimplifiedLayerNormalization, and up to opset 9 the experimental operators
+	 * ONNX removed, Crop, ImageScaler...) and runs them: the spec's complaint only,
+	 * but for the types their schemas take. */
+	const ort_extra *extra = rule_ort_extra(n->domain, n->op_type, n->opset);
+	if (extra) {
 		infer_diag(c, OSH_WARNING, "not-in-spec",
 			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
 			   n->op_type, (long long)n->opset, dom);
+		int32_t e = in_elem(c, 0);
+		if (extra->floats_only && e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16) {
+			const char *en = dtype_name(e);
+			infer_diag(c, OSH_ERROR, "type-error",
+				   "input 0 '%s' is %s: ONNX Runtime's %s takes FLOAT16, FLOAT or DOUBLE", in_name(c, 0),
+				   en ? en : "?", n->op_type);
+			return false;
+		}
 		return true;
 	}
 	const sch_row *later = schema_lookup(n->domain, n->op_type, INT32_MAX);

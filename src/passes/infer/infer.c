@@ -6,10 +6,11 @@
  * and its rule (rule_table.c), or the body of the model-local function it calls, sets
  * its outputs through the rule API (rule_api.h); the result is then reconciled with
  * what the file declares for that value: a declaration fills in what inference left
- * unknown, and one that contradicts inference is kept as declared and reported as a
- * shape-conflict error. Subgraphs (If/Loop/Scan bodies) are inferred when their node
- * is, with the outer scope's values as they are at that point (infer_subgraph, which
- * their rules call).
+ * unknown; one that contradicts inference is reported as a shape-conflict, an error
+ * for another element type or kind (kept as declared then), a warning for other
+ * sizes (the inferred ones stay: ONNX Runtime computes them whatever is declared).
+ * Subgraphs (If/Loop/Scan bodies) are inferred when their node is, with the outer
+ * scope's values as they are at that point (infer_subgraph, which their rules call).
  *
  * Invariant: a value's tinfo is final once the node producing it has been processed;
  * arrays published on a value are never modified afterwards.
@@ -255,12 +256,25 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 			why = buf;
 		}
 	}
+	/* ONNX Runtime makes a Constant of the main graph an initializer, whose tensor
+	 * is the value whatever the file declares for it. */
+	if (why && c->g == c->m->main && !c->n->domain[0] && !strcmp(c->n->op_type, "Constant")) {
+		tinfo inferred = *t;
+		model_diag(c->m, OSH_WARNING, "not-in-spec", c->g, v->producer, v->name,
+			   "'%s' is declared %s %s but the Constant gives %s: %s; ONNX Runtime makes the Constant an "
+			   "initializer and runs it as it is",
+			   v->name, d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
+		return;
+	}
 	if (why) {
 		tinfo inferred = *t;
 		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, "shape-conflict", c->g, v->producer, v->name,
 			   "'%s' is declared %s %s but inferred %s: %s", v->name,
 			   d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
-		*t = claimed_type(c, v, declared);
+		/* ONNX Runtime refuses the other type, and runs the sizes it computes
+		 * whatever the declaration says: they are the value's. */
+		if (type_differs)
+			*t = claimed_type(c, v, declared);
 		return;
 	}
 	fill_unknown(c, v, t, d);
@@ -437,12 +451,22 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		 * quiet (rules cope with any inputs, reading them by position). */
 		/* A model-local function of a domain the schemas cover is no operator to
 		 * ONNX Runtime, which refuses the call: check_schema_missing says so. */
-		c.quiet = base->quiet || (h.schema ? !check_schema_node(&c, h.schema)
-						   : h.schema_domain && !check_schema_missing(&c));
+		/* In a branch that never runs, the schema's findings are still true of
+		 * the model: said, and the rule quiet. */
+		bool check = !base->quiet || base->checks_only;
+		c.quiet = false;
+		bool schema_refused = check && (h.schema ? !check_schema_node(&c, h.schema)
+							 : h.schema_domain && !check_schema_missing(&c));
+		c.quiet = base->quiet || schema_refused;
 		/* A node no runtime would load is reported as that alone: its missing
 		 * shape rule is the lesser news. */
 		bool refused = c.opts->runtime_ort && !body && !c.quiet && check_kernel_domain(&c);
-		if (fn)
+		if (base->checks_only) {
+			/* No rule runs there: what one found of the sizes, and the facts it
+			 * learned of symbols, would not be true of the model. */
+			for (int32_t s = 0; s < n->nsubgraphs; s++)
+				infer_subgraph_checks(&c, n->subgraphs[s]);
+		} else if (fn)
 			fn(&c);
 		else if (body)
 			infer_call(&c, body);
@@ -461,6 +485,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			check_kernel_ms_node(&c);
 	}
 }
+
+static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state *ps);
 
 /* Whether a and b have the same rank and every dimension of both is known and equal. */
 static bool tinfo_same_shape(infer_ctx *c, const tinfo *a, const tinfo *b)
@@ -534,6 +560,18 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 		v->ti = t;
 	}
 	infer_nodes(&sub, sg, true, NULL);
+}
+
+void infer_subgraph_checks(infer_ctx *c, graph *sg)
+{
+	if (c->sub_depth >= MAX_SUB_DEPTH)
+		return;
+	infer_ctx sub = *c;
+	sub.checks_only = true;
+	sub.quiet = true;
+	sub.sub_depth++;
+	seed_values(&sub, sg);
+	infer_nodes(&sub, sg, false, NULL);
 }
 
 bool pass_infer(osh_model *m, const pass_options *opts)

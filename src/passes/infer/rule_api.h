@@ -45,6 +45,10 @@ typedef struct infer_ctx {
 	 * still sets what it can, but what it would say is said already. */
 	bool quiet;
 	const struct pass_options *opts; /* the pass's options (passes/pass.h) */
+	/* In a branch that never runs (infer_subgraph_checks): each node is held to its
+	 * schema, as ONNX Runtime holds it when it loads the model, and its rule runs
+	 * quiet (what it finds of the sizes is not true of the model). */
+	bool checks_only;
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);
@@ -279,6 +283,10 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n);
  * a rule infers the body once, with what may change from one run to the next left
  * unknown. */
 bool infer_subgraph_may_repeat(const infer_ctx *c);
+/* A subgraph that never runs (If's branch against a condition known at load time):
+ * only its nodes' schemas are checked, which ONNX Runtime does all the same; no rule
+ * runs, and its values' types stay unknown but for the outer ones. */
+void infer_subgraph_checks(infer_ctx *c, graph *sg);
 /* The subgraph held by attribute `name` (AT_GRAPH), or NULL. */
 graph *attr_graph(infer_ctx *c, const char *name);
 

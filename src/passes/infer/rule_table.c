@@ -29,7 +29,7 @@
 static const infer_fn by_schema[SCH_NROWS] = {
 #define SCHEMA_ROW(dom, op, since, fn) [SCH_##dom##__##op##_##since] = fn,
 #define OP(domain, op, since, fn)
-#define ORT_EXTRA(op, fn)
+#define ORT_EXTRA(op, last, floats, fn)
 #include "passes/rules/ops.def"
 #undef SCHEMA_ROW
 #undef OP
@@ -40,20 +40,17 @@ static const infer_fn by_schema[SCH_NROWS] = {
 static const rule_row table[] = {
 #define SCHEMA_ROW(dom, op, since, fn)
 #define OP(domain, op, since, fn) {domain, "" op, (int32_t)sizeof(op) - 1, since, fn},
-#define ORT_EXTRA(op, fn)
+#define ORT_EXTRA(op, last, floats, fn)
 #include "passes/rules/ops.def"
 #undef SCHEMA_ROW
 #undef OP
 #undef ORT_EXTRA
 };
 
-static const struct {
-	const char *op;
-	infer_fn fn;
-} ort_extras[] = {
+static const ort_extra ort_extras[] = {
 #define SCHEMA_ROW(dom, op, since, fn)
 #define OP(domain, op, since, fn)
-#define ORT_EXTRA(op, fn) {#op, fn},
+#define ORT_EXTRA(op, last, floats, fn) {#op, last, floats, fn},
 #include "passes/rules/ops.def"
 #undef SCHEMA_ROW
 #undef OP
@@ -92,13 +89,13 @@ bool rule_index_build(rule_index *ri, arena *a)
 
 infer_fn rule_of_schema(const sch_row *r) { return by_schema[schema_index(r)]; }
 
-infer_fn rule_ort_extra(const char *domain, const char *op_type)
+const ort_extra *rule_ort_extra(const char *domain, const char *op_type, int64_t version)
 {
 	if (domain[0])
 		return NULL;
 	for (size_t i = 0; i < sizeof ort_extras / sizeof ort_extras[0]; i++)
 		if (!strcmp(ort_extras[i].op, op_type))
-			return ort_extras[i].fn;
+			return version <= ort_extras[i].last ? &ort_extras[i] : NULL;
 	return NULL;
 }
 
@@ -127,7 +124,8 @@ rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 		h.fn = rule_of_schema(h.schema);
 		h.schema_domain = true;
 	} else if ((h.schema_domain = schema_knows_domain(domain))) {
-		h.fn = rule_ort_extra(domain, op_type);
+		const ort_extra *e = rule_ort_extra(domain, op_type, version);
+		h.fn = e ? e->fn : NULL;
 	} else {
 		h.fn = other_domain_rule(ri, domain, op_type, version);
 	}

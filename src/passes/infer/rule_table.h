@@ -50,9 +50,19 @@ rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 /* The rule attached to schema row r; every row has one (test_rule_table). */
 infer_fn rule_of_schema(const sch_row *r);
 
-/* The rule of an operator ONNX Runtime registers in the ai.onnx domain where ONNX
- * has no row for it at the node's opset (ops_ms.def's ORT_EXTRA rows), else NULL. */
-infer_fn rule_ort_extra(const char *domain, const char *op_type);
+/* An operator ONNX Runtime registers in the ai.onnx domain where ONNX has no row for
+ * it (ops_ms.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
+ * and whether its kernels take FLOAT16, FLOAT and DOUBLE only. */
+typedef struct ort_extra {
+	const char *op;
+	int32_t last;
+	bool floats_only;
+	infer_fn fn;
+} ort_extra;
+
+/* The row of op_type at opset `version` of domain, NULL when there is none (another
+ * domain, or ONNX Runtime has no such kernel at that opset). */
+const ort_extra *rule_ort_extra(const char *domain, const char *op_type, int64_t version);
 
 /* The rows of the domains the schemas do not cover, for tests. */
 const rule_row *rule_rows(int32_t *n);

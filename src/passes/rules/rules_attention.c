@@ -188,6 +188,27 @@ void infer_rotary_embedding(infer_ctx *c)
 		set_out(c, 0, elem, x->rank, x->dims);
 	else
 		set_out_elem(c, 0, elem);
+	/* ONNX Runtime's checks, at load and at run: a 3-D input needs num_heads, and
+	 * the caches' last dim is half the rotary dim (the head size by default). */
+	int64_t heads = attr_i(c, "num_heads", 0), rot = attr_i(c, "rotary_embedding_dim", 0);
+	if (x && x->rank == 3 && heads <= 0) {
+		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s is 3-D: num_heads must be given", in_name(c, 0),
+			   fmt_shape(c, x));
+		return;
+	}
+	dim last = x ? dim_resolve(c->syms, x->dims[x->rank - 1]) : dim_unknown();
+	if (!rot && last.kind == DIM_KNOWN)
+		rot = x->rank == 4 ? last.v : last.v % heads == 0 ? last.v / heads : 0;
+	for (int32_t k = 1; k <= 2 && rot > 0; k++) {
+		const tinfo *cache = in_ranked(c, k);
+		dim half = cache && cache->rank >= 1 ? dim_resolve(c->syms, cache->dims[cache->rank - 1]) : dim_unknown();
+		if (half.kind == DIM_KNOWN && half.v != rot / 2) {
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "'%s' %s: its last dim must be half the rotary dim (%lld), %lld", in_name(c, k),
+				   fmt_shape(c, cache), (long long)rot, (long long)(rot / 2));
+			return;
+		}
+	}
 }
 
 /* TensorScatter (24): present_cache has past_cache's shape; update may differ from it

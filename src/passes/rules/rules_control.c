@@ -266,6 +266,11 @@ void infer_if(infer_ctx *c)
 		infer_subgraph(c, then_g, NULL, 0);
 	if (cond != 1)
 		infer_subgraph(c, else_g, NULL, 0);
+	/* ONNX Runtime holds the other branch's nodes to their schemas all the same. */
+	if (cond == 0)
+		infer_subgraph_checks(c, then_g);
+	if (cond == 1)
+		infer_subgraph_checks(c, else_g);
 	if (then_g->noutputs != else_g->noutputs || then_g->noutputs != out_count(c)) {
 		infer_diag(c, OSH_ERROR, "subgraph-error",
 			   "If's branches produce %d and %d outputs but the node has %d", then_g->noutputs,

@@ -60,11 +60,16 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 	const tinfo *w = in_ranked(c, IN_WEIGHT);
 	if (w) {
 		dim cls = s ? s->dims[1] : dim_unknown(), merged;
-		if (w->rank != 1 || !dim_merge(c, w->dims[0], cls, &merged)) {
+		if (w->rank != 1) {
 			infer_diag(c, OSH_ERROR, "shape-error", "weight '%s' %s must be 1-D of the %s classes",
 				   in_name(c, IN_WEIGHT), fmt_shape(c, w), nn_dim_text(c, cls));
 			return false;
 		}
+		/* ONNX Runtime reads the weights of the targets it meets, whatever their count. */
+		if (!dim_merge(c, w->dims[0], cls, &merged))
+			infer_diag(c, OSH_WARNING, "not-in-spec",
+				   "weight '%s' %s should hold one weight per class (%s); ONNX Runtime does not check it",
+				   in_name(c, IN_WEIGHT), fmt_shape(c, w), nn_dim_text(c, cls));
 	}
 	*rank = r;
 	*outp = out;
@@ -75,12 +80,9 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 static bool loss_shape(infer_ctx *c, int32_t elem)
 {
 	set_out_elem(c, 0, elem);
+	/* ONNX Runtime reduces for any reduction but "none", documented or not. */
 	const char *red = attr_s(c, "reduction", "mean");
 	bool none = !strcmp(red, "none");
-	if (!none && strcmp(red, "sum") && strcmp(red, "mean")) {
-		infer_diag(c, OSH_ERROR, "shape-error", "reduction is '%s'; it must be none, sum or mean", red);
-		return false;
-	}
 	int32_t rank;
 	dim *out = NULL;
 	if (!unreduced(c, &rank, &out))

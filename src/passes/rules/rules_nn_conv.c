@@ -163,6 +163,8 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 	w->mode = PAD_NOTSET;
 	if (o->auto_pad && wa->a[WA_AUTO_PAD]) {
 		const char *s = attr_view_s(wa->a[WA_AUTO_PAD], "NOTSET");
+		if (!s[0])
+			s = "NOTSET"; /* as ONNX Runtime reads an empty one */
 		int32_t k = 0;
 		while (k < 4 && strcmp(s, pad_mode_names[k]))
 			k++;

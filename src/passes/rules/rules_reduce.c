@@ -117,7 +117,7 @@ static void reduce_content(infer_ctx *c, red_op op, const tinfo *x, const bool *
 static void reduce_shape(infer_ctx *c, bool axes_known, const int64_t *axes, int32_t naxes, bool noop)
 {
 	int32_t elem = in_elem(c, 0);
-	bool keep = attr_i(c, "keepdims", 1) != 0;
+	bool keep = attr_i(c, "keepdims", 1) == 1; /* ONNX Runtime keeps for 1 only */
 	red_op op = red_of(c->n->op_type);
 	set_out_elem(c, 0, elem);
 	int32_t r = in_rank(c, 0);
@@ -216,7 +216,7 @@ void infer_reduce_input(infer_ctx *c)
 	/* One axis, which one unknown, without keepdims: one dimension goes, so the rank
 	 * is certain, and output dim k is input dim k or k + 1, known where those agree. */
 	const tinfo *x = in_ranked(c, 0);
-	if (at && dim_is(dim_resolve(c->syms, at->dims[0]), 1) && attr_i(c, "keepdims", 1) == 0 && x && x->rank >= 1) {
+	if (at && dim_is(dim_resolve(c->syms, at->dims[0]), 1) && attr_i(c, "keepdims", 1) != 1 && x && x->rank >= 1) {
 		dim *out = dims_alloc(c, x->rank - 1);
 		if (!out)
 			return;
@@ -242,7 +242,7 @@ void infer_argmax(infer_ctx *c)
 	int32_t axis;
 	if (!norm_axis(c, attr_i(c, "axis", 0), r, false, "axis", &axis))
 		return;
-	bool keep = attr_i(c, "keepdims", 1) != 0;
+	bool keep = attr_i(c, "keepdims", 1) == 1; /* ONNX Runtime keeps for 1 only */
 	dim *out = dims_alloc(c, r);
 	if (!out)
 		return;

@@ -164,10 +164,11 @@ static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 		return;
 	}
 	if (attr_has(c, "hidden_size")) {
-		int64_t hs = attr_i(c, "hidden_size", -1);
-		if (hs < 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "hidden_size is %lld; it must be at least 1",
-				   (long long)hs);
+		/* ONNX Runtime's RNN runs a hidden size of 0; its GRU and LSTM refuse it. */
+		int64_t hs = attr_i(c, "hidden_size", -1), least = !strcmp(c->n->op_type, "RNN") ? 0 : 1;
+		if (hs < least) {
+			infer_diag(c, OSH_ERROR, "shape-error", "hidden_size is %lld; it must be at least %lld",
+				   (long long)hs, (long long)least);
 			return;
 		}
 		r.hidden = dim_known(hs);

@@ -307,7 +307,18 @@ static void constant_rule(infer_ctx *c, unsigned allowed)
 	const attr_view *found = NULL;
 	const struct const_form *form = NULL;
 	int given = 0;
-	for (size_t k = 0; k < sizeof const_forms / sizeof const_forms[0]; k++) {
+	/* ONNX Runtime makes a Constant of the main graph an initializer from its first
+	 * attribute, by type, whatever its name or the opset (check_schema.c says what
+	 * the spec would): that is the value. */
+	if (c->g == c->m->main) {
+		found = c->n->nattrs ? &c->n->attrs[0] : NULL;
+		for (size_t k = 0; found && k < sizeof const_forms / sizeof const_forms[0] && !form; k++)
+			if (const_forms[k].type == found->type)
+				form = &const_forms[k];
+		given = form ? 1 : 0;
+		allowed = 0;
+	}
+	for (size_t k = 0; allowed && k < sizeof const_forms / sizeof const_forms[0]; k++) {
 		const attr_view *a = attr(c, const_forms[k].name);
 		if (!a)
 			continue;
@@ -321,7 +332,8 @@ static void constant_rule(infer_ctx *c, unsigned allowed)
 		form = &const_forms[k];
 	}
 	if (given != 1) {
-		tr_error(c, "exactly one value attribute must be given, found %d", given);
+		if (c->g != c->m->main)
+			tr_error(c, "exactly one value attribute must be given, found %d", given);
 		return;
 	}
 	if (found->type != form->type) {

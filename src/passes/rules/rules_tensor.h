@@ -119,6 +119,7 @@ void infer_split13(infer_ctx *c);
 void infer_split18(infer_ctx *c);
 void infer_slice1(infer_ctx *c);
 void infer_slice10(infer_ctx *c);
+void infer_crop(infer_ctx *c);
 void infer_gather(infer_ctx *c);
 void infer_gather_elements(infer_ctx *c);
 void infer_gather_nd(infer_ctx *c);

@@ -1,6 +1,6 @@
 /* rules_tensor_index.c: operators that pick, join or scatter parts of tensors: Concat,
  * Split, Slice, Gather, GatherElements, GatherND, the Scatter family, NonZero,
- * Compress, Unique, OneHot and ReverseSequence.
+ * Compress, Unique, OneHot and ReverseSequence, and ONNX Runtime's Crop.
  *
  * Concat, Split, Slice and Gather carry content (the steps of shape arithmetic:
  * Shape → Gather → Concat, Shape → Slice): output entries are copied from input
@@ -627,6 +627,50 @@ static void slice_common(infer_ctx *c, bool inputs)
 void infer_slice1(infer_ctx *c) { slice_common(c, false); }
 void infer_slice10(infer_ctx *c) { slice_common(c, true); }
 
+/* Crop, an experimental operator of ONNX's first opsets that ONNX Runtime still runs
+ * up to opset 9: an NCHW tensor cut by border (left, top, right, bottom) or, with
+ * scale (height, width), to that size from its left and top borders. */
+void infer_crop(infer_ctx *c)
+{
+	const tinfo *x = in_ranked(c, 0);
+	const int64_t *border, *scale;
+	int32_t nb = 0, ns = 0;
+	if (!attr_ints(c, "border", &border, &nb) || nb != 4) {
+		tr_error(c, "Crop needs border, four values (left, top, right, bottom)");
+		return;
+	}
+	bool scaled = attr_ints(c, "scale", &scale, &ns);
+	if (scaled && ns != 2) {
+		tr_error(c, "Crop's scale has %d values, not two (height, width)", ns);
+		return;
+	}
+	if (!x) {
+		set_out_elem(c, 0, in_elem(c, 0));
+		return;
+	}
+	if (x->rank != 4) {
+		tr_error(c, "Crop takes an NCHW tensor of rank 4, '%s' has rank %d", in_name(c, 0), x->rank);
+		return;
+	}
+	dim d[4] = {x->dims[0], x->dims[1], dim_unknown(), dim_unknown()};
+	for (int32_t k = 0; k < 2; k++) {
+		dim size = dim_resolve(c->syms, x->dims[2 + k]);
+		int64_t lead = border[1 - k], trail = border[3 - k];
+		int64_t want = scaled ? scale[k] : 0;
+		if (lead < 0 || trail < 0 || want < 0) {
+			tr_error(c, "Crop's border and scale must not be negative");
+			return;
+		}
+		if (size.kind == DIM_KNOWN && (scaled ? lead + want > size.v : lead + trail >= size.v)) {
+			tr_error(c, "Crop cuts more than the %s (%lld) of '%s' holds", k ? "width" : "height",
+				 (long long)size.v, in_name(c, 0));
+			return;
+		}
+		d[2 + k] = scaled ? dim_known(want) : dim_sub(c, dim_sub(c, x->dims[2 + k], dim_known(lead)), dim_known(trail));
+	}
+	set_out(c, 0, x->elem, 4, d);
+}
+
 /* ---- Gather ------------------------------------------------------------------- */
 
 /* out = data[:axis] + indices.shape + data[axis+1:]. */
@@ -1121,10 +1165,18 @@ void infer_reverse_sequence(infer_ctx *c)
 	const tinfo *x = in_tensor(c, 0), *lens = in_tensor(c, 1);
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	int64_t batch = attr_i(c, "batch_axis", 1), time = attr_i(c, "time_axis", 0);
-	if ((batch != 0 && batch != 1) || (time != 0 && time != 1) || batch == time) {
+	/* ONNX Runtime refuses an axis of 2 or more, or the two equal; it runs time-major
+	 * for time_axis 0, else batch-major, whatever a negative axis says. */
+	if (batch >= 2 || time >= 2 || batch == time) {
 		tr_error(c, "batch_axis %lld and time_axis %lld must be 0 and 1", (long long)batch, (long long)time);
 		set_out_elem(c, 0, elem);
 		return;
+	}
+	if (batch < 0 || time < 0) {
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "batch_axis %lld and time_axis %lld: the spec wants 0 and 1; ONNX Runtime runs it %s-major",
+			   (long long)batch, (long long)time, time == 0 ? "time" : "batch");
+		batch = time == 0 ? 1 : 0;
 	}
 	if (r >= 0 && r < 2) {
 		tr_error(c, "input '%s' %s must have rank >= 2", in_name(c, 0), fmt_shape(c, x));

@@ -105,13 +105,16 @@ static bool solve(infer_ctx *c, const tinfo *x, const dim *out, int32_t n, int32
 	if (pout.nsym > 0)
 		return true; /* a symbol of the target the input does not have */
 	if (pout.coef == 0) {
-		/* 0 elements on the target side leave -1 undetermined. */
-		if (pin.coef != 0 && pin.nsym == 0) {
-			tr_error(c, "cannot reshape '%s' %s (%lld elements) to a shape with a 0 and a -1",
+		/* 0 elements on the target side leave -1 undetermined, even for an empty
+		 * input: ONNX Runtime refuses it ("Invalid Target shape product of 0"). */
+		if (pin.nsym == 0)
+			tr_error(c, "cannot reshape '%s' %s (%lld elements) to a shape with a 0 and a -1: the -1 is "
+				    "undetermined",
 				 in_name(c, 0), fmt_shape(c, x), (long long)pin.coef);
-			return false;
-		}
-		return true;
+		else
+			tr_error(c, "cannot reshape '%s' %s to a shape with a 0 and a -1: the -1 is undetermined",
+				 in_name(c, 0), fmt_shape(c, x));
+		return false;
 	}
 	int64_t q, rem;
 	if (!i64_rem(pin.coef, pout.coef, &rem) || rem != 0) {
@@ -822,10 +825,10 @@ static void pad_rule(infer_ctx *c, const dim *pads, int32_t npads, const int64_t
 	const tinfo *x = in_tensor(c, 0);
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	const char *mode = attr_s(c, "mode", "constant");
+	/* wrap came in Pad-19; ONNX Runtime's kernel runs it at every version. */
 	static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
-	int32_t nmodes = c->opset >= 19 ? 4 : 3;
 	bool mode_ok = false;
-	for (int32_t k = 0; k < nmodes; k++)
+	for (int32_t k = 0; k < 4; k++)
 		mode_ok |= !strcmp(mode, modes[k]);
 	if (!mode_ok) {
 		tr_error(c, "mode '%s' is not one of the operator's modes", mode);

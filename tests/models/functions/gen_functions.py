@@ -9,7 +9,7 @@ derived in test_functions.c from the ONNX operator definitions. When the fixture
 were made, ONNX Runtime 1.30 (onnxruntime-node) gave the same output shapes for
 fn_linear_relu (N = 5), fn_attr_ref and fn_nested; it refuses fn_own_opset, reading
 the body at the model's opset, where the IR says a function's own opset_import
-applies (onnxshape follows the IR).
+applies (onnxshape follows ONNX Runtime, and warns).
 """
 import os
 
