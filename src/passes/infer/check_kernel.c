@@ -161,8 +161,10 @@ static char verdict_over(const binding *b, int32_t v, int32_t offset)
  * for v (a type-error the schema check reports, or a table of another schema). */
 static bool bind_arg(binding *b, int32_t v, const tinfo *t)
 {
+	if (b->idx[v] >= 0)
+		return true;
 	int32_t code = code_of(t);
-	if (code < 0 || b->idx[v] >= 0)
+	if (code < 0)
 		return true;
 	for (int32_t k = 0; k < b->kr->ntypes[v]; k++)
 		if (b->types[v][k] == code) {
@@ -181,16 +183,21 @@ static const sch_param *formal(const sch_param *list, int32_t n, int32_t k)
 
 static bool bind_node(infer_ctx *c, const sch_row *r, binding *b)
 {
-	for (int32_t side = 0; side < 2; side++) {
+	/* Once every variable is bound the other arguments tell nothing more: one of
+	 * another type is the schema check's type-error, and the node is quiet then. */
+	int32_t unbound = b->kr->nvars;
+	for (int32_t side = 0; side < 2 && unbound > 0; side++) {
 		const sch_param *list = side ? r->outputs : r->inputs;
 		int32_t nlist = side ? r->noutputs : r->ninputs, n = side ? c->n->noutputs : c->n->ninputs;
 		for (int32_t k = 0; k < n; k++) {
 			const sch_param *f = formal(list, nlist, k);
 			int32_t id = side ? c->n->outputs[k] : c->n->inputs[k];
-			if (!f || f->constraint < 0 || f->heterogeneous || id < 0)
+			if (!f || f->constraint < 0 || f->heterogeneous || id < 0 || b->idx[f->constraint] >= 0)
 				continue;
 			if (!bind_arg(b, f->constraint, &c->g->values[id].ti))
 				return false;
+			if (b->idx[f->constraint] >= 0 && --unbound == 0)
+				break;
 		}
 	}
 	return true;
