@@ -302,6 +302,21 @@ static void constant_tensor(infer_ctx *c, const tensor_view *tv)
 		set_out_floats(c, 0, floats, n);
 }
 
+/* Range's length max(0, ceil((limit - start)/delta)) with a symbol in limit or start
+ * (a size the graph read with Shape) and a known delta; false when delta is not one
+ * to divide by (0, or INT64_MIN, whose magnitude int64 does not hold). */
+static bool symbolic_range(infer_ctx *c, int32_t elem, dim s, dim l, dim d)
+{
+	if (d.kind != DIM_KNOWN || d.v == 0 || d.v == INT64_MIN)
+		return false;
+	dim span = d.v > 0 ? dim_sub(c, l, s) : dim_sub(c, s, l);
+	dim len = dim_max(c, dim_ceildiv(c, span, dim_known(d.v > 0 ? d.v : -d.v)), dim_known(0));
+	if (len.kind == DIM_UNKNOWN)
+		len = dim_fresh(c);
+	set_out(c, 0, elem, 1, &len);
+	return true;
+}
+
 static void constant_rule(infer_ctx *c, unsigned allowed)
 {
 	const attr_view *found = NULL;
@@ -609,29 +624,13 @@ void infer_range(infer_ctx *c)
 		set_out_ints(c, 0, v, (int32_t)n);
 		return;
 	}
-	if (in_int1(c, 0, &s) && in_int1(c, 1, &l) && in_int1(c, 2, &d) && d.kind == DIM_KNOWN && d.v != 0 &&
-	    d.v != INT64_MIN) {
-		/* max(0, ceil((limit - start)/delta)), with a symbol in limit or start (a
-		 * size the graph read with Shape). */
-		dim span = d.v > 0 ? dim_sub(c, l, s) : dim_sub(c, s, l);
-		dim len = dim_max(c, dim_ceildiv(c, span, dim_known(d.v > 0 ? d.v : -d.v)), dim_known(0));
-		if (len.kind == DIM_UNKNOWN)
-			len = dim_fresh(c);
-		set_out(c, 0, elem, 1, &len);
+	if (in_int1(c, 0, &s) && in_int1(c, 1, &l) && in_int1(c, 2, &d) && symbolic_range(c, elem, s, l, d))
 		return;
-	}
 	double fs, fl, fd;
+	/* Whole numbers in a floating type: the count as the integer Range's. */
 	if (!(in_float1(c, 0, &fs) && in_float1(c, 1, &fl) && in_float1(c, 2, &fd)) &&
-	    whole_float(c, 0, &s) && whole_float(c, 1, &l) && whole_float(c, 2, &d) && d.kind == DIM_KNOWN &&
-	    d.v != 0) {
-		/* Whole numbers in a floating type: the count as the integer Range's. */
-		dim span = d.v > 0 ? dim_sub(c, l, s) : dim_sub(c, s, l);
-		dim len = dim_max(c, dim_ceildiv(c, span, dim_known(d.v > 0 ? d.v : -d.v)), dim_known(0));
-		if (len.kind == DIM_UNKNOWN)
-			len = dim_fresh(c);
-		set_out(c, 0, elem, 1, &len);
+	    whole_float(c, 0, &s) && whole_float(c, 1, &l) && whole_float(c, 2, &d) && symbolic_range(c, elem, s, l, d))
 		return;
-	}
 	if (in_float1(c, 0, &fs) && in_float1(c, 1, &fl) && in_float1(c, 2, &fd)) {
 		if (fd == 0) {
 			tr_error(c, "delta is 0");
