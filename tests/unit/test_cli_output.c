@@ -23,6 +23,7 @@
  * no timing.
  */
 #define _GNU_SOURCE
+#include "pristine.h"
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>
@@ -50,20 +51,6 @@ typedef struct spawn {
 	long fsize; /* > 0: RLIMIT_FSIZE, SIGXFSZ left to its default */
 	int plain;  /* ONNXSHAPE_PLAIN_IO: 0 or 1, or -1 as the test runs */
 } spawn;
-
-/* The dispositions and mask a process starts with (whatever the test runner set),
- * and no core file from the signals whose default dumps one. */
-static void pristine_signals(void)
-{
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	struct rlimit no_core = {0, 0};
-	setrlimit(RLIMIT_CORE, &no_core);
-}
 
 static pid_t start(const spawn *s)
 {

@@ -10,6 +10,7 @@
  * test_hostile.c covers SIGINT and SIGTERM with a handler of the program's chained.
  */
 #define _GNU_SOURCE
+#include "pristine.h"
 #include "emit/write_atomic.h"
 
 #include <criterion/criterion.h>
@@ -48,20 +49,6 @@ static bool holds_old(const char *path)
 	bool same = n == sizeof old_bytes - 1 && !memcmp(b, old_bytes, n);
 	free(b);
 	return same;
-}
-
-/* The dispositions and mask a process starts with, whatever the test runner set, and
- * no core file from the signals whose default dumps one. */
-static void pristine_signals(void)
-{
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	struct rlimit no_core = {0, 0};
-	setrlimit(RLIMIT_CORE, &no_core);
 }
 
 typedef struct block_ctx {
