@@ -14,6 +14,7 @@
 
 #include "core/dtype.h"
 #include "core/model.h"
+#include "core/schema/kernels.h"
 #include "core/schema/schema.h"
 
 #define BIT(t) (UINT64_C(1) << (t))
@@ -523,5 +524,35 @@ Test(schema, shape_pure_and_view_columns)
 		cr_expect_eq(r->shape, cases[i].shape, "%s-%d: shape %d", r->op_type, r->since, r->shape);
 		cr_expect_eq(r->pure, cases[i].pure, "%s-%d: pure %d", r->op_type, r->since, r->pure);
 		cr_expect_eq(r->view, cases[i].view, "%s-%d: view %d", r->op_type, r->since, r->view);
+	}
+}
+
+/* The kernel check indexes a row's verdicts by its binding without measuring them:
+ * every row must hold one verdict per binding of its variables, which are the
+ * schema row's own. */
+Test(schema, kernel_rows_hold_one_verdict_per_binding)
+{
+	int32_t n;
+	const sch_row *rows = schema_rows(&n);
+	const kernel_row *kr = kernel_rows();
+	for (int32_t i = 0; i < n; i++) {
+		if (!kr[i].nvars)
+			continue;
+		cr_assert_eq(kr[i].nvars, rows[i].nconstraints, "%s-%d: %d variables in the kernel table, %d in the schema",
+			     rows[i].op_type, rows[i].since, kr[i].nvars, rows[i].nconstraints);
+		size_t bindings = 1;
+		for (int32_t v = 0; v < kr[i].nvars; v++)
+			bindings *= kr[i].ntypes[v];
+		cr_assert_eq(strlen(kr[i].states), bindings, "%s-%d: %zu verdicts for %zu bindings", rows[i].op_type,
+			     rows[i].since, strlen(kr[i].states), bindings);
+	}
+	int32_t nms;
+	const kernel_ms_row *ms = kernel_ms_rows(&nms);
+	for (int32_t i = 0; i < nms; i++) {
+		size_t bindings = 1;
+		for (int32_t v = 0; v < ms[i].nvars; v++)
+			bindings *= ms[i].ntypes[v];
+		cr_assert_eq(strlen(ms[i].states), bindings, "%s::%s: %zu verdicts for %zu bindings", ms[i].domain,
+			     ms[i].op_type, strlen(ms[i].states), bindings);
 	}
 }

@@ -259,9 +259,10 @@ static int32_t running_text(char *buf, size_t cap, binding *b, int32_t v)
 	return n;
 }
 
-/* Sets b's views of kr (its variables free) and its strides; false when kr's
- * verdicts are not one per binding (a table of another schema). */
-static bool binding_init(binding *b, const kernel_row *kr, const char *const *vars)
+/* Sets b's views of kr (its variables free) and its strides. The generator writes
+ * one verdict per binding (test_schema holds every row to it), so strides index
+ * within the row's states. */
+static void binding_init(binding *b, const kernel_row *kr, const char *const *vars)
 {
 	*b = (binding){.kr = kr, .vars = vars};
 	int32_t off = 0;
@@ -275,7 +276,6 @@ static bool binding_init(binding *b, const kernel_row *kr, const char *const *va
 		b->stride[v] = stride;
 		stride *= kr->ntypes[v];
 	}
-	return (int32_t)strlen(kr->states) == stride;
 }
 
 /* The finding of a node of operator op_type-since bound as b, if any. */
@@ -324,18 +324,56 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
 		   others[0] ? others : "the others free", b->vars[v], runs);
 }
 
+/* Whether the node's arguments bind every variable of kr, to a binding the runtime
+ * was seen to run: the answer for nearly every node, found without the binding the
+ * full path builds to explain a refusal or to range over a free variable. */
+static bool runs_as_bound(const infer_ctx *c, const sch_row *r, const kernel_row *kr)
+{
+	int32_t idx[KVARS], base[KVARS], unbound = kr->nvars;
+	for (int32_t v = 0, off = 0; v < kr->nvars; off += kr->ntypes[v], v++)
+		idx[v] = -1, base[v] = off;
+	for (int32_t side = 0; side < 2; side++) {
+		const sch_param *list = side ? r->outputs : r->inputs;
+		int32_t nlist = side ? r->noutputs : r->ninputs, n = side ? c->n->noutputs : c->n->ninputs;
+		for (int32_t k = 0; k < n; k++) {
+			const sch_param *f = formal(list, nlist, k);
+			int32_t id = side ? c->n->outputs[k] : c->n->inputs[k];
+			if (!f || f->constraint < 0 || f->heterogeneous || id < 0 || idx[f->constraint] >= 0)
+				continue;
+			int32_t v = f->constraint, code = code_of(&c->g->values[id].ti), j = 0;
+			if (code < 0)
+				return false;
+			const uint16_t *types = kr->types + base[v];
+			while (j < kr->ntypes[v] && types[j] != code)
+				j++;
+			if (j == kr->ntypes[v])
+				return false;
+			idx[v] = j;
+			if (--unbound == 0) {
+				int32_t offset = 0;
+				for (int32_t w = 0; w < kr->nvars; w++)
+					offset = offset * kr->ntypes[w] + idx[w];
+				return kr->states[offset] == KV_KERNEL;
+			}
+		}
+	}
+	return false;
+}
+
 void check_kernel_node(infer_ctx *c, const sch_row *r)
 {
 	const kernel_row *kr = &kernel_rows()[schema_index(r)];
 	if (!kr->nvars || kr->nvars != r->nconstraints || kr->nvars > KVARS)
 		return; /* deprecated (the schema check says what), or a table of another schema */
+	if (runs_as_bound(c, r, kr))
+		return;
 	const char *vars[KVARS];
 	for (int32_t v = 0; v < kr->nvars; v++)
 		vars[v] = r->constraints[v].var;
 	binding b;
-	if (!binding_init(&b, kr, vars) || !bind_node(c, r, &b))
-		return;
-	report(c, &b, r->op_type, r->since, r->domain);
+	binding_init(&b, kr, vars);
+	if (bind_node(c, r, &b))
+		report(c, &b, r->op_type, r->since, r->domain);
 }
 
 /* A com.microsoft operator's row, or NULL when it was not probed. */
@@ -359,8 +397,7 @@ void check_kernel_ms_node(infer_ctx *c)
 		return; /* not probed: no verdict either way */
 	kernel_row kr = {.states = mr->states, .types = mr->types, .ntypes = mr->ntypes, .nvars = mr->nvars};
 	binding b;
-	if (!binding_init(&b, &kr, mr->vars))
-		return;
+	binding_init(&b, &kr, mr->vars);
 	/* Only the arguments the probes bound: an argument past them (a further optional
 	 * input) and one of a type of its own judge nothing. */
 	for (int32_t side = 0; side < 2; side++) {
