@@ -159,6 +159,14 @@ static const osh_rule rules[] = {
 	 "a node. --runtime spec turns the check off.",
 	 "model.onnx: node 0 'relu' (Relu): error: Relu-14 has CPU kernels for float, int8, int32, float16, double; not "
 	 "bfloat16 (onnxruntime 1.30.0) [no-kernel]"},
+	{"runtime-attribute", OSH_ERROR, "An attribute ONNX Runtime refuses on this operator (only under --runtime ort-cpu, the default of check).",
+	 "The specification defines the attribute, but the runtime refuses the node: either its copy of the operator's schema "
+	 "predates the attribute (ONNX added it to that version later; the runtime says \"Unrecognized attribute\"), or its "
+	 "CPU kernel does not implement that value (RNN, GRU and LSTM with layout=1). Both are the runtime's own answers "
+	 "to a probe of every optional attribute of every schema row (src/core/schema/kernel_table.c). --runtime spec "
+	 "turns the check off.",
+	 "model.onnx: node 0 (GRU): error: GRU-14 with layout=1: the CPU kernel of onnxruntime 1.30.0 does not implement "
+	 "it, and the runtime refuses the node when it loads the model [runtime-attribute]"},
 	{"runtime-version", OSH_ERROR, "An opset or IR version newer than ONNX Runtime loads (only under --runtime ort-cpu, the default of check).",
 	 "An opset_import of a domain past the newest version the runtime loads (ONNX Runtime 1.30: ai.onnx 26, ai.onnx.ml 5), "
 	 "or an ir_version past its newest (13): the runtime refuses the whole model, though the specification defines it. "

@@ -141,6 +141,40 @@ def ms_cases():
     return out
 
 
+def shaped_node(op, opset, ins, outs, attrs=(), ir=10):
+    """op over float graph inputs of the given shapes (ins, outs: lists of shapes)."""
+    names_in = ["x%d" % k for k in range(len(ins))]
+    names_out = ["y%d" % k for k in range(len(outs))]
+    graph = pk.graph_proto([pk.node_proto(op, "", names_in, names_out, list(attrs))],
+                           [vi(n, FLOAT, sh) for n, sh in zip(names_in, ins)],
+                           [vi(n, FLOAT, sh) for n, sh in zip(names_out, outs)])
+    return pk.model_proto(graph, [("", opset)], ir=ir)
+
+
+def attr_cases():
+    """Twins on attributes the runtime refuses on a node it has kernels for: an
+    attribute newer than its copy of the schema, a value its CPU kernel does not
+    implement; beside each, the node without it."""
+    out = []
+    hidden, gates = 2, {"RNN": 1, "GRU": 3, "LSTM": 4}
+    for op, g in gates.items():
+        for opset in (14, 22):
+            w, r = (1, g * hidden, 3), (1, g * hidden, hidden)
+            for layout in (0, 1):
+                x, y = ((2, 1, 3), (2, 1, 1, hidden)) if layout == 0 else ((1, 2, 3), (1, 2, 1, hidden))
+                attrs = [pk.attr("hidden_size", "AT_INT", hidden), pk.attr("layout", "AT_INT", layout)]
+                out.append(("%s-%d_layout%d" % (op, opset, layout), shaped_node(op, opset, [x, w, r], [y], attrs)))
+    qkv = (1, 1, 2, 4)
+    for window in (None, -1, 1):
+        attrs = [] if window is None else [pk.attr("left_window_size", "AT_INT", window)]
+        out.append(("Attention-25_left_window_%s" % window, shaped_node("Attention", 25, [qkv] * 3, [qkv], attrs)))
+    for mode in (None, "DCR"):
+        attrs = [pk.attr("blocksize", "AT_INT", 2)] + ([] if mode is None else [pk.attr("mode", "AT_STRING", mode)])
+        out.append(("SpaceToDepth-13_mode_%s" % mode,
+                    shaped_node("SpaceToDepth", 13, [(1, 1, 4, 4)], [(1, 4, 2, 2)], attrs)))
+    return out
+
+
 def cases():
     """(name, model bytes)."""
     out = []
@@ -177,7 +211,7 @@ def cases():
     for v in (5, 6):
         out.append(("ml_opset_%d" % v, one_node("Relu", 21, [FLOAT], [FLOAT], ir=10,
                                                 opsets=[("", 21), ("ai.onnx.ml", v)])))
-    return out + ms_cases()
+    return out + attr_cases() + ms_cases()
 
 
 def main(argv):

@@ -444,6 +444,93 @@ def probe_model(r, bind, opset):
     return model_proto(graph, opsets, ir=10)
 
 
+def default_value(a):
+    """An attribute's documented default as the probe writes it, or None."""
+    d, t = a["default"], a["type"]
+    if d is None:
+        return None
+    try:
+        if t == "AT_INT":
+            return int(d)
+        if t == "AT_FLOAT":
+            return float(d)
+        if t == "AT_STRING":
+            return d.strip("\"'")
+        if t in ("AT_INTS", "AT_FLOATS"):
+            conv = int if t == "AT_INTS" else float
+            return [conv(x) for x in d.strip("[]").split(",") if x.strip()]
+    except ValueError:
+        return None
+    return None
+
+
+# Attribute values the specification defines that a CPU kernel's constructor may not
+# implement: each is probed on every row that has the attribute, and recorded only
+# where the runtime refuses it naming the attribute.
+VALUE_PROBES = {"layout": 1}
+# Attributes optional in the schema that CPU kernels' constructors need (the RNN
+# family's hidden_size): set on every attribute probe of a row that has them, so the
+# constructor reaches the attribute probed.
+CONSTRUCTOR_NEEDS = {"hidden_size": 1}
+
+
+def attr_probes(rows, states_of):
+    """[(row index, attribute name, model)]: each optional attribute of each row, set to
+    its documented default (or a generic value) on a binding the runtime ran. An
+    attribute ONNX added to a version after the runtime took its copy of the schema
+    is one the runtime's checker does not recognise, whatever its value."""
+    probes = []
+    for ri, r in enumerate(rows):
+        if r.deprecated or "k" not in states_of[ri]:
+            continue
+        b = bindings(r)[1][states_of[ri].index("k")]
+        for a in r.attrs:
+            if a["required"] or a["name"] in TYPE_ATTRS or a["type"] not in GENERIC:
+                continue
+            v = default_value(a)
+            if v is None:
+                v = attr_value(r.op_type, a)
+            if v is None:
+                continue
+            values = [(a["name"], v)]
+            if a["name"] in VALUE_PROBES and a["type"] == "AT_INT":
+                values.append(("%s=%d" % (a["name"], VALUE_PROBES[a["name"]]), VALUE_PROBES[a["name"]]))
+            needs = [(x, CONSTRUCTOR_NEEDS[x["name"]]) for x in r.attrs
+                     if x["name"] in CONSTRUCTOR_NEEDS and x is not a and not x["required"]]
+            for entry, v in values:
+                probes.append((ri, entry, attr_probe(r, b, [(a, v)] + needs)))
+    return probes
+
+
+def attr_probe(r, b, given):
+    """The probe of row r bound as b with each (attribute, value) of given set, made
+    when asked: those attributes are required for the one call, with those values."""
+    def make():
+        saved = [(a, dict(a), a["name"] in ATTR_VALUES, ATTR_VALUES.get(a["name"])) for a, _ in given]
+        for a, v in given:
+            a["required"], ATTR_VALUES[a["name"]] = True, v
+        try:
+            return probe_model(r, b, r.since)
+        finally:
+            for a, was, had, old in saved:
+                a.clear()
+                a.update(was)
+                if had:
+                    ATTR_VALUES[a["name"]] = old
+                else:
+                    ATTR_VALUES.pop(a["name"], None)
+    return make
+
+
+def refused_attr(msg, entry):
+    """Whether the runtime refused the probe for the attribute entry ("name": it does
+    not know the attribute; "name=value": a kernel's constructor refuses the value)."""
+    name = entry.split("=")[0]
+    if "=" in entry:
+        return "Exception during initialization" in msg and name in msg
+    return "Unrecognized attribute: %s " % name in msg + " "
+
+
 def bindings(r):
     """Every binding of r's type variables, in row-major order (the last variable
     fastest), with each variable's types."""
@@ -774,7 +861,10 @@ HEADER = """\
  * variable's types in kernels.h's order. Verdicts (kernels.h): k a kernel ran it, n no
  * kernel, t no value of the type, s the runtime's schema refuses the type, r the
  * runtime does not know the operator at that version, v it does not run that opset,
- * x the probe told nothing. The test runtime/kernel-table re-probes a sample.
+ * x the probe told nothing. Beside them, per row, the attributes the runtime refuses
+ * on a binding it runs: "name", one its copy of the schema does not know, whatever
+ * the value; "name=value", a value its kernel's constructor refuses. The test
+ * runtime/kernel-table re-probes a sample of the verdicts and every attribute.
  */
 #include "core/schema/kernels.h"
 
@@ -790,9 +880,19 @@ def c_types_list(codes):
     return "{%s}" % ", ".join("0x%x" % c for c in codes)
 
 
-def write_table(out, version, rows, lists_of, states_of, domains, ir):
+def write_table(out, version, rows, lists_of, states_of, domains, ir, unknown):
     out.write(HEADER % {"version": version})
     pool, names = [], {}
+    # Per row, what the runtime refuses of its attributes: "name", one its schema does
+    # not know; "name=value", a value its kernel's constructor refuses.
+    for ri in sorted(unknown):
+        key = ("ua", tuple(unknown[ri]))
+        if key not in names:
+            names[key] = "ua%d" % sum(1 for k in names if k[0] == "ua")
+            out.write("\nstatic const char *const %s[] = {%s, NULL};" % (
+                names[key], ", ".join('"%s"' % a for a in unknown[ri])))
+    if unknown:
+        out.write("\n")
     for ri, r in enumerate(rows):
         flat = tuple(c for lst in lists_of[ri] for c in lst)
         counts = tuple(len(lst) for lst in lists_of[ri])
@@ -808,9 +908,9 @@ def write_table(out, version, rows, lists_of, states_of, domains, ir):
     for ri, r in enumerate(rows):
         flat = tuple(c for lst in lists_of[ri] for c in lst)
         counts = tuple(len(lst) for lst in lists_of[ri])
-        out.write("\t[SCH_%s] = {\"%s\", %s, %s, %d},\n" % (
+        out.write("\t[SCH_%s] = {\"%s\", %s, %s, %s, %d},\n" % (
             gs.ident(r), states_of[ri], names[("ty", flat)] if flat else "NULL",
-            names[("nt", counts)] if counts else "NULL",
+            names[("nt", counts)] if counts else "NULL", names.get(("ua", tuple(unknown.get(ri, ()))), "NULL"),
             len(counts)))
     out.write("};\n\n")
     out.write("const kernel_row *kernel_rows(void) { return rows; }\n\n")
@@ -828,8 +928,16 @@ def read_table(path):
     committed table says."""
     import re
     rows, domains, ir, ms = {}, {}, None, {}
+    arrays, unknown = {}, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
+            m = re.match(r'^static const char \*const (ua\d+)\[\] = \{(.*), NULL\};$', line)
+            if m:
+                arrays[m.group(1)] = re.findall(r'"([\w=-]+)"', m.group(2))
+                continue
+            m = re.match(r'^\t\[SCH_(\w+)\] = \{"[a-z]*", \w+, \w+, (ua\d+), ', line)
+            if m:
+                unknown[m.group(1)] = arrays[m.group(2)]
             m = re.match(r'^\t\[SCH_(\w+)\] = \{"([a-z]*)", ', line)
             if m:
                 rows[m.group(1)] = m.group(2)
@@ -845,7 +953,7 @@ def read_table(path):
             m = re.match(r"^const int32_t kernel_ir_newest = (\d+);$", line)
             if m:
                 ir = int(m.group(1))
-    return rows, domains, ir, ms
+    return rows, domains, ir, ms, unknown
 
 
 def probe_all(rows):
@@ -862,6 +970,17 @@ def probe_all(rows):
         for bi, b in enumerate(bs):
             probes.append((ri, bi, lambda r=r, b=b: probe_model(r, b, r.since)))
     return probes
+
+
+def probe_unknown_attrs(args, rows, states_of):
+    """{row index: [attribute names]}: the attributes the runtime does not recognise."""
+    probes = attr_probes(rows, states_of)
+    msgs = run_probes(args.ort_dir, [m() for _, _, m in probes], args.node)
+    unknown = {}
+    for (ri, name, _), m in zip(probes, msgs):
+        if refused_attr(m, name):
+            unknown.setdefault(ri, []).append(name)
+    return unknown
 
 
 def main(argv):
@@ -924,8 +1043,15 @@ def main(argv):
                 b = ms_bindings(MS_PROBES[pi])[1][bi]
                 f.write("%s %s %s: %s\n" % (v, ms_ident(MS_PROBES[pi]), ",".join(type_name(c) for c in b), m))
     if committed is not None:
-        table, cdomains, cir, cms = committed
+        table, cdomains, cir, cms, cunknown = committed
         diffs = []
+        # Every attribute probe again (a few hundred), on the bindings the table says run.
+        unknown = probe_unknown_attrs(args, rows, [table[gs.ident(r)] for r in rows])
+        now = {gs.ident(rows[ri]): names for ri, names in unknown.items()}
+        for ident in sorted(set(now) | set(cunknown)):
+            if now.get(ident, []) != cunknown.get(ident, []):
+                diffs.append("%s: the table says the runtime does not know attributes %s, the runtime %s"
+                             % (ident, cunknown.get(ident, []), now.get(ident, [])))
         for (ri, bi, _), v, m in zip(probes, verdicts, msgs):
             r = rows[ri]
             was = table[gs.ident(r)][bi]
@@ -969,9 +1095,10 @@ def main(argv):
         msstates.append("".join(msverdicts[k:k + n]))
         k += n
     assert k == len(msverdicts)
+    unknown = probe_unknown_attrs(args, rows, states_of)
     import io
     buf = io.StringIO()
-    write_table(buf, ort_version(args.ort_dir), rows, lists_of, states_of, domains, ir)
+    write_table(buf, ort_version(args.ort_dir), rows, lists_of, states_of, domains, ir, unknown)
     write_ms_table(buf, msstates)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

@@ -50,6 +50,10 @@ typedef struct kernel_row {
 	const char *states;
 	const uint16_t *types;
 	const uint8_t *ntypes;
+	/* NULL, or what the runtime refuses of the row's attributes, NULL-terminated:
+	 * "name" an attribute its copy of the schema does not know (ONNX added it to the
+	 * version later), "name=value" an int value its kernel's constructor refuses. */
+	const char *const *refused_attrs;
 	uint8_t nvars;
 } kernel_row;
 

@@ -18,6 +18,7 @@
 #include "passes/pass.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The domains a kernel table covers: the schema rows' and ONNX Runtime's own. */
@@ -360,9 +361,46 @@ static bool runs_as_bound(const infer_ctx *c, const sch_row *r, const kernel_row
 	return false;
 }
 
+/* runtime-attribute: an attribute of the node the runtime refuses on this row (one
+ * its schema does not know, or a value its kernel does not implement); true when
+ * reported. */
+static bool check_refused_attrs(infer_ctx *c, const sch_row *r, const char *const *refused)
+{
+	for (; *refused; refused++) {
+		const char *eq = strchr(*refused, '=');
+		size_t len = eq ? (size_t)(eq - *refused) : strlen(*refused);
+		char name[64];
+		if (len >= sizeof name)
+			continue;
+		memcpy(name, *refused, len);
+		name[len] = '\0';
+		const attr_view *a = attr(c, name);
+		if (!a)
+			continue;
+		if (!eq) {
+			infer_diag(c, OSH_ERROR, "runtime-attribute",
+				   "%s does not know attribute '%s' of %s-%d (%s): ONNX added it to that version after the "
+				   "runtime took its schema, and the runtime refuses the model",
+				   kernel_runtime, name, r->op_type, r->since, shown_domain(r->domain));
+			return true;
+		}
+		long long v = strtoll(eq + 1, NULL, 10);
+		if (a->type == AT_INT && a->i == v) {
+			infer_diag(c, OSH_ERROR, "runtime-attribute",
+				   "%s-%d with %s=%lld: the CPU kernel of %s does not implement it, and the runtime refuses "
+				   "the node when it loads the model",
+				   r->op_type, r->since, name, v, kernel_runtime);
+			return true;
+		}
+	}
+	return false;
+}
+
 void check_kernel_node(infer_ctx *c, const sch_row *r)
 {
 	const kernel_row *kr = &kernel_rows()[schema_index(r)];
+	if (kr->refused_attrs && check_refused_attrs(c, r, kr->refused_attrs))
+		return;
 	if (!kr->nvars || kr->nvars != r->nconstraints || kr->nvars > KVARS)
 		return; /* deprecated (the schema check says what), or a table of another schema */
 	if (runs_as_bound(c, r, kr))
