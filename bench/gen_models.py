@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gen_models.py: seeded synthetic ONNX models for the benchmarks (issue 9).
+"""gen_models.py: seeded synthetic ONNX models for the benchmarks.
 
 usage: gen_models.py [--seed S] [--d D] [--channels C] OUTDIR FAMILY:NODES[:WIDTH]...
   FAMILY  transformer | cnn

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""run.py: onnxshape against onnx's Python tools, speed and peak memory (issue 9).
+"""run.py: onnxshape against onnx's Python tools, speed and peak memory.
 
 usage: run.py ONNXSHAPE BUILD_DIR
 environment:

@@ -1,5 +1,5 @@
 /* report_graph.c: see report_graph.h. Reads the IR (core/model.h) and the
- * provenance walk (passes/provenance.h); writes nothing into the model.
+ * provenance walk (passes/bcast/provenance.h); writes nothing into the model.
  *
  * Invariant: a neighbourhood's boxes and edges form a DAG. Upstream boxes (chains,
  * producers) are shared between operands; downstream boxes (consumers) are never
@@ -10,8 +10,8 @@
 
 #include "core/model.h"
 #include "core/symbols.h"
-#include "passes/bcast_sites.h"
-#include "passes/provenance.h"
+#include "passes/bcast/bcast_sites.h"
+#include "passes/bcast/provenance.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * symbols with what inference learned about them.
  *
  * This is the one file of the tool that looks inside the library (core/model.h,
- * passes/provenance.h, passes/bcast_sites.h): when the library gains a public way to walk a model, only
+ * passes/bcast/provenance.h, passes/bcast/bcast_sites.h): when the library gains a public way to walk a model, only
  * report_graph.c changes. Everything it returns is plain data: names point into the
  * model (valid until it is freed), labels are copied.
  */

@@ -384,7 +384,7 @@ struct osh_model {
 };
 
 /* Node n's attribute `name` as the node writes it (a ref_attr_name inside a function
- * body is the caller's to answer: passes/infer/rule_api.h's attr), or NULL. The one
+ * body is the caller's to answer: passes/rule_api/rule_api.h's attr), or NULL. The one
  * look-up of attributes by name; the first letters tell most names apart without a
  * call (rules ask for several attributes each, of nodes with several). */
 static inline const attr_view *node_attr(const node *n, const char *name)

@@ -28,12 +28,12 @@
  * nothing changes one once written): a million-node model's value_info was 40 bytes
  * of messages per dimension, as much as its whole index. A lossy cache, as for the
  * dims it keys on: inference publishes equal shapes as one array (passes/
- * dims_share.c), so the array's address stands for the shape. A shape with an
+ * rule_api/dims_share.c), so the array's address stands for the shape. A shape with an
  * unknown size is never shared: each such size gets a name of its own. */
 #define TYPE_SLOTS 4096
 /* A smaller model gets a slot for every four values, at least this many: the table is
- * zeroed, and at 4096 slots it was 96 KB, 24 fresh pages, most of annotating a
- * 1k-node model (as for the shared dims, passes/dims_share.h). */
+ * zeroed, and its fresh pages would be most of annotating a small model (as for the
+ * shared dims, passes/rule_api/dims_share.h). */
 #define TYPE_SLOTS_MIN 256
 
 typedef struct type_cache {

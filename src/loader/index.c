@@ -99,7 +99,7 @@ static int32_t value_new(osh_model *m, graph *g, const char *name, value_origin 
 		return -1;
 	int32_t id = g->nvalues++;
 	/* Unknown from the start, while its row is being written anyway: a pass over
-	 * the whole table to say so was a sweep of 147 MB at a million nodes. */
+	 * the whole table to say so would sweep it once more. */
 	/* Field by field: as one compound literal (or a memset, or a copy of a blank
 	 * row) the row was zeroed with `rep stos` first, whose start-up cost more than
 	 * the row's own stores, at every value. */

@@ -117,8 +117,8 @@ typedef struct scan {
 	size_t spans_max;              /* elements recorded at most */
 	/* Last, and never cleared as a whole (start): 22 KB, written frame by frame
 	 * (push) and table by table (table_for) as they come into use. A small model
-	 * uses a few frames and a dozen tables; clearing all of them was 22 KB of
-	 * stores per file. */
+	 * uses a few frames and a dozen tables, and clearing all of them would cost more
+	 * than reading it. */
 	frame stack[PRESCAN_MAX_DEPTH + 1];
 	field_table tables[FAST_TYPES];
 } scan;

@@ -15,7 +15,7 @@
  * million-node graph is a full sweep of the cache each time a pass walks its nodes:
  * inference, which walks them anyway, notes what lint would look for. */
 typedef struct pass_state {
-	/* The main graph's nodes whose type may broadcast (lint_may_broadcast), in the
+	/* The main graph's nodes whose type may broadcast (bcast_may_broadcast), in the
 	 * order inference saw them (the graph's order); valid when lint_listed. */
 	int32_t *lint_nodes;
 	int32_t nlint_nodes, cap_lint_nodes;
@@ -43,9 +43,6 @@ bool pass_infer(osh_model *m, const pass_options *opts);
  * outer-broadcast, legacy-broadcast-attr, axis-broadcast, symbol-constraint,
  * dynamic-shape. */
 bool pass_lint(osh_model *m, const pass_options *opts);
-/* Whether lint looks at nodes of this type: a superset of the nodes that broadcast
- * (false for every node whose opset is not imported, opset < 0). */
-bool lint_may_broadcast(const char *domain, const char *op_type, int64_t opset);
 /* Attaches each diagnostic's node input types (describe.c), for reports. */
 bool pass_describe(osh_model *m, const pass_options *opts);
 /* What inference knows of a value, as the public API shows it (describe.c; dims in

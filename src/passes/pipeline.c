@@ -644,7 +644,7 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 	osh_status s = osh_lint(m, err); /* a rewrite is blocked by lint's errors as by inference's */
 	if (s != OSH_OK)
 		return s;
-	/* Issue 7's stages need Expand (opset 8): the axis stage raises the opset. */
+	/* The explicit and implicit stages need Expand (opset 8): the axis stage raises the opset. */
 	osh_rewrite_options axis_opts = *opts;
 	int64_t need = rewrite_explicit_need(m, opts);
 	if (opts->explicit_broadcast && opts->implicit_broadcast)

@@ -7,13 +7,14 @@ usage: check_includes.py SRC_DIR
 Each folder of src/ is a stage, ranked from the bottom: core (with core/schema),
 loader, emit, passes, cli. A file may include files of its own folder and of folders
 below it; an include of a folder above is an error, and so is a circle of includes.
-A rule (passes/rules) sees the inference pass through its rule API alone: of
-passes/infer it may include rule_api.h and nothing else.
+A rule (passes/rules) sees the passes through its rule API alone: of passes/ it may
+include rule_api/rule_api.h and bcast/, and nothing of the pass (passes/infer).
 The passes' order is written out in passes/pipeline.c alone: no other file of the
 library (core, loader, emit, passes) calls a public entry point that runs passes
 (osh_infer, osh_lint, osh_rewrite, osh_annotate), which would run a pipeline inside
 a stage, or from the writer, and call back up through the public API.
-Every folder has a README.md whose first line is "# FOLDER: what it is". Prints the
+Every folder has a README.md whose first line is "# FOLDER: what it is", and no file
+of src/, include/, tests/ or bench/ cites an issue number. Prints the
 graph's size and every violation; exits 1 on any.
 """
 import os
@@ -22,6 +23,7 @@ import sys
 
 RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "cli": 4}
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+ISSUE = re.compile(r"\b[Ii]ssues? #?\d")
 RUNS_PASSES = re.compile(r"\b(osh_infer|osh_lint|osh_rewrite|osh_annotate)\s*\(")
 # Comments, string and character literals: a name in them is no call.
 NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
@@ -64,13 +66,19 @@ def main():
             if sa in RANK and sb in RANK and RANK[sb] > RANK[sa]:
                 problems.append("%s includes %s: %s is above %s" % (os.path.relpath(a, src), os.path.relpath(b, src),
                                                                     sb, sa))
-    rules, infer = os.path.join(src, "passes", "rules"), os.path.join(src, "passes", "infer")
+    rules = os.path.normpath(os.path.join(src, "passes", "rules"))
+    rule_api = os.path.normpath(os.path.join(src, "passes", "rule_api"))
     for a, targets in sorted(edges.items()):
-        if os.path.dirname(a) != os.path.normpath(rules):
+        if os.path.dirname(a) != rules:
             continue
         for b in sorted(targets):
-            if os.path.dirname(b) == os.path.normpath(infer) and os.path.basename(b) != "rule_api.h":
-                problems.append("%s includes %s: a rule sees passes/infer through rule_api.h only" %
+            d = os.path.dirname(b)
+            if d.startswith(os.path.normpath(os.path.join(src, "passes"))) and d not in (
+                    rules, rule_api, os.path.normpath(os.path.join(src, "passes", "bcast"))):
+                problems.append("%s includes %s: a rule sees the passes through rule_api/ and bcast/ only" %
+                                (os.path.relpath(a, src), os.path.relpath(b, src)))
+            elif d == rule_api and os.path.basename(b) != "rule_api.h":
+                problems.append("%s includes %s: a rule sees rule_api/ through rule_api.h only" %
                                 (os.path.relpath(a, src), os.path.relpath(b, src)))
     pipeline = os.path.normpath(os.path.join(src, "passes", "pipeline.c"))
     for a in sorted(edges):
@@ -81,6 +89,18 @@ def main():
             line = code.count("\n", 0, m.start()) + 1
             problems.append("%s:%d calls %s: only passes/pipeline.c runs passes (a stage never calls the public "
                             "API)" % (os.path.relpath(a, src), line, m.group(1)))
+    # The tree has no issue tracker: a comment that cites one tells a reader nothing.
+    root = os.path.dirname(os.path.normpath(src))
+    for top in ("src", "include", "tests", "bench"):
+        for folder, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if not f.endswith((".c", ".h", ".def", ".py", ".sh", ".js")):
+                    continue
+                path = os.path.join(folder, f)
+                for k, line in enumerate(open(path, errors="replace"), 1):
+                    if ISSUE.search(line):
+                        problems.append("%s:%d cites an issue number: say why instead" %
+                                        (os.path.relpath(path, root), k))
     # Circles: a depth-first search over the graph.
     state, stack = {}, []
 

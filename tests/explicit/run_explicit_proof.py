@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """run_explicit_proof.py: proves rewrite --explicit-broadcast / --implicit-broadcast,
-Broadcast-3 lowering and check --require-explicit on ONNX Runtime (issue 7).
+Broadcast-3 lowering and check --require-explicit on ONNX Runtime.
 
 usage: run_explicit_proof.py --tool ONNXSHAPE --node NODE --modules NODE_MODULES
                              --runner RUN_ORT_JS --work DIR CASES.json

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
 
 #define MAXR 16
 #define NROWS(t) (sizeof(t) / sizeof(t)[0])

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
 
 #define MAXR 8
 

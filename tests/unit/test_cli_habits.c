@@ -1,4 +1,4 @@
-/* test_cli_habits.c: the command line's habits (issue 32), as a user meets them,
+/* test_cli_habits.c: the command line's habits, as a user meets them,
  * running the built tool (OSH_CLI):
  *  - --input-shape declares the input it overrides in the model written (infer and
  *    rewrite), and says so;

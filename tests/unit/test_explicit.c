@@ -1,4 +1,4 @@
-/* test_explicit.c: issue 7 at the library level: the Broadcast-3 rule on every
+/* test_explicit.c: the explicit and implicit broadcasting at the library level: the Broadcast-3 rule on every
  * example of the spec's explicit, bidirectional and unidirectional sections (and with
  * symbols, and in a domain of its own), check's implicit-broadcast note under
  * require_explicit, and osh_rewrite's explicit and implicit stages (what they insert

@@ -1,5 +1,5 @@
 /* test_external_hostile.c: external data and input values the file system makes
- * awkward (issue 28).
+ * awkward.
  *
  *  - folders: a model and its weights in folders that can be searched but not
  *    listed load (only search permission is needed); the check runs as 'nobody' in a

@@ -1,4 +1,4 @@
-/* test_hostile.c: hostile input (issue 4) and writes interrupted by signals.
+/* test_hostile.c: hostile input and writes interrupted by signals.
  *
  *  - fixtures: every file of tests/models/bad/hostile (gen_hostile.py), one row
  *    each: how the load ends (a status and a message naming the byte offset and the

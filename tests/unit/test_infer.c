@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "core/model.h"
-#include "passes/infer/dims_share.h"
+#include "passes/rule_api/dims_share.h"
 #include "mb.h"
 
 #include <stdlib.h>

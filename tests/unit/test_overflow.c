@@ -1,4 +1,4 @@
-/* test_overflow.c: shapes whose element count does not fit in int64 (issue 28). No
+/* test_overflow.c: shapes whose element count does not fit in int64. No
  * tensor has more than INT64_MAX elements, so neither a Reshape to such a shape nor a
  * graph input, output or value_info declared with one can be part of a valid run:
  *

@@ -1,5 +1,5 @@
-/* test_walk.c: `onnxshape check DIR` meeting a subdirectory it may not read (issue
- * 28): the walk reports that subdirectory by its own path, with the reason, and goes
+/* test_walk.c: `onnxshape check DIR` meeting a subdirectory it may not read: the
+ * walk reports that subdirectory by its own path, with the reason, and goes
  * on, so the files after it are still checked and their findings reported.
  *
  * Root reads every directory, so when the test runs as root the tool runs as nobody

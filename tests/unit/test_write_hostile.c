@@ -1,4 +1,4 @@
-/* test_write_hostile.c: destinations that would make a write go wrong (issue 28),
+/* test_write_hostile.c: destinations that would make a write go wrong,
  * each in a directory of its own from mkdtemp.
  *
  *  - ext_dir: the rule that a model with external data is written only beside its

@@ -8,7 +8,7 @@
 #define OSH_PASSES_CHECK_KERNEL_H
 
 #include "core/schema/schema.h"
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* runtime-version: each opset_import past the newest the runtime loads, and an IR
  * version past its newest. Once per model. */

@@ -3,7 +3,7 @@
 #ifndef OSH_PASSES_CHECK_SCHEMA_H
 #define OSH_PASSES_CHECK_SCHEMA_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 #include "core/schema/schema.h"
 
 /* Reports what is wrong with node c->n as an instance of r (arity-error,

@@ -15,7 +15,7 @@
  * Invariant: a value's tinfo is final once the node producing it has been processed;
  * arrays published on a value are never modified afterwards.
  */
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 #include "core/dtype.h"
 #include "core/grow.h"
@@ -23,12 +23,11 @@
 #include "core/type_memo.h"
 #include "passes/infer/check_kernel.h"
 #include "passes/infer/check_schema.h"
-#include "passes/infer/dims_share.h"
-#include "passes/infer/infer_internal.h"
+#include "passes/rule_api/dims_share.h"
+#include "passes/rule_api/infer_internal.h"
 #include "passes/infer/rule_table.h"
+#include "passes/bcast/bcast_ops.h"
 #include "passes/pass.h"
-#include "passes/rules/rules_paddle.h"
-#include "passes/rules/rules_broadcast3.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -366,24 +365,22 @@ typedef struct op_handler {
 	graph *body;
 	const sch_row *schema; /* the operator's schema at the node's opset, or NULL */
 	bool schema_domain;    /* the schemas cover the node's domain (schema_knows_domain) */
-	bool lint; /* lint_may_broadcast */
+	bool lint; /* bcast_may_broadcast: lint looks at the node */
 } op_handler;
 
 static op_handler resolve_op(const infer_ctx *c, const node *n)
 {
-	op_handler h = {NULL, NULL, NULL, false, lint_may_broadcast(n->domain, n->op_type, n->opset)};
+	op_handler h = {NULL, NULL, NULL, false, bcast_may_broadcast(n->domain, n->op_type, n->opset)};
 	if (n->opset >= 0) {
 		rule_hit hit = rule_lookup(c->rules, n->domain, n->op_type, n->opset);
 		h.fn = hit.fn;
 		h.schema = hit.schema;
 		h.schema_domain = hit.schema_domain;
+		if (hit.any_domain && (h.body = model_function(c->m, n->domain, n->op_type)))
+			h.fn = NULL; /* the model defines its own */
 	}
-	if (!h.fn)
+	if (!h.fn && !h.body)
 		h.body = model_function(c->m, n->domain, n->op_type);
-	if (!h.fn && !h.body && n->opset >= 0)
-		h.fn = paddle_fallback(n->domain, n->op_type); /* elementwise_* in any other domain */
-	if (!h.fn && n->opset >= 0)
-		h.fn = broadcast3_fallback(n->domain, n->op_type); /* Broadcast-3 likewise */
 	return h;
 }
 
@@ -512,9 +509,9 @@ struct body_work {
 	uint64_t done, bound;
 };
 
-bool infer_subgraph_may_repeat(const infer_ctx *c) { return !c->work || c->work->done <= c->work->bound; }
+static bool pass_may_repeat(const infer_ctx *c) { return !c->work || c->work->done <= c->work->bound; }
 
-void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
+static void pass_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 {
 	if (c->sub_depth >= MAX_SUB_DEPTH)
 		return;
@@ -562,7 +559,7 @@ void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n)
 	infer_nodes(&sub, sg, true, NULL);
 }
 
-void infer_subgraph_checks(infer_ctx *c, graph *sg)
+static void pass_subgraph_checks(infer_ctx *c, graph *sg)
 {
 	if (c->sub_depth >= MAX_SUB_DEPTH)
 		return;
@@ -582,7 +579,8 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		return false;
 	}
 	size_t values = m->main ? (size_t)m->main->nvalues : 0;
-	infer_ctx base = {.m = m, .opts = opts, .syms = &m->syms, .a = m->arena, .rules = &ri, .shared = dims_share_new(m->arena, values),
+	static const infer_driver driver = {pass_subgraph, pass_may_repeat, pass_subgraph_checks};
+	infer_ctx base = {.m = m, .opts = opts, .syms = &m->syms, .a = m->arena, .rules = &ri, .driver = &driver, .shared = dims_share_new(m->arena, values),
 			  .ops = arena_zalloc(m->arena, sizeof(struct op_memo)), .fresh_keys = arena_alloc(m->arena, sizeof(strmap))};
 	if (base.fresh_keys)
 		strmap_init(base.fresh_keys, m->arena);

@@ -119,7 +119,7 @@ static infer_fn other_domain_rule(const rule_index *ri, const char *domain, cons
 
 rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version)
 {
-	rule_hit h = {NULL, schema_lookup(domain, op_type, version), false};
+	rule_hit h = {NULL, schema_lookup(domain, op_type, version), false, false};
 	if (h.schema) {
 		h.fn = rule_of_schema(h.schema);
 		h.schema_domain = true;
@@ -128,6 +128,10 @@ rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 		h.fn = e ? e->fn : NULL;
 	} else {
 		h.fn = other_domain_rule(ri, domain, op_type, version);
+		if (!h.fn && domain[0] && strcmp(domain, "ai.onnx") && strncmp(domain, "ai.onnx.", 8)) {
+			h.fn = other_domain_rule(ri, ANY_DOMAIN, op_type, version);
+			h.any_domain = h.fn != NULL;
+		}
 	}
 	return h;
 }

@@ -7,11 +7,16 @@
 
 #include "core/arena.h"
 #include "core/schema/schema.h"
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* The rule table (ops.def). Rules of the domains the schemas cover are attached to
  * schema rows (core/schema/schema_ids.h names them); the rows of other domains
  * (com.microsoft, Paddle's...) are these, indexed once per pass run. */
+/* The domain of the rows that serve an operator in any domain outside ai.onnx and
+ * its sub-domains the table has no row for (Paddle's elementwise_*, Broadcast-3,
+ * wherever a converter put them). */
+#define ANY_DOMAIN "*"
+
 typedef struct rule_row {
 	const char *domain;
 	const char *op_type;
@@ -39,12 +44,14 @@ typedef struct rule_hit {
 	infer_fn fn;           /* NULL: no rule */
 	const sch_row *schema; /* the row the node resolves to, or NULL */
 	bool schema_domain;    /* the schemas cover the domain (schema_knows_domain) */
+	bool any_domain;       /* fn is an ANY_DOMAIN row's: a model-local function wins */
 } rule_hit;
 
 /* What a node of (domain, op_type) at imported version `version` resolves to: in a
  * schema domain, its schema row (schema_lookup) and that row's rule, or an ONNX
  * Runtime kernel's rule where ONNX has no row (rule_ort_extra); elsewhere the rule
- * row with the highest since_version <= version. */
+ * row of the domain with the highest since_version <= version, or else the
+ * ANY_DOMAIN row's (outside ai.onnx and its sub-domains). */
 rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
 
 /* The rule attached to schema row r; every row has one (test_rule_table). */

@@ -16,7 +16,7 @@
  * then, only when asked (check --static), dynamic-shape for the main graph's values.
  *
  * Which nodes broadcast, under which rule and over which inputs, comes from the
- * operator schemas (family_of: core/schema) and Paddle's operators (rules_paddle.h).
+ * operator schemas and Paddle's operators (bcast/bcast_ops.h).
  * Facts are found by
  * running the node's broadcast again over its inputs' shapes as inference stored them
  * (symbols not replaced by values learned later), so a fact learned at one node and
@@ -31,9 +31,9 @@
 #include "core/type_memo.h"
 #include "passes/pass.h"
 
-#include "passes/bcast_sites.h"
-#include "passes/broadcast.h"
-#include "passes/rules/rules_paddle.h"
+#include "passes/bcast/bcast_sites.h"
+#include "passes/bcast/broadcast.h"
+#include "passes/bcast/bcast_ops.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,34 +47,6 @@
 
 /* ---- which nodes broadcast, and how --------------------------------------------- */
 
-typedef enum op_family {
-	FAM_BINARY,   /* numpy from opset 7; before: none, or pdpd with broadcast=1 */
-	FAM_BINARY7,  /* numpy; the operator has no version before 7 */
-	FAM_VARIADIC, /* numpy over every input from opset 8; before: identical shapes */
-	FAM_WHERE,    /* numpy over the three inputs */
-	FAM_PRELU,    /* slope broadcasts into X (unidirectional) from opset 7 */
-} op_family;
-
-/* The family of an ai.onnx operator, from its newest schema (core/schema): how its
- * description says it broadcasts, its inputs, and whether it had the legacy
- * broadcast/axis attributes before opset 7. -1: it does not broadcast its inputs
- * elementwise (Gemm's C, LayerNormalization's scale are not this lint's). */
-static int family_of(const char *op_type)
-{
-	const sch_row *r = schema_lookup("", op_type, INT32_MAX);
-	if (!r)
-		return -1;
-	if (r->broadcast == SCH_BCAST_UNI)
-		return r->ninputs == 2 ? FAM_PRELU : -1; /* the one input into the other */
-	if (r->broadcast != SCH_BCAST_MULTI)
-		return -1;
-	if (r->ninputs && r->inputs[r->ninputs - 1].option == SCH_VARIADIC)
-		return FAM_VARIADIC;
-	if (r->ninputs == 3)
-		return FAM_WHERE;
-	return schema_legacy_broadcast(op_type) ? FAM_BINARY : FAM_BINARY7;
-}
-
 /* How one node broadcasts: rule, axis (pdpd/paddle), operands [first, first + n). */
 typedef struct bnode {
 	bcast_rule rule;
@@ -85,13 +57,13 @@ typedef struct bnode {
 } bnode;
 
 
-/* family_of by op_type (core/type_memo.h): it depends on the op_type string alone,
+/* bcast_family_of by op_type (core/type_memo.h): it depends on the op_type string alone,
  * and most nodes do not broadcast: a look-up per type, not per node. */
 #define ROW_MEMO_SLOTS 64 /* a power of two */
 
 typedef struct row_memo {
 	type_key key[ROW_MEMO_SLOTS];
-	int32_t row[ROW_MEMO_SLOTS]; /* family_of */
+	int32_t row[ROW_MEMO_SLOTS]; /* bcast_family_of */
 } row_memo;
 
 static int32_t bcast_row(row_memo *rm, const char *op_type)
@@ -99,9 +71,9 @@ static int32_t bcast_row(row_memo *rm, const char *op_type)
 	bool found;
 	int32_t i = type_memo_slot(rm->key, ROW_MEMO_SLOTS, (type_key){.op_type = op_type}, &found);
 	if (i < 0)
-		return family_of(op_type);
+		return bcast_family_of(op_type);
 	if (!found)
-		rm->row[i] = family_of(op_type);
+		rm->row[i] = bcast_family_of(op_type);
 	return rm->row[i];
 }
 
@@ -125,7 +97,7 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 		return true;
 	}
 	if (fam >= 0) {
-		switch ((op_family)fam) {
+		switch ((bcast_family)fam) {
 		case FAM_BINARY:
 			b->legacy_op = true;
 			return true;
@@ -144,15 +116,6 @@ static bool broadcast_of(row_memo *rm, const node *n, bnode *b)
 		}
 	}
 	return false;
-}
-
-bool lint_may_broadcast(const char *domain, const char *op_type, int64_t opset)
-{
-	if (opset < 0)
-		return false;
-	if (domain[0])
-		return paddle_is_elementwise(op_type);
-	return family_of(op_type) >= 0;
 }
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -177,7 +140,7 @@ typedef struct lint {
 	 * on a big model. */
 	sym_fact *facts;
 	int32_t cap_facts;
-	row_memo rows;    /* family_of by op_type */
+	row_memo rows;    /* bcast_family_of by op_type */
 	/* Per value of the graph being linted, whether its content is computed from a
 	 * graph input's content (reads_input: 0 not known yet); made on first need. */
 	uint8_t *from_input;

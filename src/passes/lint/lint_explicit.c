@@ -11,7 +11,7 @@
  */
 #include "passes/pass.h"
 
-#include "passes/bcast_sites.h"
+#include "passes/bcast/bcast_sites.h"
 
 #include <stdio.h>
 #include <string.h>

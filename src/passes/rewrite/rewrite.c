@@ -24,8 +24,8 @@
 #include "core/grow.h"
 
 #include "core/dtype.h"
-#include "passes/bcast_sites.h"
-#include "passes/broadcast.h"
+#include "passes/bcast/bcast_sites.h"
+#include "passes/bcast/broadcast.h"
 #include "loader/materialize.h"
 
 #include <stdarg.h>
@@ -53,7 +53,7 @@ typedef struct paddle_op {
 
 static const paddle_op paddle_ops[] = {
 #define PADDLE(op, onnx, build, need_float, need_int) {op, onnx, build, need_float, need_int},
-#include "passes/rules/paddle_ops.def"
+#include "passes/bcast/paddle_ops.def"
 #undef PADDLE
 };
 

@@ -84,7 +84,7 @@ int64_t opset_min_ir(int64_t opset);
  * anyway); editing run: edits it. False only when memory ran out. */
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet);
 
-/* ---- rewrite_explicit.c, rewrite_implicit.c (issue 7) ---- */
+/* ---- rewrite_explicit.c, rewrite_implicit.c ---- */
 
 /* The lowest ai.onnx opset the explicit stage needs (8, for Expand) when it will run
  * (explicit_broadcast, or a Broadcast-3 node to lower) and the model is below it;

@@ -1,4 +1,4 @@
-/* rewrite_explicit.c: the explicit-broadcast stage of the rewrite (issue 7): every
+/* rewrite_explicit.c: the explicit-broadcast stage of the rewrite: every
  * implicit broadcast made explicit with Expand, and Broadcast-3 nodes lowered to
  * standard ONNX. It runs after the axis stage (rewrite.c), on the re-indexed and
  * re-inferred model, so Paddle and legacy nodes are already numpy ones here. It only
@@ -32,8 +32,8 @@
 #include "core/grow.h"
 
 #include "core/dtype.h"
-#include "passes/bcast_sites.h"
-#include "passes/rules/rules_broadcast3.h"
+#include "passes/bcast/bcast_sites.h"
+#include "passes/bcast/bcast_ops.h"
 #include "loader/materialize.h"
 
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* rewrite_implicit.c: the implicit-broadcast stage of the rewrite (issue 7): the
+/* rewrite_implicit.c: the implicit-broadcast stage of the rewrite: the
  * cleanup after converters that broadcast explicitly. Removes Expand nodes, and Tile
  * nodes whose repeats only replicate dims of size 1 (an Expand in disguise), whose
  * output every consumer reads through an implicitly broadcasting input
@@ -22,7 +22,7 @@
 #include "core/grow.h"
 #include "core/schema/schema.h"
 
-#include "passes/bcast_sites.h"
+#include "passes/bcast/bcast_sites.h"
 #include "loader/materialize.h"
 
 #include <stdarg.h>

@@ -14,16 +14,6 @@
 
 #define B3_MAX_RANK 64
 
-bool broadcast3_is(const char *domain, const char *op_type)
-{
-	return domain[0] && strcmp(domain, "ai.onnx") && strncmp(domain, "ai.onnx.", 8) && !strcmp(op_type, "Broadcast");
-}
-
-infer_fn broadcast3_fallback(const char *domain, const char *op_type)
-{
-	return broadcast3_is(domain, op_type) ? infer_broadcast3 : NULL;
-}
-
 /* The target shape: its content when known (unknown entries fresh), else as many
  * fresh sizes as its length says. False when not even its length is known. */
 static bool target_of(infer_ctx *c, dim *t, int32_t *n)

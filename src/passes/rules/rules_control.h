@@ -2,7 +2,7 @@
 #ifndef OSH_PASSES_RULES_CONTROL_H
 #define OSH_PASSES_RULES_CONTROL_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 void infer_if(infer_ctx *c);
 void infer_loop(infer_ctx *c);

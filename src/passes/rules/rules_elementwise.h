@@ -2,7 +2,7 @@
 #ifndef OSH_PASSES_RULES_ELEMENTWISE_H
 #define OSH_PASSES_RULES_ELEMENTWISE_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* Same shape; element type and content by operator (IsInf/IsNaN: BOOL; Neg/Abs: content). */
 void infer_unary_elementwise(infer_ctx *c);

@@ -4,7 +4,7 @@
 #ifndef OSH_PASSES_RULES_MISC_H
 #define OSH_PASSES_RULES_MISC_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* rules_signal.c */
 void infer_window(infer_ctx *c);

@@ -3,7 +3,7 @@
 #ifndef OSH_PASSES_RULES_ML_H
 #define OSH_PASSES_RULES_ML_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 void infer_ml_array_feature_extractor(infer_ctx *c);
 void infer_ml_binarizer(infer_ctx *c);

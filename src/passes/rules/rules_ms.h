@@ -3,7 +3,7 @@
 #ifndef OSH_PASSES_RULES_MS_H
 #define OSH_PASSES_RULES_MS_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* FastGelu(X[, bias]), BiasGelu(A, B), QuickGelu(X): Y has X's shape and type. */
 void infer_ms_fast_gelu(infer_ctx *c);

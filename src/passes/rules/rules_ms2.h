@@ -5,7 +5,7 @@
 #ifndef OSH_PASSES_RULES_MS2_H
 #define OSH_PASSES_RULES_MS2_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* Output `o` takes input `i`'s shape, with element type elem (the other com.microsoft
  * rule files use it too). */

@@ -4,7 +4,7 @@
 #ifndef OSH_PASSES_RULES_MS3_H
 #define OSH_PASSES_RULES_MS3_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* PackedAttention(input (T, In), weights (In, W), bias (W), token_offset, cum_seq_len
  * [, attention_bias]): output (T, v_hidden), v_hidden from qkv_hidden_sizes or W / 3. */

@@ -5,7 +5,7 @@
 #ifndef OSH_PASSES_RULES_MS4_H
 #define OSH_PASSES_RULES_MS4_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* NhwcConv(X (N, D..., C), W (M, C/group, k...), B (M)): Y (N, D'..., M). */
 void infer_ms_nhwc_conv(infer_ctx *c);

@@ -2,7 +2,7 @@
 #ifndef OSH_PASSES_RULES_MS_ATTN_H
 #define OSH_PASSES_RULES_MS_ATTN_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* Helpers the com.microsoft attention rules share (rules_ms3.c uses them too). */
 /* The attribute `name` as a positive head count; reported and 0 when not. */

@@ -5,7 +5,7 @@
 #ifndef OSH_PASSES_RULES_MS_QUANT_H
 #define OSH_PASSES_RULES_MS_QUANT_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* Runs `rule`, which reads input 0 as (N, C, D...), on a channels-last input 0
  * (N, D..., C): the input is shown to it with C moved to axis 1 for the call, and

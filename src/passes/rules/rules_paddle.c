@@ -13,25 +13,6 @@
 
 #include <string.h>
 
-static const char *const paddle_ops[] = {
-#define PADDLE(op, onnx, build, need_float, need_int) op,
-#include "passes/rules/paddle_ops.def"
-#undef PADDLE
-};
-
-bool paddle_is_elementwise(const char *op_type)
-{
-	for (size_t i = 0; i < sizeof paddle_ops / sizeof paddle_ops[0]; i++)
-		if (!strcmp(paddle_ops[i], op_type))
-			return true;
-	return false;
-}
-
-infer_fn paddle_fallback(const char *domain, const char *op_type)
-{
-	return domain[0] && paddle_is_elementwise(op_type) ? infer_paddle_elementwise : NULL;
-}
-
 void infer_paddle_elementwise(infer_ctx *c)
 {
 	if (in_count(c) != 2 || !in(c, 0) || !in(c, 1) || out_count(c) < 1) {

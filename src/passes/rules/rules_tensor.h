@@ -21,7 +21,7 @@
 #ifndef OSH_PASSES_RULES_TENSOR_H
 #define OSH_PASSES_RULES_TENSOR_H
 
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 /* ---- helpers shared by the family (defined in rules_tensor.c) ---- */
 

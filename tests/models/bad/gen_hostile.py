@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gen_hostile.py: writes the regression fixtures for hostile input (issue 4).
+"""gen_hostile.py: writes the regression fixtures for hostile input.
 
 Re-run (needs python3-onnx; the fixtures are committed beside this script):
 

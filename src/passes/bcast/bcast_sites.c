@@ -9,10 +9,10 @@
  * operators required identical shapes or used the legacy axis form, which the axis
  * rewrite removes.
  */
-#include "passes/bcast_sites.h"
+#include "passes/bcast/bcast_sites.h"
 
 #include "core/schema/schema.h"
-#include "passes/rules/rules_paddle.h"
+#include "passes/bcast/bcast_ops.h"
 
 #include <string.h>
 

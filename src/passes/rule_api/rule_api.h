@@ -15,13 +15,25 @@
  *
  * Implemented by rule_api.c (inputs, outputs, attributes, reports, fresh symbols),
  * rule_api_dims.c (dim arithmetic), rule_api_broadcast.c (broadcasting two inputs)
- * and, for infer_subgraph, the pass itself (infer.c).
+ * and, for infer_subgraph and its kin, the pass itself (infer.c), which sits above
+ * the rules and is reached only through the entry points it puts in the context.
  */
 #ifndef OSH_PASSES_RULE_API_H
 #define OSH_PASSES_RULE_API_H
 
 #include "core/model.h"
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
+
+struct infer_ctx;
+
+/* What the pass offers a rule of itself: bodies to infer (infer_subgraph and its
+ * kin below call these). The pass (infer.c) sets them; a rule never calls it by
+ * name, as the pass is above the rules and calls them. */
+typedef struct infer_driver {
+	void (*subgraph)(struct infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n);
+	bool (*may_repeat)(const struct infer_ctx *c);
+	void (*subgraph_checks)(struct infer_ctx *c, graph *sg);
+} infer_driver;
 
 typedef struct infer_ctx {
 	osh_model *m;
@@ -33,6 +45,7 @@ typedef struct infer_ctx {
 	arena *a;
 	/* The rest is the pass's (infer.c) and the rule API's: rules do not read it. */
 	const struct rule_index *rules;
+	const infer_driver *driver;
 	int32_t sub_depth; /* nesting of infer_subgraph calls, bounded */
 	/* Inside a model-local function's body: the context of the node that called it,
 	 * whose attributes answer the body's ref_attr_name references. NULL elsewhere. */

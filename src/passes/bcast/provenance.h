@@ -14,7 +14,7 @@
 #define OSH_PASSES_PROVENANCE_H
 
 #include "core/model.h"
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
 
 /* Enough for any real chain; past it the origin is reported as unknown. */
 #define PROV_MAX_HOPS 256

@@ -1,5 +1,5 @@
 /* dims_share.c: the shared-dims cache (see dims_share.h). */
-#include "passes/infer/dims_share.h"
+#include "passes/rule_api/dims_share.h"
 #include "core/table_size.h"
 
 #include <stdint.h>

@@ -8,8 +8,8 @@
 #ifndef OSH_PASSES_INFER_INTERNAL_H
 #define OSH_PASSES_INFER_INTERNAL_H
 
-#include "passes/infer/dims_share.h"
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/dims_share.h"
+#include "passes/rule_api/rule_api.h"
 
 /* The deepest nesting of bodies inference follows (infer_ctx.sub_depth), and of
  * subgraphs an outer value is followed out of. */

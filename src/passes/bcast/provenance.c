@@ -12,10 +12,10 @@
  * resolution, equals the one being traced: the text never claims an origin that has
  * another size.
  */
-#include "passes/provenance.h"
+#include "passes/bcast/provenance.h"
 #include "core/schema/schema.h"
 
-#include "passes/rules/rules_paddle.h"
+#include "passes/bcast/bcast_ops.h"
 
 #include <stdarg.h>
 #include <stdio.h>

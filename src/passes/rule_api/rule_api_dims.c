@@ -3,7 +3,7 @@
  * (core/dimexpr.h) where they are not; and the merging of two facts about one dim,
  * which binds symbols.
  */
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 static dim overflow(infer_ctx *c, const char *op, int64_t a, int64_t b)
 {

@@ -6,11 +6,11 @@
  * shared (infer_internal.h's share), never modified afterwards. Dims that no tensor
  * could have (too_big) are reported here, once for every rule.
  */
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
 #include "core/dtype.h"
 #include "core/tensor.h"
-#include "passes/infer/infer_internal.h"
+#include "passes/rule_api/infer_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -491,3 +491,9 @@ bool in_float1(infer_ctx *c, int32_t i, double *v)
 	*v = f[0];
 	return true;
 }
+
+void infer_subgraph(infer_ctx *c, graph *sg, const tinfo *inputs, int32_t n) { c->driver->subgraph(c, sg, inputs, n); }
+
+bool infer_subgraph_may_repeat(const infer_ctx *c) { return c->driver->may_repeat(c); }
+
+void infer_subgraph_checks(infer_ctx *c, graph *sg) { c->driver->subgraph_checks(c, sg); }

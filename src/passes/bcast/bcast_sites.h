@@ -12,7 +12,7 @@
 #define OSH_PASSES_BCAST_SITES_H
 
 #include "core/model.h"
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
 
 /* Variadic nodes with more inputs than this are not handled (left as they are). */
 #define BSITE_MAX_INPUTS 64

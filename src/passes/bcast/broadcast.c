@@ -11,7 +11,7 @@
  * precise or add a fact. Model values (axis, axes_mapping) are compared against ranks
  * before any arithmetic with them, so hostile int64 values cannot overflow.
  */
-#include "passes/broadcast.h"
+#include "passes/bcast/broadcast.h"
 
 #include <assert.h>
 #include <inttypes.h>

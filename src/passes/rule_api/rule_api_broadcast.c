@@ -3,9 +3,9 @@
  * broadcast.c's rule tables, with the facts they learn about symbols recorded and a
  * mismatch reported with where the shapes came from (provenance.h).
  */
-#include "passes/infer/rule_api.h"
+#include "passes/rule_api/rule_api.h"
 
-#include "passes/provenance.h"
+#include "passes/bcast/provenance.h"
 
 bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims)
 {

@@ -15,10 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* At most 4096 slots, 64 KB per model. On the 1M-node benchmark models
- * (bench/gen_models.py) 20 of 1.54M lookups missed for the transformer and 3 of 2.71M
- * for the CNN. A smaller graph gets fewer (dims_share_new): the table is zeroed, and
- * every page of it was one more page fault in a run of a few milliseconds. */
+/* At most 4096 slots, 64 KB per model: enough that a million-node model's distinct
+ * shapes nearly all find a slot. A smaller graph gets fewer (dims_share_new): the
+ * table is zeroed, and each page of it is a page fault in a run of milliseconds. */
 #define DIMS_SHARE_SLOTS 4096
 #define DIMS_SHARE_MIN_SLOTS 256
 /* The arrays handed out lately, by address (dims_share_owns): enough for the shapes
