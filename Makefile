@@ -96,6 +96,12 @@ diff-ort: build-tests
 	cd $(BUILD) && ctest -R '$(DIFF_FIXTURES)' --output-on-failure
 	/usr/bin/python3 tests/validity/diff/run_diff.py --build $(BUILD) --seed $(SEED) --count $(COUNT) --jobs $(JOBS)
 
+# Bugs planted one at a time into a copy of the tree (tests/mutants/planted.py): the
+# tests that own the code must catch every one. A few minutes: not part of `make test`.
+.PHONY: mutants
+mutants: build-tests
+	/usr/bin/python3 tests/mutants/planted.py $(BUILD)/mutants
+
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
 

@@ -460,7 +460,17 @@ Test(rules_elementwise, clip_bounds)
 	cr_expect_str_eq(mb_type(m, "y3"), "unknown");
 	cr_expect_str_eq(mb_type(m, "y4"), "INT32 (N, 3)");
 	cr_expect_eq(mb_count(m, "shape-error"), 1);
-	cr_expect(strstr(mb_message(m, "shape-error"), "'hi2'") != NULL);
+	cr_expect(strstr(mb_message(m, "shape-error"), "'hi2' (max)") != NULL, "%s", mb_message(m, "shape-error"));
+	osh_model_free(m);
+
+	/* Input 1 is min, input 2 max: a message names the one at fault. */
+	b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "3");
+	mb_input(b, "lo2", DT_FLOAT, "2");
+	mb_node(b, "Clip", "x,lo2", "y");
+	m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect(strstr(mb_message(m, "shape-error"), "'lo2' (min)") != NULL, "%s", mb_message(m, "shape-error"));
 	osh_model_free(m);
 
 	b = mb_new(6);

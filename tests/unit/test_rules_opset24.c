@@ -98,6 +98,9 @@ static const nn_case swiglu_cases[] = {
 	 .diag = "shape-error"},
 	{"ranks differ", 28, "SwiGLU", "a,b", "a:2,4|b:4", .outputs = "y", .expect = "FLOAT (rank unknown)",
 	 .diag = "shape-error"},
+	/* B's leading dims match A's whole shape: only the ranks tell them apart. */
+	{"ranks differ, A's lower", 28, "SwiGLU", "a,b", "a:4|b:4,4", .outputs = "y", .expect = "FLOAT (rank unknown)",
+	 .diag = "shape-error"},
 };
 
 Test(rules_opset24, swiglu) { NN_CHECK_ALL(swiglu_cases); }

@@ -16,6 +16,8 @@ static const tcase concat_cases[] = {
 	{"empty input", 11, "a:FLOAT:0,3 b:FLOAT:2,3", "Concat", "a,b", "y", "axis=0", "y=FLOAT (2, 3)", NULL, 0},
 	{"input of unknown rank", 13, "a:FLOAT:2,3 b:FLOAT:-", "Concat", "a,b", "y", "axis=1", "y=FLOAT (2, ?)", NULL, 0},
 	{"opset 4 needs axis", 4, "a:FLOAT:2,3 b:FLOAT:2,4", "Concat", "a,b", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
+	/* inputs that would concatenate on axis 0 or 1: the missing axis alone is the fault */
+	{"opset 4 needs axis, any would do", 4, "a:FLOAT:2,2 b:FLOAT:2,2", "Concat", "a,b", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
 	{"opset 1 axis defaults to 1", 1, "a:FLOAT:2,3 b:FLOAT:2,4", "Concat", "a,b", "y", "", "y=FLOAT (2, 7)", NULL, 0},
 	{"content", 13, "a=1:1 b=2:2,3", "Concat", "a,b", "y", "axis=0", "y=INT64 (3)", "y=[1, 2, 3]", 0},
 	{"content, axis 1", 13, "a=2x1:1,2 b=2x2:3,4,5,6", "Concat", "a,b", "y", "axis=1", "y=INT64 (2, 3)", "y=[1, 3, 4, 2, 5, 6]", 0},
