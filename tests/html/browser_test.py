@@ -222,9 +222,8 @@ class Chromium:
             raise RuntimeError("evaluation failed: %s" % json.dumps(r["exceptionDetails"])[:500])
         return r.get("result", {}).get("value")
 
-    def screenshot(self, path, whole=False):
-        """The viewport, or (whole) the page from top to bottom."""
-        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=whole)["data"]
+    def screenshot(self, path):
+        data = self.call("Page.captureScreenshot", format="png")["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
