@@ -99,8 +99,10 @@ void sarif_document(FILE *f, const file_result *files, size_t n, const check_tot
 
 /* ---- HTML (format_html.c) ---- */
 /* This file's section into r->out and its counts into r->aux; m is NULL when the
- * file could not be loaded (inference reads the model, hence not const). */
-void html_file(file_result *r, osh_model *m, const osh_error *error);
+ * file could not be loaded (inference reads the model, hence not const). alone: the
+ * run checks this one file (its section is complete; among many, a clean file is one
+ * line and a file with findings lists only what they are about). */
+void html_file(file_result *r, osh_model *m, const osh_error *error, bool alone);
 /* The whole document: policy, style, summary, filter, every file's section, script. */
 void html_document(FILE *f, const file_result *files, size_t n, const check_totals *t);
 

@@ -137,7 +137,7 @@ static void render(const check_opts *o, file_result *r, osh_model *m, const osh_
 		return;
 	}
 	if (o->format == FORMAT_HTML) {
-		html_file(r, m, error);
+		html_file(r, m, error, o->one_file);
 		return;
 	}
 	FILE *f = open_memstream(&r->out, &r->out_len);

@@ -5,7 +5,10 @@
  * in r->aux; html_document adds them up for the summary at the top, so the
  * document is written once every file is done (as SARIF is).
  *
- * Ids: "fI" is file I's section, "fI-dK" its K-th finding, "fI-nN" the value-table
+ * Among several files a clean one is a line and a file with findings lists only
+ * what they are about, so that a report of a model zoo stays one a browser opens.
+ *
+ * Ids: "fI" is file I's section (or line), "fI-dK" its K-th finding, "fI-nN" the value-table
  * row of node N of its main graph (the node's first result), the target of each
  * finding's link. Every finding carries data-severity, data-code, data-node and
  * data-graph, which the filter and the browser test read.
@@ -19,8 +22,10 @@
 
 /* Value-table rows beyond which only the findings' nodes' rows are listed. */
 #define VALUE_ROWS 20000
-/* Symbols listed per file (a model has thousands of made-up ones). */
+/* Symbols listed per file (a model has thousands of made-up ones), and per file of
+ * a report of many, which must stay small enough for a browser to open. */
 #define SYMBOL_ROWS 300
+#define SYMBOL_ROWS_MANY 40
 /* Operators in a histogram. */
 #define OP_ROWS 40
 
@@ -90,7 +95,7 @@ static bool mentions(const osh_diag *d, const char *name)
 	return false;
 }
 
-static void symbols_table(FILE *f, osh_model *m, size_t idx)
+static void symbols_table(FILE *f, osh_model *m, size_t idx, int64_t rows)
 {
 	int64_t n = rg_symbol_count(m), listed = 0, fresh = 0;
 	size_t nd = osh_model_diag_count(m);
@@ -105,7 +110,7 @@ static void symbols_table(FILE *f, osh_model *m, size_t idx)
 		fputs("<p class=\"muted\">No named or computed symbolic sizes.</p>", f);
 	else
 		fputs("<table><tr><th>symbol</th><th>what it is</th><th>learned</th><th>facts</th></tr>", f);
-	for (int64_t i = 0; i < n && listed < SYMBOL_ROWS; i++) {
+	for (int64_t i = 0; i < n && listed < rows; i++) {
 		rg_symbol_at(m, i, &s);
 		if (s.fresh && !s.learned[0])
 			continue;
@@ -148,25 +153,27 @@ static bool *finding_nodes(const osh_model *m, int64_t nnodes)
 	return b;
 }
 
-static bool listed(int64_t i, const rg_value *v, const bool *wanted)
+/* all: list every value up to VALUE_ROWS (a report of one file), not only those
+ * of the findings' nodes. */
+static bool listed(int64_t i, const rg_value *v, const bool *wanted, bool all)
 {
-	return i < VALUE_ROWS || (v->producer >= 0 && wanted[v->producer]);
+	return (all && i < VALUE_ROWS) || (v->producer >= 0 && wanted[v->producer]);
 }
 
 /* Which main-graph nodes get a row id: the first listed result of each. */
-static bool *node_anchors(osh_model *m, int64_t nnodes, const bool *wanted)
+static bool *node_anchors(osh_model *m, int64_t nnodes, const bool *wanted, bool all)
 {
 	bool *a = calloc((size_t)nnodes + 1, 1);
 	rg_value v;
 	for (int64_t i = 0; a && i < rg_value_count(m); i++) {
 		rg_value_at(m, i, &v);
-		if (listed(i, &v, wanted) && v.producer >= 0 && v.producer < nnodes)
+		if (listed(i, &v, wanted, all) && v.producer >= 0 && v.producer < nnodes)
 			a[v.producer] = true;
 	}
 	return a;
 }
 
-static void values_table(FILE *f, osh_model *m, size_t idx, int64_t nnodes, const bool *wanted)
+static void values_table(FILE *f, osh_model *m, size_t idx, int64_t nnodes, const bool *wanted, bool all)
 {
 	int64_t n = rg_value_count(m), shown = 0;
 	bool *done = calloc((size_t)nnodes + 1, 1);
@@ -176,7 +183,7 @@ static void values_table(FILE *f, osh_model *m, size_t idx, int64_t nnodes, cons
 	rg_value v;
 	for (int64_t i = 0; done && i < n; i++) {
 		rg_value_at(m, i, &v);
-		if (!listed(i, &v, wanted))
+		if (!listed(i, &v, wanted, all))
 			continue;
 		shown++;
 		fputs("<tr", f);
@@ -207,10 +214,14 @@ static void values_table(FILE *f, osh_model *m, size_t idx, int64_t nnodes, cons
 		fputs("</td></tr>", f);
 	}
 	fputs("</table>", f);
-	if (shown < n)
+	if (shown < n && all)
 		fprintf(f, "<p class=\"muted\">%lld values not listed (only the first %d and those of the findings' "
 			   "nodes are).</p>",
 			(long long)(n - shown), VALUE_ROWS);
+	else if (shown < n)
+		fprintf(f, "<p class=\"muted\">%lld values not listed: a report of several files lists those of the "
+			   "findings' nodes; a report of this file alone lists them all.</p>",
+			(long long)(n - shown));
 	fputs("</details>\n", f);
 	free(done);
 }
@@ -274,59 +285,119 @@ static void counts(file_result *r, const osh_model *m, const osh_summary *s)
 	fclose(f);
 }
 
-void html_file(file_result *r, osh_model *m, const osh_error *error)
+/* The file's counts, as its heading says them: "2 errors, 1 warning", "ok", or
+ * "unreadable"; the class colours them by the worst. A refusal to check counts as
+ * an error, as in the summary, and is listed among the findings. */
+static void status_words(FILE *f, const file_result *r)
+{
+	const char *cls = r->failed || r->trouble || r->errors ? "error" : r->warnings ? "warning"
+							      : r->notes ? "note" : "muted";
+	fprintf(f, "<span class=\"status %s\">", cls);
+	if (r->unreadable) {
+		fputs("unreadable</span>", f);
+		return;
+	}
+	const size_t count[] = {r->errors, r->warnings, r->notes};
+	const char *const word[] = {"error", "warning", "note"};
+	bool any = false;
+	for (int i = 0; i < 3; i++)
+		if (count[i]) {
+			fprintf(f, "%s%zu %s%s", any ? ", " : "", count[i], word[i], count[i] == 1 ? "" : "s");
+			any = true;
+		}
+	fputs(any ? "</span>" : "ok</span>", f);
+}
+
+/* "N nodes (M in the main graph), ..., IR version V; opsets ...; made by P", no end. */
+static void model_facts(FILE *f, const osh_summary *s)
+{
+	fprintf(f, "%zu node%s (%zu in the main graph), %zu initializers, IR version %lld", s->n_nodes_total,
+		s->n_nodes_total == 1 ? "" : "s", s->n_nodes, s->n_initializers, (long long)s->ir_version);
+	for (size_t i = 0; i < s->n_opsets; i++) {
+		fputs(i ? ", " : "; opsets ", f);
+		html_text(f, s->opsets[i].domain[0] ? s->opsets[i].domain : "ai.onnx");
+		fprintf(f, " %lld", (long long)s->opsets[i].version);
+	}
+	if (s->producer_name && s->producer_name[0]) {
+		fputs("; made by ", f);
+		html_text(f, s->producer_name);
+		fputc(' ', f);
+		html_text(f, s->producer_version);
+	}
+}
+
+/* What stopped the check (the file could not be read, or inference refused), as
+ * the first entry of the findings, since the counts include it. data-stopped tells
+ * it from the model's own findings, which --format json lists as diagnostics. */
+static void stopped(FILE *f, const file_result *r, const osh_error *error)
+{
+	fprintf(f, "<li class=\"finding sev-error\" id=\"f%zu-stop\" data-severity=\"error\" data-code=\"\" "
+		   "data-node=\"-1\" data-graph=\"\" data-stopped=\"\"><p class=\"head\"><span class=\"error\">error"
+		   "</span> %s</p><p class=\"msg\">",
+		r->index, r->unreadable ? "the file could not be read" : "the check stopped");
+	html_text(f, error->message);
+	fputs("</p></li>\n", f);
+}
+
+void html_file(file_result *r, osh_model *m, const osh_error *error, bool alone)
 {
 	FILE *f = open_memstream(&r->out, &r->out_len);
 	if (!f)
 		return;
 	size_t idx = r->index;
+	const osh_summary *s = m ? osh_model_summary(m) : NULL;
+	size_t n = m ? osh_model_diag_count(m) : 0;
+	/* Among many files, a clean one is a line: a report of a model zoo is mostly
+	 * those, and a full section each made such reports too large to open. */
+	if (!alone && !error && !r->unreadable && !n) {
+		fprintf(f, "<p class=\"file clean\" id=\"f%zu\" data-path=\"", idx);
+		html_text(f, r->path);
+		fputs("\">", f);
+		code(f, r->path);
+		fputc(' ', f);
+		status_words(f, r);
+		if (s) {
+			fputs(" <span class=\"muted\">", f);
+			model_facts(f, s);
+			fputs("</span>", f);
+		}
+		fputs("</p>\n", f);
+		fclose(f);
+		counts(r, m, s);
+		return;
+	}
 	fprintf(f, "<section class=\"file\" id=\"f%zu\" data-path=\"", idx);
 	html_text(f, r->path);
 	fputs("\"><h2>", f);
 	code(f, r->path);
-	fprintf(f, " <span class=\"%s\">%s</span></h2>\n", r->failed || r->trouble ? "error" : "muted",
-		file_status(r));
-	const osh_summary *s = m ? osh_model_summary(m) : NULL;
+	fputc(' ', f);
+	status_words(f, r);
+	fputs("</h2>\n", f);
 	if (s) {
-		fprintf(f, "<p class=\"muted\">%zu node%s (%zu in the main graph), %zu initializers, IR version %lld",
-			s->n_nodes_total, s->n_nodes_total == 1 ? "" : "s", s->n_nodes, s->n_initializers, (long long)s->ir_version);
-		for (size_t i = 0; i < s->n_opsets; i++) {
-			fputs(i ? ", " : "; opsets ", f);
-			html_text(f, s->opsets[i].domain[0] ? s->opsets[i].domain : "ai.onnx");
-			fprintf(f, " %lld", (long long)s->opsets[i].version);
-		}
-		if (s->producer_name && s->producer_name[0]) {
-			fputs("; made by ", f);
-			html_text(f, s->producer_name);
-			fputc(' ', f);
-			html_text(f, s->producer_version);
-		}
+		fputs("<p class=\"muted\">", f);
+		model_facts(f, s);
 		fputs(".</p>\n", f);
 	}
-	if (error) {
-		fputs("<p class=\"error\">", f);
-		html_text(f, error->message);
-		fputs("</p>\n", f);
-	}
-	if (s)
+	if (s && alone)
 		ops_table(f, s);
 	if (m)
-		symbols_table(f, m, idx);
-	size_t n = m ? osh_model_diag_count(m) : 0;
+		symbols_table(f, m, idx, alone ? SYMBOL_ROWS : SYMBOL_ROWS_MANY);
 	int64_t nnodes = 0;
 	const char *name, *op;
 	while (m && rg_node_at(m, nnodes, &name, &op))
 		nnodes++;
 	bool *wanted = m ? finding_nodes(m, nnodes) : NULL;
-	bool *anchors = wanted ? node_anchors(m, nnodes, wanted) : NULL;
-	fprintf(f, "<h3>Findings (%zu)</h3>\n<ol class=\"findings\">\n", n);
+	bool *anchors = wanted ? node_anchors(m, nnodes, wanted, alone) : NULL;
+	fprintf(f, "<h3>Findings (%zu)</h3>\n<ol class=\"findings\">\n", n + (error != NULL));
+	if (error)
+		stopped(f, r, error);
 	for (size_t k = 0; k < n; k++)
 		finding(f, m, idx, k, anchors);
 	fputs("</ol>\n", f);
-	if (!n)
+	if (!n && !error)
 		fputs("<p class=\"muted\">Nothing to report.</p>\n", f);
 	if (wanted)
-		values_table(f, m, idx, nnodes, wanted);
+		values_table(f, m, idx, nnodes, wanted, alone);
 	fputs("</section>\n", f);
 	fclose(f);
 	free(wanted);

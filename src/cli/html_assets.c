@@ -44,6 +44,7 @@ static const char css[] =
 	"#filter{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:6px 0;"
 	"z-index:1}#filter fieldset{display:inline-block;border:1px solid var(--line);margin:0 8px 0 0;"
 	"padding:2px 8px}#filter label{margin-right:10px;white-space:nowrap}\n"
+	"p.file.clean{margin:2px 0}p.file.clean code{font-weight:600}\n"
 	"tr:target{background:var(--focus)}svg.bar{vertical-align:middle}svg.bar rect{fill:var(--note)}\n";
 
 static const char js[] =

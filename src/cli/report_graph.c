@@ -295,6 +295,13 @@ static void find_highlights(osh_model *m, graph *g, const node *n, const osh_dia
 	bool bcast = false;
 	for (size_t i = 0; n && i < sizeof bcast_codes / sizeof *bcast_codes; i++)
 		bcast |= !strcmp(d->code, bcast_codes[i]);
+	/* A mismatch is about the sizes that cannot broadcast: under the rules where
+	 * either side's 1 stretches (broadcasting.md), (2, 4) against (2, 1) is no
+	 * conflict at 1. Under the strict ones a 1 may be the conflict itself, and the
+	 * warnings are about sizes that do broadcast, a 1 included. */
+	bsite site;
+	bool conflict = n && !strcmp(d->code, "broadcast-mismatch") && bsite_of(n, &site) &&
+			(site.rule == BCAST_NUMPY || site.rule == BCAST_PADDLE);
 	if (bcast) {
 		int32_t R = 0, k;
 		for (int32_t i = 0; i < n->ninputs; i++)
@@ -305,7 +312,7 @@ static void find_highlights(osh_model *m, graph *g, const node *n, const osh_dia
 			bool differ = false;
 			for (int32_t i = 0; i < n->ninputs; i++) {
 				dim x = operand_dim(m, g, n, i, p, R, &k);
-				if (x.kind == DIM_UNKNOWN)
+				if (x.kind == DIM_UNKNOWN || (conflict && dim_is(x, 1)))
 					continue;
 				if (first.kind == DIM_UNKNOWN)
 					first = x;
@@ -314,9 +321,11 @@ static void find_highlights(osh_model *m, graph *g, const node *n, const osh_dia
 			}
 			if (!differ)
 				continue;
-			for (int32_t i = 0; i < n->ninputs; i++)
-				if (operand_dim(m, g, n, i, p, R, &k).kind != DIM_UNKNOWN)
+			for (int32_t i = 0; i < n->ninputs; i++) {
+				dim x = operand_dim(m, g, n, i, p, R, &k);
+				if (x.kind != DIM_UNKNOWN && !(conflict && dim_is(x, 1)))
 					hl_add(hs, g, n->inputs[i], k);
+			}
 			const tinfo *o = n->noutputs && n->outputs[0] >= 0 ? &g->values[n->outputs[0]].ti : NULL;
 			if (o && tinfo_has_rank(o) && o->rank == R)
 				hl_add(hs, g, n->outputs[0], p);

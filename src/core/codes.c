@@ -93,7 +93,7 @@ static const osh_rule rules[] = {
 	 "unsupported element type). Nothing is rewritten while such an error stands.",
 	 "model.onnx: node 0 'add' (elementwise_add): error: cannot place 'Y' at axis 1 of 'X': the rank "
 	 "of 'X' is unknown [rewrite-unsupported]"},
-	{"attribute-not-in-version", OSH_WARNING, "An attribute this operator version does not have.",
+	{"attribute-not-in-version", OSH_WARNING, "Not reported any more (an attribute-error now); kept for --ignore.",
 	 "No longer reported: an attribute the operator's schema at the model's opset does not define "
 	 "is an attribute-error, since ONNX Runtime refuses such a node. The code stays so that "
 	 "--ignore attribute-not-in-version keeps working.",

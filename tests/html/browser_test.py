@@ -17,13 +17,22 @@ in the page:
   - no two boxes of a drawing overlap, no edge passes through a box, no edge label
     lies on a box, and each drawing has the highlighted dimensions it announces
     (broadcast-mismatch findings at least one);
-  - the filter hides what it should.
+  - the filter hides what it should;
+  - the counts agree: the summary's with the entries listed and with the filter's
+    total, what stopped a check (a file that cannot be read, an --input-shape that
+    names no input) listed as the error it is counted as, with the `error` of
+    --format json; each file headed with its counts ("1 warning", never "ok" over
+    a finding); among several files, a clean one is a line;
+  - a broadcast-mismatch drawing marks on each operand exactly the dimensions that
+    cannot broadcast (aligned on the right, a 1 against any size is no conflict),
+    as conflicts() derives them from the shapes (gen_nets.py's mismatch_* models).
 Reports: one of each lint fixture, one of them all together, one of every model
 under tests/models (subgraphs, functions, malformed files), one whose names hold
 carriage returns, escape sequences, bidirectional overrides and bytes that are not
 UTF-8 (checked for those escapes by name too), the 5,000-node network
 with three planted mismatches and the 1,000-finding report of gen_nets.py, whose
-size and opening time are printed (not asserted). One screenshot per run is kept
+size and opening time are printed (not asserted), and the report of 2,000 models
+(gen_nets.py's zoo/), which must stay under ZOO_LIMIT, render cleanly and be captured. One screenshot per run is kept
 as WORK/report.png.
 """
 import argparse
@@ -51,22 +60,52 @@ VERIFY = r"""
   const inside = (p, r) => p.x > r.x + 1 && p.x < r.x + r.width - 1 && p.y > r.y + 1 && p.y < r.y + r.height - 1;
   const meets = (a, b) => a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 &&
                           a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
-  const out = {findings: [], problems: [], csp: null, script_ran: false, filter: null};
+  const out = {findings: [], stopped: [], problems: [], csp: null, script_ran: false, filter: null,
+               files: [], summary: null, shown: null};
+  // The summary's counts by their column heading.
+  const sum = document.querySelector('#summary table');
+  if (sum) {
+    const heads = [...sum.rows[0].cells].map(c => c.textContent);
+    out.summary = Object.fromEntries([...sum.rows[1].cells].map((c, i) => [heads[i], Number(c.textContent)]));
+  }
+  // Each file's heading, and its entries by severity; a clean file's line too.
+  for (const el of document.querySelectorAll('section.file, p.file.clean')) {
+    const by = {error: 0, warning: 0, note: 0};
+    for (const li of el.querySelectorAll('li.finding')) by[li.dataset.severity]++;
+    out.files.push({path: el.dataset.path, line: el.tagName === 'P', status: (el.querySelector('.status, h2 > span') || {textContent: null}).textContent,
+                    by: by});
+  }
   const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
   out.csp = meta ? meta.content : null;
   const form = document.getElementById('filter');
   out.script_ran = !!form && !form.hidden;
   for (const sec of document.querySelectorAll('section.file')) {
     for (const li of sec.querySelectorAll('li.finding')) {
+      if (li.dataset.stopped !== undefined) {
+        out.stopped.push({path: sec.dataset.path, message: li.querySelector('.msg').textContent});
+        continue;
+      }
       const svg = li.querySelector('svg.hood');
       const f = {path: sec.dataset.path, severity: li.dataset.severity, code: li.dataset.code,
                  node: Number(li.dataset.node), graph: li.dataset.graph,
-                 message: li.querySelector('.msg').textContent, drawn: !!svg, hl: 0, hl_said: 0, boxes: 0};
+                 message: li.querySelector('.msg').textContent, drawn: !!svg, hl: 0, hl_said: 0, boxes: 0,
+                 labels: []};
       out.findings.push(f);
       if (!svg) continue;
       const where = li.id;
       f.hl = svg.querySelectorAll('tspan.hl').length;
       f.hl_said = Number(svg.dataset.hl);
+      // Each edge label's text and its highlighted [start, end) character ranges.
+      for (const t of svg.querySelectorAll('text.label')) {
+        const marks = [];
+        let at = 0;
+        for (const c of t.childNodes) {
+          const len = c.textContent.length;
+          if (c.nodeType === 1 && c.classList.contains('hl')) marks.push([at, at + len]);
+          at += len;
+        }
+        f.labels.push([t.textContent, marks]);
+      }
       const boxes = [...svg.querySelectorAll('g.box > rect')].map(r => r.getBBox());
       f.boxes = boxes.length;
       if (boxes.some(b => !(b.width > 0 && b.height > 0))) out.problems.push(where + ': a box was not laid out');
@@ -93,6 +132,7 @@ VERIFY = r"""
     box.click();
     const after = visible();
     box.click();
+    out.shown = document.getElementById('shown').textContent;
     out.filter = {hidden_errors: after, not_errors: [...all].filter(li => li.dataset.severity !== 'error').length,
                   restored: visible(), all: all.length};
   }
@@ -224,14 +264,83 @@ def shown(text):
 
 
 def expected(tool, models):
-    """The findings of --format json, as the page's tuples."""
+    """The findings of --format json, as the page's tuples, and the document."""
     doc = json.loads(run_tool(tool, "json", models))
     got = []
     for f in doc["files"]:
         for d in f["diagnostics"]:
             node = d["node_index"] if d["node_index"] is not None else -1
             got.append((shown(f["path"]), d["severity"], d["code"], node, shown(d["graph"]), shown(d["message"])))
-    return sorted(got)
+    return sorted(got), doc
+
+
+def status_words(f):
+    """A file's heading as --format json's counts say it: "unreadable", "ok", or
+    "2 errors, 1 warning" (what stopped the check counts as one error)."""
+    if f["status"] == "unreadable":
+        return "unreadable"
+    by = {"error": int(f["error"] is not None), "warning": 0, "note": 0}
+    for d in f["diagnostics"]:
+        by[d["severity"]] += 1
+    words = ["%d %s%s" % (n, s, "" if n == 1 else "s") for s, n in by.items() if n]
+    return ", ".join(words) or "ok"
+
+
+def check_counts(res, doc):
+    """The page's counts agree: the summary with the entries listed and the filter's
+    total, each file's heading with its entries, what stopped a check with the
+    `error` of --format json; a clean file among several is one line."""
+    problems = []
+    entries = len(res["findings"]) + len(res["stopped"])
+    s = res["summary"] or {}
+    said = sum(s.get(k, 0) for k in ("errors", "warnings", "notes"))
+    if said != entries:
+        problems.append("the summary counts %d findings, the page lists %d" % (said, entries))
+    if res["shown"] is not None and not res["shown"].endswith(" of %d findings shown" % entries):
+        problems.append("the filter says %r of %d entries" % (res["shown"], entries))
+    stops = sorted((shown(f["path"]), shown(f["error"])) for f in doc["files"] if f["error"] is not None)
+    got = sorted((x["path"], x["message"]) for x in res["stopped"])
+    if stops != got:
+        problems.append("what stopped the checks: page %s, json %s" % (got[:2], stops[:2]))
+    pages = {f["path"]: f for f in res["files"]}
+    for f in doc["files"]:
+        page = pages.get(shown(f["path"]))
+        if page is None:
+            problems.append("%s: not on the page" % f["path"])
+            continue
+        want = status_words(f)
+        if page["status"] != want:
+            problems.append("%s: headed %r, its counts say %r" % (f["path"], page["status"], want))
+        clean = want == "ok" and not f["diagnostics"]
+        if page["line"] != (clean and len(doc["files"]) > 1):
+            problems.append("%s: %s" % (f["path"], "a line, not a section" if page["line"] else
+                                        "a section, not a line"))
+    return problems
+
+
+def conflicts(shapes):
+    """Per operand, the dimensions where numpy broadcasting fails (broadcasting.md):
+    aligned on the right, a result position conflicts where two operands' sizes
+    other than 1 differ; each such operand's own index is marked."""
+    rank = max(len(x) for x in shapes)
+    marks = [set() for _ in shapes]
+    for p in range(rank):
+        at = [(i, x[p - (rank - len(x))]) for i, x in enumerate(shapes) if p - (rank - len(x)) >= 0]
+        sizes = {v for _, v in at if v != 1}
+        if len(sizes) > 1:
+            for i, v in at:
+                if v != 1:
+                    marks[i].add(p - (rank - len(shapes[i])))
+    return marks
+
+
+def marked_dims(label, marks):
+    """The dimension indices of "name (2, 4, 5)" that marks (character ranges) cover."""
+    start = label.index("(") + 1
+    dims = []
+    for a, _ in marks:
+        dims.append(label[start:a].count(","))
+    return set(dims)
 
 
 # Names that must not reach the page as they are, patched into the serialized model
@@ -299,7 +408,8 @@ def check_report(browser, tool, models, html, failures, label):
         problems.append("no strict Content-Security-Policy: %r" % res["csp"])
     page = sorted((f["path"], f["severity"], f["code"], f["node"], f["graph"], f["message"])
                   for f in res["findings"])
-    want = expected(tool, models)
+    want, doc = expected(tool, models)
+    problems += check_counts(res, doc)
     if page != want:
         missing = [x for x in want if x not in page]
         extra = [x for x in page if x not in want]
@@ -316,8 +426,8 @@ def check_report(browser, tool, models, html, failures, label):
     if flt and (flt["hidden_errors"] != flt["not_errors"] or flt["restored"] != flt["all"]):
         problems.append("filter: %s" % flt)
     drawn = sum(f["drawn"] for f in res["findings"])
-    print("%-34s %4d findings, %4d drawn, %8.1f KB, load %.3f s, layout %.3f s%s" % (
-        label, len(res["findings"]), drawn, os.path.getsize(html) / 1024, loaded, laid_out,
+    print("%-34s %4d findings, %4d drawn, %2d stopped, %8.1f KB, load %.3f s, layout %.3f s%s" % (
+        label, len(res["findings"]), drawn, len(res["stopped"]), os.path.getsize(html) / 1024, loaded, laid_out,
         "" if not problems else ": FAILED"))
     for p in problems[:20]:
         print("    " + p)
@@ -339,6 +449,55 @@ def tampered(browser, html, work, failures):
     print("%-34s %s" % ("tampered script", "refused and reported" if ok else "NOT REFUSED: FAILED"))
     if not ok:
         failures.append("tampered")
+
+
+def check_mismatches(browser, tool, work, failures):
+    """Each mismatch_* model: its broadcast-mismatch drawing marks on each operand's
+    label exactly the dimensions conflicts() finds, the ones that cannot broadcast."""
+    sys.path.insert(0, HERE)
+    from gen_nets import MISMATCHES
+    for name, (xs, ys) in sorted(MISMATCHES.items()):
+        res, _, _ = check_report(browser, tool, [os.path.join(work, name + ".onnx")],
+                                 os.path.join(work, name + ".html"), failures, name)
+        want = conflicts([xs, ys])
+        got = [None, None]
+        for f in res["findings"]:
+            if f["code"] != "broadcast-mismatch":
+                continue
+            for text, marks in f["labels"]:
+                for i, operand in enumerate(("x (", "y (")):
+                    if text.startswith(operand):
+                        got[i] = marked_dims(text, marks)
+        if got != want:
+            print("    marked dimensions %s, conflicting %s" % (got, want))
+            failures.append(name + " marks")
+
+
+# A report of many models must stay small enough for a browser to open and capture.
+ZOO_LIMIT = 10 * 1000 * 1000
+
+
+def check_zoo(browser, tool, work, failures):
+    """The report of 2,000 models (gen_nets.py's zoo/): under ZOO_LIMIT bytes, rendered
+    cleanly (check_report lays out every drawing), and painted: a screenshot. Not
+    of the whole page, which takes seconds alone and a minute on a loaded machine."""
+    html = os.path.join(work, "zoo.html")
+    zoo = [os.path.join(work, "zoo")]
+    run_tool(tool, "html", zoo, html)
+    size = os.path.getsize(html)
+    print("2,000-model report: %.2f MB (limit %.0f MB)" % (size / 1e6, ZOO_LIMIT / 1e6))
+    if size >= ZOO_LIMIT:
+        failures.append("2,000 models: %d bytes" % size)
+        return  # opening it would only take minutes more
+    check_report(browser, tool, zoo, html, failures, "2,000 models")
+    start = time.monotonic()
+    try:
+        browser.screenshot(os.path.join(work, "zoo.png"))
+    except (RuntimeError, websocket.WebSocketException) as e:
+        print("    not captured: %s" % e)
+        failures.append("2,000 models: capture")
+        return
+    print("2,000-model report captured in %.2f s" % (time.monotonic() - start))
 
 
 def main():
@@ -378,6 +537,14 @@ def main():
         if len(planted) != 3 or len(res["findings"]) != 3:
             print("    expected exactly the 3 planted mismatches, found %d findings" % len(res["findings"]))
             failures.append("planted")
+        check_mismatches(browser, a.tool, a.work, failures)
+        # What stopped a check (a name --input-shape does not find, a file that
+        # cannot be read) is counted as an error and listed as one.
+        check_report(browser, a.tool, ["--input-shape", "q:3", os.path.join(a.lint, "legacy_broadcast_attr.onnx"),
+                                       os.path.join(a.lint, "same_size_broadcast.onnx"),
+                                       os.path.join(os.path.dirname(os.path.abspath(a.lint)), "bad", "truncated.onnx")],
+                     os.path.join(a.work, "stopped.html"), failures, "--input-shape refused")
+        check_zoo(browser, a.tool, a.work, failures)
         many = os.path.join(a.work, "many.html")
         res, loaded, laid_out = check_report(browser, a.tool, [os.path.join(a.work, "many.onnx")], many,
                                              failures, "1,000 findings")
