@@ -118,6 +118,7 @@ class InferOptions(Structure):
         ("runtime", c_char_p),
         ("n_custom_ops", c_size_t),
         ("custom_ops", POINTER(c_char_p)),
+        ("constant_initializers", c_bool),
     ]
 
 
@@ -160,6 +161,7 @@ class RewriteOptions(Structure):
         ("broadcast_domain", c_char_p),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
+        ("drop_initializer_inputs", c_bool),
     ]
 
 
@@ -196,6 +198,9 @@ class RewriteReport(Structure):
         ("n_lowered", c_size_t),
         ("n_removed", c_size_t),
         ("n_dead_removed", c_size_t),
+        ("n_initializer_inputs_dropped", c_size_t),
+        ("ir_version_before", c_int64),
+        ("ir_version_after", c_int64),
     ]
 
 
