@@ -19,8 +19,9 @@ it, and output= writes the model to a file. Findings about a model are diagnosti
 the model has errors. A file that cannot be read raises UnreadableModel (with errno
 and filename; ModelNotFound, a FileNotFoundError, when there is no such file), a
 model the loader refuses MalformedModel, an option the library refuses (an unknown
-input name, diagnostic code or opset) InvalidOptions, a ModelProto asked for without
-onnx OnnxMissing: all are OnnxshapeError.
+input name, diagnostic code or opset) InvalidOptions, an output that cannot be
+written UnwritableModel, a ModelProto asked for without onnx OnnxMissing: all are
+OnnxshapeError.
 
 Every option of the command line's check, infer, shapes and rewrite has its
 parameter of the same name (--input-shape is input_shapes, --assume assume, --error/
@@ -74,6 +75,7 @@ __all__ = [
     "SerializableModel",
     "Shape",
     "UnreadableModel",
+    "UnwritableModel",
     "__version__",
     "check",
     "infer",
@@ -164,6 +166,19 @@ class ModelPermissionError(UnreadableModel, PermissionError):
 
 class ModelIsADirectory(UnreadableModel, IsADirectoryError):
     """The path is a directory (the command line walks one; the API takes a file)."""
+
+
+class UnwritableModel(OnnxshapeError, OSError):
+    """The model could not be written to output (osh_status OSH_ERR_IO at the write:
+    no such folder, no space left...); filename is the output, nothing is left
+    there."""
+
+    def __init__(self, message: str, status: str = "", filename: Optional[str] = None) -> None:
+        super().__init__(message, status)
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class OnnxMissing(OnnxshapeError, ImportError):
@@ -545,7 +560,9 @@ class _Model:
         if _lib.lib.osh_model_write(self.ptr, _path_arg(output), byref(wo), byref(err)) != _lib.OK:
             if err.status == _lib.ERR_SAME_FILE:
                 raise InvalidOptions(_s(err.message), "same-file")
-            _raise(err, path=None if err.status != _lib.ERR_IO else target)
+            if err.status == _lib.ERR_IO:
+                raise UnwritableModel(_s(err.message), "io", target)
+            _raise(err)
 
     def shapes(self, initializers: bool = True) -> Dict[str, Shape]:
         lib, m = _lib.lib, self.ptr
@@ -638,9 +655,7 @@ class _Options:
         if input_data is not None:
             folder = os.fsdecode(input_data)
             if not os.path.isdir(folder):
-                raise _io_error(f"{folder}: input_data: not a directory", "io", folder) if not os.path.exists(
-                    folder
-                ) else NotADirectoryError(_errno.ENOTDIR, "input_data: not a directory", folder)
+                raise _io_error(f"{folder}: input_data: cannot read the directory", "io", folder)
             i = 0
             while os.path.exists(os.path.join(folder, f"input_{i}.pb")):
                 self.values.append((None, i, _tensor_bytes(f"input_data {folder!r}", os.path.join(folder, f"input_{i}.pb"))))

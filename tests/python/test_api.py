@@ -392,6 +392,12 @@ class Infer(unittest.TestCase):
         with self.assertRaises(onnxshape.ModelErrors):
             onnxshape.infer(lint("broadcast_mismatch.onnx"), output=os.path.join(WORK, "never.onnx"))
         self.assertFalse(os.path.exists(os.path.join(WORK, "never.onnx")))
+        nowhere = os.path.join(WORK, "no-such-folder", "out.onnx")
+        with self.assertRaises(onnxshape.UnwritableModel) as cm:
+            onnxshape.infer(out, output=nowhere)
+        self.assertIsInstance(cm.exception, OSError)
+        self.assertEqual(cm.exception.filename, nowhere)
+        self.assertIn("no-such-folder", str(cm.exception))
 
 
 class Arithmetic(unittest.TestCase):
