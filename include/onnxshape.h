@@ -271,6 +271,14 @@ typedef struct osh_infer_options {
 	 * domains ("com.example") or operators ("com.example::Relu") they provide. */
 	size_t n_custom_ops;
 	const char *const *custom_ops;
+	/* Take the initializers that are also main-graph inputs as the constants they
+	 * hold (--constant-initializers). Before IR 4 every initializer had to be
+	 * listed among the graph inputs, and any graph input may be fed: ONNX Runtime
+	 * takes such an initializer as a default a caller may replace, and so does
+	 * inference unless this is set, leaving unknown what their values decide (a
+	 * Reshape's target, a Slice's bounds). Set, their values and shapes are facts,
+	 * as rewrite's drop_initializer_inputs makes them for every runtime. */
+	bool constant_initializers;
 } osh_infer_options;
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
@@ -464,6 +472,12 @@ typedef struct osh_rewrite_options {
 	 * NULL (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
 	const char *dump_after;
 	FILE *dump_to;
+	/* Remove from the main graph's inputs every name that is also one of its
+	 * initializers (what ONNX Runtime's remove_initializer_from_input tool does):
+	 * they become constants to every runtime and to inference. The model's IR
+	 * version is raised to 4 when lower (IR 3 required every initializer to be an
+	 * input). Subgraph inputs are left alone: a body's are positional. */
+	bool drop_initializer_inputs;
 } osh_rewrite_options;
 
 /* One change, for listings (--dry-run). Node fields describe the node as loaded. */
@@ -493,6 +507,10 @@ typedef struct osh_rewrite_report {
 	size_t n_lowered;        /* Broadcast-3 nodes lowered to standard ONNX */
 	size_t n_removed;        /* implicit: Expand/Tile removed */
 	size_t n_dead_removed;   /* implicit: nodes that only fed removed ones, removed */
+	/* drop_initializer_inputs: the graph inputs removed (dry run: that would be), and
+	 * the model's IR version before and after (0 when the file has none). */
+	size_t n_initializer_inputs_dropped;
+	int64_t ir_version_before, ir_version_after;
 } osh_rewrite_report;
 
 /* Rewrites Paddle-style and legacy axis broadcasting into standard ONNX:

@@ -35,7 +35,7 @@ from ctypes import (
     c_uint8,
     c_void_p,
 )
-from typing import List, Optional
+from typing import Any, List, Optional, Sequence
 
 SONAME = "libonnxshape.so.0"
 
@@ -66,6 +66,24 @@ VALUE_UNDEFINED, VALUE_INPUT, VALUE_INITIALIZER, VALUE_NODE, VALUE_OUTER = 0, 1,
 
 class Error(Structure):
     _fields_ = [("status", c_int), ("message", c_char * 1024)]
+
+
+# void (*on_map)(void *ctx, const void *addr, size_t size): the package never maps.
+MapCallback = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+
+
+class LoadOptions(Structure):
+    _fields_ = [
+        ("memory_budget", ctypes.c_uint64),
+        ("write_ahead_to", c_char_p),
+        ("map_file", c_bool),
+        ("on_map", MapCallback),
+        ("map_ctx", c_void_p),
+    ]
+
+
+class WriteOptions(Structure):
+    _fields_ = [("in_place", c_bool), ("durable", c_bool), ("force_pack", c_bool)]
 
 
 class Dim(Structure):
@@ -118,6 +136,7 @@ class InferOptions(Structure):
         ("runtime", c_char_p),
         ("n_custom_ops", c_size_t),
         ("custom_ops", POINTER(c_char_p)),
+        ("constant_initializers", c_bool),
     ]
 
 
@@ -160,6 +179,7 @@ class RewriteOptions(Structure):
         ("broadcast_domain", c_char_p),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
+        ("drop_initializer_inputs", c_bool),
     ]
 
 
@@ -196,6 +216,9 @@ class RewriteReport(Structure):
         ("n_lowered", c_size_t),
         ("n_removed", c_size_t),
         ("n_dead_removed", c_size_t),
+        ("n_initializer_inputs_dropped", c_size_t),
+        ("ir_version_before", c_int64),
+        ("ir_version_after", c_int64),
     ]
 
 
@@ -212,6 +235,8 @@ class Rule(Structure):
 # The structures test_api.py checks against the C compiler's layout, by header name.
 STRUCTS = {
     "osh_error": Error,
+    "osh_load_options": LoadOptions,
+    "osh_write_options": WriteOptions,
     "osh_dim": Dim,
     "osh_type": Type,
     "osh_value_summary": ValueSummary,
@@ -276,7 +301,7 @@ path: Optional[str] = getattr(lib, "_name", None)
 DECLARED: List[str] = []
 
 
-def _declare(name: str, restype, argtypes) -> None:
+def _declare(name: str, restype: Any, argtypes: Sequence[Any]) -> None:
     DECLARED.append(name)
     f = getattr(lib, name)
     f.restype = restype
@@ -284,8 +309,14 @@ def _declare(name: str, restype, argtypes) -> None:
 
 
 _declare("osh_version", c_char_p, [])
-_declare("osh_model_load", c_int, [POINTER(Model), c_char_p, c_void_p, POINTER(Error)])
-_declare("osh_model_load_buffer", c_int, [POINTER(Model), c_char_p, c_size_t, c_char_p, c_void_p, POINTER(Error)])
+_declare("osh_model_load", c_int, [POINTER(Model), c_char_p, POINTER(LoadOptions), POINTER(Error)])
+_declare(
+    "osh_model_load_buffer",
+    c_int,
+    [POINTER(Model), c_char_p, c_size_t, c_char_p, POINTER(LoadOptions), POINTER(Error)],
+)
+_declare("osh_model_set_input_value", c_int, [Model, c_char_p, c_int, c_char_p, c_size_t, POINTER(Error)])
+_declare("osh_model_write", c_int, [Model, c_char_p, POINTER(WriteOptions), POINTER(Error)])
 _declare("osh_model_free", None, [Model])
 _declare("osh_model_diag_count", c_size_t, [Model])
 _declare("osh_model_diag_at", POINTER(Diag), [Model, c_size_t])

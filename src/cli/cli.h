@@ -96,10 +96,11 @@ typedef struct infer_args {
 	size_t nshapes, cap_shapes;
 	osh_assumption *assume;
 	size_t nassume, cap_assume;
+	bool constant_initializers; /* --constant-initializers */
 } infer_args;
 bool infer_args_add_shape(infer_args *a, char *arg);
 bool infer_args_add_assume(infer_args *a, char *arg);
-/* Points o's input shapes and assumptions at a's. */
+/* Points o's input shapes and assumptions at a's, and sets what a's flags ask. */
 void infer_args_apply(const infer_args *a, osh_infer_options *o);
 void infer_args_free(infer_args *a);
 

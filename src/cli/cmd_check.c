@@ -43,6 +43,10 @@ static const char help[] =
 	"      --werror              warnings fail the check too (exit status 1)\n"
 	"      --static              every value whose shape is not fully known is an\n"
 	"                            error (dynamic-shape): for deployment targets\n"
+	"      --constant-initializers\n"
+	"                            take initializers that are also graph inputs (IR 3\n"
+	"                            lists them all so) as constants, not as defaults a\n"
+	"                            caller may replace\n"
 	"      --require-explicit    note every node that still broadcasts implicitly\n"
 	"                            (implicit-broadcast): for targets without implicit\n"
 	"                            broadcasting (see rewrite --explicit-broadcast)\n"
@@ -277,7 +281,7 @@ int cmd_check(int argc, char **argv)
 {
 	enum { OPT_COLOR = 256, OPT_FORMAT, OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_WERROR, OPT_STATIC,
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
-	       OPT_REQUIRE_EXPLICIT, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER,
+	       OPT_REQUIRE_EXPLICIT, OPT_CONSTANT_INITIALIZERS, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER,
 	       OPT_RUNTIME, OPT_CUSTOM_OP };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
@@ -290,6 +294,7 @@ int cmd_check(int argc, char **argv)
 		{"werror", no_argument, NULL, OPT_WERROR},
 		{"static", no_argument, NULL, OPT_STATIC},
 		{"require-explicit", no_argument, NULL, OPT_REQUIRE_EXPLICIT},
+		{"constant-initializers", no_argument, NULL, OPT_CONSTANT_INITIALIZERS},
 		{"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
 		{"assume", required_argument, NULL, OPT_ASSUME},
 		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
@@ -377,6 +382,7 @@ int cmd_check(int argc, char **argv)
 			}
 			break;
 		case OPT_REQUIRE_EXPLICIT: o.infer.require_explicit = true; break;
+		case OPT_CONSTANT_INITIALIZERS: o.args.constant_initializers = true; break;
 		case OPT_INPUT_SHAPE:
 			if (!infer_args_add_shape(&o.args, optarg)) {
 				usage_error("check", "--input-shape wants NAME:D,D,... (D a size, a symbol or ?)");

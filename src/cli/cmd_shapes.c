@@ -28,6 +28,9 @@ static const char help[] =
 	"                            override a graph input's shape; D is a size, a\n"
 	"                            symbol, or ? (repeatable)\n"
 	"      --assume SYMBOL=SIZE  bind a symbolic dimension everywhere (repeatable)\n"
+	"      --constant-initializers\n"
+	"                            take initializers that are also graph inputs (IR 3\n"
+	"                            lists them all so) as constants\n"
 	"      --error CODE, --warn CODE, --ignore CODE\n"
 	"                            change a code's severity, or drop it (repeatable)\n"
 	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
@@ -212,7 +215,7 @@ static int shapes_one(const shapes_opts *o, const char *path, bool several, size
 int cmd_shapes(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_INITIALIZERS, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_ERROR, OPT_WARN, OPT_IGNORE,
-	       OPT_COLOR, OPT_MEMORY_BUDGET };
+	       OPT_COLOR, OPT_MEMORY_BUDGET, OPT_CONSTANT_INITIALIZERS };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"format", required_argument, NULL, OPT_FORMAT},
@@ -224,6 +227,7 @@ int cmd_shapes(int argc, char **argv)
 		{"ignore", required_argument, NULL, OPT_IGNORE},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
+		{"constant-initializers", no_argument, NULL, OPT_CONSTANT_INITIALIZERS},
 		{0},
 	};
 	shapes_opts o = {0};
@@ -241,6 +245,7 @@ int cmd_shapes(int argc, char **argv)
 			o.json = !strcmp(optarg, "json");
 			break;
 		case OPT_INITIALIZERS: o.initializers = true; break;
+		case OPT_CONSTANT_INITIALIZERS: o.args.constant_initializers = true; break;
 		case OPT_INPUT_SHAPE:
 			if (!infer_args_add_shape(&o.args, optarg))
 				status = usage_error("shapes", "bad --input-shape value '%s' (expected NAME:D,D,...)", optarg);

@@ -38,7 +38,11 @@ static const write_cmd infer_cmd = {
 	"                            (repeatable)\n"
 	"      --assume SYMBOL=VALUE bind a symbolic dimension everywhere (repeatable)\n"
 	"      --ignore-declared     ignore declared shapes of outputs and value_info:\n"
-	"                            infer everything from the graph inputs\n"
+	"                            infer everything from the graph inputs (those\n"
+	"                            downstream of an --input-shape always are)\n"
+	"      --constant-initializers\n"
+	"                            take initializers that are also graph inputs (IR 3\n"
+	"                            lists them all so) as constants\n"
 	"      --input-data DIR      treat the inputs in DIR/input_N.pb (TensorProto files,\n"
 	"                            the ONNX test-data layout) as constants\n"
 	"      --input-value NAME=FILE.pb\n"
@@ -95,6 +99,10 @@ static const write_cmd rewrite_cmd = {
 	"                     instead remove Expand (and Tile of size-1 dims) that only\n"
 	"                     feed implicitly broadcasting inputs, when every consumer's\n"
 	"                     shape stays the same, with the shape nodes only they used\n"
+	"      --drop-initializer-inputs\n"
+	"                     remove the initializers from the graph inputs (IR 3 lists\n"
+	"                     them all there, which lets a caller replace them): they\n"
+	"                     become constants; the IR version is raised to 4 if lower\n"
 	"      --broadcast-domain D\n"
 	"                     lower Broadcast-3 nodes (OpenVINO's Broadcast, mode numpy,\n"
 	"                     explicit or bidirectional) of domain D only (default: any\n"
@@ -128,7 +136,28 @@ typedef struct rewrite_args {
 
 /* "rewrote K nodes (paddle: a, legacy: b, stray: c); inserted R Reshape, U Unsqueeze;
  * opset 6 → 7", with Squeeze, other inserted nodes and adapted nodes when there are. */
+static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r);
+
+/* The axis and broadcast summary, then what --drop-initializer-inputs did, alone
+ * on its line when it is all that changed. */
 static void print_rewrite_summary(FILE *f, const osh_rewrite_report *r)
+{
+	bool others = r->n_paddle + r->n_legacy + r->n_stray + r->n_adapted + r->n_explicit + r->n_lowered +
+			      r->n_removed ||
+		      r->opset_after != r->opset_before;
+	if (others || !r->n_initializer_inputs_dropped)
+		print_rewrite_summary_axis(f, r);
+	if (!r->n_initializer_inputs_dropped)
+		return;
+	fprintf(f, "dropped %zu initializer%s from the graph inputs", r->n_initializer_inputs_dropped,
+		r->n_initializer_inputs_dropped == 1 ? "" : "s");
+	if (r->ir_version_after != r->ir_version_before)
+		fprintf(f, "; IR version %lld \xe2\x86\x92 %lld (initializers need not be inputs from IR 4)",
+			(long long)r->ir_version_before, (long long)r->ir_version_after);
+	fputc('\n', f);
+}
+
+static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r)
 {
 	/* Only the explicit/implicit stages changed something: say just that. */
 	bool axis = r->n_paddle + r->n_legacy + r->n_stray + r->n_adapted || r->opset_after != r->opset_before;
@@ -292,7 +321,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
 	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET,
-	       OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_DUMP_AFTER };
+	       OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_DUMP_AFTER, OPT_CONSTANT_INITIALIZERS, OPT_DROP_INIT_INPUTS };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -316,6 +345,8 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		{"warn", required_argument, NULL, OPT_WARN},
 		{"ignore", required_argument, NULL, OPT_IGNORE},
 		{"dump-after", required_argument, NULL, OPT_DUMP_AFTER},
+		{"constant-initializers", no_argument, NULL, OPT_CONSTANT_INITIALIZERS},
+		{"drop-initializer-inputs", no_argument, NULL, OPT_DROP_INIT_INPUTS},
 		/* Undocumented, for tests: serialize even an unchanged model. */
 		{"repack", no_argument, NULL, OPT_REPACK},
 		{0},
@@ -352,9 +383,12 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		case OPT_INPUT_DATA:
 		case OPT_INPUT_VALUE:
 		case OPT_IGNORE_DECLARED:
+		case OPT_CONSTANT_INITIALIZERS:
 			if (!cmd->infer)
 				return usage_error(name, "%s is an option of infer", argv[optind - 1]);
-			if (c == OPT_IGNORE_DECLARED)
+			if (c == OPT_CONSTANT_INITIALIZERS)
+				wa->ia->constant_initializers = true;
+			else if (c == OPT_IGNORE_DECLARED)
 				wa->ignore_declared = true;
 			else if (c == OPT_INPUT_DATA)
 				wa->iv.data_dir = optarg;
@@ -374,9 +408,12 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		case OPT_EXPLICIT:
 		case OPT_IMPLICIT:
 		case OPT_BROADCAST_DOMAIN:
+		case OPT_DROP_INIT_INPUTS:
 			if (cmd->infer)
 				return usage_error(name, "%s is an option of rewrite", argv[optind - 1]);
-			if (c == OPT_EXPLICIT || c == OPT_IMPLICIT) {
+			if (c == OPT_DROP_INIT_INPUTS) {
+				wa->ra.opts.drop_initializer_inputs = true;
+			} else if (c == OPT_EXPLICIT || c == OPT_IMPLICIT) {
 				wa->ra.opts.explicit_broadcast |= c == OPT_EXPLICIT;
 				wa->ra.opts.implicit_broadcast |= c == OPT_IMPLICIT;
 				if (wa->ra.opts.explicit_broadcast && wa->ra.opts.implicit_broadcast)
@@ -438,7 +475,9 @@ static void report_inputs(osh_model *m, const write_args *wa, char **was, bool s
 			format_type_shape(now, sizeof now, &t);
 			char *name = text_dup(wa->ia->shapes[i].name), *before = text_dup(was[i]), *after = text_dup(now);
 			if (name && before && after)
-				fprintf(stderr, "%s: note: graph input '%s' rewritten: %s \xe2\x86\x92 %s\n",
+				fprintf(stderr,
+					"%s: note: graph input '%s' rewritten: %s \xe2\x86\x92 %s; the shapes declared "
+					"downstream of it are inferred anew\n",
 					shown_path(wa->in), name, before, after);
 			free(name), free(before), free(after);
 		}

@@ -1,5 +1,6 @@
 /* infer_args.c: --input-shape NAME:D,D,... and --assume SYMBOL=SIZE, as check, infer
- * and rewrite take them (see cli.h).
+ * and rewrite take them (see cli.h), and --constant-initializers (check, infer,
+ * shapes).
  *
   * The arrays grow as options come: a fixed table for the most options anyone could
   * give was zeroed memory that every run of infer faulted in, a good part of a small
@@ -82,6 +83,7 @@ void infer_args_apply(const infer_args *a, osh_infer_options *o)
 	o->input_shapes = a->shapes;
 	o->n_assumptions = a->nassume;
 	o->assumptions = a->assume;
+	o->constant_initializers = a->constant_initializers;
 }
 
 void infer_args_free(infer_args *a)

@@ -139,6 +139,10 @@ typedef struct value_extra {
 	 * is then the override): the writer declares the input so, or the model
 	 * written would contradict its own value_info. */
 	bool input_override;
+	/* The value depends on such an input: its declaration, written for the old
+	 * shape, was set aside by the last inference, and the writer does not keep it
+	 * where inference found nothing. */
+	bool declared_stale;
 } value_extra;
 
 /* index.c's value_new sets every field of a new row, one by one: a field added here

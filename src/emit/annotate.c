@@ -214,8 +214,9 @@ static bool annotate_graph(osh_model *m, graph *g, type_cache *types)
 		if (!tp && !skip)
 			goto done;
 		/* Inference found nothing to say: keep what the file declares, unless the
-		 * declarations were to be ignored (then they must not pass for results). */
-		if (skip && !(m->ignore_declared && g == m->main))
+		 * declarations were to be ignored, or were written for an input shape since
+		 * replaced (then they must not pass for results). */
+		if (skip && !(m->ignore_declared && g == m->main) && !(v->x && v->x->declared_stale))
 			continue;
 		if (v->is_output) {
 			while (next_out < nouts && outs[next_out].id < i)

@@ -517,6 +517,22 @@ void edit_raise_ir_version(edit *e, int64_t v)
 	}
 }
 
+void edit_drop_initializer_inputs(osh_model *m)
+{
+	graph *g = m->main;
+	Onnx__GraphProto *gp = g ? g->proto : NULL;
+	if (!gp)
+		return;
+	size_t count = (size_t)g->ninputs < gp->n_input ? (size_t)g->ninputs : gp->n_input, kept = 0;
+	for (size_t k = 0; k < count; k++)
+		if (!g->values[g->inputs[k]].init_view)
+			gp->input[kept++] = gp->input[k];
+	for (size_t k = count; k < gp->n_input; k++)
+		gp->input[kept++] = gp->input[k];
+	m->modified |= kept != gp->n_input;
+	gp->n_input = kept;
+}
+
 int64_t edit_ir_version(const osh_model *m)
 {
 	const Onnx__ModelProto *mp = m->proto;

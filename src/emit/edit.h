@@ -78,6 +78,10 @@ bool edit_set_opset(edit *e, const char *domain, int64_t version);
 void edit_remove_opset(edit *e, const char *domain);
 /* Raises the model's ir_version to at least v. */
 void edit_raise_ir_version(edit *e, int64_t v);
+/* Removes from the main graph's GraphProto input list every input that is also an
+ * initializer (the IR's g->inputs tell which: it is that list one for one), for
+ * rewrite's drop_initializer_inputs; the IR is to be rebuilt after. */
+void edit_drop_initializer_inputs(osh_model *m);
 /* The model's ir_version as its message says it (0 when absent). */
 int64_t edit_ir_version(const osh_model *m);
 

@@ -36,7 +36,17 @@ typedef struct pass_options {
 	bool runtime_ort;
 	size_t n_custom_ops;
 	const char *const *custom_ops;
+	/* Main-graph inputs that are initializers are the constants they hold
+	 * (osh_infer_options.constant_initializers); off, they are defaults a caller
+	 * may replace, as ONNX Runtime takes them. */
+	bool constant_initializers;
 } pass_options;
+
+/* One note (symbol-constraint) when main-graph inputs that are initializers hold
+ * integers that inference would otherwise use as sizes, saying why what they decide
+ * is unknown and how to take them as constants (initializer_inputs.c). False when
+ * out of memory. */
+bool note_initializer_inputs(osh_model *m, const pass_options *opts);
 
 bool pass_infer(osh_model *m, const pass_options *opts);
 /* Hazards and notes on top of inference (lint.c): same-size-broadcast,

@@ -192,7 +192,7 @@ static osh_status stage_infer(osh_model *m, stage_run *r, osh_error *err)
 
 static osh_status stage_lint(osh_model *m, stage_run *r, osh_error *err)
 {
-	return pass_lint(m, &r->po) ? OSH_OK : nomem_in(m, "lint", err);
+	return pass_lint(m, &r->po) && note_initializer_inputs(m, &r->po) ? OSH_OK : nomem_in(m, "lint", err);
 }
 
 static osh_status stage_describe(osh_model *m, stage_run *r, osh_error *err)
@@ -582,6 +582,7 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 			.runtime_ort = ort,
 			.n_custom_ops = opts->n_custom_ops,
 			.custom_ops = opts->custom_ops,
+			.constant_initializers = opts->constant_initializers,
 		},
 		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};

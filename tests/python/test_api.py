@@ -10,7 +10,9 @@ printing them as `onnxshape check` does.
 """
 import ctypes
 import dataclasses
+import errno
 import os
+import pathlib
 import subprocess
 import sys
 import threading
@@ -340,21 +342,62 @@ class Infer(unittest.TestCase):
         m = onnxshape.infer(lint("broadcast_mismatch.onnx"), severity={"broadcast-mismatch": "warning"})
         self.assertTrue(m.graph.value_info)
 
-    def test_bytes_without_onnx(self):
-        """Without onnx importable, infer returns bytes and rewrite's model is bytes."""
+    def test_without_onnx(self):
+        """Without onnx importable, infer raises OnnxMissing rather than return bytes
+        in place of a ModelProto; as_bytes=True, output= and RewriteResult.data work,
+        and RewriteResult.model raises the same."""
+        out_path = os.path.join(WORK, "without_onnx.onnx")
         code = (
             "import sys; sys.modules['onnx'] = None\n"
             "import onnxshape\n"
-            f"m = onnxshape.infer({os.path.join(EXAMPLES, 'transformer_block.onnx')!r})\n"
+            f"src = {os.path.join(EXAMPLES, 'transformer_block.onnx')!r}\n"
+            "try:\n"
+            "    onnxshape.infer(src)\n"
+            "except onnxshape.OnnxMissing as e:\n"
+            "    assert isinstance(e, ImportError) and isinstance(e, onnxshape.OnnxshapeError)\n"
+            "    assert 'as_bytes=True' in str(e), str(e)\n"
+            "else:\n"
+            "    raise AssertionError('no OnnxMissing')\n"
+            "m = onnxshape.infer(src, as_bytes=True)\n"
             "assert isinstance(m, bytes), type(m)\n"
             "assert onnxshape.shapes(m)['Y'].dims == ('batch', '8*seq')\n"
+            f"assert onnxshape.infer(src, output={out_path!r}) is None\n"
+            f"assert onnxshape.shapes({out_path!r})['Y'].dims == ('batch', '8*seq')\n"
             f"r = onnxshape.rewrite({os.path.join(MODELS, 'rewrite', 'paddle_block.onnx')!r})\n"
-            "assert isinstance(r.model, bytes)\n"
+            "assert isinstance(r.data, bytes) and r.changed\n"
+            "try:\n"
+            "    r.model\n"
+            "except onnxshape.OnnxMissing:\n"
+            "    pass\n"
+            "else:\n"
+            "    raise AssertionError('no OnnxMissing')\n"
             "print('ok')\n"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(out.stdout, "ok\n")
+
+    def test_output_path(self):
+        import onnx
+
+        out = os.path.join(WORK, "infer_output.onnx")
+        self.assertIsNone(onnxshape.infer(os.path.join(EXAMPLES, "transformer_block.onnx"), output=out))
+        self.assertEqual(onnxshape.infer(out, as_bytes=True), onnxshape.infer(out).SerializeToString())
+        vi = {v.name: v for v in onnx.load(out).graph.value_info}
+        self.assertIn("attn", vi)
+        # The model's own file is refused unless in_place, as the tool refuses it.
+        with self.assertRaises(onnxshape.InvalidOptions):
+            onnxshape.infer(out, output=out)
+        onnxshape.infer(out, output=out, in_place=True, durable=True)
+        with self.assertRaises(onnxshape.ModelErrors):
+            onnxshape.infer(lint("broadcast_mismatch.onnx"), output=os.path.join(WORK, "never.onnx"))
+        self.assertFalse(os.path.exists(os.path.join(WORK, "never.onnx")))
+        nowhere = os.path.join(WORK, "no-such-folder", "out.onnx")
+        with self.assertRaises(onnxshape.UnwritableModel) as cm:
+            onnxshape.infer(out, output=nowhere)
+        self.assertIsInstance(cm.exception, OSError)
+        self.assertEqual(cm.exception.filename, nowhere)
+        self.assertIn("no-such-folder", str(cm.exception))
 
 
 class Arithmetic(unittest.TestCase):
@@ -519,6 +562,322 @@ class Threads(unittest.TestCase):
         two = sorted(timed(2) for _ in range(5))[2]
         print(f"one thread {one * 1e3:.1f} ms, two threads each checking it {two * 1e3:.1f} ms "
               f"({two / one:.2f}x; {os.cpu_count()} CPUs)", file=sys.stderr)
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+TOOL = os.environ["OSH_TOOL"]
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def dims_of(vi):
+    """A ValueInfoProto's dims as ints and names, None without a shape."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else d.dim_param or None for d in tt.shape.dim]
+
+
+def reshape_model(ir_version=7):
+    """Reshape(x (2, 6), shape): the target a graph input the caller feeds."""
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        "reshape",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = ir_version
+    return m
+
+
+class NumpyIntegers(unittest.TestCase):
+    """Sizes may be numpy's integers wherever the API takes a size or an int."""
+
+    def test_sizes(self):
+        import numpy as np
+
+        for t in (np.int64, np.int32, np.uint8, np.intp):
+            with self.subTest(type=t.__name__):
+                got = onnxshape.shapes(lint("dynamic_shape.onnx"), input_shapes={"x": [t(4), t(3)]})
+                self.assertEqual(got["x"].dims, (4, 3))
+                self.assertEqual(got["x"].dims, onnxshape.shapes(lint("dynamic_shape.onnx"),
+                                                                 assume={"N": t(4)})["x"].dims)
+                self.assertTrue(onnxshape.check(lint("dynamic_shape.onnx"), memory_budget=t(100) * 1024 * 1024))
+        r = onnxshape.rewrite(os.path.join(EXAMPLES, "legacy_add_broadcast.onnx"), target_opset=np.int64(13))
+        self.assertEqual(r.opset_after, 13)
+        self.assertEqual(onnxshape.shapes(lint("dynamic_shape.onnx"), input_shapes={"x": np.array([5, 3])})["x"].dims,
+                         (5, 3))
+
+    def test_not_sizes(self):
+        import numpy as np
+
+        for bad in (np.float64(4.0), 4.0, True, np.bool_(True), "4"):
+            with self.subTest(bad=bad), self.assertRaises(ValueError):
+                onnxshape.check(lint("dynamic_shape.onnx"), assume={"N": bad})
+        with self.assertRaises(ValueError):
+            onnxshape.check(lint("dynamic_shape.onnx"), input_shapes={"x": [np.int64(-1), 3]})
+        with self.assertRaises(TypeError):
+            onnxshape.rewrite(os.path.join(EXAMPLES, "legacy_add_broadcast.onnx"), target_opset=np.float32(13))
+
+
+class MissingFiles(unittest.TestCase):
+    def test_file_not_found(self):
+        path = os.path.join(WORK, "no-such-model.onnx")
+        for f in (onnxshape.check, onnxshape.infer, onnxshape.shapes, onnxshape.rewrite):
+            with self.subTest(f=f.__name__), self.assertRaises(FileNotFoundError) as cm:
+                f(path)
+            e = cm.exception
+            self.assertIsInstance(e, onnxshape.ModelNotFound)
+            self.assertIsInstance(e, onnxshape.UnreadableModel)
+            self.assertIsInstance(e, onnxshape.OnnxshapeError)
+            self.assertEqual(e.errno, errno.ENOENT)
+            self.assertEqual(e.filename, path)
+            self.assertEqual(e.strerror, os.strerror(errno.ENOENT))
+            self.assertEqual(str(e), e.message)
+            self.assertIn("no-such-model.onnx", str(e))
+
+    def test_directory(self):
+        with self.assertRaises(IsADirectoryError) as cm:
+            onnxshape.check(WORK)
+        self.assertIsInstance(cm.exception, onnxshape.UnreadableModel)
+        self.assertEqual((cm.exception.errno, cm.exception.filename), (errno.EISDIR, WORK))
+
+    def test_input_value_file(self):
+        with self.assertRaises(FileNotFoundError) as cm:
+            onnxshape.check(reshape_model(), input_values={"shape": os.path.join(WORK, "no-such.pb")})
+        self.assertIsInstance(cm.exception, onnxshape.OnnxshapeError)
+
+
+class ExternalData(unittest.TestCase):
+    def test_base_dir(self):
+        """A ModelProto loaded without its external data names a file relative to
+        the model's folder: base_dir says which folder that is."""
+        import onnx
+
+        folder = os.path.join(WORK, "external")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "model.onnx")
+        onnx.save(onnx.load(os.path.join(EXAMPLES, "cnn_residual.onnx")), path, save_as_external_data=True,
+                  all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+        proto = onnx.load(path, load_external_data=False)
+        self.assertTrue(any(t.data_location == onnx.TensorProto.EXTERNAL for t in proto.graph.initializer))
+        with self.assertRaises(onnxshape.MalformedModel) as cm:
+            onnxshape.check(proto)
+        self.assertIn("weights.bin", str(cm.exception))
+        want = onnxshape.shapes(path)
+        for base in (folder, pathlib.Path(folder)):
+            with self.subTest(base=type(base).__name__):
+                self.assertEqual(onnxshape.shapes(proto, base_dir=base), want)
+                self.assertTrue(onnxshape.check(proto, base_dir=base, runtime="spec"))
+                self.assertEqual(onnxshape.shapes(proto.SerializeToString(), base_dir=base), want)
+        with self.assertRaises(TypeError):
+            onnxshape.check(path, base_dir=folder)
+
+
+class Options(unittest.TestCase):
+    """Each option of the command line through its parameter, against what the tool
+    does with the option."""
+
+    def tool(self, *args):
+        return subprocess.run([TOOL, *args], capture_output=True, text=True)
+
+    def test_ignore_declared(self):
+        # static_batch.onnx's custom operator has no shape rule: its declared (1, 3)
+        # fills in, unless the declarations are ignored.
+        self.assertEqual(onnxshape.shapes(fixture("static_batch.onnx"))["z"].dims, (1, 3))
+        self.assertIsNone(onnxshape.shapes(fixture("static_batch.onnx"), ignore_declared=True)["z"].dims)
+        m = onnxshape.infer(fixture("static_batch.onnx"), ignore_declared=True)
+        out = os.path.join(WORK, "ignore_declared.onnx")
+        r = self.tool("infer", "--ignore-declared", fixture("static_batch.onnx"), "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(m.SerializeToString(), f.read())
+
+    def test_input_values(self):
+        import numpy as np
+        from onnx import numpy_helper
+
+        tensor = numpy_helper.from_array(np.array([3, 4], dtype=np.int64), "shape")
+        pb = os.path.join(WORK, "shape.pb")
+        with open(pb, "wb") as f:
+            f.write(tensor.SerializeToString())
+        self.assertEqual([str(d)[:5] for d in onnxshape.shapes(reshape_model())["y"].dims], ["unk__"] * 2)
+        for value in (np.array([3, 4]), tensor, tensor.SerializeToString(), pb, pathlib.Path(pb)):
+            with self.subTest(value=type(value).__name__):
+                self.assertEqual(onnxshape.shapes(reshape_model(), input_values={"shape": value})["y"].dims, (3, 4))
+        folder = os.path.join(WORK, "input_data")
+        os.makedirs(folder, exist_ok=True)
+        for i, a in enumerate((np.zeros((2, 6), np.float32), np.array([4, 3], np.int64))):
+            with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a).SerializeToString())
+        self.assertEqual(onnxshape.shapes(reshape_model(), input_data=folder)["y"].dims, (4, 3))
+        model = os.path.join(WORK, "reshape.onnx")
+        with open(model, "wb") as f:
+            f.write(reshape_model().SerializeToString())
+        out = os.path.join(WORK, "reshape.inferred.onnx")
+        r = self.tool("infer", "--input-data", folder, model, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(onnxshape.infer(model, input_data=folder, as_bytes=True), f.read())
+        with self.assertRaises(TypeError):
+            onnxshape.check(reshape_model(), input_values={"shape": 3.5})
+        with self.assertRaises(onnxshape.InvalidOptions):
+            onnxshape.check(reshape_model(), input_values={"nope": tensor})
+
+    def test_require_explicit_and_werror(self):
+        model = os.path.join(EXAMPLES, "broadcast_bug.onnx")
+        codes = [d.code for d in onnxshape.check(model, require_explicit=True, runtime="spec")]
+        self.assertEqual(codes, ["same-size-broadcast", "implicit-broadcast"])
+        self.assertNotIn("implicit-broadcast", [d.code for d in onnxshape.check(model, runtime="spec")])
+        self.assertTrue(onnxshape.check(model, runtime="spec"))
+        report = onnxshape.check(model, runtime="spec", werror=True)
+        self.assertFalse(report)
+        with self.assertRaises(onnxshape.ModelErrors):
+            report.raise_for_errors()
+        self.assertEqual(self.tool("check", "--runtime", "spec", "--werror", model).returncode, 1)
+
+    def test_rewrite_domains_and_implicit(self):
+        paddle = lint("axis_broadcast_paddle_other_domain.onnx")
+        self.assertEqual(onnxshape.rewrite(paddle).paddle, 1)
+        r = onnxshape.rewrite(paddle, paddle_domain="no.such.domain")
+        self.assertEqual((r.paddle, r.changed), (0, False))
+        b3 = os.path.join(MODELS, "explicit", "b3_custom_domain.onnx")
+        self.assertEqual(onnxshape.rewrite(b3).lowered, 1)
+        self.assertEqual(onnxshape.rewrite(b3, broadcast_domain="com.example.ov").lowered, 1)
+        self.assertEqual(onnxshape.rewrite(b3, broadcast_domain="org.other").lowered, 0)
+        import onnx
+
+        src = os.path.join(MODELS, "explicit", "converter_expand.onnx")
+        r = onnxshape.rewrite(src, implicit_broadcast=True)
+        self.assertEqual(r.removed, 2)
+        before = [n.op_type for n in onnx.load(src).graph.node]
+        after = [n.op_type for n in r.model.graph.node]
+        self.assertEqual(len(before) - len(after), 2)
+        with self.assertRaises(onnxshape.InvalidOptions):
+            onnxshape.rewrite(b3, implicit_broadcast=True, explicit_broadcast=True)
+
+    def test_rewrite_output(self):
+        out = os.path.join(WORK, "rewrite_output.onnx")
+        src = os.path.join(MODELS, "rewrite", "paddle_block.onnx")
+        r = onnxshape.rewrite(src, output=out)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), r.data)
+        tool_out = os.path.join(WORK, "rewrite_output.tool.onnx")
+        self.assertEqual(self.tool("rewrite", src, "-o", tool_out).returncode, 0)
+        with open(tool_out, "rb") as f:
+            self.assertEqual(f.read(), r.data)
+        self.assertIsNone(onnxshape.rewrite(src, dry_run=True, output=os.path.join(WORK, "dry.onnx")).data)
+        self.assertFalse(os.path.exists(os.path.join(WORK, "dry.onnx")))
+
+    def test_memory_budget(self):
+        # Over the default budget (test_over_the_memory_budget), within 4 GiB.
+        model = _concat_model(300000)
+        for budget in ("4GiB", 4 << 30):
+            with self.subTest(budget=budget):
+                self.assertTrue(onnxshape.infer(model, as_bytes=True, memory_budget=budget))
+        for bad in ("lots", "", 0, -5, "4X"):
+            with self.subTest(bad=bad), self.assertRaises(ValueError):
+                onnxshape.check(model, memory_budget=bad)
+        with self.assertRaises(onnxshape.OnnxshapeError) as cm:
+            onnxshape.check(lint("clean.onnx"), memory_budget=64)
+        self.assertEqual(cm.exception.status, "limit")
+
+    def test_shapes_initializers(self):
+        with_inits = onnxshape.shapes(os.path.join(EXAMPLES, "cnn_residual.onnx"))
+        without = onnxshape.shapes(os.path.join(EXAMPLES, "cnn_residual.onnx"), initializers=False)
+        self.assertLess(set(without), set(with_inits))
+        self.assertTrue(all(with_inits[k] == v for k, v in without.items()))
+
+
+class Rederive(unittest.TestCase):
+    """--input-shape on a model declared for batch 1: what the file declares after
+    the input describes the old shape and is inferred anew (the fixture's comment)."""
+
+    def test_shapes(self):
+        got = onnxshape.shapes(fixture("static_batch.onnx"), input_shapes={"x": ["N", 3]})
+        self.assertEqual((got["x"].dims, got["t"].dims, got["y"].dims), (("N", 3), ("N", 3), ("N", 3)))
+        self.assertEqual(got["z"], onnxshape.Shape("FLOAT", None))
+        got = onnxshape.shapes(fixture("static_batch.onnx"), input_shapes={"x": [None, 3]})
+        self.assertEqual((got["t"].dims, got["y"].dims), ((None, 3), (None, 3)))
+
+    def test_infer(self):
+        m = onnxshape.infer(fixture("static_batch.onnx"), input_shapes={"x": ["N", 3]})
+        declared = {v.name: dims_of(v) for v in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output)}
+        self.assertEqual(declared, {"x": ["N", 3], "t": ["N", 3], "y": ["N", 3], "z": None})
+        (z,) = [o for o in m.graph.output if o.name == "z"]
+        self.assertEqual(z.type.tensor_type.elem_type, 1)  # FLOAT stays: no size decides it
+
+    def test_cli_note(self):
+        out = os.path.join(WORK, "rederived.onnx")
+        r = subprocess.run([TOOL, "infer", "--input-shape", "x:N,3", fixture("static_batch.onnx"), "-o", out],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("note: graph input 'x' rewritten: FLOAT (1, 3) \u2192 FLOAT (N, 3); the shapes declared "
+                      "downstream of it are inferred anew", r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), onnxshape.infer(fixture("static_batch.onnx"), input_shapes={"x": ["N", 3]},
+                                                       as_bytes=True))
+
+
+class InitializerInputs(unittest.TestCase):
+    """shuffle_ir3.onnx: IR 3, every initializer a graph input (gen_fixtures.py)."""
+
+    model = fixture("shuffle_ir3.onnx")
+
+    def test_defaults_a_caller_may_replace(self):
+        got = onnxshape.shapes(self.model)
+        # Sizes nothing decides: fresh symbols, one per dimension.
+        self.assertEqual([str(d)[:5] for d in got["shuffled"].dims], ["unk__"] * 4)
+        report = onnxshape.check(self.model)
+        notes = [d for d in report if d.code == "symbol-constraint"]
+        self.assertEqual(len(notes), 4)
+        (why,) = [d for d in notes if d.node_index is None]
+        self.assertEqual(why.value, "groups_shape")
+        for words in ("'groups_shape', 'flat_shape'", "IR 3", "--constant-initializers",
+                      "--drop-initializer-inputs"):
+            self.assertIn(words, why.message)
+
+    def test_constant_initializers(self):
+        got = onnxshape.shapes(self.model, constant_initializers=True)
+        self.assertEqual(got["grouped"].dims, (1, 2, 4, 6, 6))
+        self.assertEqual(got["swapped"].dims, (1, 4, 2, 6, 6))
+        self.assertEqual(got["shuffled"].dims, (1, 8, 6, 6))
+        self.assertEqual(got["y"].dims, (1, 8, 6, 6))
+        self.assertEqual(list(onnxshape.check(self.model, constant_initializers=True)), [])
+        r = subprocess.run([TOOL, "check", "--constant-initializers", self.model], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout), (0, "0 errors, 0 warnings, 0 notes in 1 file (6 nodes)\n"))
+        r = subprocess.run([TOOL, "shapes", "--constant-initializers", self.model], capture_output=True, text=True)
+        self.assertIn("FLOAT (1, 8, 6, 6)  (output)", r.stdout)
+        m = onnxshape.infer(self.model, constant_initializers=True)
+        self.assertEqual({v.name: dims_of(v) for v in m.graph.value_info}["shuffled"], [1, 8, 6, 6])
+
+    def test_drop_initializer_inputs(self):
+        dry = onnxshape.rewrite(self.model, drop_initializer_inputs=True, dry_run=True)
+        self.assertEqual((dry.changed, dry.initializer_inputs_dropped, dry.ir_version_before, dry.ir_version_after),
+                         (True, 4, 3, 4))
+        r = onnxshape.rewrite(self.model, drop_initializer_inputs=True)
+        self.assertEqual((r.initializer_inputs_dropped, r.ir_version_before, r.ir_version_after), (4, 3, 4))
+        self.assertEqual(r.model.ir_version, 4)
+        self.assertEqual([i.name for i in r.model.graph.input], ["x"])
+        self.assertEqual(len(r.model.graph.initializer), 4)
+        self.assertEqual(onnxshape.shapes(r.model)["shuffled"].dims, (1, 8, 6, 6))
+        self.assertEqual(list(onnxshape.check(r.model)), [])
+        out = os.path.join(WORK, "dropped.onnx")
+        t = subprocess.run([TOOL, "rewrite", "--drop-initializer-inputs", self.model, "-o", out],
+                           capture_output=True, text=True)
+        self.assertEqual(t.returncode, 0, t.stderr)
+        self.assertEqual(t.stderr, "dropped 4 initializers from the graph inputs; IR version 3 \u2192 4 "
+                                   "(initializers need not be inputs from IR 4)\n")
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), r.data)
+        # Without the option nothing changes.
+        self.assertFalse(onnxshape.rewrite(self.model).changed)
 
 
 class Library(unittest.TestCase):

@@ -297,6 +297,8 @@ static void seed_values(infer_ctx *c, graph *g)
 			v->ti = value_declared(v);
 			if (value_given(v)) /* supplied for this run: its dims and values are facts */
 				v->ti = from_initializer(c, value_given(v), true, &memo);
+			else if (v->init_view && g == c->m->main && c->opts->constant_initializers)
+				v->ti = from_initializer(c, v->init_view, true, &memo); /* taken as a constant */
 			else if (v->ti.kind == TK_UNKNOWN && v->init_view)
 				v->ti = from_initializer(c, v->init_view, false, &memo);
 			if (g != c->m->main) {
@@ -421,10 +423,39 @@ static void list_for_lint(infer_ctx *c, pass_state *ps, int32_t ni)
 	ps->lint_nodes[ps->nlint_nodes++] = ni;
 }
 
+/* Whether a body of node n (at any depth) reads a value of the main graph marked in
+ * stale: the node's outputs depend on it as they depend on their inputs. */
+static bool body_reads_stale(const graph *main, const node *n, const bool *stale)
+{
+	for (int32_t s = 0; s < n->nsubgraphs; s++) {
+		const graph *sg = n->subgraphs[s];
+		for (int32_t i = 0; i < sg->nvalues; i++) {
+			const value *v = &sg->values[i];
+			if (v->origin == VAL_OUTER && value_outer(v) == main && value_outer_id(v) >= 0 &&
+			    stale[value_outer_id(v)])
+				return true;
+		}
+		for (int32_t j = 0; j < sg->nnodes; j++)
+			if (sg->nodes[j].nsubgraphs && body_reads_stale(main, &sg->nodes[j], stale))
+				return true;
+	}
+	return false;
+}
+
+/* Whether node n of the main graph depends on a value marked in stale. */
+static bool node_reads_stale(const graph *main, const node *n, const bool *stale)
+{
+	for (int32_t i = 0; i < n->ninputs; i++)
+		if (n->inputs[i] >= 0 && stale[n->inputs[i]])
+			return true;
+	return n->nsubgraphs && body_reads_stale(main, n, stale);
+}
+
 /* Infers g's nodes in order. ps: where to list the nodes for lint (the main graph's
  * run), else NULL. */
 static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state *ps)
 {
+	bool *stale = g == base->m->main ? base->rederive : NULL;
 	for (int32_t k = 0; k < g->nnodes; k++) {
 		int32_t ni = g->order[k];
 		node *n = &g->nodes[ni];
@@ -471,10 +502,28 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
 				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
 				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);
+		/* Downstream of a replaced input shape, the file's declarations describe
+		 * the old one: they are inferred anew, as under ignore_declared. */
+		bool rederived = stale && node_reads_stale(g, n, stale);
 		for (int32_t o = 0; o < n->noutputs; o++) {
 			int32_t id = n->outputs[o];
-			if (id >= 0 && g->values[id].producer == ni)
-				reconcile(&c, &g->values[id], use_declared);
+			if (id < 0 || g->values[id].producer != ni)
+				continue;
+			if (stale) {
+				value *v = &g->values[id];
+				stale[id] = rederived;
+				if (v->x)
+					v->x->declared_stale = rederived;
+				/* An element type does not follow from sizes: where the rule
+				 * found nothing, the declared one stays, the shape does not. */
+				tinfo d = rederived && v->ti.kind == TK_UNKNOWN ? value_declared(v) : tinfo_unknown();
+				if (d.kind == TK_TENSOR && d.elem) {
+					v->ti = tinfo_unknown();
+					v->ti.kind = TK_TENSOR;
+					v->ti.elem = d.elem;
+				}
+			}
+			reconcile(&c, &g->values[id], use_declared && !rederived);
 		}
 		if (c.opts->runtime_ort && h.schema && !c.quiet)
 			check_kernel_node(&c, h.schema);
@@ -596,6 +645,18 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		return true;
 	if (opts->runtime_ort)
 		check_runtime_versions(m);
+	/* The inputs whose shape osh_infer_options.input_shapes replaced start the
+	 * values whose declarations are set aside (infer_nodes). */
+	for (int32_t i = 0; i < m->main->ninputs; i++) {
+		const value *v = &m->main->values[m->main->inputs[i]];
+		if (!v->x || !v->x->input_override)
+			continue;
+		if (!base.rederive && !(base.rederive = arena_zalloc(m->arena, (size_t)m->main->nvalues))) {
+			m->nomem = true;
+			return false;
+		}
+		base.rederive[m->main->inputs[i]] = true;
+	}
 	seed_values(&base, m->main);
 	pass_state *ps = opts->state;
 	if (ps)

@@ -951,6 +951,16 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 	return !r->nomem;
 }
 
+/* The main graph's inputs that are also its initializers (drop_initializer_inputs). */
+static size_t initializer_inputs(const osh_model *m)
+{
+	const graph *g = m->main;
+	size_t found = 0;
+	for (int32_t k = 0; g && k < g->ninputs; k++)
+		found += g->values[g->inputs[k]].init_view != NULL;
+	return found;
+}
+
 osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep, strmap *made,
 			 osh_error *err)
 {
@@ -1007,19 +1017,25 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	if (!rep->n_errors && !run(r, cs, n, &x))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	rep->opset_after = r->to;
-	rep->changed = n > 0 || r->to != r->from;
+	rep->ir_version_before = rep->ir_version_after = edit_ir_version(m);
+	rep->n_initializer_inputs_dropped = opts->drop_initializer_inputs ? initializer_inputs(m) : 0;
+	rep->changed = n > 0 || r->to != r->from || rep->n_initializer_inputs_dropped;
 	rep->n_changes = r->nchanges;
 	rep->changes = r->changes;
 	if (rep->n_errors) {
 		rep->changed = false;
 		rep->opset_after = r->from;
+		rep->n_initializer_inputs_dropped = 0;
 		return OSH_OK;
 	}
 	if (!rep->changed)
 		return OSH_OK;
 	drop_superseded(r, cs, &x, true);
-	if (opts->dry_run)
+	if (opts->dry_run) {
+		if (rep->n_initializer_inputs_dropped && rep->ir_version_after < 4)
+			rep->ir_version_after = 4;
 		return OSH_OK;
+	}
 	/* Room for the edits, the second IR and the inference on it: the load's budget
 	 * covers one of each (a 200k-node legacy model ran out of it re-indexing). */
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
@@ -1037,12 +1053,15 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	int64_t ir = r->to != r->from ? opset_min_ir(r->to) : 0;
 	/* Before IR 4 every initializer also had to be a graph input. */
-	if (r->ninits && ir < 4)
+	if ((r->ninits || rep->n_initializer_inputs_dropped) && ir < 4)
 		ir = 4;
 	if (ir)
 		edit_raise_ir_version(r->e, ir);
 	if (!edit_commit(r->e))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
+	if (rep->n_initializer_inputs_dropped)
+		edit_drop_initializer_inputs(m);
+	rep->ir_version_after = edit_ir_version(m);
 	*made = r->made;
 	return OSH_OK;
 }

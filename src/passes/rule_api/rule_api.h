@@ -62,6 +62,11 @@ typedef struct infer_ctx {
 	 * schema, as ONNX Runtime holds it when it loads the model, and its rule runs
 	 * quiet (what it finds of the sizes is not true of the model). */
 	bool checks_only;
+	/* Per main-graph value: it depends on a graph input whose shape
+	 * osh_infer_options.input_shapes replaced, so what the file declares for it was
+	 * written for the old shape and is not used (infer.c). NULL when nothing was
+	 * replaced. */
+	bool *rederive;
 } infer_ctx;
 
 typedef void (*infer_fn)(infer_ctx *c);
