@@ -1,4 +1,5 @@
-/* tuning.c: the plain-or-fast decision (tuning.h), made per load. */
+/* tuning.c: what the environment asks of the library (tuning.h): the plain-or-fast
+ * decision, made per load, and the IR checker, per run. */
 #include "core/tuning.h"
 
 #include <stdlib.h>
@@ -17,4 +18,16 @@ bool plain_io_chosen(void)
 	if (v && !strcmp(v, "0"))
 		return false;
 	return OSH_PLAIN_IO_DEFAULT;
+}
+
+bool verify_ir_chosen(void)
+{
+	const char *env = getenv("ONNXSHAPE_VERIFY_IR");
+	if (env && env[0])
+		return strcmp(env, "0") != 0;
+#if !defined(NDEBUG) || defined(OSH_VERIFY_IR)
+	return true;
+#else
+	return false;
+#endif
 }

@@ -1,5 +1,5 @@
-/* tuning.h: the speed devices' thresholds, in one place, and the switch that turns
- * the devices off.
+/* tuning.h: the speed devices' thresholds, in one place, the switch that turns the
+ * devices off, and the one other switch the environment holds (the IR checker).
  *
  * Every figure below changes how fast or in how much memory the library works, never
  * what it finds or writes: a model gets the same diagnostics and the same output
@@ -34,6 +34,12 @@
  * model remembers the answer (osh_model.plain_io): its passes and its writes follow
  * it, whatever the environment says later. */
 bool plain_io_chosen(void);
+
+/* ONNXSHAPE_VERIFY_IR in the environment, read now: "0" runs no IR checker between
+ * the pipeline's stages, any other non-empty value runs it; unset or empty, the
+ * build's default (on in a Debug build and with -DOSH_VERIFY_IR). This file and
+ * plain_io_chosen are the only places the library reads the environment. */
+bool verify_ir_chosen(void);
 
 /* ---- Input: loader/ ------------------------------------------------------------- */
 

@@ -9,7 +9,8 @@
  * says ONNXSHAPE_VERIFY_IR=0, in others only with ONNXSHAPE_VERIFY_IR=1; the
  * variable is read once per pipeline run (osh_infer, osh_rewrite), and what it said
  * is kept with the model for the stages osh_lint and osh_annotate run after it.
- * Off, a run costs one getenv and a comparison per stage.
+ * Off, a run costs one look at the environment (verify_ir_chosen) and a comparison
+ * per stage.
  */
 #include "core/dtype.h"
 #include "core/quiet_thread.h"
@@ -382,24 +383,15 @@ size_t osh_pipeline_stages(const char *command, const char **names, size_t cap)
 
 /* ---- running them ------------------------------------------------------------------ */
 
-static bool verify_default(void)
-{
-#if !defined(NDEBUG) || defined(OSH_VERIFY_IR)
-	return true;
-#else
-	return false;
-#endif
-}
 
 /* The debugging a run was asked for: the dump, and the checker (the environment
  * read now, once for the run). */
 static stage_debug debug_asked(const char *dump_after, FILE *dump_to)
 {
-	const char *env = getenv("ONNXSHAPE_VERIFY_IR");
 	return (stage_debug){
 		.dump_after = dump_to ? dump_after : NULL,
 		.dump_to = dump_to,
-		.verify = env && env[0] ? strcmp(env, "0") != 0 : verify_default(),
+		.verify = verify_ir_chosen(),
 	};
 }
 

@@ -14,7 +14,8 @@ library (core, loader, emit, passes) calls a public entry point that runs passes
 (osh_infer, osh_lint, osh_rewrite, osh_annotate), which would run a pipeline inside
 a stage, or from the writer, and call back up through the public API.
 Every folder has a README.md whose first line is "# FOLDER: what it is", and no file
-of src/, include/, tests/ or bench/ cites an issue number. Prints the
+of src/, include/, tests/ or bench/ cites an issue number, and the library reads the environment in core/tuning.c
+alone. Prints the
 graph's size and every violation; exits 1 on any.
 """
 import os
@@ -89,6 +90,16 @@ def main():
             line = code.count("\n", 0, m.start()) + 1
             problems.append("%s:%d calls %s: only passes/pipeline.c runs passes (a stage never calls the public "
                             "API)" % (os.path.relpath(a, src), line, m.group(1)))
+    # The library reads the environment in one place (core/tuning.c, documented in
+    # tuning.h); the command line reads its own.
+    tuning = os.path.normpath(os.path.join(src, "core", "tuning.c"))
+    for a in sorted(edges):
+        if stage(src, a) == "cli" or a == tuning:
+            continue
+        code = NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), open(a, errors="replace").read())
+        for m in re.finditer(r"\b(secure_)?getenv\s*\(", code):
+            problems.append("%s:%d reads the environment: only core/tuning.c does" %
+                            (os.path.relpath(a, src), code.count("\n", 0, m.start()) + 1))
     # The tree has no issue tracker: a comment that cites one tells a reader nothing.
     root = os.path.dirname(os.path.normpath(src))
     for top in ("src", "include", "tests", "bench"):
