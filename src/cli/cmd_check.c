@@ -444,9 +444,14 @@ int cmd_check(int argc, char **argv)
 		usage = true;
 	}
 	if (!usage && rules) {
-		list_rules(o.format);
+		report_out out;
+		int status = EXIT_TROUBLE;
+		if (report_out_open(&out, "check", output)) {
+			list_rules(o.format);
+			status = report_out_close(&out, "check", EXIT_CLEAN, true);
+		}
 		opts_free(&o);
-		return EXIT_CLEAN;
+		return status;
 	}
 	if (!usage && optind >= argc)
 		usage_error("check", "no model to check: give a file or a directory ('-' reads standard input)");

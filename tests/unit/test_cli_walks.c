@@ -188,6 +188,16 @@ Test(walks, reports_go_to_a_file_whole)
 		cli_result_free(&want), cli_result_free(&got);
 		expect_listing(dir, "", cmds[i][0]); /* no temporary file left */
 	}
+	/* --list-rules is a report too. */
+	cli_result want = run("check", "--list-rules", "--format", "json", NULL);
+	cli_result got = run("check", "--list-rules", "--format", "json", "-o", file, NULL);
+	cr_expect_eq(got.status, 0);
+	cr_expect_str_eq(got.out, "");
+	char *rules = take_output(file);
+	cr_expect(strlen(want.out) > 100);
+	cr_expect_str_eq(rules, want.out);
+	free(rules);
+	cli_result_free(&want), cli_result_free(&got);
 	/* A report that was there stays as it was when the command does not run. */
 	spit(file, "old\n", 4);
 	cli_result r = run("check", "--format", "jsn", "-o", file, MISMATCH, NULL);
