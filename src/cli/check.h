@@ -93,6 +93,13 @@ typedef struct progress {
 void progress_start(progress *p, size_t total, bool quiet);
 void progress_step(progress *p, const char *path);
 void progress_clear(progress *p);
+/* A line on stderr (fmt ends it with '\n') from any thread, the progress line
+ * erased first if one is shown (the next step draws it again). */
+void progress_note(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
 
 /* ---- -o FILE: the report into a file (report_out.c) ---- */
 

@@ -41,8 +41,8 @@ bool input_shapes_for(osh_model *m, const char *path, osh_infer_options *io, osh
 		}
 		char *p = text_dup(path), *name = text_dup(x->name);
 		if (p && name)
-			fprintf(stderr, "%s: note: %s: no graph input named '%s'; --input-shape %s ignored for this file\n",
-				cli_prefix(), p, name, name);
+			progress_note("%s: note: %s: no graph input named '%s'; --input-shape %s ignored for this file\n",
+				      cli_prefix(), p, name, name);
 		free(p), free(name);
 	}
 	io->input_shapes = v;

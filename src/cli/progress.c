@@ -5,16 +5,23 @@
  * a CI log would keep every redraw), at most ten times a second, cut to the
  * terminal's width (a wrapped line cannot be erased with a carriage return), and
  * erased before anything else is printed and at the end, so it never mixes with
- * the report.
+ * the report. A note a worker thread prints meanwhile (progress_note) takes the
+ * same lock and erases the line first.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Whether a progress line is on the terminal now; under `lock`. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool line_shown;
 
 static double now_ms(void)
 {
@@ -36,8 +43,12 @@ void progress_step(progress *p, const char *path)
 		return;
 	p->done++;
 	double t = now_ms();
-	/* The first file is drawn at once: a person sees the run has started. */
-	if (p->shown && t - p->last_ms < 100 && p->done < p->total)
+	/* The first file is drawn at once (a person sees the run has started), and
+	 * the line again at once when a note erased it. */
+	pthread_mutex_lock(&lock);
+	bool visible = line_shown;
+	pthread_mutex_unlock(&lock);
+	if (visible && t - p->last_ms < 100 && p->done < p->total)
 		return;
 	p->last_ms = t;
 	struct winsize ws;
@@ -51,18 +62,38 @@ void progress_step(progress *p, const char *path)
 	char *shown = text_dup(path);
 	size_t room = width - 1 > n ? (size_t)(width - 1 - n) : 0, len = shown ? strlen(shown) : 0;
 	const char *tail = shown ? shown + (len > room ? len - room : 0) : "";
+	while ((*tail & 0xC0) == 0x80) /* not inside a character */
+		tail++;
 	if (room >= sizeof line - (size_t)n)
 		room = sizeof line - (size_t)n - 1;
 	snprintf(line + n, sizeof line - (size_t)n, "%.*s", (int)room, tail);
 	free(shown);
+	pthread_mutex_lock(&lock);
 	fprintf(stderr, "\r\033[K%s", line);
-	p->shown = true;
+	p->shown = line_shown = true;
+	pthread_mutex_unlock(&lock);
 }
 
 void progress_clear(progress *p)
 {
 	if (!p->on || !p->shown)
 		return;
-	fputs("\r\033[K", stderr);
-	p->shown = false;
+	pthread_mutex_lock(&lock);
+	if (line_shown)
+		fputs("\r\033[K", stderr);
+	p->shown = line_shown = false;
+	pthread_mutex_unlock(&lock);
+}
+
+void progress_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pthread_mutex_lock(&lock);
+	if (line_shown)
+		fputs("\r\033[K", stderr);
+	line_shown = false;
+	vfprintf(stderr, fmt, ap);
+	pthread_mutex_unlock(&lock);
+	va_end(ap);
 }

@@ -383,6 +383,19 @@ Test(walks, progress_only_on_a_terminal)
 			  tty);
 		free(tty);
 	}
+	/* A note printed meanwhile erases the line first: it never continues the
+	 * progress line's text (-j1: each file's note comes after the line for the one
+	 * before it is drawn). */
+	const char *noted[] = {OSH_CLI, "check", "-j1", "--input-shape", "y:4,3", dir, NULL};
+	int st;
+	char *both = on_terminal(2, env, noted, &st);
+	cr_expect_eq(st, 0);
+	cr_expect_eq(count(both, "note: "), 20, "%s", both);
+	cr_expect(contains(both, "files: "), "%s", both);
+	for (const char *p = strstr(both, "onnxshape check: note: "); p; p = strstr(p + 1, "onnxshape check: note: "))
+		cr_expect(p == both || p[-1] == '\n' || (p - both >= 4 && !strncmp(p - 4, "\r\033[K", 4)),
+			  "a note after the progress text: [%.*s]", (int)(p - both < 60 ? p - both : 60), p - 60 < both ? both : p - 60);
+	free(both);
 	/* Not for a dumb terminal, not when quiet, not for a short walk. */
 	const char *dumb[] = {"TERM=dumb", NULL};
 	const char *argv[] = {OSH_CLI, "check", dir, NULL};
