@@ -172,6 +172,7 @@ static bool walk_in(const walk_opts *o, const char *dir, const char *rel, path_l
 	free(es);
 	free(here.v);
 	free(here.err);
+	free(here.rel);
 	/* A listing cut short: what was read is still checked, and the directory is
 	 * reported after it. */
 	return ok && (!err || path_push_copy(out, dir, err));
