@@ -11,8 +11,9 @@
 # python3-websocket, text in DejaVu Sans Mono) to render `check --format html`
 # (tests/html), and pip, venv and build to make and install the wheel offline
 # (tests/python/wheel_test.sh; setuptools and wheel too, their usual companions,
-# though the in-tree backend needs neither), and mypy to type-check the package
-# (ctest python/mypy).
+# though the in-tree backend needs neither), mypy to type-check the package
+# (ctest python/mypy), and jsonschema to hold the JSON reports to docs/schemas
+# (tests/unit/check_schemas.py).
 set -euo pipefail
 
 what=${1:-test}
@@ -23,7 +24,7 @@ esac
 packages=(cmake make gcc libc6-dev pkg-config libprotobuf-c-dev protobuf-c-compiler python3-onnx)
 if [ "$what" = test ]; then
   packages+=(libcriterion-dev python3-numpy chromium python3-websocket fonts-dejavu-core
-    python3-pip python3-venv python3-build python3-setuptools python3-wheel python3-mypy)
+    python3-pip python3-venv python3-build python3-setuptools python3-wheel python3-mypy python3-jsonschema)
   # node and npm: from Debian unless the machine already has them (e.g. a newer node).
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)

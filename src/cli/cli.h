@@ -23,6 +23,7 @@ enum {
 
 typedef struct style {
 	bool color;
+	bool quiet; /* -q: of the model's findings, only errors are printed */
 } style;
 
 /* --color=auto|always|never; auto means "if fd is a terminal". Returns false on a
@@ -138,7 +139,15 @@ void timings_print(FILE *f, const timings *t);
  * does before it exits (model_done.c). */
 void model_done(osh_model *m, bool last);
 
-/* A usage error, in the one style of every command: "onnxshape: error: MESSAGE"
+/* The command running ("check", "shapes"...; NULL before main has chosen one), set
+ * once by main (cli_set_command, before any thread starts), so that every message
+ * the tool prints starts the same way: "onnxshape check: error: ...". cli_prefix:
+ * "onnxshape check" (or "onnxshape"). */
+extern const char *cli_command;
+void cli_set_command(const char *name);
+const char *cli_prefix(void);
+
+/* A usage error, in the one style of every command: "onnxshape CMD: error: MESSAGE"
  * and the line "try 'onnxshape CMD --help'" (cmd NULL: the tool's own help), on
  * stderr. Returns EXIT_TROUBLE. (usage.c) */
 int usage_error(const char *cmd, const char *fmt, ...)
@@ -148,6 +157,12 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	;
 /* The name of names closest to word (a typo away), or NULL when none is. */
 const char *closest_name(const char *word, const char *const *names, size_t n);
+/* What getopt_long refused (it returned '?' or ':', with opterr 0 and an optstring
+ * starting with ':'), as a usage error for cmd: an unknown option with the nearest
+ * of longs ("did you mean '--format'?"), an ambiguous abbreviation with its
+ * candidates, or a missing value. Returns EXIT_TROUBLE. (usage.c) */
+struct option;
+int bad_option(const char *cmd, int c, char **argv, const struct option *longs);
 
 /* --dump-after STAGE (dump_after.c): true when STAGE is one of cmd's stages;
  * otherwise, and for "help", prints a usage error for cmd listing them and returns

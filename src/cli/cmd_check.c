@@ -19,7 +19,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char help[] =
@@ -36,7 +35,13 @@ static const char help[] =
 	"      --format FORMAT       text (default), json, sarif (SARIF 2.1.0) or html\n"
 	"                            (one self-contained page: each finding with a\n"
 	"                            drawing of the graph around it)\n"
-	"      --color=WHEN          colour text: auto (default), always, never\n"
+	"  -o, --output FILE         write the report to FILE (atomically: replaced once\n"
+	"                            whole; left as it was on a usage or write error)\n"
+	"  -q, --quiet               text: print only errors (findings of severity error\n"
+	"                            and files that could not be checked), no summary;\n"
+	"                            no progress line\n"
+	"      --color=WHEN          colour text: auto (default; not with NO_COLOR set\n"
+	"                            or TERM=dumb), always, never\n"
 	"      --error CODE          report CODE as an error (repeatable)\n"
 	"      --warn CODE           report CODE as a warning (repeatable)\n"
 	"      --ignore CODE         do not report CODE (repeatable)\n"
@@ -58,7 +63,10 @@ static const char help[] =
 	"                            provides this domain or operator (repeatable)\n"
 	"      --input-shape NAME:D,D,...\n"
 	"                            override a graph input's shape; D is a size, a\n"
-	"                            symbol, or ? (repeatable)\n"
+	"                            symbol, or ? (repeatable); a model found in a\n"
+	"                            directory without input NAME gets a note on stderr\n"
+	"                            and is checked as it is (a model named on the\n"
+	"                            command line without it: exit 2)\n"
 	"      --assume SYMBOL=SIZE  bind a symbolic dimension everywhere (repeatable)\n"
 	"      --input-data DIR      known input values: DIR/input_0.pb, input_1.pb, ...\n"
 	"      --input-value NAME=FILE.pb\n"
@@ -77,7 +85,8 @@ static const char help[] =
 	"\n"
 	"exit status: 0 no errors; 1 at least one model has errors (or warnings, with\n"
 	"--werror); 2 a file could not be read or is malformed, a directory holds no\n"
-	"model, or a usage error (the other files are still checked and reported).\n";
+	"model, or a usage error (the other files are still checked and reported).\n"
+	"A run of 16 files or more shows its progress on stderr when that is a terminal.\n";
 
 /* ---- options ----------------------------------------------------------------------- */
 
@@ -93,6 +102,7 @@ typedef struct check_opts {
 	input_values values;
 	bool has_values;
 	bool timings;
+	bool quiet;
 	bool one_file; /* the only file: its model is left to the exit (model_done) */
 	const char **custom_ops; /* --custom-op, for infer.custom_ops */
 	size_t cap_custom_ops;
@@ -150,7 +160,7 @@ static void render(const check_opts *o, file_result *r, osh_model *m, const osh_
 	if (o->format == FORMAT_JSON)
 		json_file(f, r, m, error ? error->message : NULL);
 	else
-		text_file(f, &o->st, r->path, m, error);
+		text_file(f, &o->st, r->path, m, error, o->quiet);
 	fclose(f);
 }
 
@@ -180,6 +190,7 @@ static void check_one(const check_opts *o, file_result *r)
 	/* The lint after inference rather than inside it: the same work, timed apart. */
 	osh_infer_options io = o->infer;
 	io.defer_lint = true;
+	osh_input_shape *kept = NULL;
 	/* A malformed model has no reliable graph to infer over: its loader diagnostics
 	 * are the report. */
 	if (osh_model_is_malformed(m)) {
@@ -188,6 +199,9 @@ static void check_one(const check_opts *o, file_result *r)
 		snprintf(err.message, sizeof err.message, "%s: the input values could not be used (see above)",
 			 r->path);
 		refused = true;
+	} else if (r->walked && !input_shapes_for(m, r->path, &io, &kept)) {
+		snprintf(err.message, sizeof err.message, "%s: out of memory", r->path);
+		refused = true;
 	} else if (osh_infer(m, &io, &err) != OSH_OK) {
 		refused = true;
 	} else {
@@ -195,6 +209,7 @@ static void check_one(const check_opts *o, file_result *r)
 		refused = osh_lint(m, &err) != OSH_OK;
 		timings_lap(&r->time, "lint");
 	}
+	free(kept);
 	if (refused)
 		r->trouble = true;
 	/* The codes were checked when parsing the options. */
@@ -252,8 +267,9 @@ static int default_jobs(void)
 }
 
 /* Adds r to the totals; prints its part now unless the format waits for the end. */
-static void emit(const check_opts *o, file_result *r, check_totals *t, bool *first)
+static void emit(const check_opts *o, file_result *r, check_totals *t, bool *first, progress *pg)
 {
+	progress_clear(pg);
 	t->files++;
 	t->nodes += r->nodes;
 	t->errors += r->errors;
@@ -265,8 +281,10 @@ static void emit(const check_opts *o, file_result *r, check_totals *t, bool *fir
 	else if (r->failed && t->status < EXIT_FINDINGS)
 		t->status = EXIT_FINDINGS;
 	timings_print(stderr, &r->time);
-	if (o->format == FORMAT_SARIF || o->format == FORMAT_HTML)
+	if (o->format == FORMAT_SARIF || o->format == FORMAT_HTML) {
+		progress_step(pg, r->path);
 		return;
+	}
 	if (o->format == FORMAT_JSON && !*first)
 		fputs(",\n", stdout);
 	if (r->out)
@@ -275,6 +293,7 @@ static void emit(const check_opts *o, file_result *r, check_totals *t, bool *fir
 	*first = false;
 	free(r->out);
 	r->out = NULL;
+	progress_step(pg, r->path);
 }
 
 int cmd_check(int argc, char **argv)
@@ -283,9 +302,12 @@ int cmd_check(int argc, char **argv)
 	       OPT_INPUT_SHAPE, OPT_ASSUME, OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_LIST_RULES,
 	       OPT_REQUIRE_EXPLICIT, OPT_CONSTANT_INITIALIZERS, OPT_TIMINGS, OPT_MEMORY_BUDGET, OPT_EXCLUDE, OPT_DUMP_AFTER,
 	       OPT_RUNTIME, OPT_CUSTOM_OP };
+	/* -o and -q are short options too. */
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"error", required_argument, NULL, OPT_ERROR},
@@ -309,10 +331,10 @@ int cmd_check(int argc, char **argv)
 		{0},
 	};
 	check_opts o = {.format = FORMAT_TEXT, .infer.runtime = "ort-cpu"};
-	const char *color = NULL;
+	const char *color = NULL, *output = NULL;
 	int jobs = 0, c;
 	bool usage = false, rules = false;
-	while (!usage && (c = getopt_long(argc, argv, "hj:", longs, NULL)) != -1) {
+	while (!usage && (c = getopt_long(argc, argv, ":hj:o:q", longs, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
@@ -329,6 +351,8 @@ int cmd_check(int argc, char **argv)
 			break;
 		}
 		case OPT_COLOR: color = optarg; break;
+		case 'o': output = optarg; break;
+		case 'q': o.quiet = true; break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				o.format = FORMAT_TEXT;
@@ -348,7 +372,7 @@ int cmd_check(int argc, char **argv)
 		case OPT_IGNORE: usage = !severities_add(&o.sev, "check", optarg, true, OSH_NOTE); break;
 		case OPT_EXCLUDE:
 			if (!grow_array(&o.walk.exclude, o.walk.n_exclude, &o.walk.cap_exclude, sizeof *o.walk.exclude)) {
-				fprintf(stderr, "onnxshape: error: out of memory\n");
+				fprintf(stderr, "onnxshape check: error: out of memory\n");
 				usage = true;
 				break;
 			}
@@ -374,7 +398,7 @@ int cmd_check(int argc, char **argv)
 				usage_error("check", "--custom-op wants DOMAIN or DOMAIN::OP");
 				usage = true;
 			} else if (!grow_array(&o.custom_ops, o.infer.n_custom_ops, &o.cap_custom_ops, sizeof *o.custom_ops)) {
-				fprintf(stderr, "onnxshape: error: out of memory\n");
+				fprintf(stderr, "onnxshape check: error: out of memory\n");
 				usage = true;
 			} else {
 				o.custom_ops[o.infer.n_custom_ops++] = optarg;
@@ -414,20 +438,26 @@ int cmd_check(int argc, char **argv)
 			o.infer.dump_to = stderr;
 			break;
 		default:
-			fputs("try 'onnxshape check --help'\n", stderr);
+			bad_option("check", c, argv, longs);
 			usage = true;
 			break;
 		}
 	}
 	infer_args_apply(&o.args, &o.infer);
-	if (!usage && !parse_color(color, 1, &o.st)) {
+	/* A report into a file is never coloured unless asked. */
+	if (!usage && !parse_color(color, output && !is_stdout_path(output) ? -1 : 1, &o.st)) {
 		usage_error("check", "--color must be auto, always or never");
 		usage = true;
 	}
 	if (!usage && rules) {
-		list_rules(o.format);
+		report_out out;
+		int status = EXIT_TROUBLE;
+		if (report_out_open(&out, "check", output)) {
+			list_rules(o.format);
+			status = report_out_close(&out, "check", EXIT_CLEAN, true);
+		}
 		opts_free(&o);
-		return EXIT_CLEAN;
+		return status;
 	}
 	if (!usage && optind >= argc)
 		usage_error("check", "no model to check: give a file or a directory ('-' reads standard input)");
@@ -438,22 +468,27 @@ int cmd_check(int argc, char **argv)
 
 	/* The files, in input order; a directory that cannot be read is a result too. */
 	path_list files = {0};
-	bool nomem = false;
-	for (int i = optind; i < argc && !nomem; i++) {
-		struct stat sb;
-		size_t models = 0, before = files.n;
-		if (is_stdin_path(argv[i]) || stat(argv[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
-			nomem = !path_push_copy(&files, argv[i], 0);
-		else if (!(nomem = !walk(&o.walk, argv[i], &files, &models)) && !models && files.n == before)
-			nomem = !path_push_copy(&files, argv[i], WALK_EMPTY); /* a typo'd folder must not pass */
-	}
+	bool nomem = !collect_models(&o.walk, argv + optind, argc - optind, &files);
 	file_result *res = calloc(files.n ? files.n : 1, sizeof *res);
 	bool *done = calloc(files.n ? files.n : 1, sizeof *done);
 	if (nomem || !res || !done) {
-		fprintf(stderr, "onnxshape: error: out of memory\n");
-		for (size_t i = 0; i < files.n; i++)
-			free(files.v[i]);
-		free(files.v), free(files.err), free(res), free(done);
+		fprintf(stderr, "onnxshape check: error: out of memory\n");
+		path_list_free(&files);
+		free(res), free(done);
+		opts_free(&o);
+		return EXIT_TROUBLE;
+	}
+	report_out out;
+	if (report_out_is_input(output, &files)) {
+		usage_error("check", "-o %s would replace a model being checked", output);
+		path_list_free(&files);
+		free(res), free(done);
+		opts_free(&o);
+		return EXIT_TROUBLE;
+	}
+	if (!report_out_open(&out, "check", output)) {
+		path_list_free(&files);
+		free(res), free(done);
 		opts_free(&o);
 		return EXIT_TROUBLE;
 	}
@@ -461,6 +496,7 @@ int cmd_check(int argc, char **argv)
 		file_result *r = &res[i];
 		r->path = files.v[i];
 		r->index = i;
+		r->walked = files.rel[i] >= 0;
 		if (!files.err[i])
 			continue;
 		osh_error err = {.status = OSH_ERR_IO};
@@ -493,6 +529,8 @@ int cmd_check(int argc, char **argv)
 
 	check_totals totals = {.status = EXIT_CLEAN};
 	bool first = true;
+	progress pg;
+	progress_start(&pg, files.n, o.quiet);
 	if (o.format == FORMAT_JSON)
 		json_begin(stdout);
 	for (size_t i = 0; i < files.n; i++) {
@@ -504,7 +542,7 @@ int cmd_check(int argc, char **argv)
 		while (!done[i])
 			pthread_cond_wait(&p.cv, &p.mu);
 		pthread_mutex_unlock(&p.mu);
-		emit(&o, &res[i], &totals, &first);
+		emit(&o, &res[i], &totals, &first, &pg);
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
@@ -518,16 +556,17 @@ int cmd_check(int argc, char **argv)
 		sarif_document(stdout, res, files.n, &totals);
 	else if (o.format == FORMAT_HTML)
 		html_document(stdout, res, files.n, &totals);
-	else
+	else if (!o.quiet)
 		text_summary(stdout, &totals);
+	progress_clear(&pg);
 	fflush(stdout);
 
 	for (size_t i = 0; i < files.n; i++) {
 		free(res[i].out);
 		free(res[i].aux);
-		free(files.v[i]);
 	}
-	free(files.v), free(files.err), free(res), free(done);
+	path_list_free(&files);
+	free(res), free(done);
 	opts_free(&o);
-	return totals.status;
+	return report_out_close(&out, "check", totals.status, true);
 }

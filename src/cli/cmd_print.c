@@ -1,6 +1,7 @@
-/* cmd_print.c: `onnxshape print MODEL...`, a readable summary of what a file holds.
- * `print --values` is `shapes` (cmd_shapes.c). */
-#include "cli.h"
+/* cmd_print.c: `onnxshape print MODEL...`, a readable summary of what a file holds,
+ * or the same as JSON (--format json, docs/schemas/print.json). `print --values` is
+ * `shapes` (cmd_shapes.c). */
+#include "check.h"
 #include "model_values.h"
 
 #include <getopt.h>
@@ -14,15 +15,25 @@ static const char help[] =
 	"outputs with their declared types and shapes, node count per operator, and\n"
 	"initializer count and bytes (external data marked), and the parameters: the\n"
 	"elements of every initializer, with their bytes by element type. MODEL '-'\n"
-	"reads standard input.\n"
+	"reads standard input; a directory is searched for *.onnx as check searches it.\n"
 	"\n"
 	"options:\n"
 	"  --values       list every value with its inferred type and shape instead\n"
 	"                 (onnxshape shapes; its options apply)\n"
-	"  --color=WHEN   colour diagnostics: auto (default), always, never\n"
+	"  --format FORMAT\n"
+	"                 text (default) or json (docs/schemas/print.json)\n"
+	"  -o, --output FILE\n"
+	"                 write the summary to FILE (atomically; left as it was on a\n"
+	"                 usage or write error)\n"
+	"  -q, --quiet    print nothing: only errors (stderr) and the exit status\n"
+	"  --color=WHEN   colour diagnostics: auto (default; not with NO_COLOR set or\n"
+	"                 TERM=dumb), always, never\n"
 	"  --memory-budget SIZE\n"
 	"                 most memory a model may take (512M, 4G...)\n"
-	"  -h, --help     show this help\n";
+	"  -h, --help     show this help\n"
+	"\n"
+	"exit status: 0 printed; 1 a model has errors; 2 a model could not be read, or a\n"
+	"usage error.\n";
 
 static void human_bytes(char *buf, size_t cap, uint64_t b)
 {
@@ -154,6 +165,84 @@ static void print_summary(const char *path, const osh_summary *s)
 	printf("\n");
 }
 
+/* ---- --format json -------------------------------------------------------------------- */
+
+static void json_values(const osh_value_summary *vs, size_t n)
+{
+	fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		const char *et = osh_elem_type_name(vs[i].type.elem_type);
+		fputs(i ? ", {\"name\": " : "{\"name\": ", stdout);
+		json_string(stdout, vs[i].name);
+		fputs(", \"kind\": ", stdout);
+		json_string(stdout, vs[i].type.kind);
+		fputs(", \"elem_type\": ", stdout);
+		if (et && vs[i].type.kind[0])
+			json_string(stdout, et);
+		else
+			fputs("null", stdout);
+		fputs(", \"shape\": ", stdout);
+		json_shape(stdout, &vs[i].type);
+		fputs("}", stdout);
+	}
+	fputs("]", stdout);
+}
+
+/* One element of "files": what print_summary and print_params say, as data. */
+static void json_summary(const char *path, const osh_summary *s, osh_model *m, size_t index)
+{
+	fputs(index ? ",\n {\"path\": " : " {\"path\": ", stdout);
+	json_string(stdout, path);
+	printf(", \"ir_version\": %lld, \"producer_name\": ", (long long)s->ir_version);
+	json_string(stdout, s->producer_name);
+	fputs(", \"producer_version\": ", stdout);
+	json_string(stdout, s->producer_version);
+	fputs(", \"graph\": ", stdout);
+	json_string(stdout, s->graph_name);
+	fputs(",\n  \"opsets\": [", stdout);
+	for (size_t i = 0; i < s->n_opsets; i++) {
+		fputs(i ? ", {\"domain\": " : "{\"domain\": ", stdout);
+		json_string(stdout, s->opsets[i].domain);
+		printf(", \"version\": %lld}", (long long)s->opsets[i].version);
+	}
+	fputs("],\n  \"inputs\": ", stdout);
+	json_values(s->inputs, s->n_inputs);
+	fputs(",\n  \"outputs\": ", stdout);
+	json_values(s->outputs, s->n_outputs);
+	printf(",\n  \"nodes\": %zu, \"nodes_total\": %zu, \"subgraphs\": %zu, \"functions\": %zu,\n  \"operators\": [",
+	       s->n_nodes, s->n_nodes_total, s->n_subgraphs, s->n_functions);
+	for (size_t i = 0; i < s->n_op_counts; i++) {
+		fputs(i ? ", {\"domain\": " : "{\"domain\": ", stdout);
+		json_string(stdout, s->op_counts[i].domain);
+		fputs(", \"op_type\": ", stdout);
+		json_string(stdout, s->op_counts[i].op_type);
+		printf(", \"count\": %zu}", s->op_counts[i].count);
+	}
+	printf("],\n  \"initializers\": {\"count\": %zu, \"inline\": %zu, \"inline_bytes\": %llu, \"external\": %zu, "
+	       "\"external_bytes\": %llu}",
+	       s->n_initializers, s->n_initializers - s->n_external, (unsigned long long)s->initializer_bytes,
+	       s->n_external, (unsigned long long)s->external_bytes);
+	params p = {0};
+	bool counted = model_values(m, count_param, &p);
+	fputs(",\n  \"parameters\": ", stdout);
+	if (!counted) {
+		fputs("null}", stdout);
+		return;
+	}
+	printf("{\"elements\": %llu, \"by_type\": [", (unsigned long long)p.elements);
+	for (size_t i = 0; i < p.n; i++) {
+		const char *et = osh_elem_type_name(p.by_type[i].elem_type);
+		fputs(i ? ", {\"elem_type\": " : "{\"elem_type\": ", stdout);
+		if (et)
+			json_string(stdout, et);
+		else
+			fputs("null", stdout);
+		printf(", \"elements\": %llu, \"bytes\": %llu}", (unsigned long long)p.by_type[i].elements,
+		       (unsigned long long)p.by_type[i].bytes);
+	}
+	fputs("]}}", stdout);
+}
+
 /* argv without its --values (before any "--"), for shapes; NULL when there is none
  * or memory ran out. */
 static char **without_values(int argc, char **argv, bool *found)
@@ -189,52 +278,101 @@ int cmd_print(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"color", required_argument, NULL, 'C'},
 		{"memory-budget", required_argument, NULL, 'M'},
+		{"format", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{0}};
 	style st = {0};
-	const char *color = NULL;
+	const char *color = NULL, *output = NULL;
 	uint64_t budget = 0;
+	bool json = false, quiet = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longs, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
 			return EXIT_CLEAN;
 		}
 		if (c == 'C') {
 			color = optarg;
+		} else if (c == 'o') {
+			output = optarg;
+		} else if (c == 'q') {
+			quiet = st.quiet = true;
+		} else if (c == 'F') {
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				return usage_error("print", "--format must be text or json");
+			json = !strcmp(optarg, "json");
 		} else if (c == 'M') {
 			if (!parse_bytes(optarg, &budget)) {
 				return usage_error("print", "bad --memory-budget '%s' (expected bytes, or 512M, 4G...)", optarg);
 			}
 		} else {
-			fputs("try 'onnxshape print --help'\n", stderr);
-			return EXIT_TROUBLE;
+			return bad_option("print", c, argv, longs);
 		}
 	}
 	if (!parse_color(color, 2, &st))
 		return usage_error("print", "--color must be auto, always or never");
 	if (optind >= argc)
 		return usage_error("print", "no model given ('-' reads standard input)");
+	path_list files = {0};
+	if (!collect_models(&(walk_opts){0}, argv + optind, argc - optind, &files)) {
+		path_list_free(&files);
+		fprintf(stderr, "onnxshape print: error: out of memory\n");
+		return EXIT_TROUBLE;
+	}
+	report_out out;
+	if (report_out_is_input(output, &files) || !report_out_open(&out, "print", output)) {
+		if (report_out_is_input(output, &files))
+			usage_error("print", "-o %s would replace a model being printed", output);
+		path_list_free(&files);
+		return EXIT_TROUBLE;
+	}
 	int worst = EXIT_CLEAN;
-	for (int i = optind; i < argc; i++) {
+	size_t printed = 0;
+	progress pg;
+	progress_start(&pg, files.n, quiet);
+	if (json && !quiet)
+		fputs("{\"version\": 1,\n \"files\": [\n", stdout);
+	for (size_t i = 0; i < files.n; i++) {
 		int status;
+		const char *path = files.v[i];
+		progress_clear(&pg);
+		if (files.err[i]) {
+			fprintf(stderr, "onnxshape print: error: %s: %s\n", path,
+				files.err[i] == WALK_EMPTY ? "no model (*.onnx) found under this directory"
+							   : strerror(files.err[i]));
+			worst = EXIT_TROUBLE;
+			continue;
+		}
 		osh_load_options lo = {.memory_budget = budget};
-		int guard = input_guard_claim(shown_path(argv[i]), &lo);
-		osh_model *m = load_or_report(argv[i], &lo, &st, &status);
+		int guard = input_guard_claim(shown_path(path), &lo);
+		osh_model *m = load_or_report(path, &lo, &st, &status);
 		if (status > worst)
 			worst = status;
 		if (!m) {
 			input_guard_release(guard);
+			progress_step(&pg, path);
 			continue;
 		}
 		const osh_summary *s = osh_model_summary(m);
-		if (s) {
-			if (i > optind)
+		if (s && !quiet && json) {
+			json_summary(shown_path(path), s, m, printed++);
+		} else if (s && !quiet) {
+			if (printed++)
 				printf("\n");
-			print_summary(shown_path(argv[i]), s);
+			print_summary(shown_path(path), s);
 			print_params(m);
+		} else if (!s) {
+			fprintf(stderr, "onnxshape print: error: %s: out of memory\n", shown_path(path));
+			worst = EXIT_TROUBLE;
 		}
 		osh_model_free(m);
 		input_guard_release(guard);
+		progress_step(&pg, path);
 	}
-	return worst;
+	progress_clear(&pg);
+	if (json && !quiet)
+		fputs("\n]}\n", stdout);
+	path_list_free(&files);
+	return report_out_close(&out, "print", worst, true);
 }

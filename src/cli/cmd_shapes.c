@@ -19,21 +19,28 @@ static const char help[] =
 	"\n"
 	"Infer every shape and list every value of each model: graph inputs, what each\n"
 	"node produces, subgraphs' values with their graph's path, with its element type\n"
-	"and shape. MODEL '-' reads standard input. Also: onnxshape print --values.\n"
+	"and shape. MODEL '-' reads standard input; a directory is searched for *.onnx\n"
+	"as check searches it. Also: onnxshape print --values.\n"
 	"\n"
 	"options:\n"
-	"      --format FORMAT       text (default) or json\n"
+	"      --format FORMAT       text (default) or json (docs/schemas/shapes.json)\n"
+	"  -o, --output FILE         write the listing to FILE (atomically; left as it\n"
+	"                            was on a usage or write error)\n"
+	"  -q, --quiet               list nothing: only errors (stderr) and the exit\n"
+	"                            status\n"
 	"      --initializers        list the initializers (weights) too\n"
 	"      --input-shape NAME:D,D,...\n"
 	"                            override a graph input's shape; D is a size, a\n"
-	"                            symbol, or ? (repeatable)\n"
+	"                            symbol, or ? (repeatable); a model found in a\n"
+	"                            directory without input NAME gets a note instead\n"
 	"      --assume SYMBOL=SIZE  bind a symbolic dimension everywhere (repeatable)\n"
 	"      --constant-initializers\n"
 	"                            take initializers that are also graph inputs (IR 3\n"
 	"                            lists them all so) as constants\n"
 	"      --error CODE, --warn CODE, --ignore CODE\n"
 	"                            change a code's severity, or drop it (repeatable)\n"
-	"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
+	"      --color=WHEN          colour diagnostics: auto (default; not with NO_COLOR\n"
+	"                            set or TERM=dumb), always, never\n"
 	"      --memory-budget SIZE  most memory a model may take (512M, 4G...)\n"
 	"  -h, --help                show this help\n"
 	"\n"
@@ -41,7 +48,7 @@ static const char help[] =
 	"not be read, or a usage error.\n";
 
 typedef struct shapes_opts {
-	bool json, initializers;
+	bool json, initializers, quiet;
 	style st;
 	uint64_t budget;
 	infer_args args;
@@ -162,7 +169,7 @@ static void table_free(table *t)
 }
 
 /* Loads, infers and lists one model. Returns its exit status. */
-static int shapes_one(const shapes_opts *o, const char *path, bool several, size_t *listed)
+static int shapes_one(const shapes_opts *o, const char *path, bool walked, bool several, size_t *listed)
 {
 	int status;
 	osh_load_options lo = {.memory_budget = o->budget};
@@ -175,7 +182,16 @@ static int shapes_one(const shapes_opts *o, const char *path, bool several, size
 	osh_error err = {0};
 	osh_infer_options io = {0};
 	infer_args_apply(&o->args, &io);
-	if (osh_infer(m, &io, &err) != OSH_OK ||
+	osh_input_shape *kept = NULL;
+	if (walked && !input_shapes_for(m, shown_path(path), &io, &kept)) {
+		fprintf(stderr, "%s: error: out of memory\n", shown_path(path));
+		osh_model_free(m);
+		input_guard_release(guard);
+		return EXIT_TROUBLE;
+	}
+	osh_status inferred = osh_infer(m, &io, &err);
+	free(kept);
+	if (inferred != OSH_OK ||
 	    (o->sev.n && osh_model_override_severities(m, o->sev.v, o->sev.n, &err) != OSH_OK)) {
 		print_error(stderr, &o->st, &err);
 		osh_model_free(m);
@@ -184,6 +200,11 @@ static int shapes_one(const shapes_opts *o, const char *path, bool several, size
 	}
 	print_diag_span(stderr, &o->st, shown_path(path), m, 0, true);
 	status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
+	if (o->quiet) {
+		osh_model_free(m);
+		input_guard_release(guard);
+		return status;
+	}
 	table t = {.o = o, .json = o->json ? stdout : NULL};
 	size_t index = (*listed)++;
 	if (o->json) {
@@ -219,6 +240,8 @@ int cmd_shapes(int argc, char **argv)
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"initializers", no_argument, NULL, OPT_INITIALIZERS},
 		{"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
 		{"assume", required_argument, NULL, OPT_ASSUME},
@@ -231,9 +254,9 @@ int cmd_shapes(int argc, char **argv)
 		{0},
 	};
 	shapes_opts o = {0};
-	const char *color = NULL;
+	const char *color = NULL, *output = NULL;
 	int c, status = -1;
-	while (status < 0 && (c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, ":ho:q", longs, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
@@ -246,6 +269,8 @@ int cmd_shapes(int argc, char **argv)
 			break;
 		case OPT_INITIALIZERS: o.initializers = true; break;
 		case OPT_CONSTANT_INITIALIZERS: o.args.constant_initializers = true; break;
+		case 'o': output = optarg; break;
+		case 'q': o.quiet = o.st.quiet = true; break;
 		case OPT_INPUT_SHAPE:
 			if (!infer_args_add_shape(&o.args, optarg))
 				status = usage_error("shapes", "bad --input-shape value '%s' (expected NAME:D,D,...)", optarg);
@@ -267,8 +292,7 @@ int cmd_shapes(int argc, char **argv)
 				status = usage_error("shapes", "bad --memory-budget '%s' (expected bytes, or 512M, 4G...)", optarg);
 			break;
 		default:
-			fputs("try 'onnxshape shapes --help'\n", stderr);
-			status = EXIT_TROUBLE;
+			status = bad_option("shapes", c, argv, longs);
 			break;
 		}
 	}
@@ -276,18 +300,43 @@ int cmd_shapes(int argc, char **argv)
 		status = usage_error("shapes", "--color must be auto, always or never");
 	if (status < 0 && optind >= argc)
 		status = usage_error("shapes", "no model given ('-' reads standard input)");
+	path_list files = {0};
+	report_out out = {0};
+	if (status < 0 && !collect_models(&(walk_opts){0}, argv + optind, argc - optind, &files)) {
+		fprintf(stderr, "onnxshape shapes: error: out of memory\n");
+		status = EXIT_TROUBLE;
+	}
+	if (status < 0 && report_out_is_input(output, &files))
+		status = usage_error("shapes", "-o %s would replace a model being listed", output);
+	if (status < 0 && !report_out_open(&out, "shapes", output))
+		status = EXIT_TROUBLE;
 	if (status < 0) {
 		status = EXIT_CLEAN;
 		size_t listed = 0;
-		if (o.json)
-			fputs("{\"files\": [\n", stdout);
-		for (int i = optind; i < argc; i++) {
-			int s = shapes_one(&o, argv[i], argc - optind > 1, &listed);
+		progress pg;
+		progress_start(&pg, files.n, o.quiet);
+		if (o.json && !o.quiet)
+			fputs("{\"version\": 1,\n \"files\": [\n", stdout);
+		for (size_t i = 0; i < files.n; i++) {
+			int s;
+			progress_clear(&pg);
+			if (files.err[i]) {
+				fprintf(stderr, "onnxshape shapes: error: %s: %s\n", files.v[i],
+					files.err[i] == WALK_EMPTY ? "no model (*.onnx) found under this directory"
+								   : strerror(files.err[i]));
+				s = EXIT_TROUBLE;
+			} else {
+				s = shapes_one(&o, files.v[i], files.rel[i] >= 0, files.n > 1, &listed);
+			}
 			status = s > status ? s : status;
+			progress_step(&pg, files.v[i]);
 		}
-		if (o.json)
+		progress_clear(&pg);
+		if (o.json && !o.quiet)
 			fputs("\n]}\n", stdout);
+		status = report_out_close(&out, "shapes", status, true);
 	}
+	path_list_free(&files);
 	infer_args_free(&o.args);
 	severities_free(&o.sev);
 	return status;

@@ -2,11 +2,18 @@
  * `infer` and `rewrite`. They share option parsing and the write discipline: an
  * output path (-o) or an explicit --in-place, nothing written when the model is
  * malformed or has errors, and the write itself atomic (the library's job).
+ *
+ * MODEL may be a directory, walked as check walks one: each model is done as if it
+ * were named alone, written over itself (--in-place) or to the same relative path
+ * under -o DIR (the tree mirrored, folders made as needed); a model with errors is
+ * not written and the others still are, the exit status the worst of them.
  */
-#define _POSIX_C_SOURCE 200809L /* isatty */
-#include "cli.h"
+#define _GNU_SOURCE /* isatty, asprintf */
+#include "check.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +28,18 @@ typedef struct write_cmd {
 static const write_cmd infer_cmd = {
 	"infer",
 	"usage: onnxshape infer [options] MODEL -o OUT\n"
+	"       onnxshape infer [options] DIR -o OUTDIR | --in-place\n"
 	"\n"
 	"Infer the type and shape of every value and write them into the model's\n"
 	"value_info (subgraphs too), filling in graph outputs' shapes. Unknown sizes\n"
 	"get fresh dim_param names. Nothing is written when the model has errors.\n"
-	"MODEL '-' reads standard input; OUT '-' writes standard output.\n"
+	"MODEL '-' reads standard input; OUT '-' writes standard output. A directory\n"
+	"is searched for *.onnx as check searches it, each model written to the same\n"
+	"relative path under OUTDIR (made as needed), or over itself with --in-place.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT          where to write the model (required unless --in-place)\n"
+	"  -q, --quiet               print only errors (no notes, warnings or summaries)\n"
 	"      --in-place            write over MODEL itself (atomically)\n"
 	"      --fsync               have the output on disk before exiting (fsync the\n"
 	"                            file and its directory): it survives a power cut\n"
@@ -64,6 +75,7 @@ static const write_cmd infer_cmd = {
 static const write_cmd rewrite_cmd = {
 	"rewrite",
 	"usage: onnxshape rewrite [options] MODEL -o OUT\n"
+	"       onnxshape rewrite [options] DIR -o OUTDIR | --in-place | --dry-run\n"
 	"\n"
 	"Rewrite Paddle-style and legacy axis broadcasting into standard ONNX and write\n"
 	"the model to OUT:\n"
@@ -76,10 +88,13 @@ static const write_cmd rewrite_cmd = {
 	"or Unsqueeze when its shape is symbolic). Where the shapes do not broadcast under\n"
 	"the node's rule, the error is reported and nothing is written (exit 1). A model\n"
 	"with nothing to rewrite is written back byte-identical. MODEL '-' reads\n"
-	"standard input; OUT '-' writes standard output.\n"
+	"standard input; OUT '-' writes standard output. A directory is searched for\n"
+	"*.onnx as check searches it, each model written to the same relative path\n"
+	"under OUTDIR (made as needed), or over itself with --in-place.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output OUT   where to write the model (required unless --in-place/--dry-run)\n"
+	"  -q, --quiet        print only errors: no notes, summaries or --dry-run listing\n"
 	"      --in-place     write over MODEL itself (atomically)\n"
 	"      --fsync        have the output on disk before exiting (fsync the file and\n"
 	"                     its directory): it survives a power cut\n"
@@ -240,6 +255,9 @@ typedef struct write_args {
 	infer_args *ia;
 	severities sev;
 	const char *dump_after; /* --dump-after, or NULL */
+	bool quiet;             /* -q */
+	bool dir;               /* MODEL is a directory (out: the tree to mirror it in, or NULL) */
+	bool walked;            /* this model was met in the walk (input_shapes_for) */
 } write_args;
 
 /* The codes' severities as asked (--error/--warn/--ignore). False (after printing
@@ -266,7 +284,14 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	*write = false;
 	osh_infer_options io = {.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
-	if (osh_infer(m, &io, &err) != OSH_OK) {
+	osh_input_shape *kept = NULL;
+	if (wa->walked && !input_shapes_for(m, in, &io, &kept)) {
+		fprintf(stderr, "%s: error: out of memory\n", in);
+		return EXIT_TROUBLE;
+	}
+	osh_status inferred = osh_infer(m, &io, &err);
+	free(kept);
+	if (inferred != OSH_OK) {
 		print_error(stderr, st, &err);
 		return EXIT_TROUBLE;
 	}
@@ -287,8 +312,14 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	if (rep.changed && !ra->dry_run && !override(m, wa))
 		return EXIT_TROUBLE;
 	print_diag_span(stderr, st, in, m, 0, true);
+	if (ra->dry_run && wa->quiet)
+		return osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
 	if (ra->dry_run) {
 		print_rewrite_changes(stdout, in, &rep);
+		if (wa->walked) { /* which of the walk's models the summary is of */
+			put_text(stdout, in);
+			fputs(": ", stdout);
+		}
 		/* Blocked: a count of zero rewritten nodes would read as "nothing to do". */
 		if (rep.n_errors)
 			printf("rewrite blocked by %zu error%s; nothing would change\n", rep.n_errors,
@@ -299,7 +330,7 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	}
 	if (osh_model_has_errors(m))
 		return EXIT_FINDINGS;
-	if (rep.changed)
+	if (rep.changed && !wa->quiet)
 		print_rewrite_summary(stderr, &rep);
 	*write = true;
 	return EXIT_CLEAN;
@@ -325,6 +356,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"in-place", no_argument, NULL, OPT_IN_PLACE},
 		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"color", required_argument, NULL, OPT_COLOR},
@@ -353,12 +385,13 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	};
 	const char *color = NULL, *name = cmd->name;
 	int c;
-	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:q", longs, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd->help, stdout);
 			return EXIT_CLEAN;
 		case 'o': wa->out = optarg; break;
+		case 'q': wa->quiet = wa->st.quiet = true; break;
 		case OPT_IN_PLACE: wa->wo.in_place = true; break;
 		case OPT_FSYNC: wa->wo.durable = true; break;
 		case OPT_COLOR: color = optarg; break;
@@ -428,9 +461,8 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 				return usage_error(name, "bad --target-opset value '%s' (expected a positive integer)", optarg);
 			}
 			break;
-		default: /* getopt said what */
-			fprintf(stderr, "try 'onnxshape %s --help'\n", name);
-			return EXIT_TROUBLE;
+		default:
+			return bad_option(name, c, argv, longs);
 		}
 	}
 	if (!parse_color(color, 2, &wa->st))
@@ -438,6 +470,23 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	if (optind != argc - 1)
 		return usage_error(name, "expected exactly one MODEL ('-' reads standard input)");
 	wa->in = argv[optind];
+	struct stat sb, so;
+	wa->dir = !is_stdin_path(wa->in) && stat(wa->in, &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (wa->dir) {
+		if (!wa->out && !wa->wo.in_place && !wa->ra.dry_run)
+			return usage_error(name, "%s is a directory: say where to write its models: -o OUTDIR (the tree "
+						 "mirrored there), or --in-place", wa->in);
+		if (wa->out && wa->wo.in_place)
+			return usage_error(name, "-o and --in-place exclude each other");
+		if (wa->out && is_stdout_path(wa->out))
+			return usage_error(name, "%s is a directory: its models cannot all go to standard output; "
+						 "give -o OUTDIR", wa->in);
+		if (wa->out && stat(wa->out, &so) == 0 && !S_ISDIR(so.st_mode))
+			return usage_error(name, "%s is a directory: -o %s must be a directory too", wa->in, wa->out);
+		if (wa->out && stat(wa->out, &so) == 0 && so.st_dev == sb.st_dev && so.st_ino == sb.st_ino)
+			return usage_error(name, "-o %s is the directory itself: use --in-place", wa->out);
+		return -1;
+	}
 	if (!wa->out && !wa->wo.in_place && !wa->ra.dry_run)
 		return usage_error(name, "say where to write: -o OUT, or --in-place (-o - writes standard output)");
 	if (wa->wo.in_place && is_stdin_path(wa->in))
@@ -499,7 +548,15 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer,
 				.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
-	if (osh_infer(m, &io, &err) != OSH_OK) {
+	osh_input_shape *kept = NULL;
+	if (wa->walked && !input_shapes_for(m, shown_path(wa->in), &io, &kept)) {
+		*printed = -1;
+		fprintf(stderr, "%s: error: out of memory\n", shown_path(wa->in));
+		return EXIT_TROUBLE;
+	}
+	osh_status inferred = osh_infer(m, &io, &err);
+	free(kept);
+	if (inferred != OSH_OK) {
 		*printed = -1; /* the error alone */
 		print_error(stderr, &wa->st, &err);
 		return EXIT_TROUBLE;
@@ -524,11 +581,10 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 	return status;
 }
 
-static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa, timings *tm)
+/* One model: wa->in to wa->out. Returns the exit status. */
+static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 {
-	int status = parse_args(cmd, argc, argv, wa);
-	if (status >= 0)
-		return status;
+	int status;
 	const char *in = shown_path(wa->in), *out = wa->to_stdout ? "<stdout>" : wa->out;
 	osh_error err = {0};
 	timings_start(tm, wa->timed);
@@ -546,12 +602,12 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 		return status;
 	}
 	tm->nodes = osh_model_node_count(m);
-	char **was = status == EXIT_CLEAN ? declared_inputs(m, wa->ia) : NULL;
+	char **was = status == EXIT_CLEAN && !wa->quiet ? declared_inputs(m, wa->ia) : NULL;
 	if (status == EXIT_CLEAN && !cmd->infer) {
 		bool write;
 		status = rewrite_model(m, wa, &write, tm);
 		if (!write) {
-			if (status == EXIT_FINDINGS && !wa->ra.dry_run)
+			if (status == EXIT_FINDINGS && !wa->ra.dry_run && !wa->quiet)
 				fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 			report_inputs(m, wa, was, false);
 			osh_model_free(m);
@@ -582,18 +638,88 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 	/* infer's lint ran on another thread meanwhile (defer_lint). */
 	timings_lap(tm, "write");
 	if (printed >= 0)
-		print_diag_span(stderr, &wa->st, in, m, (size_t)printed, false);
+		print_diag_span(stderr, &wa->st, in, m, (size_t)printed, wa->quiet);
 	if (write_failed && status == EXIT_TROUBLE)
 		print_error(stderr, &wa->st, &err);
-	if (status == EXIT_FINDINGS)
+	if (status == EXIT_FINDINGS && !wa->quiet)
 		fprintf(stderr, "%s: note: the model has errors; nothing written to '%s'\n", in, out);
 	report_inputs(m, wa, was, status == EXIT_CLEAN);
 	/* run_with's caller returns to main, which exits; but a write begun ahead and
 	 * not made has its temporary file removed by the free. */
-	model_done(m, !ahead || status == EXIT_CLEAN);
+	model_done(m, !wa->dir && (!ahead || status == EXIT_CLEAN));
 	input_guard_release(guard);
 	timings_lap(tm, "free");
 	return status;
+}
+
+/* Makes the folders above path (the mirrored tree under -o OUTDIR). False, after
+ * saying why, when one cannot be made. */
+static bool make_parents(const char *name, char *path)
+{
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		bool ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+		int e = errno;
+		*p = '/';
+		if (!ok) {
+			*p = '\0';
+			fprintf(stderr, "onnxshape %s: error: cannot make the directory '%s': %s\n", name, path, strerror(e));
+			*p = '/';
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Each model under the directory wa->in, as run_one does one; the worst status. */
+static int run_dir(const write_cmd *cmd, write_args *wa)
+{
+	const char *root = wa->in, *out_root = wa->out;
+	path_list files = {0};
+	if (!collect_models(&(walk_opts){0}, (char *const *)&root, 1, &files)) {
+		path_list_free(&files);
+		fprintf(stderr, "onnxshape %s: error: out of memory\n", cmd->name);
+		return EXIT_TROUBLE;
+	}
+	int worst = EXIT_CLEAN;
+	progress pg;
+	progress_start(&pg, files.n, wa->quiet);
+	for (size_t i = 0; i < files.n; i++) {
+		int status = EXIT_TROUBLE;
+		char *out = NULL;
+		progress_clear(&pg);
+		if (files.err[i]) {
+			fprintf(stderr, "onnxshape %s: error: %s: %s\n", cmd->name, files.v[i],
+				files.err[i] == WALK_EMPTY ? "no model (*.onnx) found under this directory"
+							   : strerror(files.err[i]));
+		} else if (out_root && asprintf(&out, "%s/%s", out_root, files.v[i] + files.rel[i]) < 0) {
+			out = NULL;
+			fprintf(stderr, "onnxshape %s: error: out of memory\n", cmd->name);
+		} else if (!out || make_parents(cmd->name, out)) {
+			timings tm = {0};
+			wa->in = files.v[i];
+			wa->out = out ? out : files.v[i];
+			wa->walked = true;
+			status = run_one(cmd, wa, &tm);
+			timings_print(stderr, &tm);
+		}
+		free(out);
+		worst = status > worst ? status : worst;
+		progress_step(&pg, files.v[i]);
+	}
+	progress_clear(&pg);
+	path_list_free(&files);
+	wa->in = root;
+	wa->out = out_root;
+	return worst;
+}
+
+static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa, timings *tm)
+{
+	int status = parse_args(cmd, argc, argv, wa);
+	if (status >= 0)
+		return status;
+	return wa->dir ? run_dir(cmd, wa) : run_one(cmd, wa, tm);
 }
 
 /* run_with, with the arrays of the options freed whatever it returns, and

@@ -13,6 +13,10 @@
  * truncated, empty, too large) it is also a malformed-model result, so it shows as an
  * alert.
  *
+ * The tool's informationUri and each rule's helpUri (its section of diagnostics.md)
+ * are under OSH_DOCS_URL, the documentation as installed unless the build says
+ * where it is published (CMake's ONNXSHAPE_DOCS_URL).
+ *
  * Required properties of SARIF 2.1.0 (section 3) met here: sarifLog.version and
  * runs; run.tool; tool.driver; toolComponent.name; reportingDescriptor.id;
  * result.message; message.text; invocation.executionSuccessful;
@@ -24,6 +28,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef OSH_DOCS_URL
+#define OSH_DOCS_URL "file:///usr/local/share/doc/onnxshape"
+#endif
 
 static const char *const levels[] = {"note", "warning", "error"};
 
@@ -192,7 +200,15 @@ static void put_rules(FILE *f)
 			help = NULL;
 		json_string(f, help ? help : r->description);
 		free(help);
-		fputs("}, \"properties\": {\"tags\": [\"onnx\", \"shapes\"]}}", f);
+		/* A code is lower case, digits and '-': its own anchor, as Markdown
+		 * renderers make one from the heading "## `CODE`". */
+		fputs("}, \"helpUri\": ", f);
+		char *uri = NULL;
+		if (asprintf(&uri, "%s/diagnostics.md#%s", OSH_DOCS_URL, r->code) < 0)
+			uri = NULL;
+		json_string(f, uri ? uri : OSH_DOCS_URL "/diagnostics.md");
+		free(uri);
+		fputs(", \"properties\": {\"tags\": [\"onnx\", \"shapes\"]}}", f);
 	}
 }
 
@@ -219,7 +235,9 @@ void sarif_document(FILE *f, const file_result *files, size_t n, const check_tot
 	      "sarif-schema-2.1.0.json\",\n \"version\": \"2.1.0\",\n \"runs\": [{\n",
 	      f);
 	fprintf(f, "  \"tool\": {\"driver\": {\"name\": \"onnxshape\", \"version\": \"%s\", \"semanticVersion\": \"%s\", "
-		   "\"rules\": [", osh_version(), osh_version());
+		   "\"informationUri\": ", osh_version(), osh_version());
+	json_string(f, OSH_DOCS_URL "/README.md");
+	fputs(", \"rules\": [", f);
 	put_rules(f);
 	fprintf(f, "]}},\n  \"invocations\": [{\"executionSuccessful\": %s, \"exitCode\": %d, "
 		   "\"toolExecutionNotifications\": [", t->status == EXIT_TROUBLE ? "false" : "true", t->status);

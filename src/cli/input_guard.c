@@ -84,7 +84,12 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 		put(path);
 		put(": error: the input changed while it was read (it was truncated)\n");
 	} else {
-		put("onnxshape: error: an input changed while it was read (it was truncated)\n");
+		put("onnxshape");
+		if (cli_command) {
+			put(" ");
+			put(cli_command);
+		}
+		put(": error: an input changed while it was read (it was truncated)\n");
 	}
 	_exit(EXIT_TROUBLE);
 }

@@ -3,6 +3,7 @@
  * Whatever the command, output it could not write is exit 2 (std_streams.c). */
 #include "cli.h"
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,10 +50,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
 		return streams_close("version", cmd_version(argc - 1, argv + 1));
 	input_guard_install();
+	opterr = 0; /* bad_option says what getopt would, in the tool's style */
 	const char *names[NCOMMANDS];
 	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			cli_set_command(commands[i].name);
 			return streams_close(commands[i].name, commands[i].run(argc - 1, argv + 1));
+		}
 		names[i] = commands[i].name;
 	}
 	const char *near = closest_name(argv[1], names, NCOMMANDS);

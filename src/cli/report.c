@@ -15,8 +15,11 @@
 
 bool parse_color(const char *arg, int fd, style *st)
 {
+	/* NO_COLOR counts when it is set and not empty (no-color.org); a terminal that
+	 * says it is dumb shows escape sequences as they are. */
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	if (!arg || !strcmp(arg, "auto"))
-		st->color = isatty(fd) && getenv("NO_COLOR") == NULL;
+		st->color = fd >= 0 && isatty(fd) && !(no_color && no_color[0]) && !(term && !strcmp(term, "dumb"));
 	else if (!strcmp(arg, "always"))
 		st->color = true;
 	else if (!strcmp(arg, "never"))
@@ -94,7 +97,7 @@ static void put_error(FILE *f, const style *st, const osh_error *err)
 			st->color ? "\033[0m" : "");
 		put_text(f, colon + 2);
 	} else {
-		fputs("onnxshape: error: ", f);
+		fprintf(f, "%s: error: ", cli_prefix());
 		put_text(f, msg);
 	}
 	fputc('\n', f);
@@ -119,12 +122,14 @@ void print_error(FILE *f, const style *st, const osh_error *err)
 	}
 }
 
-void text_file(FILE *f, const style *st, const char *path, const osh_model *m, const osh_error *error)
+void text_file(FILE *f, const style *st, const char *path, const osh_model *m, const osh_error *error,
+	       bool errors_only)
 {
 	if (error)
 		print_error(f, st, error);
 	for (size_t i = 0; m && i < osh_model_diag_count(m); i++)
-		print_diag(f, st, path, osh_model_diag_at(m, i));
+		if (!errors_only || osh_model_diag_at(m, i)->severity == OSH_ERROR)
+			print_diag(f, st, path, osh_model_diag_at(m, i));
 }
 
 void summary_line(char *buf, size_t cap, const check_totals *t)
@@ -150,7 +155,7 @@ osh_model *load_or_report(const char *path, const osh_load_options *opts, const 
 		*status = EXIT_TROUBLE;
 		return NULL;
 	}
-	print_diag_span(stderr, st, shown_path(path), m, 0, false);
+	print_diag_span(stderr, st, shown_path(path), m, 0, st->quiet);
 	if (osh_model_is_malformed(m)) {
 		*status = EXIT_TROUBLE;
 		osh_model_free(m);

@@ -22,7 +22,7 @@ bool severities_add(severities *s, const char *cmd, const char *code, bool ignor
 			usage_error(cmd, "'%s' is not a diagnostic code; did you mean '%s'?", code, near);
 			return false;
 		}
-		fprintf(stderr, "onnxshape: error: '%s' is not a diagnostic code; the codes are:", code);
+		fprintf(stderr, "onnxshape %s: error: '%s' is not a diagnostic code; the codes are:", cmd, code);
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, " %s", r[i].code);
 		fprintf(stderr, "\ntry 'onnxshape %s --help'\n", cmd);
@@ -33,7 +33,7 @@ bool severities_add(severities *s, const char *cmd, const char *code, bool ignor
 		return false;
 	}
 	if (!grow_array(&s->v, s->n, &s->cap, sizeof *s->v)) {
-		fprintf(stderr, "onnxshape: error: out of memory\n");
+		fprintf(stderr, "onnxshape %s: error: out of memory\n", cmd);
 		return false;
 	}
 	s->v[s->n++] = (osh_severity_override){code, ignore, sev};

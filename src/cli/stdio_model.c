@@ -103,7 +103,7 @@ bool write_stdout(osh_model *m, const style *st)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			fprintf(stderr, "onnxshape: error: cannot write the model to standard output: %s\n",
+			fprintf(stderr, "%s: error: cannot write the model to standard output: %s\n", cli_prefix(),
 				strerror(errno));
 			free(data);
 			return false;

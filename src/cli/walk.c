@@ -23,9 +23,11 @@
 
 bool path_push(path_list *l, char *p, int err)
 {
-	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v) || !grow_array(&l->err, l->n, &l->cap_err, sizeof *l->err))
+	if (!grow_array(&l->v, l->n, &l->cap, sizeof *l->v) || !grow_array(&l->err, l->n, &l->cap_err, sizeof *l->err) ||
+	    !grow_array(&l->rel, l->n, &l->cap_rel, sizeof *l->rel))
 		return false;
 	l->err[l->n] = err;
+	l->rel[l->n] = -1;
 	l->v[l->n++] = p;
 	return true;
 }
@@ -170,6 +172,7 @@ static bool walk_in(const walk_opts *o, const char *dir, const char *rel, path_l
 	free(es);
 	free(here.v);
 	free(here.err);
+	free(here.rel);
 	/* A listing cut short: what was read is still checked, and the directory is
 	 * reported after it. */
 	return ok && (!err || path_push_copy(out, dir, err));
@@ -179,4 +182,36 @@ bool walk(const walk_opts *o, const char *dir, path_list *out, size_t *models)
 {
 	*models = 0;
 	return walk_in(o, dir, "", out, models);
+}
+
+bool collect_models(const walk_opts *o, char *const *args, int n, path_list *out)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat sb;
+		size_t models = 0, before = out->n;
+		if (is_stdin_path(args[i]) || stat(args[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			if (!path_push_copy(out, args[i], 0))
+				return false;
+			continue;
+		}
+		if (!walk(o, args[i], out, &models))
+			return false;
+		if (!models && out->n == before && !path_push_copy(out, args[i], WALK_EMPTY))
+			return false;
+		/* join() made each path: "." adds no prefix, "dir/" no second '/'. */
+		size_t dn = strlen(args[i]);
+		long skip = !strcmp(args[i], ".") ? 0 : (long)dn + (dn && args[i][dn - 1] == '/' ? 0 : 1);
+		for (size_t k = before; k < out->n; k++)
+			if (!out->err[k])
+				out->rel[k] = skip;
+	}
+	return true;
+}
+
+void path_list_free(path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v), free(l->err), free(l->rel);
+	*l = (path_list){0};
 }

@@ -184,7 +184,7 @@ Test(habits, stdin_and_stdout)
 	/* --in-place has no file to write over. */
 	cr_expect_eq(sh("%s infer --in-place - < %s 2> %s", OSH_CLI, DYNAMIC, err), 2);
 	s = take_output(err);
-	cr_expect(contains(s, "onnxshape: error: --in-place needs a file"), "%s", s);
+	cr_expect(contains(s, "onnxshape infer: error: --in-place needs a file"), "%s", s);
 	free(s);
 	free(out), free(txt), free(err);
 	remove_dir(dir);
@@ -316,7 +316,7 @@ Test(habits, severities_on_infer_and_rewrite)
 	remove(out);
 	r = run("rewrite", "--ignore", "no-such-code", bad, "-o", out, NULL);
 	cr_expect_eq(r.status, 2);
-	cr_expect(contains(r.err, "onnxshape: error: 'no-such-code' is not a diagnostic code"), "%s", r.err);
+	cr_expect(contains(r.err, "onnxshape rewrite: error: 'no-such-code' is not a diagnostic code"), "%s", r.err);
 	cli_result_free(&r);
 	free(out);
 	remove_dir(dir);
@@ -350,14 +350,17 @@ Test(habits, version_and_usage_errors)
 		r = run(cmds[i], "--color=sometimes", DYNAMIC, writes ? "-o" : NULL, "/nonexistent/x", NULL);
 		char want[128];
 		snprintf(want, sizeof want,
-			 "onnxshape: error: --color must be auto, always or never\ntry 'onnxshape %s --help'\n", cmds[i]);
+			 "onnxshape %s: error: --color must be auto, always or never\ntry 'onnxshape %s --help'\n", cmds[i],
+			 cmds[i]);
 		cr_expect_eq(r.status, 2, "%s", cmds[i]);
 		cr_expect(contains(r.err, want), "%s: %s", cmds[i], r.err);
 		cli_result_free(&r);
 		r = run(cmds[i], NULL);
 		cr_expect_eq(r.status, 2, "%s", cmds[i]);
+		char head[64];
 		snprintf(want, sizeof want, "try 'onnxshape %s --help'\n", cmds[i]);
-		cr_expect(contains(r.err, "onnxshape: error: ") && contains(r.err, want), "%s: %s", cmds[i], r.err);
+		snprintf(head, sizeof head, "onnxshape %s: error: ", cmds[i]);
+		cr_expect(!strncmp(r.err, head, strlen(head)) && contains(r.err, want), "%s: %s", cmds[i], r.err);
 		cli_result_free(&r);
 	}
 }

@@ -146,16 +146,16 @@ Test(dump_after, unknown_stage_lists_the_stages)
 		const char *cmd, *stage, *err;
 	} cases[] = {
 		{"check", "lnt",
-		 "onnxshape: error: 'lnt' is not a stage of check; did you mean 'lint'? The stages, in order: load, infer, lint, "
+		 "onnxshape check: error: 'lnt' is not a stage of check; did you mean 'lint'? The stages, in order: load, infer, lint, "
 		 "describe\ntry 'onnxshape check --help'\n"},
 		{"check", "annotate",
-		 "onnxshape: error: 'annotate' is not a stage of check; the stages, in order: load, infer, lint, describe\n"
+		 "onnxshape check: error: 'annotate' is not a stage of check; the stages, in order: load, infer, lint, describe\n"
 		 "try 'onnxshape check --help'\n"},
 		{"infer", "help",
-		 "onnxshape: error: --dump-after=help: the stages of infer, in order: load, infer, lint, describe, annotate\n"
+		 "onnxshape infer: error: --dump-after=help: the stages of infer, in order: load, infer, lint, describe, annotate\n"
 		 "try 'onnxshape infer --help'\n"},
 		{"rewrite", "help",
-		 "onnxshape: error: --dump-after=help: the stages of rewrite, in order: load, infer, lint, describe, "
+		 "onnxshape rewrite: error: --dump-after=help: the stages of rewrite, in order: load, infer, lint, describe, "
 		 "declare-inputs, axis, reindex, infer, lint, describe, value-info, explicit, reindex, infer, lint, "
 		 "describe, value-info, explicit-again, reindex, infer, lint, describe, value-info, implicit, reindex, "
 		 "infer, lint, describe\n"
