@@ -19,6 +19,8 @@
  */
 #include "core/grow.h"
 #include "loader/prescan.h"
+
+#include "core/strbuf.h"
 #include "onnx-ml.pb-c.h"
 
 #include <stdarg.h>
@@ -292,33 +294,25 @@ static uint64_t index_in_parent(const scan *s, size_t start, size_t upto, uint32
 static void format_path(const scan *s, const ProtobufCFieldDescriptor *field, char *buf, size_t cap)
 {
 	enum { HEAD = 6, TAIL = 6 };
-	size_t len = 0;
-	buf[0] = '\0';
-#define PUT(...)                                                                       \
-	do {                                                                           \
-		int w_ = snprintf(buf + len, cap - len, __VA_ARGS__);                  \
-		if (w_ > 0)                                                            \
-			len = len + (size_t)w_ < cap ? len + (size_t)w_ : cap - 1;     \
-	} while (0)
+	strbuf sb = strbuf_on(buf, cap);
 	int levels = s->top + (field != NULL); /* components, the top message has none */
 	for (int i = 1; i <= levels; i++) {
 		if (levels > HEAD + TAIL && i == HEAD + 1)
-			PUT(".<%d more>", levels - HEAD - TAIL);
+			strbuf_printf(&sb, ".<%d more>", levels - HEAD - TAIL);
 		if (levels > HEAD + TAIL && i > HEAD && i <= levels - TAIL)
 			continue;
 		const ProtobufCFieldDescriptor *f = i <= s->top ? s->stack[i].via : field;
-		PUT("%s%s", len ? "." : "", f->name);
+		strbuf_printf(&sb, "%s%s", strbuf_written(&sb) ? "." : "", f->name);
 		/* An element's index: for strings, bytes and messages (a packed run holds
 		 * many scalars, so their occurrences are not elements). */
 		if (f->label == PROTOBUF_C_LABEL_REPEATED && wire_of(f->type) == WT_LEN) {
 			const frame *parent = &s->stack[i - 1];
 			size_t key_at = i <= s->top ? s->stack[i].key_at : s->field_key_at;
-			PUT("[%llu]", (unsigned long long)index_in_parent(s, parent->start, key_at, f->id));
+			strbuf_printf(&sb, "[%llu]", (unsigned long long)index_in_parent(s, parent->start, key_at, f->id));
 		}
 	}
-	if (!len)
-		PUT("%s", s->stack[0].desc->short_name);
-#undef PUT
+	if (!strbuf_written(&sb))
+		strbuf_printf(&sb, "%s", s->stack[0].desc->short_name);
 }
 
 /* Reports a problem at byte offset `at`; `field` is the field being read or NULL. */

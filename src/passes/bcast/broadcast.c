@@ -13,6 +13,8 @@
  */
 #include "passes/bcast/broadcast.h"
 
+#include "core/strbuf.h"
+
 #include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -599,96 +601,56 @@ bool bcast_pdpd_reshape(shape a, shape b, int64_t axis, dim *dims, int32_t *rank
 
 /* ---- messages -------------------------------------------------------------------- */
 
-/* Appends to a bounded buffer while counting everything asked for, like snprintf. */
-typedef struct sink {
-	char *buf;
-	size_t cap;
-	size_t len;
-	bool bad;
-} sink;
-
-static char *sink_at(sink *s, size_t *room)
-{
-	if (s->len < s->cap) {
-		*room = s->cap - s->len;
-		return s->buf + s->len;
-	}
-	*room = 0;
-	return NULL;
-}
-
-static void sink_count(sink *s, int n)
-{
-	if (n < 0)
-		s->bad = true;
-	else
-		s->len += (size_t)n;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sink_printf(sink *s, const char *fmt, ...)
-{
-	size_t room;
-	char *at = sink_at(s, &room);
-	va_list ap;
-
-	va_start(ap, fmt);
-	sink_count(s, vsnprintf(at, room, fmt, ap));
-	va_end(ap);
-}
-
 typedef struct namer {
 	sym_name_fn fn;
 	void *ctx;
 } namer;
 
-static void sink_dim(sink *s, dim d, namer nm)
+static void sink_dim(strbuf *s, dim d, namer nm)
 {
 	size_t room;
-	char *at = sink_at(s, &room);
+	char *at = strbuf_at(s, &room);
 
-	sink_count(s, dim_format(at, room, d, nm.fn, nm.ctx));
+	strbuf_count(s, dim_format(at, room, d, nm.fn, nm.ctx));
 }
 
-static void sink_rank(sink *s, int32_t rank)
+static void sink_rank(strbuf *s, int32_t rank)
 {
 	if (rank < 0)
-		sink_printf(s, "?");
+		strbuf_printf(s, "?");
 	else
-		sink_printf(s, "%" PRId32, rank);
+		strbuf_printf(s, "%" PRId32, rank);
 }
 
 /* "the size of A (4) must match the size of B (6) at non-singleton dimension 2" */
-static void say_sizes(sink *s, const bcast_error *e, const char *an, const char *bn,
+static void say_sizes(strbuf *s, const bcast_error *e, const char *an, const char *bn,
 		      namer nm, bool singleton_ok)
 {
-	sink_printf(s, "the size of %s (", an);
+	strbuf_printf(s, "the size of %s (", an);
 	sink_dim(s, e->a, nm);
-	sink_printf(s, ") must match the size of %s (", bn);
+	strbuf_printf(s, ") must match the size of %s (", bn);
 	sink_dim(s, e->b, nm);
-	sink_printf(s, ") at %sdimension %" PRId32, singleton_ok ? "non-singleton " : "", e->dim);
+	strbuf_printf(s, ") at %sdimension %" PRId32, singleton_ok ? "non-singleton " : "", e->dim);
 }
 
 /* PyTorch's in-place wording: B's size is the one that would be expanded. */
-static void say_expand(sink *s, const bcast_error *e, const char *an, const char *bn, namer nm)
+static void say_expand(strbuf *s, const bcast_error *e, const char *an, const char *bn, namer nm)
 {
-	sink_printf(s, "the expanded size of %s (", bn);
+	strbuf_printf(s, "the expanded size of %s (", bn);
 	sink_dim(s, e->b, nm);
-	sink_printf(s, ") must match the existing size of %s (", an);
+	strbuf_printf(s, ") must match the existing size of %s (", an);
 	sink_dim(s, e->a, nm);
-	sink_printf(s, ") at non-singleton dimension %" PRId32, e->dim);
+	strbuf_printf(s, ") at non-singleton dimension %" PRId32, e->dim);
 }
 
-static void say_mismatch(sink *s, const bcast_error *e, const char *an, const char *bn, namer nm)
+static void say_mismatch(strbuf *s, const bcast_error *e, const char *an, const char *bn, namer nm)
 {
 	const char *rule = bcast_rule_name(e->rule);
 
 	switch (e->rule) {
 	case BCAST_NONE:
 		say_sizes(s, e, an, bn, nm, false);
-		sink_printf(s, ": the none rule does not broadcast");
+		strbuf_printf(s, ": the none rule does not broadcast");
 		return;
 	case BCAST_UNIDIRECTIONAL:
 		say_expand(s, e, an, bn, nm);
@@ -696,15 +658,15 @@ static void say_mismatch(sink *s, const bcast_error *e, const char *an, const ch
 	case BCAST_PDPD:
 	case BCAST_PADDLE:
 		say_sizes(s, e, an, bn, nm, true);
-		sink_printf(s, ": %s is placed at axis %" PRId64 " under the %s rule",
+		strbuf_printf(s, ": %s is placed at axis %" PRId64 " under the %s rule",
 			    e->brank > e->arank ? an : bn, e->axis, rule);
 		return;
 	case BCAST_EXPLICIT:
-		sink_printf(s, "the size of %s (", an);
+		strbuf_printf(s, "the size of %s (", an);
 		sink_dim(s, e->a, nm);
-		sink_printf(s, ") at axis %" PRId64 " must be 1 or match the size of %s (", e->axis, bn);
+		strbuf_printf(s, ") at axis %" PRId64 " must be 1 or match the size of %s (", e->axis, bn);
 		sink_dim(s, e->b, nm);
-		sink_printf(s, ") at dimension %" PRId32 ", where axes_mapping places it", e->dim);
+		strbuf_printf(s, ") at dimension %" PRId32 ", where axes_mapping places it", e->dim);
 		return;
 	case BCAST_NUMPY:
 	case BCAST_BIDIRECTIONAL:
@@ -716,7 +678,7 @@ static void say_mismatch(sink *s, const bcast_error *e, const char *an, const ch
 int bcast_error_format(char *buf, size_t cap, const bcast_error *e, const char *aname,
 		       const char *bname, sym_name_fn symname, void *symctx)
 {
-	sink s = {buf, buf ? cap : 0, 0, false};
+	strbuf s = strbuf_on(buf, cap);
 	namer nm = {symname, symctx};
 	const char *an = aname ? aname : "A", *bn = bname ? bname : "B";
 	const char *rule = bcast_rule_name(e->rule);
@@ -724,78 +686,74 @@ int bcast_error_format(char *buf, size_t cap, const bcast_error *e, const char *
 	bool a_placed = e->brank > e->arank;
 	const char *placed_name = a_placed ? an : bn, *host_name = a_placed ? bn : an;
 
-	if (s.cap > 0)
-		buf[0] = '\0';
 	switch (e->fail) {
 	case BFAIL_NONE:
-		sink_printf(&s, "no error");
+		strbuf_printf(&s, "no error");
 		break;
 	case BFAIL_MISMATCH:
 		say_mismatch(&s, e, an, bn, nm);
 		break;
 	case BFAIL_GROW:
 		say_expand(&s, e, an, bn, nm);
-		sink_printf(&s, ": %s may not grow under the %s rule", an, rule);
+		strbuf_printf(&s, ": %s may not grow under the %s rule", an, rule);
 		if (e->rule == BCAST_PDPD)
-			sink_printf(&s, " (%s is placed at axis %" PRId64 ")", bn, e->axis);
+			strbuf_printf(&s, " (%s is placed at axis %" PRId64 ")", bn, e->axis);
 		break;
 	case BFAIL_RANK:
 		if (e->rule == BCAST_NONE) {
-			sink_printf(&s, "the rank of %s (", an);
+			strbuf_printf(&s, "the rank of %s (", an);
 			sink_rank(&s, e->arank);
-			sink_printf(&s, ") must equal the rank of %s (", bn);
+			strbuf_printf(&s, ") must equal the rank of %s (", bn);
 			sink_rank(&s, e->brank);
-			sink_printf(&s, ") under the none rule");
+			strbuf_printf(&s, ") under the none rule");
 		} else {
-			sink_printf(&s, "the rank of %s (", bn);
+			strbuf_printf(&s, "the rank of %s (", bn);
 			sink_rank(&s, e->brank);
-			sink_printf(&s, ") must not exceed the rank of %s (", an);
+			strbuf_printf(&s, ") must not exceed the rank of %s (", an);
 			sink_rank(&s, e->arank);
-			sink_printf(&s, ") under the %s rule: %s may not grow", rule, an);
+			strbuf_printf(&s, ") under the %s rule: %s may not grow", rule, an);
 		}
 		break;
 	case BFAIL_AXIS_NEGATIVE:
-		sink_printf(&s, "axis %" PRId64 " is not allowed under the %s rule: the only negative "
+		strbuf_printf(&s, "axis %" PRId64 " is not allowed under the %s rule: the only negative "
 			    "axis is -1, the default (%s has rank ", e->axis, rule, an);
 		sink_rank(&s, e->arank);
-		sink_printf(&s, ", %s rank ", bn);
+		strbuf_printf(&s, ", %s rank ", bn);
 		sink_rank(&s, e->brank);
-		sink_printf(&s, ")");
+		strbuf_printf(&s, ")");
 		break;
 	case BFAIL_AXIS_RANGE:
 		if (e->brank < 0 && e->arank >= 0) {
-			sink_printf(&s, "axis %" PRId64 " is past the end of %s (rank ", e->axis, an);
+			strbuf_printf(&s, "axis %" PRId64 " is past the end of %s (rank ", e->axis, an);
 			sink_rank(&s, e->arank);
-			sink_printf(&s, ") under the %s rule", rule);
+			strbuf_printf(&s, ") under the %s rule", rule);
 			break;
 		}
-		sink_printf(&s, "axis %" PRId64 " places %s (rank ", e->axis, placed_name);
+		strbuf_printf(&s, "axis %" PRId64 " places %s (rank ", e->axis, placed_name);
 		sink_rank(&s, a_placed ? e->arank : e->brank);
-		sink_printf(&s, " without trailing 1s) past the end of %s (rank ", host_name);
+		strbuf_printf(&s, " without trailing 1s) past the end of %s (rank ", host_name);
 		sink_rank(&s, a_placed ? e->brank : e->arank);
-		sink_printf(&s, ") under the %s rule: axis + rank(%s) must not exceed rank(%s)", rule,
+		strbuf_printf(&s, ") under the %s rule: axis + rank(%s) must not exceed rank(%s)", rule,
 			    placed_name, host_name);
 		break;
 	case BFAIL_MAPPING_LENGTH:
-		sink_printf(&s, "axes_mapping has length %" PRId64 " but %s has rank ", e->axis, an);
+		strbuf_printf(&s, "axes_mapping has length %" PRId64 " but %s has rank ", e->axis, an);
 		sink_rank(&s, e->arank);
-		sink_printf(&s, ": it needs one entry per axis of %s", an);
+		strbuf_printf(&s, ": it needs one entry per axis of %s", an);
 		break;
 	case BFAIL_MAPPING_ORDER:
-		sink_printf(&s, "axes_mapping[%" PRId32 "] = %" PRId64 " does not exceed the entry "
+		strbuf_printf(&s, "axes_mapping[%" PRId32 "] = %" PRId64 " does not exceed the entry "
 			    "before it: axes_mapping must be strictly ascending", e->dim, e->axis);
 		break;
 	case BFAIL_MAPPING_RANGE:
-		sink_printf(&s, "axes_mapping[%" PRId32 "] = %" PRId64, e->dim, e->axis);
+		strbuf_printf(&s, "axes_mapping[%" PRId32 "] = %" PRId64, e->dim, e->axis);
 		if (e->brank >= 0)
-			sink_printf(&s, " is outside the axes of %s (rank %" PRId32 ")", bn, e->brank);
+			strbuf_printf(&s, " is outside the axes of %s (rank %" PRId32 ")", bn, e->brank);
 		else
-			sink_printf(&s, " is negative");
+			strbuf_printf(&s, " is negative");
 		break;
 	}
-	if (s.bad || s.len > (size_t)INT_MAX)
-		return -1;
-	return (int)s.len;
+	return strbuf_end(&s);
 }
 
 bool bcast_two(bcast_rule rule, shape a, shape b, int64_t axis, const sym_ctx *sc, bcast_out *out,

@@ -13,6 +13,8 @@
  * another size.
  */
 #include "passes/bcast/provenance.h"
+
+#include "core/strbuf.h"
 #include "core/schema/schema.h"
 
 #include "passes/bcast/bcast_ops.h"
@@ -38,36 +40,13 @@ static pass_kind pass_of(const node *n)
 	return schema_multi_broadcast_since(n->op_type) ? PASS_BROADCAST : PASS_NONE;
 }
 
-/* A bounded string builder: like snprintf, never overruns, always terminated. */
-typedef struct sink {
-	char *buf;
-	size_t cap, len;
-} sink;
-
-static void put(sink *s, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-static void put(sink *s, const char *fmt, ...)
-{
-	if (s->len + 1 >= s->cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		s->len = s->len + (size_t)w < s->cap ? s->len + (size_t)w : s->cap - 1;
-}
-
-static void put_node(sink *s, const graph *g, int32_t ni)
+static void put_node(strbuf *s, const graph *g, int32_t ni)
 {
 	const node *n = &g->nodes[ni];
 	if (n->name[0])
-		put(s, "'%s' (%s)", n->name, n->op_type);
+		strbuf_printf(s, "'%s' (%s)", n->name, n->op_type);
 	else
-		put(s, "node %d (%s)", ni, n->op_type);
+		strbuf_printf(s, "node %d (%s)", ni, n->op_type);
 }
 
 /* Dimension k of t, resolved; unknown when there is none. */
@@ -138,26 +117,26 @@ bool prov_dim(osh_model *m, graph *g, int32_t id, int32_t k, char *buf, size_t c
 	prov_trace t;
 	if (!prov_trace_dim(m, g, id, k, &t))
 		return false;
-	sink s = {buf, cap, 0};
+	strbuf s = strbuf_on(buf, cap);
 	const value *v = &t.g->values[t.id];
 	if (t.origin == PROV_INPUT) {
-		put(&s, "comes from graph input '%s'", v->name);
+		strbuf_printf(&s, "comes from graph input '%s'", v->name);
 	} else if (t.origin == PROV_INITIALIZER) {
-		put(&s, "comes from initializer '%s'", v->name);
+		strbuf_printf(&s, "comes from initializer '%s'", v->name);
 	} else {
-		put(&s, "was set by node ");
+		strbuf_printf(&s, "was set by node ");
 		put_node(&s, t.g, t.ni);
 	}
 	int32_t nhops = t.nhops;
 	/* hops run from the operand back to the origin; say them forwards. */
 	if (nhops)
-		put(&s, ", then passed through ");
+		strbuf_printf(&s, ", then passed through ");
 	for (int32_t j = 0; j < nhops; j++) {
 		if (j == SHOW_FIRST && nhops > SHOW_FIRST + 1) {
-			put(&s, ", %d more, ", nhops - SHOW_FIRST - 1);
+			strbuf_printf(&s, ", %d more, ", nhops - SHOW_FIRST - 1);
 			j = nhops - 1;
 		} else if (j) {
-			put(&s, ", ");
+			strbuf_printf(&s, ", ");
 		}
 		put_node(&s, t.hops[nhops - 1 - j].g, t.hops[nhops - 1 - j].ni);
 	}
@@ -192,7 +171,7 @@ static bool operand_dims(const bcast_error *e, int32_t ra, int32_t rb, int32_t *
 }
 
 /* "a's 4 comes from ..." for one operand, when its dimension holds the refused size. */
-static void say_operand(osh_model *m, graph *g, int32_t id, int32_t k, dim size, sink *s)
+static void say_operand(osh_model *m, graph *g, int32_t id, int32_t k, dim size, strbuf *s)
 {
 	if (id < 0)
 		return;
@@ -204,7 +183,7 @@ static void say_operand(osh_model *m, graph *g, int32_t id, int32_t k, dim size,
 	if (!prov_dim(m, g, id, k, where, sizeof where))
 		return;
 	dim_format(sz, sizeof sz, d, sym_name_cb, &m->syms);
-	put(s, "; %s's %s %s", v->name, sz, where);
+	strbuf_printf(s, "; %s's %s %s", v->name, sz, where);
 }
 
 void prov_broadcast(osh_model *m, graph *g, int32_t ni, int32_t ia, int32_t ib, const bcast_error *e, char *buf,
@@ -223,7 +202,7 @@ void prov_broadcast(osh_model *m, graph *g, int32_t ni, int32_t ia, int32_t ib, 
 	int32_t ka, kb;
 	if (!operand_dims(e, ta->rank, tb->rank, &ka, &kb))
 		return;
-	sink s = {buf, cap, 0};
+	strbuf s = strbuf_on(buf, cap);
 	say_operand(m, g, a, ka, e->a, &s);
 	say_operand(m, g, b, kb, e->b, &s);
 }

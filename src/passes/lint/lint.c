@@ -28,6 +28,7 @@
  */
 #include "core/grow.h"
 #include "core/schema/schema.h"
+#include "core/strbuf.h"
 #include "core/type_memo.h"
 #include "passes/pass.h"
 
@@ -148,11 +149,13 @@ typedef struct lint {
 	struct silent_key *silent; /* SILENT_SLOTS broadcasts that said nothing (lint_facts) */
 } lint;
 
-/* A message under construction: bounded, always terminated. */
+/* A message under construction: its buffer, and the builder writing into it. */
 typedef struct text {
 	char buf[2048];
-	size_t len;
+	strbuf s;
 } text;
+
+static void text_open(text *t) { t->s = strbuf_on(t->buf, sizeof t->buf); }
 
 static void put(text *t, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -161,14 +164,10 @@ static void put(text *t, const char *fmt, ...)
 	;
 static void put(text *t, const char *fmt, ...)
 {
-	if (t->len + 1 >= sizeof t->buf)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int w = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+	strbuf_vprintf(&t->s, fmt, ap);
 	va_end(ap);
-	if (w > 0)
-		t->len = t->len + (size_t)w < sizeof t->buf ? t->len + (size_t)w : sizeof t->buf - 1;
 }
 
 static void put_shape(text *t, osh_model *m, shape s)
@@ -447,7 +446,8 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	/* So is the product of a tensor with itself (mask_i * mask_j: a pairwise mask). */
 	if (b->n == 2 && view_of(g, n->inputs[0]) == view_of(g, n->inputs[1]))
 		return;
-	text t = {.len = 0};
+	text t;
+	text_open(&t);
 	put_operands(&t, m, g, n, s, b->n);
 	if (all_same_count && !all_same_shape) {
 		put(&t, " hold ");
@@ -517,7 +517,8 @@ static void lint_legacy_attrs(lint *L, graph *g, int32_t ni, const bnode *b)
 	const attr_view *bc = node_attr(n, "broadcast"), *ax = node_attr(n, "axis");
 	if (!bc && !ax)
 		return;
-	text t = {.len = 0};
+	text t;
+	text_open(&t);
 	if (bc && ax)
 		put(&t, "attributes 'broadcast' and 'axis' are");
 	else
@@ -528,7 +529,8 @@ static void lint_legacy_attrs(lint *L, graph *g, int32_t ni, const bnode *b)
 	axis_form f = bsite_axis_read(n); /* what a runtime that kept them would read */
 	if (f.rule == BCAST_PDPD && n->ninputs >= 2 && n->inputs[0] >= 0 && n->inputs[1] >= 0 &&
 	    stored(&g->values[n->inputs[0]].ti, &sa) && stored(&g->values[n->inputs[1]].ti, &sb)) {
-		text r = {.len = 0};
+		text r;
+		text_open(&r);
 		if (put_reshape(&r, m, sa, &g->values[n->inputs[1]], sb, f.axis)) {
 			put(&t, "; read as pdpd broadcasting at axis %lld, %s", (long long)f.axis, r.buf);
 		}
@@ -545,7 +547,8 @@ static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
 	const value *vx = &g->values[n->inputs[0]], *vy = &g->values[n->inputs[1]];
 	shape sx, sy;
 	bool known = stored(&vx->ti, &sx) && stored(&vy->ti, &sy);
-	text t = {.len = 0};
+	text t;
+	text_open(&t);
 	if (b->rule == BCAST_PADDLE)
 		put(&t, "paddle rule");
 	else
@@ -566,7 +569,8 @@ static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
 	put(&t, " is placed at axis %lld%s of ", (long long)axis, b->axis == -1 ? " (the default, -1)" : "");
 	put_operand(&t, m, host, sh);
 	put(&t, "; ");
-	text r = {.len = 0};
+	text r;
+	text_open(&r);
 	if (!put_reshape(&r, m, sh, placed, sp, b->axis))
 		return; /* does not fit: inference reported it */
 	if (strstr(r.buf, " would be reshaped"))
@@ -721,7 +725,8 @@ static void merge_one_or(lint *L, graph *g, int32_t ni, const sym_fact *f)
 	if (o->merged || o->k == f->k)
 		return;
 	o->merged = true;
-	text t = {.len = 0};
+	text t;
+	text_open(&t);
 	put(&t, "'%s' must be 1: ", sym_name(&m->syms, f->sym));
 	put_node(&t, o->g, o->ni);
 	put(&t, "%s needs it to be 1 or %lld, and ", o->g != g ? " (another graph)" : "", (long long)o->k);
@@ -834,7 +839,8 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			     (st == F_HOLDS && assumed(L, f->sym) && (f->kind < FACT_ONE_OR_SYM || assumed(L, f->other))) ||
 			     (st == F_OPEN && between_made_up(&m->syms, f));
 		if (!quiet && first_time(L, f)) {
-			text t = {.len = 0};
+			text t;
+			text_open(&t);
 			put_fact(&t, &m->syms, f);
 			put(&t, " at ");
 			put_node(&t, g, ni);
@@ -860,7 +866,8 @@ static void dynamic_value(lint *L, graph *g, int32_t id, const char *what)
 	if (ti->kind != TK_UNKNOWN && ti->kind != TK_TENSOR)
 		return; /* sequences and maps have no static shape to ask for */
 	int32_t ni = v->origin == VAL_NODE ? v->producer : -1;
-	text t = {.len = 0};
+	text t;
+	text_open(&t);
 	put(&t, "%s'%s' ", what, v->name);
 	if (ti->kind == TK_UNKNOWN) {
 		put(&t, "has no known type or shape, so not a static one");
