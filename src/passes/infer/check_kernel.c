@@ -330,26 +330,28 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
  * full path builds to explain a refusal or to range over a free variable. */
 static bool runs_as_bound(const infer_ctx *c, const sch_row *r, const kernel_row *kr)
 {
-	int32_t idx[KVARS], base[KVARS], unbound = kr->nvars;
-	for (int32_t v = 0, off = 0; v < kr->nvars; off += kr->ntypes[v], v++)
-		idx[v] = -1, base[v] = off;
+	int32_t idx[KVARS], unbound = kr->nvars;
+	uint32_t bound = 0; /* bit v: idx[v] is set */
 	for (int32_t side = 0; side < 2; side++) {
 		const sch_param *list = side ? r->outputs : r->inputs;
 		int32_t nlist = side ? r->noutputs : r->ninputs, n = side ? c->n->noutputs : c->n->ninputs;
 		for (int32_t k = 0; k < n; k++) {
 			const sch_param *f = formal(list, nlist, k);
 			int32_t id = side ? c->n->outputs[k] : c->n->inputs[k];
-			if (!f || f->constraint < 0 || f->heterogeneous || id < 0 || idx[f->constraint] >= 0)
+			if (!f || f->constraint < 0 || f->heterogeneous || id < 0 || (bound >> f->constraint & 1))
 				continue;
 			int32_t v = f->constraint, code = code_of(&c->g->values[id].ti), j = 0;
 			if (code < 0)
 				return false;
-			const uint16_t *types = kr->types + base[v];
+			const uint16_t *types = kr->types;
+			for (int32_t w = 0; w < v; w++)
+				types += kr->ntypes[w];
 			while (j < kr->ntypes[v] && types[j] != code)
 				j++;
 			if (j == kr->ntypes[v])
 				return false;
 			idx[v] = j;
+			bound |= 1u << v;
 			if (--unbound == 0) {
 				int32_t offset = 0;
 				for (int32_t w = 0; w < kr->nvars; w++)
