@@ -288,6 +288,9 @@ class RewriteResult:
     lowered: int = 0
     removed: int = 0
     dead_removed: int = 0
+    # fold_shapes: what was folded, by kind (osh_rewrite_report's n_fold_*), and the
+    # node count of every graph before and after.
+    fold: Dict[str, int] = field(default_factory=dict)
 
 
 def rules() -> Dict[str, Tuple[str, str]]:
@@ -624,10 +627,14 @@ def rewrite(
     assume: Optional[Mapping[str, int]] = None,
     input_shapes: Optional[Mapping[str, Sequence[Dim]]] = None,
     severity: Optional[Mapping[str, str]] = None,
+    fold_shapes: bool = False,
 ) -> RewriteResult:
     """Rewrites Paddle-style and legacy axis broadcasting into standard ONNX, and
     with explicit_broadcast makes every implicit broadcast an Expand: `onnxshape
-    rewrite`. target_opset raises the ai.onnx opset (7 to 17; default the lowest the
+    rewrite`. fold_shapes (`rewrite --fold-shapes`) then folds what inference knows
+    (values into initializers, exact constant forms, no-ops, Identity and Constant
+    nodes), keeping the inputs, outputs and their dynamic dims; result.fold counts
+    it by kind. target_opset raises the ai.onnx opset (7 to 17; default the lowest the
     rewrite needs); dry_run lists the changes and builds no model.
 
     Raises ModelErrors when the model has errors or a rewrite is blocked (the
@@ -638,7 +645,8 @@ def rewrite(
     if target_opset is not None and not -_INT64_MAX - 1 <= target_opset <= _INT64_MAX:
         raise OverflowError(f"target_opset: {target_opset} is out of int64's range")
     options = _Options(assume, input_shapes, False, severity)
-    ro = _lib.RewriteOptions(target_opset=target_opset or 0, dry_run=dry_run, explicit_broadcast=explicit_broadcast)
+    ro = _lib.RewriteOptions(target_opset=target_opset or 0, dry_run=dry_run, explicit_broadcast=explicit_broadcast,
+                             fold_shapes=bool(fold_shapes))
     rep = _lib.RewriteReport()
     with _Model(model) as m:
         m.infer(options)
@@ -675,4 +683,7 @@ def rewrite(
         lowered=rep.n_lowered,
         removed=rep.n_removed,
         dead_removed=rep.n_dead_removed,
+        fold=dict({k: getattr(rep, "n_fold_" + k) for k in
+                   ("values", "constants", "identity", "forms", "noops", "shared", "dead", "inits", "inits_dropped")},
+                  nodes_before=rep.fold_nodes_before, nodes_after=rep.fold_nodes_after),
     )

@@ -158,6 +158,7 @@ class RewriteOptions(Structure):
         ("explicit_broadcast", c_bool),
         ("implicit_broadcast", c_bool),
         ("broadcast_domain", c_char_p),
+        ("fold_shapes", c_bool),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
     ]
@@ -196,6 +197,17 @@ class RewriteReport(Structure):
         ("n_lowered", c_size_t),
         ("n_removed", c_size_t),
         ("n_dead_removed", c_size_t),
+        ("n_fold_values", c_size_t),
+        ("n_fold_constants", c_size_t),
+        ("n_fold_identity", c_size_t),
+        ("n_fold_forms", c_size_t),
+        ("n_fold_noops", c_size_t),
+        ("n_fold_shared", c_size_t),
+        ("n_fold_dead", c_size_t),
+        ("n_fold_inits", c_size_t),
+        ("n_fold_inits_dropped", c_size_t),
+        ("fold_nodes_before", c_size_t),
+        ("fold_nodes_after", c_size_t),
     ]
 
 
