@@ -838,8 +838,14 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 			decide(s, g->order[k]);
 		count_reads(s);
 		sweep(s);
-		for (int32_t ni = 0; ni < g->nnodes; ni++)
+		for (int32_t ni = 0; ni < g->nnodes; ni++) {
+			const node *n = &g->nodes[ni];
 			removed += s->fate[ni] != F_LIVE;
+			for (int32_t o = 0; o < n->noutputs && (s->fate[ni] == F_FOLD || s->fate[ni] == F_CONST); o++)
+				rep->n_fold_inits += n->outputs[o] >= 0 && kept(s, n->outputs[o]);
+		}
+		for (int32_t k = 0; k < s->nforms; k++)
+			rep->n_fold_inits += s->fate[s->forms[k].ni] == F_LIVE;
 		for (int32_t id = 0; id < g->nvalues; id++)
 			rep->n_fold_inits_dropped += g->values[id].origin == VAL_INITIALIZER && !kept(s, id);
 	}
@@ -855,7 +861,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 	rep->changed = true;
 	if (opts->dry_run)
 		return OSH_OK;
-	rep->n_fold_inits_dropped = 0; /* counted again by the edit, with the rest */
+	rep->n_fold_inits_dropped = rep->n_fold_inits = 0; /* counted again by the edit */
 	rewrite_grow_budget(m, 0);
 	if (!loader_materialize(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
