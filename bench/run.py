@@ -17,6 +17,8 @@ environment:
                        (default 1000000: all)
   BENCH_LEGACY=1k,...  sizes of gen_legacy.py's models, which rewrite has something to
                        rewrite in (default 1k,10k,100k; 1k when quick; "" none)
+  BENCH_FOLD=1k,...    sizes of the inline transformer models `rewrite --fold-shapes` is
+                       timed on beside `infer` (default 100k; 1k when quick; "" none)
   BENCH_CORPUS=0       skip the ONNX backend node-test corpus
   BENCH_KEEP=0         delete the generated models (some GB) at the end
 
@@ -362,6 +364,30 @@ def legacy_section(osh, modeldir, sizes, runs):
                                                                      max(per_tool) / min(per_tool)))
 
 
+def fold_section(osh, modeldir, sizes, runs):
+    """`rewrite --fold-shapes` beside `infer` on gen_models.py's inline transformers
+    (every Reshape target computed from Shape: a constant form each), and the ratio
+    of the two, which should stay under 2."""
+    subprocess.run([PY, os.path.join(HERE, "gen_models.py"), "--inline-only", modeldir] +
+                   ["transformer:%s" % x for x in sizes], check=True, stdout=subprocess.DEVNULL)
+    print("\nrewrite --fold-shapes beside infer (gen_models.py transformer, inline weights; x%d each):" % runs)
+    print("model | nodes | osh infer wall | cpu | rss | osh fold wall | cpu | rss | fold/infer wall | cpu")
+    for size in sizes:
+        path = os.path.join(modeldir, "transformer-%s.onnx" % size)
+        out = os.path.join(modeldir, "fold-out.onnx")
+        nodes = nodes_of(path, osh)
+        r = measure([("osh infer", [osh, "infer", path, "-o", out]),
+                     ("osh fold", [osh, "rewrite", "--fold-shapes", path, "-o", out])], runs, runs, (out,), [path])
+        i, f = r["osh infer"], r["osh fold"]
+        if f["status"] != 0:
+            print("  transformer-%s: rewrite --fold-shapes exited %d" % (size, f["status"]))
+        print("transformer-%s | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f" % (
+            size, nodes, fmt_t(i["wall"]), fmt_t(i["cpu"]), fmt_mb(i["rss"]), fmt_t(f["wall"]), fmt_t(f["cpu"]),
+            fmt_mb(f["rss"]), f["wall"] / i["wall"], f["cpu"] / i["cpu"]))
+        if os.path.exists(out):
+            os.unlink(out)
+
+
 def onnx_version():
     return subprocess.run([PY, "-c", "import onnx; print(onnx.__version__)"], capture_output=True,
                           text=True).stdout.strip()
@@ -448,6 +474,9 @@ def main():
     legacy = [x for x in os.environ.get("BENCH_LEGACY", "1k" if quick else "1k,10k,100k").split(",") if x]
     if legacy:
         legacy_section(osh, modeldir, legacy, 3 if quick else int(os.environ.get("BENCH_RUNS", "9")))
+    fold = [x for x in os.environ.get("BENCH_FOLD", "1k" if quick else "100k").split(",") if x]
+    if fold:
+        fold_section(osh, modeldir, fold, 3 if quick else int(os.environ.get("BENCH_RUNS", "9")))
     print("\nload average at end: %.1f %.1f %.1f" % os.getloadavg())
     if os.environ.get("BENCH_CORPUS", "1") != "0":
         corpus(osh, build, 3 if quick else int(os.environ.get("BENCH_RUNS", "3")))

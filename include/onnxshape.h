@@ -467,6 +467,19 @@ typedef struct osh_rewrite_options {
 	 * Reshape or Unsqueeze for explicit mode) in this domain only; NULL: in any
 	 * domain other than the standard ones. */
 	const char *broadcast_domain;
+	/* Last, fold what inference knows: every value whose content it knows exactly
+	 * (a shape, an index, a size; at most 4096 entries) becomes an initializer;
+	 * where a value depends on symbols, its consumer takes an exact constant form
+	 * when there is one (a Reshape target with 0 for the input's own dims at the
+	 * same place and -1 for one other, an Expand by ones, a Slice to the end); an
+	 * Expand, Tile, Slice, Reshape, Cast or Dropout that changes nothing, and every
+	 * Identity, is bypassed, and so is a node computing what an earlier one does
+ * (same operator, inputs and attributes); Constant nodes become initializers; nodes and
+	 * initializers nothing reads any more go. Graph inputs and outputs keep their
+	 * names and declared shapes, so the model accepts every binding it accepted
+	 * (with osh_infer_options.input_shapes it is static, and folds more). No
+	 * operator is fused or split. */
+	bool fold_shapes;
 	/* Debugging, as osh_infer_options.dump_after for osh_infer's stages: after
 	 * each run of this one of osh_rewrite's stages, the IR is written to dump_to.
 	 * NULL (either): no dump. A name that is no stage's is OSH_ERR_INVALID. */
@@ -511,6 +524,17 @@ typedef struct osh_rewrite_report {
 	 * the model's IR version before and after (0 when the file has none). */
 	size_t n_initializer_inputs_dropped;
 	int64_t ir_version_before, ir_version_after;
+	/* fold_shapes, by kind: */
+	size_t n_fold_values;    /* nodes whose known outputs became initializers */
+	size_t n_fold_constants; /* Constant nodes that became initializers */
+	size_t n_fold_identity;  /* Identity nodes removed */
+	size_t n_fold_forms;     /* inputs rewritten to an exact constant form (Reshape 0/-1, Expand by ones, Slice to the end) */
+	size_t n_fold_noops;     /* Expand, Tile, Slice, Reshape, Cast, Dropout that changed nothing, removed */
+	size_t n_fold_shared;    /* nodes removed that computed what an earlier one did (same operator, inputs, attributes) */
+	size_t n_fold_dead;      /* other nodes removed once nothing read them */
+	size_t n_fold_inits;     /* initializers added (the values and constants still read) */
+	size_t n_fold_inits_dropped; /* initializers removed once nothing read them */
+	size_t fold_nodes_before, fold_nodes_after; /* nodes of every graph, before and after */
 } osh_rewrite_report;
 
 /* Rewrites Paddle-style and legacy axis broadcasting into standard ONNX:

@@ -418,6 +418,9 @@ class RewriteResult:
     initializer_inputs_dropped: int = 0
     ir_version_before: int = 0
     ir_version_after: int = 0
+    # fold_shapes: what was folded, by kind (osh_rewrite_report's n_fold_*), and the
+    # node count of every graph before and after.
+    fold: Dict[str, int] = field(default_factory=dict)
     _model: "Optional[onnx.ModelProto]" = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -1032,6 +1035,7 @@ def rewrite(
     assume: Optional[Mapping[str, SupportsIndex]] = None,
     input_shapes: Optional[Mapping[str, Sequence[DimArg]]] = None,
     severity: Optional[Mapping[str, str]] = None,
+    fold_shapes: bool = False,
     memory_budget: Optional[Size] = None,
     base_dir: Optional[PathArg] = None,
 ) -> RewriteResult:
@@ -1046,7 +1050,10 @@ def rewrite(
     raises the ai.onnx opset (7 to 17; default the lowest the rewrite needs);
     dry_run lists the changes and builds no model. output writes the rewritten
     model there too (atomically; in_place allows the model's own file, durable
-    fsyncs), unless dry_run.
+    fsyncs), unless dry_run. fold_shapes (`rewrite --fold-shapes`) then folds
+    what inference knows (values into initializers, exact constant forms, no-ops,
+    Identity and Constant nodes), keeping the inputs, outputs and their dynamic
+    dims; result.fold counts it by kind.
 
     Raises ModelErrors when the model has errors or a rewrite is blocked (the
     report says why), InvalidOptions for a target_opset the rewrite cannot reach or
@@ -1064,6 +1071,7 @@ def rewrite(
         explicit_broadcast=bool(explicit_broadcast),
         implicit_broadcast=bool(implicit_broadcast),
         drop_initializer_inputs=bool(drop_initializer_inputs),
+        fold_shapes=bool(fold_shapes),
     )
     if paddle_domain is not None:
         ro.paddle_domain = _no_nul("paddle_domain", _text("paddle_domain", paddle_domain))
@@ -1110,6 +1118,9 @@ def rewrite(
         initializer_inputs_dropped=rep.n_initializer_inputs_dropped,
         ir_version_before=rep.ir_version_before,
         ir_version_after=rep.ir_version_after,
+        fold=dict({k: getattr(rep, "n_fold_" + k) for k in
+                   ("values", "constants", "identity", "forms", "noops", "shared", "dead", "inits", "inits_dropped")},
+                  nodes_before=rep.fold_nodes_before, nodes_after=rep.fold_nodes_after),
     )
 
 

@@ -177,6 +177,7 @@ class RewriteOptions(Structure):
         ("explicit_broadcast", c_bool),
         ("implicit_broadcast", c_bool),
         ("broadcast_domain", c_char_p),
+        ("fold_shapes", c_bool),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
         ("drop_initializer_inputs", c_bool),
@@ -219,6 +220,17 @@ class RewriteReport(Structure):
         ("n_initializer_inputs_dropped", c_size_t),
         ("ir_version_before", c_int64),
         ("ir_version_after", c_int64),
+        ("n_fold_values", c_size_t),
+        ("n_fold_constants", c_size_t),
+        ("n_fold_identity", c_size_t),
+        ("n_fold_forms", c_size_t),
+        ("n_fold_noops", c_size_t),
+        ("n_fold_shared", c_size_t),
+        ("n_fold_dead", c_size_t),
+        ("n_fold_inits", c_size_t),
+        ("n_fold_inits_dropped", c_size_t),
+        ("fold_nodes_before", c_size_t),
+        ("fold_nodes_after", c_size_t),
     ]
 
 

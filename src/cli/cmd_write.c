@@ -118,6 +118,13 @@ static const write_cmd rewrite_cmd = {
 	"                     remove the initializers from the graph inputs (IR 3 lists\n"
 	"                     them all there, which lets a caller replace them): they\n"
 	"                     become constants; the IR version is raised to 4 if lower\n"
+	"      --fold-shapes  last, fold what inference knows: values it knows exactly\n"
+	"                     (shapes, sizes, indices) become initializers, Reshape,\n"
+	"                     Expand and Slice inputs over symbols exact constants (0,\n"
+	"                     -1, 1, to the end), Constant nodes initializers; Identity\n"
+	"                     and no-op Expand/Tile/Slice/Reshape/Cast/Dropout go, with\n"
+	"                     what nothing reads; inputs, outputs and their dynamic dims\n"
+	"                     stay (with --input-shape the model becomes static)\n"
 	"      --broadcast-domain D\n"
 	"                     lower Broadcast-3 nodes (OpenVINO's Broadcast, mode numpy,\n"
 	"                     explicit or bidirectional) of domain D only (default: any\n"
@@ -149,6 +156,16 @@ typedef struct rewrite_args {
 	bool dry_run;
 } rewrite_args;
 
+/* "fold-shapes: N nodes -> M (values: a, Constant: b, Identity: c, no-ops: d,
+ * shared: s, dead: e; constant forms: f; initializers +g -h)". */
+static void print_fold_summary(FILE *f, const osh_rewrite_report *r)
+{
+	fprintf(f, "fold-shapes: %zu nodes \xe2\x86\x92 %zu (values: %zu, Constant: %zu, Identity: %zu, no-ops: %zu, shared: %zu, dead: %zu; "
+		   "constant forms: %zu; initializers +%zu -%zu)",
+		r->fold_nodes_before, r->fold_nodes_after, r->n_fold_values, r->n_fold_constants, r->n_fold_identity,
+		r->n_fold_noops, r->n_fold_shared, r->n_fold_dead, r->n_fold_forms, r->n_fold_inits, r->n_fold_inits_dropped);
+}
+
 /* "rewrote K nodes (paddle: a, legacy: b, stray: c); inserted R Reshape, U Unsqueeze;
  * opset 6 → 7", with Squeeze, other inserted nodes and adapted nodes when there are. */
 static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r);
@@ -159,7 +176,8 @@ static void print_rewrite_summary(FILE *f, const osh_rewrite_report *r)
 {
 	bool others = r->n_paddle + r->n_legacy + r->n_stray + r->n_adapted + r->n_explicit + r->n_lowered +
 			      r->n_removed ||
-		      r->opset_after != r->opset_before;
+		      r->opset_after != r->opset_before || r->fold_nodes_before != r->fold_nodes_after ||
+		      r->n_fold_forms || r->n_fold_inits_dropped;
 	if (others || !r->n_initializer_inputs_dropped)
 		print_rewrite_summary_axis(f, r);
 	if (!r->n_initializer_inputs_dropped)
@@ -176,6 +194,12 @@ static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r)
 {
 	/* Only the explicit/implicit stages changed something: say just that. */
 	bool axis = r->n_paddle + r->n_legacy + r->n_stray + r->n_adapted || r->opset_after != r->opset_before;
+	bool fold = r->fold_nodes_before != r->fold_nodes_after || r->n_fold_forms || r->n_fold_inits_dropped;
+	if (!axis && fold && !(r->n_explicit || r->n_lowered || r->n_removed)) {
+		print_fold_summary(f, r);
+		fprintf(f, "; opset %lld unchanged\n", (long long)r->opset_after);
+		return;
+	}
 	if (!axis && (r->n_explicit || r->n_lowered || r->n_removed)) {
 		if (r->n_explicit || r->n_lowered)
 			fprintf(f, "explicit: %zu node%s, %zu Expand, %zu shape node%s, %zu Broadcast lowered", r->n_explicit,
@@ -186,6 +210,10 @@ static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r)
 		if (!(r->n_explicit || r->n_lowered))
 			fprintf(f, "implicit: removed %zu Expand/Tile and %zu node%s feeding only them", r->n_removed,
 				r->n_dead_removed, r->n_dead_removed == 1 ? "" : "s");
+		if (fold) {
+			fputs("; ", f);
+			print_fold_summary(f, r);
+		}
 		fprintf(f, "; opset %lld unchanged\n", (long long)r->opset_after);
 		return;
 	}
@@ -213,6 +241,10 @@ static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r)
 	if (r->n_removed)
 		fprintf(f, "; implicit: removed %zu Expand/Tile and %zu node%s feeding only them", r->n_removed,
 			r->n_dead_removed, r->n_dead_removed == 1 ? "" : "s");
+	if (fold) {
+		fputs("; ", f);
+		print_fold_summary(f, r);
+	}
 	fputc('\n', f);
 }
 
@@ -352,7 +384,8 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 	enum { OPT_IN_PLACE = 256, OPT_FSYNC, OPT_COLOR, OPT_REPACK, OPT_INPUT_SHAPE, OPT_ASSUME, OPT_IGNORE_DECLARED,
 	       OPT_INPUT_DATA, OPT_INPUT_VALUE, OPT_DRY_RUN, OPT_PADDLE_DOMAIN, OPT_TARGET_OPSET,
 	       OPT_EXPLICIT, OPT_IMPLICIT, OPT_BROADCAST_DOMAIN, OPT_TIMINGS, OPT_MEMORY_BUDGET,
-	       OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_DUMP_AFTER, OPT_CONSTANT_INITIALIZERS, OPT_DROP_INIT_INPUTS };
+	       OPT_ERROR, OPT_WARN, OPT_IGNORE, OPT_DUMP_AFTER, OPT_CONSTANT_INITIALIZERS, OPT_DROP_INIT_INPUTS,
+	       OPT_FOLD_SHAPES };
 	static const struct option longs[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},
@@ -369,6 +402,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		{"explicit-broadcast", no_argument, NULL, OPT_EXPLICIT},
 		{"implicit-broadcast", no_argument, NULL, OPT_IMPLICIT},
 		{"broadcast-domain", required_argument, NULL, OPT_BROADCAST_DOMAIN},
+		{"fold-shapes", no_argument, NULL, OPT_FOLD_SHAPES},
 		{"input-data", required_argument, NULL, OPT_INPUT_DATA},
 		{"input-value", required_argument, NULL, OPT_INPUT_VALUE},
 		{"timings", no_argument, NULL, OPT_TIMINGS},
@@ -442,6 +476,7 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 		case OPT_IMPLICIT:
 		case OPT_BROADCAST_DOMAIN:
 		case OPT_DROP_INIT_INPUTS:
+		case OPT_FOLD_SHAPES:
 			if (cmd->infer)
 				return usage_error(name, "%s is an option of rewrite", argv[optind - 1]);
 			if (c == OPT_DROP_INIT_INPUTS) {
@@ -451,6 +486,8 @@ static int parse_args(const write_cmd *cmd, int argc, char **argv, write_args *w
 				wa->ra.opts.implicit_broadcast |= c == OPT_IMPLICIT;
 				if (wa->ra.opts.explicit_broadcast && wa->ra.opts.implicit_broadcast)
 					return usage_error(name, "--explicit-broadcast and --implicit-broadcast exclude each other");
+			} else if (c == OPT_FOLD_SHAPES) {
+				wa->ra.opts.fold_shapes = true;
 			} else if (c == OPT_BROADCAST_DOMAIN) {
 				wa->ra.opts.broadcast_domain = optarg;
 			} else if (c == OPT_DRY_RUN) {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* More than any pipeline has (rewrite's is 27 long). */
-#define STAGES_MAX 32
+#define STAGES_MAX 64
 
 bool dump_after_valid(const char *cmd, const char *stage)
 {

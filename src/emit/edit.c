@@ -205,6 +205,15 @@ bool edit_node_set_input(edit *e, Onnx__NodeProto *np, int32_t k, const char *na
 	return true;
 }
 
+bool edit_node_set_output(edit *e, Onnx__NodeProto *np, int32_t k, const char *name)
+{
+	char *s = dup(e, name);
+	if (!s || k < 0 || (size_t)k >= np->n_output)
+		return false;
+	np->output[k] = s;
+	return true;
+}
+
 void edit_node_keep_inputs(Onnx__NodeProto *np, int32_t n)
 {
 	if (n >= 0 && (size_t)n < np->n_input)
@@ -460,6 +469,39 @@ bool edit_add_initializer(edit *e, graph *g, const char *name, int32_t dtype, co
 	}
 	e->inits[e->ninits++] = (pending_init){g, t};
 	return true;
+}
+
+static bool queue_init(edit *e, graph *g, Onnx__TensorProto *t)
+{
+	if (e->ninits == e->cap_inits) {
+		pending_init *p = grow_arena(e->m->arena, e->inits, &e->cap_inits, 16, sizeof *p);
+		if (!p)
+			return oom(e);
+		e->inits = p;
+	}
+	e->inits[e->ninits++] = (pending_init){g, t};
+	return true;
+}
+
+bool edit_constant_initializer(edit *e, graph *g, Onnx__NodeProto *np, const char *name)
+{
+	Onnx__TensorProto *src = NULL;
+	for (size_t i = 0; i < np->n_attribute && !src; i++) {
+		const Onnx__AttributeProto *a = np->attribute[i];
+		if (a->name && !strcmp(a->name, "value") && a->t)
+			src = a->t;
+	}
+	if (!src)
+		return false;
+	/* A shallow copy: the data stays where the attribute had it, only the name is
+	 * the initializer's own. */
+	Onnx__TensorProto *t = arena_alloc(e->m->arena, sizeof *t);
+	if (!t)
+		return oom(e);
+	*t = *src;
+	if (!(t->name = dup(e, name)))
+		return false;
+	return queue_init(e, g, t);
 }
 
 /* ---- model header ------------------------------------------------------------------- */

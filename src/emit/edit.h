@@ -47,6 +47,8 @@ struct Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const c
 bool edit_node_set_op(edit *e, struct Onnx__NodeProto *np, const char *op_type, const char *domain);
 /* Sets input k; k past the end appends, filling the gap with omitted ("") inputs. */
 bool edit_node_set_input(edit *e, struct Onnx__NodeProto *np, int32_t k, const char *name);
+/* Renames output k (k < the current count). */
+bool edit_node_set_output(edit *e, struct Onnx__NodeProto *np, int32_t k, const char *name);
 /* Keeps the first n inputs / outputs (n <= the current count). */
 void edit_node_keep_inputs(struct Onnx__NodeProto *np, int32_t n);
 void edit_node_keep_outputs(struct Onnx__NodeProto *np, int32_t n);
@@ -69,6 +71,10 @@ bool edit_node_set_attr_floats(edit *e, struct Onnx__NodeProto *np, const char *
  * (anything else); callers check edit_dtype_encodable first. */
 bool edit_add_initializer(edit *e, graph *g, const char *name, int32_t dtype, const int64_t *dims,
 			  int32_t rank, const int64_t *ivals, const double *fvals);
+/* Queues an initializer of g named `name` holding the tensor of Constant node np's
+ * `value` attribute (the message itself, not a copy of its data). False when np has
+ * no tensor `value` (nothing is queued) or memory ran out. */
+bool edit_constant_initializer(edit *e, graph *g, struct Onnx__NodeProto *np, const char *name);
 /* Whether edit_add_initializer can write this element type (and whether as floats). */
 bool edit_dtype_encodable(int32_t dtype, bool *is_float);
 

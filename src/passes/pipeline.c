@@ -292,6 +292,16 @@ static osh_status stage_implicit(osh_model *m, stage_run *r, osh_error *err)
 	return s;
 }
 
+/* What inference knows folded into initializers and constant forms
+ * (fold_shapes.c); only under fold_shapes. */
+static osh_status stage_fold(osh_model *m, stage_run *r, osh_error *err)
+{
+	osh_status s = rewrite_fold_stage(m, r->rw, r->report, &r->edited, err);
+	if (s == OSH_OK)
+		edit_done(r, "folding", "the fold made a malformed model");
+	return s;
+}
+
 /* ---- the pipelines --------------------------------------------------------------- */
 
 /* `check` and `infer`: load (osh_model_load's, already done), infer, lint, describe,
@@ -310,7 +320,7 @@ static const stage check_stages[] = {
 #define NCHECK (sizeof check_stages / sizeof check_stages[0])
 
 /* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
- * Four stages edit the messages: axis, explicit, explicit-again and implicit. After
+ * Five stages edit the messages: axis, explicit, explicit-again, implicit and fold. After
  * each, the rows marked after_edit rebuild the IR from the messages and infer it
  * again, from nothing and with default options (the --assume bindings live on in
  * the symbols, the --input-shape overrides in the graph inputs' messages:
@@ -338,6 +348,11 @@ static const stage rewrite_stages[] = {
 	{"describe", stage_describe, true},
 	{"value-info", stage_value_info, true},
 	{"implicit", stage_implicit, false},
+	{"reindex", stage_reindex, true},
+	{"infer", stage_infer, true},
+	{"lint", stage_lint, true},
+	{"describe", stage_describe, true},
+	{"fold", stage_fold, false},
 	{"reindex", stage_reindex, true},
 	{"infer", stage_infer, true},
 	{"lint", stage_lint, true},

@@ -234,6 +234,49 @@ class Arguments(unittest.TestCase):
                 onnxshape.rewrite(legacy, target_opset=opset)
         self.assertEqual(onnxshape.rewrite(legacy, target_opset=13).opset_after, 13)
 
+    def test_fold_shapes(self):
+        """x.view(x.size(0), -1) as an exporter writes it: Shape, Gather, Unsqueeze,
+        Concat into Reshape, then an Identity to the output. Folded, the Reshape's
+        target is a constant [0, -1] (0 copies the input's dim, by the Reshape spec),
+        nothing computes it any more, and the input keeps its symbolic dim."""
+        from onnx import TensorProto, helper
+
+        nodes = [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Constant", [], ["zero"], value=helper.make_tensor("z", TensorProto.INT64, [], [0])),
+            helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+            helper.make_node("Constant", [], ["axes"], value=helper.make_tensor("a", TensorProto.INT64, [1], [0])),
+            helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+            helper.make_node("Constant", [], ["rest"], value=helper.make_tensor("r", TensorProto.INT64, [1], [-1])),
+            helper.make_node("Concat", ["n1", "rest"], ["target"], axis=0),
+            helper.make_node("Reshape", ["x", "target"], ["flat"]),
+            helper.make_node("Identity", ["flat"], ["y"]),
+        ]
+        graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 12])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        r = onnxshape.rewrite(model.SerializeToString(), fold_shapes=True)
+        self.assertTrue(r.changed)
+        ops = [n.op_type for n in r.model.graph.node]
+        self.assertEqual(ops, ["Reshape"])
+        self.assertEqual(r.fold["nodes_before"], 9)
+        self.assertEqual(r.fold["nodes_after"], 1)
+        self.assertEqual(r.fold["forms"], 1)
+        reshape = r.model.graph.node[0]
+        self.assertEqual(list(reshape.output), ["y"])
+        inits = {t.name: list(onnx_numpy(t)) for t in r.model.graph.initializer}
+        self.assertEqual(inits[reshape.input[1]], [0, -1])
+        self.assertEqual(r.model.graph.input[0].type.tensor_type.shape.dim[0].dim_param, "N")
+        dry = onnxshape.rewrite(model.SerializeToString(), fold_shapes=True, dry_run=True)
+        self.assertTrue(all(c.kind == "fold" for c in dry.changes))
+        self.assertIsNone(dry.model)
+
+
+def onnx_numpy(t):
+    from onnx import numpy_helper
+
+    return numpy_helper.to_array(t).reshape(-1).tolist()
+
 
 class Errors(unittest.TestCase):
     def test_unreadable(self):

@@ -109,4 +109,15 @@ void rewrite_grow_budget(osh_model *m, size_t added);
 osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
 				  bool *edited, osh_error *err);
 
+/* ---- fold_shapes.c ---- */
+
+/* fold_shapes: values inference knows exactly become initializers, consumers of
+ * symbolic ones take exact constant forms, no-ops and Identity are bypassed,
+ * Constant nodes become initializers, and what nothing reads goes (see
+ * osh_rewrite_options). Nothing to do without the option or when the model has
+ * errors. Plans and, unless this is a dry run, edits and commits the messages
+ * (*edited); pipeline.c re-indexes and re-infers after it. Adds to *rep. */
+osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+			      bool *edited, osh_error *err);
+
 #endif
