@@ -264,9 +264,18 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 			return; /* not an index type, or data validate_tensor refused */
 		int64_t limit = linear ? numel : st->dims[e % (int64_t)rank];
 		if (v < 0 || v >= limit) {
-			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
-				   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime refuses it",
-				   what, (long long)v, (long long)e);
+			/* A dense tensor of no element has nowhere to put a value: ONNX
+			 * Runtime makes it without reading the indices. */
+			if (numel == 0)
+				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+					   "%s has index %lld (entry %lld of its indices), outside its dims, which hold no "
+					   "element: ONNX Runtime ignores its values",
+					   what, (long long)v, (long long)e);
+			else
+				model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+					   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime "
+					   "refuses it",
+					   what, (long long)v, (long long)e);
 			return;
 		}
 	}

@@ -1317,6 +1317,71 @@ def _():
     return None, loop_model(loop_body([node("Identity", ["ci"], ["co"])], outs=[vi("co", B, []), vi("v", F, [2])]))
 
 
+def loop_writing(name, before=(), after=(), v0="v0"):
+    """A Loop (its inputs initializers, then v0) whose body names its condition output
+    `name`, among main-graph nodes `before` and `after` it; the output is vN + T."""
+    body = loop_body([node("Identity", ["ci"], [name]), node("Neg", ["v"], ["vo"])],
+                     outs=[vi(name, B, []), vi("vo", F, [2])])
+    nodes = list(before) + [node("Loop", ["M", "c0", v0], ["vN"], body=body)] + list(after)
+    return model(nodes + [node("Add", ["vN", "T"], ["Z"])], [vi("X", F, [2])], [vi("Z", F, [2])],
+                 [i64("M", 2), init("c0", np.array(True))])
+
+
+@case("scoping", "ssa_value_the_loop_reads_from",
+      "A Loop body writing T, which the main graph computes on the way to the Loop's carried input")
+def _():
+    def m(name):
+        return loop_writing(name, before=[node("Relu", ["X"], ["T"]), node("Neg", ["T"], ["v0"])])
+    return m("T"), m("T2")
+
+
+@case("scoping", "ssa_value_of_a_node_put_first",
+      "A Loop body writing T, which a main-graph node after the Loop defines from a graph input only "
+      "(ONNX Runtime's order puts such nodes first)")
+def _():
+    def m(name):
+        return loop_writing(name, before=[node("Identity", ["X"], ["v0"])], after=[node("Relu", ["X"], ["T"])])
+    return m("T"), m("T2")
+
+
+@case("guards", "ssa_value_defined_after",
+      "A Loop of initializers only, whose body writes T, which a main-graph node after the Loop defines "
+      "(ONNX Runtime checks the body first)")
+def _():
+    mm = loop_writing("T", after=[node("Relu", ["X"], ["T"])], v0="w")
+    mm.graph.initializer.append(f32("w", [1.0, 2.0]))
+    return None, mm
+
+
+@case("guards", "ssa_value_on_another_path",
+      "A Loop body writing T, which the main graph computes before the Loop on a path the Loop does not need")
+def _():
+    return None, loop_writing("T", before=[node("Relu", ["X"], ["R"]), node("Neg", ["R"], ["T"]),
+                                           node("Identity", ["X"], ["v0"])])
+
+
+@case("subgraphs", "variadic_trailing_empty_input",
+      "An If branch's Concat with a trailing '' input, the If's condition a graph input")
+def _():
+    def m(ins):
+        then_g = branch([node("Concat", ins, ["o"], axis=0)], name="then")
+        then_g.output[0].type.tensor_type.shape.dim[0].dim_value = 4
+        else_g = branch([node("Concat", ["X", "X"], ["o"], axis=0)], name="else")
+        else_g.output[0].type.tensor_type.shape.dim[0].dim_value = 4
+        return main_if(then_g, else_g)
+    return m(["X", "X", ""]), m(["X", "X"])
+
+
+@case("guards", "variadic_trailing_empty_in_fixed_branch",
+      "An If on a constant condition whose branch's Max has a trailing '' input (ONNX Runtime inlines the "
+      "branch without it)")
+def _():
+    then_g = branch([node("Max", ["X", "X", ""], ["o"])], name="then")
+    return None, model([node("If", ["c"], ["Y"], then_branch=then_g,
+                             else_branch=branch([node("Neg", ["X"], ["o"])], name="else"))],
+                       [vi("X", F, [2])], [vi("Y", F)], [init("c", np.array(True))])
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("names", "single_output_empty", "Relu whose output is ''")
@@ -1493,6 +1558,22 @@ def _():
 @case("guards", "sparse_indices_unsorted_and_int32", "A sparse initializer with unsorted int32 indices")
 def _():
     return None, sparse_model(sparse([1.0, 2.0], [3, 0], [4], idx_dtype=np.int32))
+
+
+@case("guards", "sparse_of_no_element", "A sparse initializer of dims (0, 4) whose indices fall outside them "
+      "(ONNX Runtime reads no index of an empty tensor)")
+def _():
+    return None, sparse_model(sparse([1.0, 2.0], [0, 7], [0, 4]), (1, 4))
+
+
+@case("guards", "dims_named_like_made_up_ones",
+      "Inputs whose 80 dims are named unk__0 to unk__79, as ONNX Runtime's optimizer names them, then "
+      "NonZero, whose size check makes up")
+def _():
+    ins = [vi("X%d" % k, F, ["unk__%d" % (2 * k), "unk__%d" % (2 * k + 1)]) for k in range(40)]
+    nodes = [node("Add", ["X%d" % k, "X%d" % (k + 1)], ["S%d" % k]) for k in range(39)]
+    nodes += [node("NonZero", ["S%d" % k], ["N%d" % k]) for k in range(39)]
+    return None, model(nodes, ins, [vi("N%d" % k, I64) for k in range(39)])
 
 
 @case("guards", "raw_and_typed_initializer", "A main-graph initializer holding raw_data and float_data (raw is read)")

@@ -216,6 +216,27 @@ static bool omitted_by_call(const infer_ctx *c, int32_t k)
 	return f >= 0 && (f >= call->ninputs || call->inputs[f] < 0);
 }
 
+/* Whether inputs k and after of the node are all empty, in a branch of an If whose
+ * condition the file fixes: ONNX Runtime's constant folding inlines the branch into
+ * the enclosing graph, and the inlined node keeps no trailing empty input. */
+static bool trailing_in_fixed_branch(const infer_ctx *c, int32_t k)
+{
+	if (k == 0)
+		return false; /* ONNX's inference refuses a first input without a type */
+	for (int32_t j = k; j < c->n->ninputs; j++)
+		if (c->n->inputs[j] >= 0)
+			return false;
+	const graph *p = c->g->parent;
+	if (!p || c->g->parent_node < 0 || c->g->parent_node >= p->nnodes)
+		return false;
+	const node *branch_of = &p->nodes[c->g->parent_node];
+	if (strcmp(branch_of->op_type, "If") || branch_of->domain[0] || branch_of->ninputs < 1 ||
+	    branch_of->inputs[0] < 0)
+		return false;
+	const tinfo *t = &p->values[branch_of->inputs[0]].ti;
+	return t->nval == 1 && t->val && t->val[0].kind == DIM_KNOWN;
+}
+
 /* "" names an omitted optional parameter only: ONNX Runtime refuses it for a single
  * one ("marked single but has an empty string") and fails on it, or crashes, for an
  * argument of a variadic one (Concat, Sum, Split's outputs, Loop's). */
@@ -247,7 +268,14 @@ static bool check_empty_names(infer_ctx *c, const sch_row *r)
 		else if (f->option == SCH_SINGLE)
 			infer_diag(c, OSH_ERROR, "arity-error", "input %d (%s) of %s-%d is required, the node leaves it empty",
 				   k, f->name, r->op_type, r->since);
-		else
+		else if (trailing_in_fixed_branch(c, k)) {
+			infer_diag(c, OSH_WARNING, "not-in-spec",
+				   "input %d of %s-%d, an argument of the variadic '%s', is left empty: the spec wants "
+				   "each one given; ONNX Runtime inlines this branch of an If of a fixed condition and "
+				   "drops the trailing empty inputs",
+				   k, r->op_type, r->since, f->name);
+			break;
+		} else
 			infer_diag(c, OSH_ERROR, "arity-error",
 				   "input %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
 				   r->op_type, r->since, f->name);

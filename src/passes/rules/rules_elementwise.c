@@ -764,6 +764,10 @@ void infer_variadic_elementwise(infer_ctx *c)
 	if (!arity(c, 1, -1, 1))
 		return;
 	int32_t n = in_count(c);
+	/* Trailing empty inputs the schema check let through (a branch ONNX Runtime
+	 * inlines without them) are not operands. */
+	while (n > 1 && !in(c, n - 1))
+		n--;
 	if (!none_omitted(c, n))
 		return;
 	int32_t rank;
