@@ -281,6 +281,27 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 	}
 }
 
+void validate_uncalled_body(osh_model *m, const graph *g)
+{
+	for (int32_t ni = 0; ni < g->nnodes; ni++) {
+		const node *n = &g->nodes[ni];
+		for (int32_t s = 0; s < n->nsubgraphs; s++)
+			validate_uncalled_body(m, n->subgraphs[s]);
+		const sch_row *r = n->opset >= 0 ? schema_lookup(n->domain, n->op_type, n->opset) : NULL;
+		if (!r || r->deprecated)
+			continue;
+		/* ONNX Runtime pairs each input and output with its operator's parameter
+		 * (a variadic last one takes the rest): too few is nothing to it. */
+		bool ins = n->ninputs > r->max_inputs;
+		if (ins || n->noutputs > r->max_outputs)
+			model_diag(m, OSH_ERROR, "arity-error", g, ni, NULL,
+				   "%s-%d has %d %s, the node %d: no node calls this function, but ONNX Runtime makes "
+				   "it a schema from its body and refuses a node with more than its operator takes",
+				   r->op_type, r->since, ins ? r->max_inputs : r->max_outputs, ins ? "inputs" : "outputs",
+				   ins ? n->ninputs : n->noutputs);
+	}
+}
+
 /* A declared shape: no negative dim (malformed), and known dims whose product fits in
  * int64. No tensor of more than INT64_MAX elements exists, so no run could feed or
  * produce the value; but unlike a negative dim the shape is well formed, and the graph

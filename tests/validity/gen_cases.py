@@ -101,6 +101,15 @@ def _():
     return binary("Add", I8, I8, opset=13), binary("Add", I8, I8, opset=14)
 
 
+@case("types", "ort_layernorm_bias_uint32",
+      "LayerNormalization at opset 14 (ONNX Runtime's own schema) with a uint32 bias")
+def _():
+    def m(bias):
+        return model([node("LayerNormalization", ["X", "S", "B"], ["Y"], axis=-1)], [vi("X", F, [2, 4])], [vi("Y", F)],
+                     [f32("S", [1.0] * 4), init("B", np.ones(4, bias))], opset=14)
+    return m(np.uint32), m(np.float32)
+
+
 @case("types", "add_float_int64", "Add(float, int64): T must be one type")
 def _():
     return binary("Add", F, I64), binary("Add", F, F)
@@ -2007,6 +2016,26 @@ def _():
     f = helper.make_function(LOCAL, "Foo", ["x"], ["y"], [node("Gelu", ["x"], ["y"])], [helper.make_opsetid("", 13)])
     return None, model([node("Foo", ["X"], ["Y"], domain=LOCAL)], [vi("X", F, [2, 3])], [vi("Y", F)], ir=9,
                        opsets=[helper.make_opsetid("", 20), helper.make_opsetid(LOCAL, 1)], functions=[f])
+
+
+@case("functions", "uncalled_body_too_many_inputs",
+      "A function no node calls whose body gives Div three inputs (ONNX Runtime still makes it a schema)")
+def _():
+    def m(ins):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])]),
+                         fn("Bar", [node("Div", ins, ["y"])], ins=("x", "z"))])
+    return m(["x", "z", "x"]), m(["x", "z"])
+
+
+@case("functions", "uncalled_body_too_many_outputs",
+      "A function no node calls whose body's Dropout lists three outputs, in an If branch")
+def _():
+    def m(outs):
+        then_g = graph([node("Dropout", ["x"], outs)], [], [vi("o", F)], name="then")
+        else_g = graph([node("Identity", ["x"], ["o"])], [], [vi("o", F)], name="else")
+        body = [node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])]), fn("Bar", body, ins=("x", "c"))])
+    return m(["o", "m", "z"]), m(["o", "m"])
 
 
 @case("guards", "uncalled_function_broken", "An uncalled function whose body reads a name defined nowhere, and is unsorted")

@@ -965,6 +965,39 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 	return attrs_ok;
 }
 
+/* ONNX Runtime's own LayerNormalization (before opset 17) and
+ * SimplifiedLayerNormalization: X of T, scale and B of V, both float16, float, double
+ * or bfloat16, which it holds the node to as to any schema's. */
+static bool check_ort_layernorm(infer_ctx *c)
+{
+	const node *n = c->n;
+	int32_t v = 0, v_at = -1;
+	for (int32_t k = 0; k < n->ninputs && k < 3; k++) {
+		int32_t e = in(c, k) && in(c, k)->kind == TK_TENSOR ? in_elem(c, k) : 0;
+		if (!e)
+			continue;
+		const char *en = dtype_name(e);
+		if (e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16 && e != DT_BFLOAT16) {
+			infer_diag(c, OSH_ERROR, "type-error",
+				   "input %d '%s' is %s: ONNX Runtime's %s takes FLOAT16, FLOAT, DOUBLE or BFLOAT16",
+				   k, in_name(c, k), en ? en : "?", n->op_type);
+			return false;
+		}
+		if (k == 0)
+			continue;
+		if (v && e != v) {
+			const char *vn = dtype_name(v);
+			infer_diag(c, OSH_ERROR, "type-error",
+				   "input %d '%s' is %s but input %d '%s' is %s: ONNX Runtime's %s takes one type V "
+				   "for its scale and bias",
+				   v_at, in_name(c, v_at), vn ? vn : "?", k, in_name(c, k), en ? en : "?", n->op_type);
+			return false;
+		}
+		v = e, v_at = k;
+	}
+	return true;
+}
+
 bool check_schema_missing(infer_ctx *c)
 {
 	const node *n = c->n;
@@ -981,6 +1014,8 @@ bool check_schema_missing(infer_ctx *c)
 		infer_diag(c, OSH_WARNING, "not-in-spec",
 			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
 			   n->op_type, (long long)n->opset, dom);
+		if (strstr(n->op_type, "LayerNormalization"))
+			return check_ort_layernorm(c);
 		int32_t e = in_elem(c, 0);
 		if (extra->floats_only && e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16) {
 			const char *en = dtype_name(e);
