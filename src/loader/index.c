@@ -1471,20 +1471,12 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 		return true;
 	}
 	*seen = 0;
-	int32_t id = strmap_get(&g->names, name);
-	if (id < 0)
-		return define(m, g, name, VAL_INITIALIZER) != -1;
-	value *v = &g->values[id];
-	if (v->origin != VAL_INITIALIZER && v->origin != VAL_INPUT) {
-		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
-		return true;
-	}
-	/* The dense data it replaces is not the value's: a view of the sparse one's type
-	 * and dims, without data. */
+	/* A view of the sparse one's type and dims, without data (not valid: nothing
+	 * reads its content): ONNX Runtime makes it a dense initializer of those. */
 	tensor_view *tv = arena_zalloc(m->arena, sizeof *tv);
 	if (!tv)
 		return false;
-	tv->name = v->name;
+	tv->name = name;
 	tv->dtype = st->values && st->values->has_data_type ? st->values->data_type : 0;
 	tv->rank = (int32_t)st->n_dims;
 	tv->dims = st->dims;
@@ -1492,6 +1484,22 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 	for (size_t k = 0; k < st->n_dims && tv->count >= 0; k++)
 		if (st->dims[k] < 0 || __builtin_mul_overflow(tv->count, st->dims[k], &tv->count))
 			tv->count = -1;
+	int32_t id = strmap_get(&g->names, name);
+	if (id < 0) {
+		id = define(m, g, name, VAL_INITIALIZER);
+		if (id == -1)
+			return false;
+		if (id >= 0 && tv->count >= 0)
+			g->values[id].init_view = tv;
+		return true;
+	}
+	value *v = &g->values[id];
+	if (v->origin != VAL_INITIALIZER && v->origin != VAL_INPUT) {
+		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
+		return true;
+	}
+	/* The dense data it replaces is not the value's. */
+	tv->name = v->name;
 	if (v->init_view)
 		check_redefined(m, g, v, v->init_view, tv, "initializer");
 	v->init_view = NULL;

@@ -1531,6 +1531,16 @@ def _():
     return m(3), m(2)
 
 
+@case("encoding", "sparse_dims_unlike_reader",
+      "A sparse (2, 3) weight of a MatMul over (2, 4) inputs (ONNX Runtime makes it a dense (2, 3) first)")
+def _():
+    def m(rows):
+        mm = model([node("MatMul", ["X", "S"], ["Y"])], [vi("X", F, [2, 4])], [vi("Y", F)])
+        mm.graph.sparse_initializer.append(sparse([1.0, 2.0], [0, 5], [rows, 3]))
+        return mm
+    return m(2), m(4)
+
+
 @case("encoding", "sparse_constant_out_of_range", "A Constant's sparse_value of dims (4,) with index 9")
 def _():
     def m(k):
