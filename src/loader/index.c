@@ -711,6 +711,23 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 	return true;
 }
 
+/* Whether attribute i of n is typed GRAPH or GRAPHS but holds a value of another
+ * field: its view keeps graph_index for graphs, so the message says. */
+static bool graph_typed_mixed(const node *n, int32_t i)
+{
+	if ((n->attrs[i].type != AT_GRAPH && n->attrs[i].type != AT_GRAPHS) || !n->proto ||
+	    (size_t)i >= n->proto->n_attribute)
+		return false;
+	const Onnx__AttributeProto *a = n->proto->attribute[i];
+	attr_presence p = {
+		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
+		.t = a->t != NULL, .g = a->g != NULL, .sparse = a->sparse_tensor != NULL, .tp = a->tp != NULL,
+		.floats = a->n_floats, .ints = a->n_ints, .strings = a->n_strings, .tensors = a->n_tensors,
+		.graphs = a->n_graphs, .sparses = a->n_sparse_tensors, .tps = a->n_type_protos,
+	};
+	return attr_fields_mixed(&p);
+}
+
 /* One pass over node ni's attribute views. A ref_attr_name outside a function body
  * refers to nothing: ONNX Runtime reads the attribute as its own value (the fields it
  * holds, defaults when none). And ONNX's checker, which ONNX Runtime runs on every
@@ -728,7 +745,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 				   a->name, a->ref);
 			a->ref = NULL;
 		}
-		if (a->graph_index == ATTR_MIXED && ort_checks(g) &&
+		if ((a->graph_index == ATTR_MIXED || graph_typed_mixed(n, i)) && ort_checks(g) &&
 		    !(g == m->main && !strcmp(n->op_type, "Constant")))
 			model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
 				   "attribute '%s' is typed %s but holds its value in a field of another type, or in "

@@ -2028,6 +2028,41 @@ def _():
                        opsets=[helper.make_opsetid("", 20), helper.make_opsetid(LOCAL, 1)], functions=[f])
 
 
+def call_with(op, name, given, atype, extra=None):
+    """A call of Foo, whose body's `op` takes attribute `name` from the call's p,
+    given as `given` (an AttributeProto named p)."""
+    inner = node(op, ["x"], ["y"])
+    inner.attribute.append(AttributeProto(name=name, ref_attr_name="p", type=atype))
+    return fn_model([fn("Foo", [inner], attrs=["p"])], attrs=[given])
+
+
+@case("functions", "call_attr_param_type", "A call giving LeakyRelu's alpha, through the body's reference, as an int")
+def _():
+    return (call_with("LeakyRelu", "alpha", helper.make_attribute("p", 2), AttributeProto.FLOAT),
+            call_with("LeakyRelu", "alpha", helper.make_attribute("p", 0.5), AttributeProto.FLOAT))
+
+
+@case("functions", "call_attr_param_string_value",
+      "A call giving Gelu's approximate, through the body's reference, as 'bogus'")
+def _():
+    def m(v):
+        mm = call_with("Gelu", "approximate", helper.make_attribute("p", v), AttributeProto.STRING)
+        mm.opset_import[0].version = 20
+        mm.functions[0].opset_import[0].version = 20
+        return mm
+    return m("bogus"), m("tanh")
+
+
+@case("functions", "call_attr_graph_typed_int", "A call's attribute typed GRAPH that holds an int")
+def _():
+    def m(typed_graph):
+        a = helper.make_attribute("p", 1)
+        if typed_graph:
+            a.type = AttributeProto.GRAPH
+        return call_with("Flatten", "axis", a, AttributeProto.INT)
+    return m(True), m(False)
+
+
 @case("functions", "uncalled_body_too_many_inputs",
       "A function no node calls whose body gives Div three inputs (ONNX Runtime still makes it a schema)")
 def _():

@@ -427,9 +427,11 @@ static const struct string_enum *string_enum_of(const infer_ctx *c, const sch_ro
 	return NULL;
 }
 
-static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *a, const sch_attr *s)
+/* a: the attribute named `name` of the node, or the call's attribute it refers to. */
+static bool check_string_value(infer_ctx *c, const sch_row *r, const char *name, const attr_view *a,
+			       const sch_attr *s)
 {
-	const struct string_enum *e = string_enum_of(c, r, a->name);
+	const struct string_enum *e = string_enum_of(c, r, name);
 	if (!e)
 		return true;
 	int32_t n = a->type == AT_STRINGS ? a->n : 1;
@@ -439,14 +441,14 @@ static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *
 		 * ONNX Runtime reads an empty auto_pad as NOTSET. */
 		if (a->type == AT_STRING && s->default_text && !strcmp(v, s->default_text))
 			continue;
-		if (!v[0] && !strcmp(a->name, "auto_pad"))
+		if (!v[0] && !strcmp(name, "auto_pad"))
 			continue;
 		if (!word_in(v, strlen(v), e->values, e->nocase)) {
 			if (a->type == AT_STRINGS)
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", a->name, k, v,
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", name, k, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			else
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", a->name, v,
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", name, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			return false;
 		}
@@ -512,6 +514,25 @@ static bool check_bound_refs(infer_ctx *c, const sch_row *r)
 	return ok;
 }
 
+/* In a function body, attribute a refers to the call's attribute a->ref: ONNX
+ * Runtime inlines the body with the call's value in its place, and holds it to the
+ * schema there (its type, a string's documented values). */
+static bool check_given_ref(infer_ctx *c, const sch_row *r, const attr_view *a, const sch_attr *s)
+{
+	const attr_view *given = c->caller ? attr(c, a->name) : NULL;
+	if (!given || given == a)
+		return true;
+	if (given->type != AT_UNDEFINED && given->type != (attr_type)s->type) {
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "attribute '%s' of %s-%d is %s; the call gives it as %s ('%s')", a->name, r->op_type,
+			   r->since, attr_type_name(s->type), attr_type_name(given->type), a->ref);
+		return false;
+	}
+	if ((given->type == AT_STRING && given->s) || given->type == AT_STRINGS)
+		return check_string_value(c, r, a->name, given, s);
+	return true;
+}
+
 /* False when an attribute the node's rule reads is wrong (given twice, of another
  * type, a value outside the spec's, required and missing). An attribute the schema
  * does not have is reported too, but rules do not read it. */
@@ -563,7 +584,12 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 			ok = false;
 			continue;
 		}
-		if (((a->type == AT_STRING && a->s) || a->type == AT_STRINGS) && !a->ref && !check_string_value(c, r, a, s))
+		if (a->ref) {
+			if (!check_given_ref(c, r, a, s))
+				ok = false;
+			continue;
+		}
+		if (((a->type == AT_STRING && a->s) || a->type == AT_STRINGS) && !check_string_value(c, r, a->name, a, s))
 			ok = false;
 	}
 	for (int32_t k = 0; k < r->nattrs; k++) {
