@@ -284,6 +284,40 @@ def _():
 
 # ---- attributes ----------------------------------------------------------------------
 
+@case("arity", "squeeze_axes_listed_empty", "Squeeze-13 whose optional axes is listed as ''")
+def _():
+    def m(ins):
+        return model([node("Squeeze", ins, ["Y"])], [vi("X", F, [1, 3])], [vi("Y", F)])
+    return m(["X", ""]), m(["X"])
+
+
+@case("guards", "squeeze_axes_empty_in_fixed_branch",
+      "Squeeze-13 with axes '' in a branch of an If on a constant (ONNX Runtime inlines it without the input)")
+def _():
+    then_g = graph([node("Squeeze", ["X", ""], ["o"])], [], [vi("o", F, [3])], name="then")
+    else_g = graph([node("Squeeze", ["X"], ["o"])], [], [vi("o", F, [3])], name="else")
+    return None, model([node("If", ["c"], ["Y"], then_branch=then_g, else_branch=else_g)], [vi("X", F, [1, 3])],
+                       [vi("Y", F)], [init("c", np.array(True))])
+
+
+@case("attributes", "split_num_outputs_and_split", "Split-18 with num_outputs and its split input listed as ''")
+def _():
+    def m(ins):
+        return model([node("Split", ins, ["A", "B"], axis=1, num_outputs=2)], [vi("X", F, [2, 4])],
+                     [vi("A", F), vi("B", F)], opset=18)
+    return m(["X", ""]), m(["X"])
+
+
+@case("attributes", "regex_without_pattern", "RegexFullMatch without its pattern (optional in the schema)")
+def _():
+    def m(pattern):
+        kw = {"pattern": pattern} if pattern else {}
+        words = helper.make_tensor("w", S, [2], [b"ab", b"cd"])
+        return model([node("Constant", [], ["W"], value=words), node("RegexFullMatch", ["W"], ["Y"], **kw)], [],
+                     [vi("Y", B)], opset=20, ir=9)
+    return m(None), m("a.")
+
+
 @case("attributes", "relu_unknown_attr", "Relu with an attribute 'foo' it does not have")
 def _():
     return unary("Relu", F, foo=1), unary("Relu", F)

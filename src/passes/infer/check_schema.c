@@ -859,6 +859,39 @@ static void check_attention(infer_ctx *c, const sch_row *r)
 			   (long long)mode);
 }
 
+/* Squeeze with its optional axes listed as '': ONNX Runtime's kernel takes a second
+ * input as axes given, and fails on the empty one ("Axes input is null"); left off,
+ * the axes are every dimension of 1 (as in a branch ONNX Runtime inlines, which drops
+ * trailing empty inputs). */
+static void check_squeeze_axes(infer_ctx *c, const sch_row *r)
+{
+	if (c->n->ninputs >= 2 && c->n->inputs[1] < 0 && !trailing_in_fixed_branch(c, 1))
+		infer_diag(c, OSH_ERROR, "arity-error",
+			   "%s-%d's axes is listed as '': ONNX Runtime's kernel then looks for the axes and fails to run "
+			   "(leave the input off to squeeze every dimension of 1)",
+			   r->op_type, r->since);
+}
+
+/* Split with num_outputs and a split input, even an empty one: ONNX Runtime's kernel
+ * refuses the pair. */
+static void check_split_count(infer_ctx *c, const sch_row *r)
+{
+	if (attr(c, "num_outputs") && c->n->ninputs >= 2 && !trailing_in_fixed_branch(c, 1))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s-%d has num_outputs and lists a split input%s: ONNX Runtime refuses the two together",
+			   r->op_type, r->since, c->n->inputs[1] < 0 ? " (as '')" : "");
+}
+
+/* RegexFullMatch's pattern, optional in the schema, is one ONNX Runtime's kernel
+ * cannot do without. */
+static void check_regex_pattern(infer_ctx *c, const sch_row *r)
+{
+	if (!attr(c, "pattern"))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s has no pattern: the schema leaves it optional, ONNX Runtime's kernel requires it",
+			   r->op_type);
+}
+
 /* The check of each row whose values are checked, by sch_id: one load per node (it
  * runs for every node). A designated initializer per row, as rule_table.c's. */
 static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
@@ -894,6 +927,11 @@ static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
 	[SCH_ai_onnx__Scan_16] = check_scan_length, [SCH_ai_onnx__Scan_19] = check_scan_length,
 	[SCH_ai_onnx__Scan_21] = check_scan_length, [SCH_ai_onnx__Scan_23] = check_scan_length,
 	[SCH_ai_onnx__Scan_24] = check_scan_length, [SCH_ai_onnx__Scan_25] = check_scan_length,
+	[SCH_ai_onnx__RegexFullMatch_20] = check_regex_pattern,
+	[SCH_ai_onnx__Split_18] = check_split_count,
+	[SCH_ai_onnx__Squeeze_13] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_21] = check_squeeze_axes,
+	[SCH_ai_onnx__Squeeze_23] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_24] = check_squeeze_axes,
+	[SCH_ai_onnx__Squeeze_25] = check_squeeze_axes,
 	[SCH_ai_onnx__SequenceAt_11] = check_sequence_position,
 	[SCH_ai_onnx__SequenceErase_11] = check_sequence_position,
 	[SCH_ai_onnx__SequenceInsert_11] = check_sequence_position,
