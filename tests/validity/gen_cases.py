@@ -1993,6 +1993,13 @@ def _():
     return None, unary("Relu", F, shape=(-1, 3))
 
 
+@case("guards", "layernorm_bias_of_no_element",
+      "LayerNormalization-17 over (2, 3, 4, 5) from axis -2 with a B of dims (4, 0) (ONNX Runtime reads it as none)")
+def _():
+    return None, model([node("LayerNormalization", ["X", "S", "B"], ["Y"], axis=-2)], [vi("X", F, [2, 3, 4, 5])],
+                       [vi("Y", F)], [f32("S", np.ones((4, 5))), f32("B", np.ones((4, 0)))], opset=17, ir=8)
+
+
 @case("guards", "layernorm_unknown_attribute", "LayerNormalization with an attribute it does not have")
 def _():
     return None, model([node("LayerNormalization", ["X", "S"], ["Y"], zzz=1)], [vi("X", F, [2, 3])], [vi("Y", F)],
