@@ -988,6 +988,28 @@ def one(op, ins, extra_inputs, inits, outs=("Y",), opset=13, **attrs):
                  [vi(o, F) for o in outs], inits=inits, opset=opset)
 
 
+@case("values", "resize_sizes_input_2d", "Resize whose sizes is a graph input of shape (4, 1)")
+def _():
+    def m(shape):
+        return model([node("Resize", ["X", "", "", "sizes"], ["Y"])], [vi("X", F, [1, 1, 2, 2]), vi("sizes", I64, shape)],
+                     [vi("Y", F)])
+    return m([4, 1]), m([4])
+
+
+@case("guards", "resize_sizes_initializer_2d", "Resize whose sizes is an initializer of shape (4, 1) (its content is read)")
+def _():
+    return None, model([node("Resize", ["X", "", "", "sizes"], ["Y"])], [vi("X", F, [1, 1, 2, 2])], [vi("Y", F)],
+                       [init("sizes", np.array([[1], [1], [4], [4]], np.int64))])
+
+
+@case("values", "resize_scales_input_count", "Resize whose scales is a graph input of 8 values for a rank-4 X")
+def _():
+    def m(shape):
+        return model([node("Resize", ["X", "", "scales"], ["Y"])], [vi("X", F, [1, 1, 2, 2]), vi("scales", F, shape)],
+                     [vi("Y", F)])
+    return m([4, 2]), m([4])
+
+
 @case("values", "conv_kernel_shape_length", "Conv kernel_shape of one value for a 2-D convolution")
 def _():
     w = f32("W", np.zeros((2, 2, 3, 3)))

@@ -892,6 +892,50 @@ static void check_regex_pattern(infer_ctx *c, const sch_row *r)
 			   r->op_type);
 }
 
+/* Whether input i of the node is a value ONNX's inference, as ONNX Runtime runs it
+ * when it loads the model, has no content of: a graph input without an initializer or
+ * an output of a node other than a Constant (an outer value may be an initializer). */
+static bool content_unseen_at_load(const infer_ctx *c, int32_t i)
+{
+	int32_t id = i < c->n->ninputs ? c->n->inputs[i] : -1;
+	if (id < 0)
+		return false;
+	const value *v = &c->g->values[id];
+	if (v->origin == VAL_INPUT)
+		return !v->init_view;
+	return v->origin == VAL_NODE && v->producer >= 0 && strcmp(c->g->nodes[v->producer].op_type, "Constant");
+}
+
+/* Resize's and Upsample's scales and sizes inputs where the file fixes their shapes
+ * but not their content: ONNX's inference refuses sizes of a rank other than 1 ("shape
+ * input must be 1D tensor"), and ONNX Runtime's kernel scales of a count other than
+ * X's rank when no axes are given. */
+static void check_resize_inputs(infer_ctx *c, const sch_row *r)
+{
+	bool resize11 = !strcmp(r->op_type, "Resize") && r->since >= 11;
+	int32_t si = resize11 ? 2 : 1;
+	const tinfo *sizes = resize11 ? in_ranked(c, 3) : NULL;
+	if (sizes && sizes->rank != 1 && content_unseen_at_load(c, 3))
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "sizes '%s' has rank %d: ONNX's inference, which ONNX Runtime runs on loading, wants a 1-D "
+			   "sizes when the file does not fix its content",
+			   in_name(c, 3), sizes->rank);
+	const tinfo *x = in_ranked(c, 0), *scales = in_ranked(c, si);
+	if (!x || !scales || scales->nfval >= 0 || scales->nval >= 0 || attr(c, "axes"))
+		return;
+	int64_t count = 1, len;
+	for (int32_t k = 0; k < scales->rank; k++) {
+		if (!known_dim(c, scales, k, &len))
+			return;
+		count *= len;
+	}
+	if (count > 0 && count != x->rank)
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "scales '%s' holds %lld values for '%s' of rank %d: ONNX Runtime's kernel wants one per "
+			   "dimension",
+			   in_name(c, si), (long long)count, in_name(c, 0), x->rank);
+}
+
 /* The check of each row whose values are checked, by sch_id: one load per node (it
  * runs for every node). A designated initializer per row, as rule_table.c's. */
 static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
@@ -928,6 +972,9 @@ static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
 	[SCH_ai_onnx__Scan_21] = check_scan_length, [SCH_ai_onnx__Scan_23] = check_scan_length,
 	[SCH_ai_onnx__Scan_24] = check_scan_length, [SCH_ai_onnx__Scan_25] = check_scan_length,
 	[SCH_ai_onnx__RegexFullMatch_20] = check_regex_pattern,
+	[SCH_ai_onnx__Resize_10] = check_resize_inputs, [SCH_ai_onnx__Resize_11] = check_resize_inputs,
+	[SCH_ai_onnx__Resize_13] = check_resize_inputs, [SCH_ai_onnx__Resize_18] = check_resize_inputs,
+	[SCH_ai_onnx__Resize_19] = check_resize_inputs,
 	[SCH_ai_onnx__Split_18] = check_split_count,
 	[SCH_ai_onnx__Squeeze_13] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_21] = check_squeeze_axes,
 	[SCH_ai_onnx__Squeeze_23] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_24] = check_squeeze_axes,
