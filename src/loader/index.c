@@ -2193,8 +2193,8 @@ bool index_model(osh_model *m)
 		bool had_errors = m->has_errors, was_malformed = m->malformed;
 		if (!build_graph(m, g))
 			return false;
-		if (!g->called && !replaced)
-			validate_uncalled_body(m, g);
+		if (!replaced)
+			validate_function_counts(m, g);
 		if (replaced) {
 			m->ndiags = ndiags;
 			m->has_errors = had_errors;

@@ -281,13 +281,32 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 	}
 }
 
-void validate_uncalled_body(osh_model *m, const graph *g)
+/* The version function f's own opset_import gives `domain`, or -1. */
+static int64_t function_import(const Onnx__FunctionProto *f, const char *domain)
+{
+	for (size_t k = 0; k < f->n_opset_import; k++) {
+		const char *d = f->opset_import[k]->domain ? f->opset_import[k]->domain : "";
+		if (!strcmp(d, "ai.onnx"))
+			d = "";
+		if (!strcmp(d, domain))
+			return f->opset_import[k]->version;
+	}
+	return -1;
+}
+
+static void body_counts(osh_model *m, const graph *g, const Onnx__FunctionProto *f, bool called)
 {
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		const node *n = &g->nodes[ni];
 		for (int32_t s = 0; s < n->nsubgraphs; s++)
-			validate_uncalled_body(m, n->subgraphs[s]);
-		const sch_row *r = n->opset >= 0 ? schema_lookup(n->domain, n->op_type, n->opset) : NULL;
+			body_counts(m, n->subgraphs[s], f, called);
+		int64_t own = function_import(f, n->domain);
+		if (own < 0)
+			own = n->opset;
+		/* A called body is inferred at n->opset, where its counts are checked. */
+		if (own < 0 || (called && own == n->opset))
+			continue;
+		const sch_row *r = schema_lookup(n->domain, n->op_type, own);
 		if (!r || r->deprecated)
 			continue;
 		/* ONNX Runtime pairs each input and output with its operator's parameter
@@ -295,11 +314,18 @@ void validate_uncalled_body(osh_model *m, const graph *g)
 		bool ins = n->ninputs > r->max_inputs;
 		if (ins || n->noutputs > r->max_outputs)
 			model_diag(m, OSH_ERROR, "arity-error", g, ni, NULL,
-				   "%s-%d has %d %s, the node %d: no node calls this function, but ONNX Runtime makes "
-				   "it a schema from its body and refuses a node with more than its operator takes",
-				   r->op_type, r->since, ins ? r->max_inputs : r->max_outputs, ins ? "inputs" : "outputs",
+				   "%s-%d (at the function's opset %lld) has %d %s%s, the node %d: ONNX Runtime makes the "
+				   "function a schema from its body and refuses a node with more than its operator takes",
+				   r->op_type, r->since, (long long)own, ins ? r->max_inputs : r->max_outputs,
+				   ins ? "input" : "output", (ins ? r->max_inputs : r->max_outputs) == 1 ? "" : "s",
 				   ins ? n->ninputs : n->noutputs);
 	}
+}
+
+void validate_function_counts(osh_model *m, const graph *g)
+{
+	if (g->function)
+		body_counts(m, g, g->function, g->called);
 }
 
 /* A declared shape: no negative dim (malformed), and known dims whose product fits in

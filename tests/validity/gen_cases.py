@@ -2015,6 +2015,19 @@ def _():
     return None, unary("Relu", F, shape=(-1, 3))
 
 
+@case("guards", "window_size_of_one_element",
+      "HannWindow whose size is a graph input of shape (1,) (ONNX Runtime's kernel takes one element)")
+def _():
+    return None, model([node("HannWindow", ["n"], ["Y"])], [vi("n", I64, [1])], [vi("Y", F)], opset=17)
+
+
+@case("values", "window_size_initializer_1d", "HannWindow whose size is an initializer of shape (1,)")
+def _():
+    def m(arr):
+        return model([node("HannWindow", ["n"], ["Y"])], [], [vi("Y", F)], [init("n", arr)], opset=17)
+    return m(np.array([4], np.int64)), m(np.array(4, np.int64))
+
+
 @case("guards", "layernorm_bias_of_no_element",
       "LayerNormalization-17 over (2, 3, 4, 5) from axis -2 with a B of dims (4, 0) (ONNX Runtime reads it as none)")
 def _():
@@ -2133,6 +2146,18 @@ def _():
         return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])]),
                          fn("Bar", [node("Div", ins, ["y"])], ins=("x", "z"))])
     return m(["x", "z", "x"]), m(["x", "z"])
+
+
+@case("functions", "body_inputs_beyond_own_opset",
+      "A called function importing opset 15 whose body gives ReduceProd an axes input (from 18), in a model of 18")
+def _():
+    def m(ins):
+        f = helper.make_function(LOCAL, "Foo", ["x", "a"], ["y"], [node("ReduceProd", ins, ["y"])],
+                                 [helper.make_opsetid("", 15)])
+        return model([node("Foo", ["X", "A"], ["Y"], domain=LOCAL)], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     [i64("A", [1])], ir=8, opsets=[helper.make_opsetid("", 18), helper.make_opsetid(LOCAL, 1)],
+                     functions=[f])
+    return m(["x", "a"]), m(["x"])
 
 
 @case("functions", "uncalled_body_too_many_outputs",
