@@ -988,6 +988,28 @@ def one(op, ins, extra_inputs, inits, outs=("Y",), opset=13, **attrs):
                  [vi(o, F) for o in outs], inits=inits, opset=opset)
 
 
+@case("values", "unsqueeze_axes_2d", "Unsqueeze-13 whose axes initializer has shape (1, 1)")
+def _():
+    def m(axes):
+        return model([node("Unsqueeze", ["X", "a"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [i64("a", axes)])
+    return m([[0]]), m([0])
+
+
+@case("values", "squeeze_axes_scalar", "Squeeze-13 whose axes initializer is a scalar (Unsqueeze takes one, Squeeze not)")
+def _():
+    def m(axes):
+        return model([node("Squeeze", ["X", "a"], ["Y"])], [vi("X", F, [1, 3])], [vi("Y", F)], [i64("a", axes)])
+    return m(0), m([0])
+
+
+@case("values", "slice_starts_scalar", "Slice-13 whose starts and ends initializers are scalars")
+def _():
+    def m(s, e):
+        return model([node("Slice", ["X", "s", "e"], ["Y"])], [vi("X", F, [4, 3])], [vi("Y", F)],
+                     [i64("s", s), i64("e", e)])
+    return m(0, 2), m([0], [2])
+
+
 @case("values", "resize_sizes_input_2d", "Resize whose sizes is a graph input of shape (4, 1)")
 def _():
     def m(shape):

@@ -859,6 +859,21 @@ static void check_attention(infer_ctx *c, const sch_row *r)
 			   (long long)mode);
 }
 
+/* Inputs first to last of the node, when their rank is known: ONNX Runtime's kernel
+ * wants them 1-D, or (lowest 0) scalars too, and fails to run on another rank. */
+static void check_input_ranks(infer_ctx *c, const sch_row *r, int32_t first, int32_t last, int32_t lowest)
+{
+	for (int32_t i = first; i <= last && i < c->n->ninputs; i++) {
+		const tinfo *t = in_ranked(c, i);
+		if (t && (t->rank > 1 || t->rank < lowest)) {
+			const sch_param *f = formal_of(r, r->inputs, r->ninputs, i);
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "%s '%s' has rank %d: ONNX Runtime's %s kernel wants a 1-D tensor%s", f ? f->name : "input",
+				   in_name(c, i), t->rank, r->op_type, lowest ? "" : " or a scalar");
+		}
+	}
+}
+
 /* Squeeze with its optional axes listed as '': ONNX Runtime's kernel takes a second
  * input as axes given, and fails on the empty one ("Axes input is null"); left off,
  * the axes are every dimension of 1 (as in a branch ONNX Runtime inlines, which drops
@@ -870,7 +885,13 @@ static void check_squeeze_axes(infer_ctx *c, const sch_row *r)
 			   "%s-%d's axes is listed as '': ONNX Runtime's kernel then looks for the axes and fails to run "
 			   "(leave the input off to squeeze every dimension of 1)",
 			   r->op_type, r->since);
+	check_input_ranks(c, r, 1, 1, 1);
 }
+
+static void check_unsqueeze_axes(infer_ctx *c, const sch_row *r) { check_input_ranks(c, r, 1, 1, 0); }
+
+/* Slice's starts, ends, axes and steps: ONNX Runtime's kernel wants each 1-D. */
+static void check_slice_inputs(infer_ctx *c, const sch_row *r) { check_input_ranks(c, r, 1, 4, 1); }
 
 /* Split with num_outputs and a split input listed as '': ONNX Runtime's kernel counts
  * it as given and refuses the pair (a split given is the rule's to report). */
@@ -977,6 +998,11 @@ static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
 	[SCH_ai_onnx__Resize_13] = check_resize_inputs, [SCH_ai_onnx__Resize_18] = check_resize_inputs,
 	[SCH_ai_onnx__Resize_19] = check_resize_inputs,
 	[SCH_ai_onnx__Split_18] = check_split_count,
+	[SCH_ai_onnx__Slice_10] = check_slice_inputs, [SCH_ai_onnx__Slice_11] = check_slice_inputs,
+	[SCH_ai_onnx__Slice_13] = check_slice_inputs,
+	[SCH_ai_onnx__Unsqueeze_13] = check_unsqueeze_axes, [SCH_ai_onnx__Unsqueeze_21] = check_unsqueeze_axes,
+	[SCH_ai_onnx__Unsqueeze_23] = check_unsqueeze_axes, [SCH_ai_onnx__Unsqueeze_24] = check_unsqueeze_axes,
+	[SCH_ai_onnx__Unsqueeze_25] = check_unsqueeze_axes,
 	[SCH_ai_onnx__Squeeze_13] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_21] = check_squeeze_axes,
 	[SCH_ai_onnx__Squeeze_23] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_24] = check_squeeze_axes,
 	[SCH_ai_onnx__Squeeze_25] = check_squeeze_axes,
