@@ -98,10 +98,13 @@ int64_t sym_intern(symtab *t, const char *name)
 
 /* A made-up name: `base`, `sep` and a number, that no text of the model holds and
  * that reads back as a name (a base's characters can make `base_3` an
- * expression's text: `a - a` is a name, `a - a_3` is not). -1 when there is none. */
+ * expression's text: `a - a` is a name, `a - a_3` is not). -1 when there is none.
+ * Models that went through ONNX Runtime's optimizer name their dims unk__0, unk__1...
+ * themselves: of t->n + 1 numbers in a row one is free, and the counter moves on past
+ * those taken, so no number is tried twice. */
 static int64_t made_name(symtab *t, const char *base, const char *sep, int64_t *counter)
 {
-	for (int tries = 0; tries < 64; tries++) {
+	for (int64_t tries = 0; tries <= t->n; tries++) {
 		char buf[DX_MAX_TEXT + 32];
 		snprintf(buf, sizeof buf, "%s%s%lld", base, sep, (long long)(*counter)++);
 		if (strmap_get(&t->names, buf) >= 0)

@@ -568,12 +568,75 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
 }
 
+/* Whether node n holds a graph in an attribute (built or not yet). */
+static bool holds_graphs(const node *n)
+{
+	for (size_t i = 0; n->proto && i < n->proto->n_attribute; i++)
+		if (n->proto->attribute[i]->g || n->proto->attribute[i]->n_graphs)
+			return true;
+	return n->nsubgraphs > 0;
+}
+
+/* Whether an input of node n of g is an output of another node of g than a Constant:
+ * an edge of ONNX Runtime's graph. A node without one (and without subgraphs, whose
+ * outer reads may be edges too) is one its order puts first, in the file's order. */
+static bool fed_by_node(const graph *g, const node *n)
+{
+	for (int32_t k = 0; k < n->ninputs; k++) {
+		int32_t id = n->inputs[k];
+		if (id < 0 || g->values[id].origin != VAL_NODE || g->values[id].producer < 0)
+			continue;
+		if (strcmp(g->nodes[g->values[id].producer].op_type, "Constant"))
+			return true;
+	}
+	return false;
+}
+
+/* The nodes of g that node ni reads from through its inputs, directly or not: 1 in
+ * the returned array (of g->nnodes, malloc'd; NULL when out of memory). */
+static uint8_t *ancestors_of(const graph *g, int32_t ni)
+{
+	uint8_t *seen = calloc((size_t)g->nnodes + 1, 1);
+	int32_t *stack = malloc(((size_t)g->nnodes + 1) * sizeof *stack);
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return NULL;
+	}
+	int32_t top = 0;
+	stack[top++] = ni;
+	while (top) {
+		const node *n = &g->nodes[stack[--top]];
+		for (int32_t k = 0; k < n->ninputs; k++) {
+			int32_t id = n->inputs[k];
+			int32_t p = id >= 0 && g->values[id].origin == VAL_NODE ? g->values[id].producer : -1;
+			if (p >= 0 && p < g->nnodes && !seen[p]) {
+				seen[p] = 1;
+				stack[top++] = p;
+			}
+		}
+	}
+	free(stack);
+	return seen;
+}
+
+/* Per enclosing graph of a subgraph being defined, the ancestors of the node that
+ * holds the subgraph there, made on the first name that needs them. */
+typedef struct outer_scopes {
+	uint8_t *anc[MAX_SUBGRAPH_DEPTH + 1];
+	bool nomem;
+} outer_scopes;
+
 /* Whether name is a value an enclosing graph of subgraph g has defined when g's node
- * runs: a graph input or initializer there, or an output of a node before g's.
- * ONNX's checker, which ONNX Runtime runs on every subgraph, wants a node's outputs
- * new to the whole scope (SSA across nested graphs); a subgraph's own inputs and
- * initializers may shadow. */
-static bool defined_outside(const graph *g, const char *name)
+ * is checked: SCOPE_BEFORE when a graph input or initializer there, or an output of a
+ * node that ONNX Runtime's order puts before g's node whatever it is (one g's node
+ * reads from, a Constant, or one with no input edge and no subgraph: ONNX Runtime
+ * puts those first); SCOPE_ANYWHERE when defined there by another node. ONNX's
+ * checker, which ONNX Runtime runs on every subgraph, wants a node's outputs new to
+ * the names its topological order has defined so far (SSA across nested graphs); a
+ * subgraph's own inputs and initializers may shadow. */
+enum { SCOPE_NONE, SCOPE_BEFORE, SCOPE_ANYWHERE };
+static int defined_outside(const graph *g, const char *name, outer_scopes *sc)
 {
 	for (const graph *child = g, *p = g->parent; p; child = p, p = p->parent) {
 		int32_t id = strmap_get(&p->names, name);
@@ -581,16 +644,31 @@ static bool defined_outside(const graph *g, const char *name)
 			continue;
 		const value *v = &p->values[id];
 		if (v->origin == VAL_INPUT || v->origin == VAL_INITIALIZER)
-			return true;
-		if (v->origin == VAL_NODE)
-			return v->producer < child->parent_node;
+			return SCOPE_BEFORE;
+		if (v->origin != VAL_NODE || v->producer < 0)
+			continue;
+		int32_t pi = v->producer, ni = child->parent_node;
+		const node *prod = &p->nodes[pi];
+		if (!p->parent && !p->function && !strcmp(prod->op_type, "Constant"))
+			return SCOPE_BEFORE; /* made an initializer first */
+		if (!fed_by_node(p, prod) && !holds_graphs(prod) && (pi < ni || fed_by_node(p, &p->nodes[ni])))
+			return SCOPE_BEFORE;
+		int32_t level = p->depth;
+		if (level < 0 || level > MAX_SUBGRAPH_DEPTH)
+			return SCOPE_ANYWHERE;
+		if (!sc->anc[level] && !(sc->anc[level] = ancestors_of(p, ni))) {
+			sc->nomem = true;
+			return SCOPE_NONE;
+		}
+		return sc->anc[level][pi] ? SCOPE_BEFORE : SCOPE_ANYWHERE;
 	}
-	return false;
+	return SCOPE_NONE;
 }
 
 /* Defines node ni's outputs, named names[0 .. n->noutputs). first_hash, when not
  * NULL, is the hash of names[0]. */
-static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names, const uint32_t *first_hash)
+static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *names, const uint32_t *first_hash,
+			      outer_scopes *sc)
 {
 	node *n = &g->nodes[ni];
 	for (int32_t k = 0; k < n->noutputs; k++) {
@@ -613,13 +691,41 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 		g->values[id].producer = ni;
 		g->values[id].producer_out = k;
 		n->outputs[k] = id;
-		if (g->parent && defined_outside(g, name) && ort_checks(g))
+		int scope = g->parent && ort_checks(g) ? defined_outside(g, name, sc) : SCOPE_NONE;
+		if (sc->nomem) {
+			OOM(m);
+			return false;
+		}
+		if (scope == SCOPE_BEFORE)
 			model_diag(m, OSH_ERROR, "subgraph-error", g, ni, name,
 				   "'%s' is defined in an enclosing graph already: ONNX Runtime wants each name defined once "
 				   "across nested graphs (SSA) and refuses the model",
 				   name);
+		else if (scope == SCOPE_ANYWHERE)
+			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, name,
+				   "'%s' is defined in an enclosing graph too, by a node that need not run before this "
+				   "subgraph's: the spec wants each name defined once across nested graphs (SSA); ONNX "
+				   "Runtime refuses it only when its order puts that node first",
+				   name);
 	}
 	return true;
+}
+
+/* Whether attribute i of n is typed GRAPH or GRAPHS but holds a value of another
+ * field: its view keeps graph_index for graphs, so the message says. */
+static bool graph_typed_mixed(const node *n, int32_t i)
+{
+	if ((n->attrs[i].type != AT_GRAPH && n->attrs[i].type != AT_GRAPHS) || !n->proto ||
+	    (size_t)i >= n->proto->n_attribute)
+		return false;
+	const Onnx__AttributeProto *a = n->proto->attribute[i];
+	attr_presence p = {
+		.has_type = a->has_type, .type = a->type, .f = a->has_f, .i = a->has_i, .s = a->has_s,
+		.t = a->t != NULL, .g = a->g != NULL, .sparse = a->sparse_tensor != NULL, .tp = a->tp != NULL,
+		.floats = a->n_floats, .ints = a->n_ints, .strings = a->n_strings, .tensors = a->n_tensors,
+		.graphs = a->n_graphs, .sparses = a->n_sparse_tensors, .tps = a->n_type_protos,
+	};
+	return attr_fields_mixed(&p);
 }
 
 /* One pass over node ni's attribute views. A ref_attr_name outside a function body
@@ -639,7 +745,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 				   a->name, a->ref);
 			a->ref = NULL;
 		}
-		if (a->graph_index == ATTR_MIXED && ort_checks(g) &&
+		if ((a->graph_index == ATTR_MIXED || graph_typed_mixed(n, i)) && ort_checks(g) &&
 		    !(g == m->main && !strcmp(n->op_type, "Constant")))
 			model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
 				   "attribute '%s' is typed %s but holds its value in a field of another type, or in "
@@ -711,6 +817,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	strmap reported; /* node_opset's */
 	strmap_init(&reported, m->arena);
 	bool function_body = in_function(g);
+	outer_scopes scopes = {0};
 	/* The hashes of the first outputs of the nodes up to OUTPUT_AHEAD ahead, whose
 	 * slots were fetched when the node OUTPUT_AHEAD before them was defined. */
 	uint32_t ahead_hash[OUTPUT_AHEAD];
@@ -783,8 +890,10 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			last_opset = node_opset(m, g, ni, n->domain, &reported);
 		}
 		n->opset = last_opset;
-		ok = define_outputs_of(m, g, ni, outs, first_hash);
+		ok = define_outputs_of(m, g, ni, outs, first_hash, &scopes);
 	}
+	for (size_t k = 0; k < sizeof scopes.anc / sizeof scopes.anc[0]; k++)
+		free(scopes.anc[k]);
 	/* Stopped early (out of memory, or the pre-scan refused the file): the nodes not
 	 * filled are left as the zeroed array had them. */
 	if (!ok && g->nodes)
@@ -1379,20 +1488,12 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 		return true;
 	}
 	*seen = 0;
-	int32_t id = strmap_get(&g->names, name);
-	if (id < 0)
-		return define(m, g, name, VAL_INITIALIZER) != -1;
-	value *v = &g->values[id];
-	if (v->origin != VAL_INITIALIZER && v->origin != VAL_INPUT) {
-		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
-		return true;
-	}
-	/* The dense data it replaces is not the value's: a view of the sparse one's type
-	 * and dims, without data. */
+	/* A view of the sparse one's type and dims, without data (not valid: nothing
+	 * reads its content): ONNX Runtime makes it a dense initializer of those. */
 	tensor_view *tv = arena_zalloc(m->arena, sizeof *tv);
 	if (!tv)
 		return false;
-	tv->name = v->name;
+	tv->name = name;
 	tv->dtype = st->values && st->values->has_data_type ? st->values->data_type : 0;
 	tv->rank = (int32_t)st->n_dims;
 	tv->dims = st->dims;
@@ -1400,6 +1501,22 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 	for (size_t k = 0; k < st->n_dims && tv->count >= 0; k++)
 		if (st->dims[k] < 0 || __builtin_mul_overflow(tv->count, st->dims[k], &tv->count))
 			tv->count = -1;
+	int32_t id = strmap_get(&g->names, name);
+	if (id < 0) {
+		id = define(m, g, name, VAL_INITIALIZER);
+		if (id == -1)
+			return false;
+		if (id >= 0 && tv->count >= 0)
+			g->values[id].init_view = tv;
+		return true;
+	}
+	value *v = &g->values[id];
+	if (v->origin != VAL_INITIALIZER && v->origin != VAL_INPUT) {
+		malformed(m, g, -1, name, "initializer '%s' is defined twice", name);
+		return true;
+	}
+	/* The dense data it replaces is not the value's. */
+	tv->name = v->name;
 	if (v->init_view)
 		check_redefined(m, g, v, v->init_view, tv, "initializer");
 	v->init_view = NULL;
@@ -2076,6 +2193,8 @@ bool index_model(osh_model *m)
 		bool had_errors = m->has_errors, was_malformed = m->malformed;
 		if (!build_graph(m, g))
 			return false;
+		if (!replaced)
+			validate_function_counts(m, g);
 		if (replaced) {
 			m->ndiags = ndiags;
 			m->has_errors = had_errors;

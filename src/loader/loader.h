@@ -44,6 +44,11 @@ bool validate_tensor_data_later(osh_model *m, const graph *g, int32_t ni, const 
  * them (its values and indices are checked as tensors first); `what` names it. */
 void validate_sparse(osh_model *m, const graph *g, int32_t ni, const struct Onnx__SparseTensorProto *st,
 		     const char *what);
+/* The nodes of a model-local function's body g, and of its subgraphs: ONNX Runtime
+ * makes the function a schema from them, called or not, at the function's own
+ * opset_import, and refuses a node with more inputs or outputs than its operator has
+ * parameters there. */
+void validate_function_counts(osh_model *m, const graph *g);
 /* Checks an external-data reference without reading the weights; `label` as above. */
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		       const char *label);

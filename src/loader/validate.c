@@ -264,12 +264,68 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 			return; /* not an index type, or data validate_tensor refused */
 		int64_t limit = linear ? numel : st->dims[e % (int64_t)rank];
 		if (v < 0 || v >= limit) {
-			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
-				   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime refuses it",
-				   what, (long long)v, (long long)e);
+			/* A dense tensor of no element has nowhere to put a value: ONNX
+			 * Runtime makes it without reading the indices. */
+			if (numel == 0)
+				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+					   "%s has index %lld (entry %lld of its indices), outside its dims, which hold no "
+					   "element: ONNX Runtime ignores its values",
+					   what, (long long)v, (long long)e);
+			else
+				model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+					   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime "
+					   "refuses it",
+					   what, (long long)v, (long long)e);
 			return;
 		}
 	}
+}
+
+/* The version function f's own opset_import gives `domain`, or -1. */
+static int64_t function_import(const Onnx__FunctionProto *f, const char *domain)
+{
+	for (size_t k = 0; k < f->n_opset_import; k++) {
+		const char *d = f->opset_import[k]->domain ? f->opset_import[k]->domain : "";
+		if (!strcmp(d, "ai.onnx"))
+			d = "";
+		if (!strcmp(d, domain))
+			return f->opset_import[k]->version;
+	}
+	return -1;
+}
+
+static void body_counts(osh_model *m, const graph *g, const Onnx__FunctionProto *f, bool called)
+{
+	for (int32_t ni = 0; ni < g->nnodes; ni++) {
+		const node *n = &g->nodes[ni];
+		for (int32_t s = 0; s < n->nsubgraphs; s++)
+			body_counts(m, n->subgraphs[s], f, called);
+		int64_t own = function_import(f, n->domain);
+		if (own < 0)
+			own = n->opset;
+		/* A called body is inferred at n->opset, where its counts are checked. */
+		if (own < 0 || (called && own == n->opset))
+			continue;
+		const sch_row *r = schema_lookup(n->domain, n->op_type, own);
+		if (!r || r->deprecated)
+			continue;
+		/* ONNX Runtime pairs each input and output with its operator's parameter
+		 * (a variadic last one takes the rest): too few is nothing to it. */
+		bool ins = n->ninputs > r->max_inputs;
+		if (ins || n->noutputs > r->max_outputs)
+			model_diag(m, OSH_ERROR, "arity-error", g, ni, NULL,
+				   "%s-%d (at the function's opset %lld) has %d %s%s, the node %d: ONNX Runtime makes the "
+				   "function a schema from its body and refuses a node with more than its operator takes",
+				   r->op_type, r->since, (long long)own, ins ? r->max_inputs : r->max_outputs,
+				   ins ? "input" : "output", (ins ? r->max_inputs : r->max_outputs) == 1 ? "" : "s",
+				   ins ? n->ninputs : n->noutputs);
+	}
+}
+
+void validate_function_counts(osh_model *m, const graph *g)
+{
+	if (g->function)
+		body_counts(m, g, g->function, g->called);
 }
 
 /* A declared shape: no negative dim (malformed), and known dims whose product fits in

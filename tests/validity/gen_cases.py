@@ -101,6 +101,15 @@ def _():
     return binary("Add", I8, I8, opset=13), binary("Add", I8, I8, opset=14)
 
 
+@case("types", "ort_layernorm_bias_uint32",
+      "LayerNormalization at opset 14 (ONNX Runtime's own schema) with a uint32 bias")
+def _():
+    def m(bias):
+        return model([node("LayerNormalization", ["X", "S", "B"], ["Y"], axis=-1)], [vi("X", F, [2, 4])], [vi("Y", F)],
+                     [f32("S", [1.0] * 4), init("B", np.ones(4, bias))], opset=14)
+    return m(np.uint32), m(np.float32)
+
+
 @case("types", "add_float_int64", "Add(float, int64): T must be one type")
 def _():
     return binary("Add", F, I64), binary("Add", F, F)
@@ -274,6 +283,40 @@ def _():
 
 
 # ---- attributes ----------------------------------------------------------------------
+
+@case("arity", "squeeze_axes_listed_empty", "Squeeze-13 whose optional axes is listed as ''")
+def _():
+    def m(ins):
+        return model([node("Squeeze", ins, ["Y"])], [vi("X", F, [1, 3])], [vi("Y", F)])
+    return m(["X", ""]), m(["X"])
+
+
+@case("guards", "squeeze_axes_empty_in_fixed_branch",
+      "Squeeze-13 with axes '' in a branch of an If on a constant (ONNX Runtime inlines it without the input)")
+def _():
+    then_g = graph([node("Squeeze", ["X", ""], ["o"])], [], [vi("o", F, [3])], name="then")
+    else_g = graph([node("Squeeze", ["X"], ["o"])], [], [vi("o", F, [3])], name="else")
+    return None, model([node("If", ["c"], ["Y"], then_branch=then_g, else_branch=else_g)], [vi("X", F, [1, 3])],
+                       [vi("Y", F)], [init("c", np.array(True))])
+
+
+@case("attributes", "split_num_outputs_and_split", "Split-18 with num_outputs and its split input listed as ''")
+def _():
+    def m(ins):
+        return model([node("Split", ins, ["A", "B"], axis=1, num_outputs=2)], [vi("X", F, [2, 4])],
+                     [vi("A", F), vi("B", F)], opset=18)
+    return m(["X", ""]), m(["X"])
+
+
+@case("attributes", "regex_without_pattern", "RegexFullMatch without its pattern (optional in the schema)")
+def _():
+    def m(pattern):
+        kw = {"pattern": pattern} if pattern else {}
+        words = helper.make_tensor("w", S, [2], [b"ab", b"cd"])
+        return model([node("Constant", [], ["W"], value=words), node("RegexFullMatch", ["W"], ["Y"], **kw)], [],
+                     [vi("Y", B)], opset=20, ir=9)
+    return m(None), m("a.")
+
 
 @case("attributes", "relu_unknown_attr", "Relu with an attribute 'foo' it does not have")
 def _():
@@ -945,6 +988,50 @@ def one(op, ins, extra_inputs, inits, outs=("Y",), opset=13, **attrs):
                  [vi(o, F) for o in outs], inits=inits, opset=opset)
 
 
+@case("values", "unsqueeze_axes_2d", "Unsqueeze-13 whose axes initializer has shape (1, 1)")
+def _():
+    def m(axes):
+        return model([node("Unsqueeze", ["X", "a"], ["Y"])], [vi("X", F, [2, 3])], [vi("Y", F)], [i64("a", axes)])
+    return m([[0]]), m([0])
+
+
+@case("values", "squeeze_axes_scalar", "Squeeze-13 whose axes initializer is a scalar (Unsqueeze takes one, Squeeze not)")
+def _():
+    def m(axes):
+        return model([node("Squeeze", ["X", "a"], ["Y"])], [vi("X", F, [1, 3])], [vi("Y", F)], [i64("a", axes)])
+    return m(0), m([0])
+
+
+@case("values", "slice_starts_scalar", "Slice-13 whose starts and ends initializers are scalars")
+def _():
+    def m(s, e):
+        return model([node("Slice", ["X", "s", "e"], ["Y"])], [vi("X", F, [4, 3])], [vi("Y", F)],
+                     [i64("s", s), i64("e", e)])
+    return m(0, 2), m([0], [2])
+
+
+@case("values", "resize_sizes_input_2d", "Resize whose sizes is a graph input of shape (4, 1)")
+def _():
+    def m(shape):
+        return model([node("Resize", ["X", "", "", "sizes"], ["Y"])], [vi("X", F, [1, 1, 2, 2]), vi("sizes", I64, shape)],
+                     [vi("Y", F)])
+    return m([4, 1]), m([4])
+
+
+@case("guards", "resize_sizes_initializer_2d", "Resize whose sizes is an initializer of shape (4, 1) (its content is read)")
+def _():
+    return None, model([node("Resize", ["X", "", "", "sizes"], ["Y"])], [vi("X", F, [1, 1, 2, 2])], [vi("Y", F)],
+                       [init("sizes", np.array([[1], [1], [4], [4]], np.int64))])
+
+
+@case("values", "resize_scales_input_count", "Resize whose scales is a graph input of 8 values for a rank-4 X")
+def _():
+    def m(shape):
+        return model([node("Resize", ["X", "", "scales"], ["Y"])], [vi("X", F, [1, 1, 2, 2]), vi("scales", F, shape)],
+                     [vi("Y", F)])
+    return m([4, 2]), m([4])
+
+
 @case("values", "conv_kernel_shape_length", "Conv kernel_shape of one value for a 2-D convolution")
 def _():
     w = f32("W", np.zeros((2, 2, 3, 3)))
@@ -1317,6 +1404,71 @@ def _():
     return None, loop_model(loop_body([node("Identity", ["ci"], ["co"])], outs=[vi("co", B, []), vi("v", F, [2])]))
 
 
+def loop_writing(name, before=(), after=(), v0="v0"):
+    """A Loop (its inputs initializers, then v0) whose body names its condition output
+    `name`, among main-graph nodes `before` and `after` it; the output is vN + T."""
+    body = loop_body([node("Identity", ["ci"], [name]), node("Neg", ["v"], ["vo"])],
+                     outs=[vi(name, B, []), vi("vo", F, [2])])
+    nodes = list(before) + [node("Loop", ["M", "c0", v0], ["vN"], body=body)] + list(after)
+    return model(nodes + [node("Add", ["vN", "T"], ["Z"])], [vi("X", F, [2])], [vi("Z", F, [2])],
+                 [i64("M", 2), init("c0", np.array(True))])
+
+
+@case("scoping", "ssa_value_the_loop_reads_from",
+      "A Loop body writing T, which the main graph computes on the way to the Loop's carried input")
+def _():
+    def m(name):
+        return loop_writing(name, before=[node("Relu", ["X"], ["T"]), node("Neg", ["T"], ["v0"])])
+    return m("T"), m("T2")
+
+
+@case("scoping", "ssa_value_of_a_node_put_first",
+      "A Loop body writing T, which a main-graph node after the Loop defines from a graph input only "
+      "(ONNX Runtime's order puts such nodes first)")
+def _():
+    def m(name):
+        return loop_writing(name, before=[node("Identity", ["X"], ["v0"])], after=[node("Relu", ["X"], ["T"])])
+    return m("T"), m("T2")
+
+
+@case("guards", "ssa_value_defined_after",
+      "A Loop of initializers only, whose body writes T, which a main-graph node after the Loop defines "
+      "(ONNX Runtime checks the body first)")
+def _():
+    mm = loop_writing("T", after=[node("Relu", ["X"], ["T"])], v0="w")
+    mm.graph.initializer.append(f32("w", [1.0, 2.0]))
+    return None, mm
+
+
+@case("guards", "ssa_value_on_another_path",
+      "A Loop body writing T, which the main graph computes before the Loop on a path the Loop does not need")
+def _():
+    return None, loop_writing("T", before=[node("Relu", ["X"], ["R"]), node("Neg", ["R"], ["T"]),
+                                           node("Identity", ["X"], ["v0"])])
+
+
+@case("subgraphs", "variadic_trailing_empty_input",
+      "An If branch's Concat with a trailing '' input, the If's condition a graph input")
+def _():
+    def m(ins):
+        then_g = branch([node("Concat", ins, ["o"], axis=0)], name="then")
+        then_g.output[0].type.tensor_type.shape.dim[0].dim_value = 4
+        else_g = branch([node("Concat", ["X", "X"], ["o"], axis=0)], name="else")
+        else_g.output[0].type.tensor_type.shape.dim[0].dim_value = 4
+        return main_if(then_g, else_g)
+    return m(["X", "X", ""]), m(["X", "X"])
+
+
+@case("guards", "variadic_trailing_empty_in_fixed_branch",
+      "An If on a constant condition whose branch's Max has a trailing '' input (ONNX Runtime inlines the "
+      "branch without it)")
+def _():
+    then_g = branch([node("Max", ["X", "X", ""], ["o"])], name="then")
+    return None, model([node("If", ["c"], ["Y"], then_branch=then_g,
+                             else_branch=branch([node("Neg", ["X"], ["o"])], name="else"))],
+                       [vi("X", F, [2])], [vi("Y", F)], [init("c", np.array(True))])
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("names", "single_output_empty", "Relu whose output is ''")
@@ -1457,6 +1609,16 @@ def _():
     return m(3), m(2)
 
 
+@case("encoding", "sparse_dims_unlike_reader",
+      "A sparse (2, 3) weight of a MatMul over (2, 4) inputs (ONNX Runtime makes it a dense (2, 3) first)")
+def _():
+    def m(rows):
+        mm = model([node("MatMul", ["X", "S"], ["Y"])], [vi("X", F, [2, 4])], [vi("Y", F)])
+        mm.graph.sparse_initializer.append(sparse([1.0, 2.0], [0, 5], [rows, 3]))
+        return mm
+    return m(2), m(4)
+
+
 @case("encoding", "sparse_constant_out_of_range", "A Constant's sparse_value of dims (4,) with index 9")
 def _():
     def m(k):
@@ -1493,6 +1655,22 @@ def _():
 @case("guards", "sparse_indices_unsorted_and_int32", "A sparse initializer with unsorted int32 indices")
 def _():
     return None, sparse_model(sparse([1.0, 2.0], [3, 0], [4], idx_dtype=np.int32))
+
+
+@case("guards", "sparse_of_no_element", "A sparse initializer of dims (0, 4) whose indices fall outside them "
+      "(ONNX Runtime reads no index of an empty tensor)")
+def _():
+    return None, sparse_model(sparse([1.0, 2.0], [0, 7], [0, 4]), (1, 4))
+
+
+@case("guards", "dims_named_like_made_up_ones",
+      "Inputs whose 80 dims are named unk__0 to unk__79, as ONNX Runtime's optimizer names them, then "
+      "NonZero, whose size check makes up")
+def _():
+    ins = [vi("X%d" % k, F, ["unk__%d" % (2 * k), "unk__%d" % (2 * k + 1)]) for k in range(40)]
+    nodes = [node("Add", ["X%d" % k, "X%d" % (k + 1)], ["S%d" % k]) for k in range(39)]
+    nodes += [node("NonZero", ["S%d" % k], ["N%d" % k]) for k in range(39)]
+    return None, model(nodes, ins, [vi("N%d" % k, I64) for k in range(39)])
 
 
 @case("guards", "raw_and_typed_initializer", "A main-graph initializer holding raw_data and float_data (raw is read)")
@@ -1859,6 +2037,26 @@ def _():
     return None, unary("Relu", F, shape=(-1, 3))
 
 
+@case("guards", "window_size_of_one_element",
+      "HannWindow whose size is a graph input of shape (1,) (ONNX Runtime's kernel takes one element)")
+def _():
+    return None, model([node("HannWindow", ["n"], ["Y"])], [vi("n", I64, [1])], [vi("Y", F)], opset=17)
+
+
+@case("values", "window_size_initializer_1d", "HannWindow whose size is an initializer of shape (1,)")
+def _():
+    def m(arr):
+        return model([node("HannWindow", ["n"], ["Y"])], [], [vi("Y", F)], [init("n", arr)], opset=17)
+    return m(np.array([4], np.int64)), m(np.array(4, np.int64))
+
+
+@case("guards", "layernorm_bias_of_no_element",
+      "LayerNormalization-17 over (2, 3, 4, 5) from axis -2 with a B of dims (4, 0) (ONNX Runtime reads it as none)")
+def _():
+    return None, model([node("LayerNormalization", ["X", "S", "B"], ["Y"], axis=-2)], [vi("X", F, [2, 3, 4, 5])],
+                       [vi("Y", F)], [f32("S", np.ones((4, 5))), f32("B", np.ones((4, 0)))], opset=17, ir=8)
+
+
 @case("guards", "layernorm_unknown_attribute", "LayerNormalization with an attribute it does not have")
 def _():
     return None, model([node("LayerNormalization", ["X", "S"], ["Y"], zzz=1)], [vi("X", F, [2, 3])], [vi("Y", F)],
@@ -1926,6 +2124,73 @@ def _():
     f = helper.make_function(LOCAL, "Foo", ["x"], ["y"], [node("Gelu", ["x"], ["y"])], [helper.make_opsetid("", 13)])
     return None, model([node("Foo", ["X"], ["Y"], domain=LOCAL)], [vi("X", F, [2, 3])], [vi("Y", F)], ir=9,
                        opsets=[helper.make_opsetid("", 20), helper.make_opsetid(LOCAL, 1)], functions=[f])
+
+
+def call_with(op, name, given, atype, extra=None):
+    """A call of Foo, whose body's `op` takes attribute `name` from the call's p,
+    given as `given` (an AttributeProto named p)."""
+    inner = node(op, ["x"], ["y"])
+    inner.attribute.append(AttributeProto(name=name, ref_attr_name="p", type=atype))
+    return fn_model([fn("Foo", [inner], attrs=["p"])], attrs=[given])
+
+
+@case("functions", "call_attr_param_type", "A call giving LeakyRelu's alpha, through the body's reference, as an int")
+def _():
+    return (call_with("LeakyRelu", "alpha", helper.make_attribute("p", 2), AttributeProto.FLOAT),
+            call_with("LeakyRelu", "alpha", helper.make_attribute("p", 0.5), AttributeProto.FLOAT))
+
+
+@case("functions", "call_attr_param_string_value",
+      "A call giving Gelu's approximate, through the body's reference, as 'bogus'")
+def _():
+    def m(v):
+        mm = call_with("Gelu", "approximate", helper.make_attribute("p", v), AttributeProto.STRING)
+        mm.opset_import[0].version = 20
+        mm.functions[0].opset_import[0].version = 20
+        return mm
+    return m("bogus"), m("tanh")
+
+
+@case("functions", "call_attr_graph_typed_int", "A call's attribute typed GRAPH that holds an int")
+def _():
+    def m(typed_graph):
+        a = helper.make_attribute("p", 1)
+        if typed_graph:
+            a.type = AttributeProto.GRAPH
+        return call_with("Flatten", "axis", a, AttributeProto.INT)
+    return m(True), m(False)
+
+
+@case("functions", "uncalled_body_too_many_inputs",
+      "A function no node calls whose body gives Div three inputs (ONNX Runtime still makes it a schema)")
+def _():
+    def m(ins):
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])]),
+                         fn("Bar", [node("Div", ins, ["y"])], ins=("x", "z"))])
+    return m(["x", "z", "x"]), m(["x", "z"])
+
+
+@case("functions", "body_inputs_beyond_own_opset",
+      "A called function importing opset 15 whose body gives ReduceProd an axes input (from 18), in a model of 18")
+def _():
+    def m(ins):
+        f = helper.make_function(LOCAL, "Foo", ["x", "a"], ["y"], [node("ReduceProd", ins, ["y"])],
+                                 [helper.make_opsetid("", 15)])
+        return model([node("Foo", ["X", "A"], ["Y"], domain=LOCAL)], [vi("X", F, [2, 3])], [vi("Y", F)],
+                     [i64("A", [1])], ir=8, opsets=[helper.make_opsetid("", 18), helper.make_opsetid(LOCAL, 1)],
+                     functions=[f])
+    return m(["x", "a"]), m(["x"])
+
+
+@case("functions", "uncalled_body_too_many_outputs",
+      "A function no node calls whose body's Dropout lists three outputs, in an If branch")
+def _():
+    def m(outs):
+        then_g = graph([node("Dropout", ["x"], outs)], [], [vi("o", F)], name="then")
+        else_g = graph([node("Identity", ["x"], ["o"])], [], [vi("o", F)], name="else")
+        body = [node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+        return fn_model([fn("Foo", [node("Relu", ["x"], ["y"])]), fn("Bar", body, ins=("x", "c"))])
+    return m(["o", "m", "z"]), m(["o", "m"])
 
 
 @case("guards", "uncalled_function_broken", "An uncalled function whose body reads a name defined nowhere, and is unsorted")

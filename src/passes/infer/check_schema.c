@@ -216,6 +216,27 @@ static bool omitted_by_call(const infer_ctx *c, int32_t k)
 	return f >= 0 && (f >= call->ninputs || call->inputs[f] < 0);
 }
 
+/* Whether inputs k and after of the node are all empty, in a branch of an If whose
+ * condition the file fixes: ONNX Runtime's constant folding inlines the branch into
+ * the enclosing graph, and the inlined node keeps no trailing empty input. */
+static bool trailing_in_fixed_branch(const infer_ctx *c, int32_t k)
+{
+	if (k == 0)
+		return false; /* ONNX's inference refuses a first input without a type */
+	for (int32_t j = k; j < c->n->ninputs; j++)
+		if (c->n->inputs[j] >= 0)
+			return false;
+	const graph *p = c->g->parent;
+	if (!p || c->g->parent_node < 0 || c->g->parent_node >= p->nnodes)
+		return false;
+	const node *branch_of = &p->nodes[c->g->parent_node];
+	if (strcmp(branch_of->op_type, "If") || branch_of->domain[0] || branch_of->ninputs < 1 ||
+	    branch_of->inputs[0] < 0)
+		return false;
+	const tinfo *t = &p->values[branch_of->inputs[0]].ti;
+	return t->nval == 1 && t->val && t->val[0].kind == DIM_KNOWN;
+}
+
 /* "" names an omitted optional parameter only: ONNX Runtime refuses it for a single
  * one ("marked single but has an empty string") and fails on it, or crashes, for an
  * argument of a variadic one (Concat, Sum, Split's outputs, Loop's). */
@@ -247,7 +268,14 @@ static bool check_empty_names(infer_ctx *c, const sch_row *r)
 		else if (f->option == SCH_SINGLE)
 			infer_diag(c, OSH_ERROR, "arity-error", "input %d (%s) of %s-%d is required, the node leaves it empty",
 				   k, f->name, r->op_type, r->since);
-		else
+		else if (trailing_in_fixed_branch(c, k)) {
+			infer_diag(c, OSH_WARNING, "not-in-spec",
+				   "input %d of %s-%d, an argument of the variadic '%s', is left empty: the spec wants "
+				   "each one given; ONNX Runtime inlines this branch of an If of a fixed condition and "
+				   "drops the trailing empty inputs",
+				   k, r->op_type, r->since, f->name);
+			break;
+		} else
 			infer_diag(c, OSH_ERROR, "arity-error",
 				   "input %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
 				   r->op_type, r->since, f->name);
@@ -399,9 +427,11 @@ static const struct string_enum *string_enum_of(const infer_ctx *c, const sch_ro
 	return NULL;
 }
 
-static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *a, const sch_attr *s)
+/* a: the attribute named `name` of the node, or the call's attribute it refers to. */
+static bool check_string_value(infer_ctx *c, const sch_row *r, const char *name, const attr_view *a,
+			       const sch_attr *s)
 {
-	const struct string_enum *e = string_enum_of(c, r, a->name);
+	const struct string_enum *e = string_enum_of(c, r, name);
 	if (!e)
 		return true;
 	int32_t n = a->type == AT_STRINGS ? a->n : 1;
@@ -411,14 +441,14 @@ static bool check_string_value(infer_ctx *c, const sch_row *r, const attr_view *
 		 * ONNX Runtime reads an empty auto_pad as NOTSET. */
 		if (a->type == AT_STRING && s->default_text && !strcmp(v, s->default_text))
 			continue;
-		if (!v[0] && !strcmp(a->name, "auto_pad"))
+		if (!v[0] && !strcmp(name, "auto_pad"))
 			continue;
 		if (!word_in(v, strlen(v), e->values, e->nocase)) {
 			if (a->type == AT_STRINGS)
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", a->name, k, v,
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", name, k, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			else
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", a->name, v,
+				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", name, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			return false;
 		}
@@ -484,6 +514,25 @@ static bool check_bound_refs(infer_ctx *c, const sch_row *r)
 	return ok;
 }
 
+/* In a function body, attribute a refers to the call's attribute a->ref: ONNX
+ * Runtime inlines the body with the call's value in its place, and holds it to the
+ * schema there (its type, a string's documented values). */
+static bool check_given_ref(infer_ctx *c, const sch_row *r, const attr_view *a, const sch_attr *s)
+{
+	const attr_view *given = c->caller ? attr(c, a->name) : NULL;
+	if (!given || given == a)
+		return true;
+	if (given->type != AT_UNDEFINED && given->type != (attr_type)s->type) {
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "attribute '%s' of %s-%d is %s; the call gives it as %s ('%s')", a->name, r->op_type,
+			   r->since, attr_type_name(s->type), attr_type_name(given->type), a->ref);
+		return false;
+	}
+	if ((given->type == AT_STRING && given->s) || given->type == AT_STRINGS)
+		return check_string_value(c, r, a->name, given, s);
+	return true;
+}
+
 /* False when an attribute the node's rule reads is wrong (given twice, of another
  * type, a value outside the spec's, required and missing). An attribute the schema
  * does not have is reported too, but rules do not read it. */
@@ -535,7 +584,12 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 			ok = false;
 			continue;
 		}
-		if (((a->type == AT_STRING && a->s) || a->type == AT_STRINGS) && !a->ref && !check_string_value(c, r, a, s))
+		if (a->ref) {
+			if (!check_given_ref(c, r, a, s))
+				ok = false;
+			continue;
+		}
+		if (((a->type == AT_STRING && a->s) || a->type == AT_STRINGS) && !check_string_value(c, r, a->name, a, s))
 			ok = false;
 	}
 	for (int32_t k = 0; k < r->nattrs; k++) {
@@ -805,6 +859,105 @@ static void check_attention(infer_ctx *c, const sch_row *r)
 			   (long long)mode);
 }
 
+/* Inputs first to last of the node, when their rank is known: ONNX Runtime's kernel
+ * wants them 1-D, or (lowest 0) scalars too, and fails to run on another rank. */
+static void check_input_ranks(infer_ctx *c, const sch_row *r, int32_t first, int32_t last, int32_t lowest)
+{
+	for (int32_t i = first; i <= last && i < c->n->ninputs; i++) {
+		const tinfo *t = in_ranked(c, i);
+		if (t && (t->rank > 1 || t->rank < lowest)) {
+			const sch_param *f = formal_of(r, r->inputs, r->ninputs, i);
+			infer_diag(c, OSH_ERROR, "shape-error",
+				   "%s '%s' has rank %d: ONNX Runtime's %s kernel wants a 1-D tensor%s", f ? f->name : "input",
+				   in_name(c, i), t->rank, r->op_type, lowest ? "" : " or a scalar");
+		}
+	}
+}
+
+/* Squeeze with its optional axes listed as '': ONNX Runtime's kernel takes a second
+ * input as axes given, and fails on the empty one ("Axes input is null"); left off,
+ * the axes are every dimension of 1 (as in a branch ONNX Runtime inlines, which drops
+ * trailing empty inputs). */
+static void check_squeeze_axes(infer_ctx *c, const sch_row *r)
+{
+	if (c->n->ninputs >= 2 && c->n->inputs[1] < 0 && !trailing_in_fixed_branch(c, 1))
+		infer_diag(c, OSH_ERROR, "arity-error",
+			   "%s-%d's axes is listed as '': ONNX Runtime's kernel then looks for the axes and fails to run "
+			   "(leave the input off to squeeze every dimension of 1)",
+			   r->op_type, r->since);
+	check_input_ranks(c, r, 1, 1, 1);
+}
+
+static void check_unsqueeze_axes(infer_ctx *c, const sch_row *r) { check_input_ranks(c, r, 1, 1, 0); }
+
+/* Slice's starts, ends, axes and steps: ONNX Runtime's kernel wants each 1-D. */
+static void check_slice_inputs(infer_ctx *c, const sch_row *r) { check_input_ranks(c, r, 1, 4, 1); }
+
+/* Split with num_outputs and a split input listed as '': ONNX Runtime's kernel counts
+ * it as given and refuses the pair (a split given is the rule's to report). */
+static void check_split_count(infer_ctx *c, const sch_row *r)
+{
+	if (attr(c, "num_outputs") && c->n->ninputs >= 2 && c->n->inputs[1] < 0 && !trailing_in_fixed_branch(c, 1))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s-%d has num_outputs and lists its split input as '': ONNX Runtime counts it as given "
+			   "and refuses the two together",
+			   r->op_type, r->since);
+}
+
+/* RegexFullMatch's pattern, optional in the schema, is one ONNX Runtime's kernel
+ * cannot do without. */
+static void check_regex_pattern(infer_ctx *c, const sch_row *r)
+{
+	if (!attr(c, "pattern"))
+		infer_diag(c, OSH_ERROR, "attribute-error",
+			   "%s has no pattern: the schema leaves it optional, ONNX Runtime's kernel requires it",
+			   r->op_type);
+}
+
+/* Whether input i of the node is a value ONNX's inference, as ONNX Runtime runs it
+ * when it loads the model, has no content of: a graph input without an initializer or
+ * an output of a node other than a Constant (an outer value may be an initializer). */
+static bool content_unseen_at_load(const infer_ctx *c, int32_t i)
+{
+	int32_t id = i < c->n->ninputs ? c->n->inputs[i] : -1;
+	if (id < 0)
+		return false;
+	const value *v = &c->g->values[id];
+	if (v->origin == VAL_INPUT)
+		return !v->init_view;
+	return v->origin == VAL_NODE && v->producer >= 0 && strcmp(c->g->nodes[v->producer].op_type, "Constant");
+}
+
+/* Resize's and Upsample's scales and sizes inputs where the file fixes their shapes
+ * but not their content: ONNX's inference refuses sizes of a rank other than 1 ("shape
+ * input must be 1D tensor"), and ONNX Runtime's kernel scales of a count other than
+ * X's rank when no axes are given. */
+static void check_resize_inputs(infer_ctx *c, const sch_row *r)
+{
+	bool resize11 = !strcmp(r->op_type, "Resize") && r->since >= 11;
+	int32_t si = resize11 ? 2 : 1;
+	const tinfo *sizes = resize11 ? in_ranked(c, 3) : NULL;
+	if (sizes && sizes->rank != 1 && content_unseen_at_load(c, 3))
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "sizes '%s' has rank %d: ONNX's inference, which ONNX Runtime runs on loading, wants a 1-D "
+			   "sizes when the file does not fix its content",
+			   in_name(c, 3), sizes->rank);
+	const tinfo *x = in_ranked(c, 0), *scales = in_ranked(c, si);
+	if (!x || !scales || scales->nfval >= 0 || scales->nval >= 0 || attr(c, "axes"))
+		return;
+	int64_t count = 1, len;
+	for (int32_t k = 0; k < scales->rank; k++) {
+		if (!known_dim(c, scales, k, &len))
+			return;
+		count *= len;
+	}
+	if (count > 0 && count != x->rank)
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "scales '%s' holds %lld values for '%s' of rank %d: ONNX Runtime's kernel wants one per "
+			   "dimension",
+			   in_name(c, si), (long long)count, in_name(c, 0), x->rank);
+}
+
 /* The check of each row whose values are checked, by sch_id: one load per node (it
  * runs for every node). A designated initializer per row, as rule_table.c's. */
 static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
@@ -840,6 +993,19 @@ static void (*const value_checks[SCH_NROWS])(infer_ctx *c, const sch_row *r) = {
 	[SCH_ai_onnx__Scan_16] = check_scan_length, [SCH_ai_onnx__Scan_19] = check_scan_length,
 	[SCH_ai_onnx__Scan_21] = check_scan_length, [SCH_ai_onnx__Scan_23] = check_scan_length,
 	[SCH_ai_onnx__Scan_24] = check_scan_length, [SCH_ai_onnx__Scan_25] = check_scan_length,
+	[SCH_ai_onnx__RegexFullMatch_20] = check_regex_pattern,
+	[SCH_ai_onnx__Resize_10] = check_resize_inputs, [SCH_ai_onnx__Resize_11] = check_resize_inputs,
+	[SCH_ai_onnx__Resize_13] = check_resize_inputs, [SCH_ai_onnx__Resize_18] = check_resize_inputs,
+	[SCH_ai_onnx__Resize_19] = check_resize_inputs,
+	[SCH_ai_onnx__Split_18] = check_split_count,
+	[SCH_ai_onnx__Slice_10] = check_slice_inputs, [SCH_ai_onnx__Slice_11] = check_slice_inputs,
+	[SCH_ai_onnx__Slice_13] = check_slice_inputs,
+	[SCH_ai_onnx__Unsqueeze_13] = check_unsqueeze_axes, [SCH_ai_onnx__Unsqueeze_21] = check_unsqueeze_axes,
+	[SCH_ai_onnx__Unsqueeze_23] = check_unsqueeze_axes, [SCH_ai_onnx__Unsqueeze_24] = check_unsqueeze_axes,
+	[SCH_ai_onnx__Unsqueeze_25] = check_unsqueeze_axes,
+	[SCH_ai_onnx__Squeeze_13] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_21] = check_squeeze_axes,
+	[SCH_ai_onnx__Squeeze_23] = check_squeeze_axes, [SCH_ai_onnx__Squeeze_24] = check_squeeze_axes,
+	[SCH_ai_onnx__Squeeze_25] = check_squeeze_axes,
 	[SCH_ai_onnx__SequenceAt_11] = check_sequence_position,
 	[SCH_ai_onnx__SequenceErase_11] = check_sequence_position,
 	[SCH_ai_onnx__SequenceInsert_11] = check_sequence_position,
@@ -937,6 +1103,39 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 	return attrs_ok;
 }
 
+/* ONNX Runtime's own LayerNormalization (before opset 17) and
+ * SimplifiedLayerNormalization: X of T, scale and B of V, both float16, float, double
+ * or bfloat16, which it holds the node to as to any schema's. */
+static bool check_ort_layernorm(infer_ctx *c)
+{
+	const node *n = c->n;
+	int32_t v = 0, v_at = -1;
+	for (int32_t k = 0; k < n->ninputs && k < 3; k++) {
+		int32_t e = in(c, k) && in(c, k)->kind == TK_TENSOR ? in_elem(c, k) : 0;
+		if (!e)
+			continue;
+		const char *en = dtype_name(e);
+		if (e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16 && e != DT_BFLOAT16) {
+			infer_diag(c, OSH_ERROR, "type-error",
+				   "input %d '%s' is %s: ONNX Runtime's %s takes FLOAT16, FLOAT, DOUBLE or BFLOAT16",
+				   k, in_name(c, k), en ? en : "?", n->op_type);
+			return false;
+		}
+		if (k == 0)
+			continue;
+		if (v && e != v) {
+			const char *vn = dtype_name(v);
+			infer_diag(c, OSH_ERROR, "type-error",
+				   "input %d '%s' is %s but input %d '%s' is %s: ONNX Runtime's %s takes one type V "
+				   "for its scale and bias",
+				   v_at, in_name(c, v_at), vn ? vn : "?", k, in_name(c, k), en ? en : "?", n->op_type);
+			return false;
+		}
+		v = e, v_at = k;
+	}
+	return true;
+}
+
 bool check_schema_missing(infer_ctx *c)
 {
 	const node *n = c->n;
@@ -953,6 +1152,8 @@ bool check_schema_missing(infer_ctx *c)
 		infer_diag(c, OSH_WARNING, "not-in-spec",
 			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
 			   n->op_type, (long long)n->opset, dom);
+		if (strstr(n->op_type, "LayerNormalization"))
+			return check_ort_layernorm(c);
 		int32_t e = in_elem(c, 0);
 		if (extra->floats_only && e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16) {
 			const char *en = dtype_name(e);

@@ -764,6 +764,10 @@ void infer_variadic_elementwise(infer_ctx *c)
 	if (!arity(c, 1, -1, 1))
 		return;
 	int32_t n = in_count(c);
+	/* Trailing empty inputs the schema check let through (a branch ONNX Runtime
+	 * inlines without them) are not operands. */
+	while (n > 1 && !in(c, n - 1))
+		n--;
 	if (!none_omitted(c, n))
 		return;
 	int32_t rank;
@@ -1202,15 +1206,25 @@ static bool into_x(infer_ctx *c, int32_t first, int32_t last)
 	return true;
 }
 
+/* Whether t is known to hold no element: a dimension of 0. */
+static bool holds_no_element(const tinfo *t)
+{
+	for (int32_t k = 0; t && k < t->rank; k++)
+		if (t->dims[k].kind == DIM_KNOWN && t->dims[k].v == 0)
+			return true;
+	return false;
+}
+
 /* LayerNormalization (17): Y = X; Mean and InvStdDev keep X's dims before `axis` and
- * have 1 from there on; their type is stash_type. Scale and B broadcast to X. */
+ * have 1 from there on; their type is stash_type. Scale and B broadcast to X; a B of
+ * no element ONNX Runtime's kernel takes for none. */
 void infer_layernorm(infer_ctx *c)
 {
 	if (!arity(c, 2, 3, 3))
 		return;
 	const tinfo *x = in(c, 0);
 	int32_t axis;
-	if (!axis_of(c, x, attr_i(c, "axis", -1), false, &axis) || !into_x(c, 1, 2))
+	if (!axis_of(c, x, attr_i(c, "axis", -1), false, &axis) || !into_x(c, 1, holds_no_element(in(c, 2)) ? 1 : 2))
 		return;
 	same_shape(c, 0, x, elem_of(x));
 	int64_t stash = attr_i(c, "stash_type", DT_FLOAT);

@@ -43,8 +43,25 @@ static bool size_input(infer_ctx *c, int32_t i, const char *what, dim *out)
 		return false;
 	}
 	if (t && t->rank > 0) {
-		tr_error(c, "%s '%s' must be a scalar, it is %s", what, in_name(c, i), fmt_shape(c, t));
-		return false;
+		/* ONNX's inference refuses a non-scalar whose content the file fixes; for
+		 * any other, ONNX Runtime's kernels want one element, of whatever rank. */
+		int64_t count = 1;
+		for (int32_t k = 0; k < t->rank && count >= 0; k++) {
+			dim d = dim_resolve(c->syms, t->dims[k]);
+			if (d.kind != DIM_KNOWN || __builtin_mul_overflow(count, d.v, &count))
+				count = -1;
+		}
+		const value *v = &c->g->values[c->n->inputs[i]];
+		bool fixed = in_stored_tensor(c, i) ||
+			     (v->origin == VAL_NODE && v->producer >= 0 &&
+			      !strcmp(c->g->nodes[v->producer].op_type, "Constant"));
+		if (fixed || (count >= 0 && count != 1)) {
+			tr_error(c, "%s '%s' must be a scalar, it is %s", what, in_name(c, i), fmt_shape(c, t));
+			return false;
+		}
+		infer_diag(c, OSH_WARNING, "not-in-spec",
+			   "%s '%s' is %s: the spec wants a scalar (ONNX Runtime runs a tensor of one element)", what,
+			   in_name(c, i), fmt_shape(c, t));
 	}
 	dim v;
 	if (!in_int1(c, i, &v) || v.kind == DIM_UNKNOWN) {
