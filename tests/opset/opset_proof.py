@@ -37,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -262,16 +263,39 @@ def convert_ours(args, src, dst, target):
     return "crash", ["exit %d: %s" % (p.returncode, (p.stderr.strip().splitlines() or ["?"])[-1][:200])]
 
 
+PEER_WORKER = r"""
+import sys, onnx
+from onnx import version_converter
+for line in sys.stdin:
+    src, dst, target = line.rstrip("\n").split("\t")
+    try:
+        m = onnx.load(src)
+        c = version_converter.convert_version(m, int(target))
+        onnx.save(c, dst)
+        print("DONE ok", flush=True)
+    except Exception as e:
+        print("DONE refused " + (str(e).strip().splitlines() or ["?"])[-1].replace("\n", " "), flush=True)
+"""
+
+_peer = threading.local()
+
+
 def convert_peer(args, src, dst, target):
-    code = ("import onnx,sys\nfrom onnx import version_converter\nm=onnx.load(sys.argv[1])\n"
-            "c=version_converter.convert_version(m,int(sys.argv[3]))\nonnx.save(c,sys.argv[2])\n")
-    p = subprocess.run([sys.executable, "-c", code, src, dst, str(target)], capture_output=True, text=True)
-    if p.returncode == 0 and os.path.exists(dst):
+    """onnx's version_converter in a long-lived worker per thread (a crash restarts it)."""
+    w = getattr(_peer, "w", None)
+    if w is None or w.poll() is not None:
+        w = _peer.w = subprocess.Popen([sys.executable, "-c", PEER_WORKER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    w.stdin.write("%s\t%s\t%d\n" % (src, dst, target))
+    w.stdin.flush()
+    line = w.stdout.readline()
+    if not line.startswith("DONE "):
+        w.wait()
+        _peer.w = None
+        return "crash", ["the converter died (status %s)" % w.returncode]
+    if line.startswith("DONE ok") and os.path.exists(dst):
         return "ok", None
-    if p.returncode < 0:
-        return "crash", ["signal %d" % -p.returncode]
-    last = (p.stderr.strip().splitlines() or ["?"])[-1]
-    last = re.sub(r"\b\d+\b", "N", last)
+    last = re.sub(r"\b\d+\b", "N", line[len("DONE refused "):].strip())
     return "refused", [last[:140]]
 
 

@@ -79,7 +79,7 @@ STEPS = {
     "Range-27": "- -",
     "ReduceSum-13": "axes_input axes_input",
     "Reshape-5": "reshape5 x", "Reshape-14": "- -",
-    "Resize-10": "x resize10", "Resize-11": "resize11 resize11", "Resize-13": "- resize13", "Resize-18": "- -",
+    "Resize-10": "x resize10", "Resize-11": "resize11 resize11", "Resize-13": "- resize13", "Resize-18": "- resize18",
     "Resize-19": "- resize19",
     "RoiAlign-16": "roialign16 roialign16",
     "Scan-9": "x x", "Scan-11": "- x",
@@ -95,7 +95,9 @@ STEPS = {
     "TopK-10": "topk10 topk10", "TopK-11": "- neg_axis",
     "Upsample-7": "upsample7 x", "Upsample-9": "upsample9 x", "Upsample-10": "upsample10 x",
     # Operators the target may predate, expressed by older ones where that is exact.
-    "Gelu-20": "x gelu", "LayerNormalization-17": "x layernorm",
+    "Gelu-20": "x gelu", "LayerNormalization-17": "x layernorm", "RMSNormalization-23": "x rmsnorm",
+    "CastLike-15": "x castlike", "HardSwish-14": "x hardswish", "Mish-18": "x mish",
+    "GreaterOrEqual-12": "x or_equal", "LessOrEqual-12": "x or_equal",
 }
 for _op in ("L1", "L2", "LogSum", "LogSumExp", "Max", "Mean", "Min", "Prod", "SumSquare"):
     STEPS["Reduce%s-18" % _op] = "axes_input axes_input"

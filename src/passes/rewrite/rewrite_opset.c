@@ -1050,8 +1050,27 @@ static bool dn_pad11(nstate *s)
 /* Pad-18 added axes (pads for those axes only). */
 static bool dn_pad18(nstate *s)
 {
-	if (!absent(s, 3))
-		return refuse(s, "axes '%s' (pads of some axes only) came with opset 18", input_name(s, 3));
+	if (absent(s, 3))
+		return true;
+	int64_t ax[64], pads[128], full[128];
+	int32_t rank = rank0(s), na = const_ints(s, 3, ax, 64);
+	if (rank < 0 || rank > 64 || na < 0 || const_ints(s, 1, pads, 128) != 2 * na)
+		return refuse(s, "axes '%s' (pads of some axes only) came with opset 18, and the rank, axes or pads are "
+				 "not known", input_name(s, 3));
+	for (int32_t k = 0; k < 2 * rank; k++)
+		full[k] = 0;
+	for (int32_t i = 0; i < na; i++) {
+		int32_t at;
+		if (!shape_axis(ax[i], rank, &at))
+			return refuse(s, "axis %lld is out of range", (long long)ax[i]);
+		full[at] = pads[i];
+		full[at + rank] = pads[i + na];
+	}
+	const char *name;
+	if (!rw_ints(s->r, s->g, s->base, "pads", full, 2 * rank, &name) || !set_input(s, 1, name))
+		return false;
+	note(s, "axes '%s' removed, pads written for every axis ('%s')", input_name(s, 3), name);
+	drop_input(s, 3);
 	return true;
 }
 
@@ -1368,6 +1387,168 @@ static bool dn_layernorm(nstate *s)
 	return true;
 }
 
+/* A float attribute on a node rw_insert made (nothing while planning). */
+static bool set_attr_f(nstate *s, struct Onnx__NodeProto *np, const char *name, float v)
+{
+	if (s->r->apply && !edit_node_set_attr_f(s->r->e, np, name, v))
+		return OOM(s->r), false;
+	return true;
+}
+
+/* A ReduceMean over axes, in the form of the target opset (an input from 18). */
+static bool reduce_mean(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t na, const char **out)
+{
+	rw *r = s->r;
+	struct Onnx__NodeProto *np;
+	if (r->to >= 18) {
+		const char *an;
+		if (!rw_ints(r, s->g, s->base, "axes", axes, na, &an))
+			return false;
+		const char *in[2] = {x, an};
+		return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 2, in, out, &np);
+	}
+	const char *in[1] = {x};
+	return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 1, in, out, &np) &&
+	       rw_set_attr_ints(r, np, "axes", axes, na);
+}
+
+/* RMSNormalization (opset 23) before it: x / sqrt(mean(x^2) + epsilon) * scale over
+ * the axes from `axis` on, its definition, for float and double inputs. */
+static bool dn_rmsnorm(nstate *s)
+{
+	int32_t rank = rank0(s), at;
+	int32_t elem = input_elem(s, 0);
+	if (s->r->to < 7)
+		return no_adapter(s);
+	if (elem != DT_FLOAT && elem != DT_DOUBLE)
+		return refuse(s, "the decomposition is exact for float and double inputs only");
+	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
+		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
+	int64_t axes[64];
+	int32_t na = 0;
+	for (int32_t k = at; k < rank; k++)
+		axes[na++] = k;
+	sattr *ea = get(s, "epsilon");
+	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
+	const char *x = input_name(s, 0), *scale = input_name(s, 1), *e, *sq, *ms, *ve, *sd, *nrm;
+	if (!const_like(s, "epsilon", (float)eps, &e) || s->refused)
+		return !s->r->nomem;
+	if (!ins2(s, "Mul", "squared", x, x, &sq) || !reduce_mean(s, "mean_square", sq, axes, na, &ms) ||
+	    !ins2(s, "Add", "mean_square_eps", ms, e, &ve) || !ins2(s, "Sqrt", "rms", ve, NULL, &sd) ||
+	    !ins2(s, "Div", "normalised", x, sd, &nrm) || !become(s, "Mul", nrm, scale))
+		return false;
+	note(s, "decomposed over axes %d..%d into Mul, ReduceMean, Add, Sqrt, Div, Mul (this node becomes the last)", at,
+	     rank - 1);
+	return true;
+}
+
+/* CastLike (opset 15) before it: a Cast to the element type of its second input. */
+static bool dn_castlike(nstate *s)
+{
+	const value *like = input_value(s, 1);
+	if (!like || like->ti.kind != TK_TENSOR || like->ti.elem <= 0)
+		return refuse(s, "the element type of '%s' is unknown", input_name(s, 1));
+	s->op = "Cast";
+	s->op_set = true;
+	drop_input(s, 1);
+	note(s, "becomes Cast to %s", dtype_name(like->ti.elem));
+	return put_i(s, "to", like->ti.elem);
+}
+
+/* HardSwish (opset 14) before it: x * HardSigmoid(x) with alpha 1/6, beta 0.5, its
+ * definition. */
+static bool dn_hardswish(nstate *s)
+{
+	rw *r = s->r;
+	const char *x = input_name(s, 0), *h;
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	if (!rw_insert(r, s->g, s->ni, "HardSigmoid", s->base, "hard_sigmoid", 1, in, &h, &np) ||
+	    !set_attr_f(s, np, "alpha", 1.0f / 6) || !set_attr_f(s, np, "beta", 0.5f) || !become(s, "Mul", x, h))
+		return false;
+	note(s, "decomposed into HardSigmoid (alpha 1/6, beta 0.5) and Mul (this node becomes the Mul)");
+	return true;
+}
+
+/* Mish (opset 18) before it: x * tanh(softplus(x)), its definition. */
+static bool dn_mish(nstate *s)
+{
+	const char *x = input_name(s, 0), *sp, *t;
+	if (!ins2(s, "Softplus", "softplus", x, NULL, &sp) || !ins2(s, "Tanh", "tanh", sp, NULL, &t) ||
+	    !become(s, "Mul", x, t))
+		return false;
+	note(s, "decomposed into Softplus, Tanh and Mul (this node becomes the Mul)");
+	return true;
+}
+
+/* GreaterOrEqual and LessOrEqual (opset 12) before it: Or of the strict comparison
+ * and Equal (the same for NaN: both false), with Equal on floats from 11. */
+static bool dn_or_equal(nstate *s)
+{
+	if (s->r->to < 11)
+		return no_adapter(s);
+	const char *a = input_name(s, 0), *b = input_name(s, 1), *st, *eq;
+	bool ge = !strcmp(s->op, "GreaterOrEqual");
+	if (!ins2(s, ge ? "Greater" : "Less", ge ? "greater" : "less", a, b, &st) || !ins2(s, "Equal", "equal", a, b, &eq) ||
+	    !become(s, "Or", st, eq))
+		return false;
+	note(s, "decomposed into %s, Equal and Or (this node becomes the Or)", ge ? "Greater" : "Less");
+	return true;
+}
+
+/* Resize-18 added axes (scales or sizes for those axes only): before, they cover
+ * every axis, 1 (scales) or the input's size (sizes) for the others. */
+static bool dn_resize18(nstate *s)
+{
+	sattr *ax = get(s, "axes");
+	if (!ax || ax->type != AT_INTS)
+		return true;
+	int32_t rank = rank0(s);
+	dim d[64];
+	if (rank < 0 || input_dims(s, 0, d) != rank)
+		return refuse(s, "axes given and the rank of '%s' unknown", input_name(s, 0));
+	int32_t pos[64];
+	for (int32_t k = 0; k < rank; k++)
+		pos[k] = -1;
+	for (int32_t i = 0; i < ax->n; i++) {
+		int32_t at;
+		if (!shape_axis(ax->ints[i], rank, &at))
+			return refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
+		pos[at] = i;
+	}
+	rw *r = s->r;
+	const char *name;
+	int64_t dims[1] = {rank};
+	if (!absent(s, 3)) {
+		int64_t v[64], full[64];
+		if (const_ints(s, 3, v, 64) != ax->n)
+			return refuse(s, "sizes '%s' is not a known constant", input_name(s, 3));
+		for (int32_t k = 0; k < rank; k++) {
+			if (pos[k] < 0 && d[k].kind != DIM_KNOWN)
+				return refuse(s, "axis %d of '%s', not resized, has an unknown size", k, input_name(s, 0));
+			full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
+		}
+		if (!rw_ints(r, s->g, s->base, "sizes", full, rank, &name) || !set_input(s, 3, name))
+			return false;
+	} else {
+		const value *sv = absent(s, 2) ? NULL : input_value(s, 2);
+		if (!sv || sv->ti.nfval != ax->n)
+			return refuse(s, "scales '%s' is not a known constant", input_name(s, 2));
+		double full[64];
+		for (int32_t k = 0; k < rank; k++)
+			full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
+		name = rw_init_name(r, s->base, "scales");
+		r->ninits++;
+		if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
+			return OOM(r), false;
+		if (!set_input(s, 2, name))
+			return false;
+	}
+	ax->gone = true;
+	note(s, "axes removed, %s written for every axis ('%s')", absent(s, 3) ? "scales" : "sizes", name);
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
@@ -1584,12 +1765,9 @@ static bool walk(nstate *s)
 		int32_t last = first;
 		while (last + 1 < NSTEPS && !strcmp(steps[last + 1].op, steps[first].op))
 			last++;
-		if (!hops && steps[first].since > at) {
-			rw_error(r, s->g, s->ni, "rewrite-unsupported", "%s does not exist at opset %lld (it came with opset %d)",
-				 s->op, (long long)at, steps[first].since);
-			s->refused = true;
-			return true;
-		}
+		if (!hops && steps[first].since > at)
+			return refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
+				      steps[first].since);
 		int32_t n = last - first + 1;
 		for (int32_t j = 0; j < n; j++) {
 			int32_t i = s->down ? last - j : first + j;
@@ -1648,6 +1826,11 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	}
 	for (int32_t k = 0; k < n->ninputs; k++)
 		st.inputs[k] = n->inputs[k] >= 0 ? g->values[n->inputs[k]].name : "";
+	/* A candidate of the axis rewrite loses its axis and broadcast there. */
+	if (quiet)
+		for (int32_t i = 0; i < st.nattrs; i++)
+			if (!strcmp(st.attrs[i].name, "axis") || !strcmp(st.attrs[i].name, "broadcast"))
+				st.attrs[i].gone = true;
 	if (!walk(&st))
 		return false;
 	if (!st.refused && !st.built && !fit(&st))

@@ -74,7 +74,7 @@ OPSET_STEP("Cast", 21, KEPT, KEPT)
 OPSET_STEP("Cast", 23, KEPT, KEPT)
 OPSET_STEP("Cast", 24, KEPT, KEPT) /* +round_mode */
 OPSET_STEP("Cast", 25, KEPT, KEPT)
-OPSET_STEP("CastLike", 15, NONE, NONE)
+OPSET_STEP("CastLike", 15, NONE, dn_castlike)
 OPSET_STEP("CastLike", 19, KEPT, KEPT) /* +saturate */
 OPSET_STEP("CastLike", 21, KEPT, KEPT)
 OPSET_STEP("CastLike", 23, KEPT, KEPT)
@@ -219,7 +219,7 @@ OPSET_STEP("Greater", 1, NONE, NONE)
 OPSET_STEP("Greater", 7, up_drop_broadcast, NONE) /* -axis, -broadcast */
 OPSET_STEP("Greater", 9, KEPT, KEPT)
 OPSET_STEP("Greater", 13, KEPT, KEPT)
-OPSET_STEP("GreaterOrEqual", 12, NONE, NONE)
+OPSET_STEP("GreaterOrEqual", 12, NONE, dn_or_equal)
 OPSET_STEP("GreaterOrEqual", 16, KEPT, KEPT)
 OPSET_STEP("GridSample", 16, NONE, NONE)
 OPSET_STEP("GridSample", 20, up_gridsample20, dn_gridsample20) /* ~mode */
@@ -231,7 +231,7 @@ OPSET_STEP("HannWindow", 17, NONE, NONE)
 OPSET_STEP("HardSigmoid", 1, NONE, NONE)
 OPSET_STEP("HardSigmoid", 6, up_drop_consumed, KEPT) /* -consumed_inputs */
 OPSET_STEP("HardSigmoid", 22, KEPT, KEPT)
-OPSET_STEP("HardSwish", 14, NONE, NONE)
+OPSET_STEP("HardSwish", 14, NONE, dn_hardswish)
 OPSET_STEP("HardSwish", 22, KEPT, KEPT)
 OPSET_STEP("Hardmax", 1, NONE, NONE)
 OPSET_STEP("Hardmax", 11, KEPT, dn_neg_axis) /* the signature is the same */
@@ -277,7 +277,7 @@ OPSET_STEP("Less", 1, NONE, NONE)
 OPSET_STEP("Less", 7, up_drop_broadcast, NONE) /* -axis, -broadcast */
 OPSET_STEP("Less", 9, KEPT, KEPT)
 OPSET_STEP("Less", 13, KEPT, KEPT)
-OPSET_STEP("LessOrEqual", 12, NONE, NONE)
+OPSET_STEP("LessOrEqual", 12, NONE, dn_or_equal)
 OPSET_STEP("LessOrEqual", 16, KEPT, KEPT)
 OPSET_STEP("LinearAttention", 27, NONE, NONE)
 OPSET_STEP("Log", 1, NONE, NONE)
@@ -334,7 +334,7 @@ OPSET_STEP("Min", 6, up_drop_consumed, KEPT) /* -consumed_inputs */
 OPSET_STEP("Min", 8, KEPT, NONE) /* the signature is the same */
 OPSET_STEP("Min", 12, KEPT, KEPT)
 OPSET_STEP("Min", 13, KEPT, KEPT)
-OPSET_STEP("Mish", 18, NONE, NONE)
+OPSET_STEP("Mish", 18, NONE, dn_mish)
 OPSET_STEP("Mish", 22, KEPT, KEPT)
 OPSET_STEP("Mod", 10, NONE, NONE)
 OPSET_STEP("Mod", 13, KEPT, KEPT)
@@ -395,7 +395,7 @@ OPSET_STEP("QuantizeLinear", 21, KEPT, KEPT) /* +block_size, +output_dtype */
 OPSET_STEP("QuantizeLinear", 23, KEPT, KEPT) /* +precision, inputs, outputs */
 OPSET_STEP("QuantizeLinear", 24, KEPT, KEPT)
 OPSET_STEP("QuantizeLinear", 25, KEPT, KEPT)
-OPSET_STEP("RMSNormalization", 23, NONE, NONE)
+OPSET_STEP("RMSNormalization", 23, NONE, dn_rmsnorm)
 OPSET_STEP("RNN", 1, NONE, NONE)
 OPSET_STEP("RNN", 7, up_rnn7, KEPT) /* -output_sequence */
 OPSET_STEP("RNN", 14, KEPT, KEPT) /* +layout */
@@ -473,7 +473,7 @@ OPSET_STEP("Reshape", 25, KEPT, KEPT)
 OPSET_STEP("Resize", 10, NONE, dn_resize10)
 OPSET_STEP("Resize", 11, up_resize11, dn_resize11) /* +coordinate_transformation_mode, +cubic_coeff_a, +exclude_outside, +extrapolation_value, +nearest_mode, inputs, outputs */
 OPSET_STEP("Resize", 13, KEPT, dn_resize13) /* inputs */
-OPSET_STEP("Resize", 18, KEPT, KEPT) /* +antialias, +axes, +keep_aspect_ratio_policy */
+OPSET_STEP("Resize", 18, KEPT, dn_resize18) /* +antialias, +axes, +keep_aspect_ratio_policy */
 OPSET_STEP("Resize", 19, KEPT, dn_resize19) /* the signature is the same */
 OPSET_STEP("ReverseSequence", 10, NONE, NONE)
 OPSET_STEP("RoiAlign", 10, NONE, NONE)
