@@ -25,7 +25,9 @@ record's kinds at its first binding; weights of 256 elements or more that are al
 zero filled with seeded random values first); --zoo, the old converted models
 (folders with model.onnx and test_data_set_0, found recursively). --sample K takes
 every K-th model of each set (deterministic). --peer converts with onnx's own
-version_converter instead (targets up to 17 only). Prints a line per set and
+version_converter instead (targets up to 17 only); --json keeps every pair's
+outcome, --versus OTHER.json lists the pairs another run (the peer's) converted
+equal and this one did not. Prints a line per set and
 target, the refusal reasons, and every different or crash; exits 1 when any pair is
 different or crashed.
 """
@@ -312,7 +314,8 @@ def main():
     ap.add_argument("--corpus", action="append", default=[])
     ap.add_argument("--real", action="append", default=[])
     ap.add_argument("--zoo", action="append", default=[])
-    ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--json", help="write the figures and every pair's outcome here")
+    ap.add_argument("--versus", help="another run's --json: list the pairs it converted equal and this one did not")
     args = ap.parse_args()
     targets = [int(t) for t in args.targets.split(",")]
     if args.peer:
@@ -397,10 +400,12 @@ def main():
     stats = collections.OrderedDict()
     reasons = collections.defaultdict(collections.Counter)
     bad = []
+    pairs = {}
     for k, ((i, t, dst), (st, why)) in enumerate(zip(tasks, outcomes)):
         set_name, name = items[i][0], items[i][1]
         key = (set_name, t)
         stats.setdefault(key, collections.Counter())
+        pairs["%s/%s->%d" % (set_name, name, t)] = st if st != "ok" else "different"
         if st == "refused":
             stats[key]["refused"] += 1
             for w in why:
@@ -423,6 +428,7 @@ def main():
             bad.append("DIFFERENT %s/%s -> %d: %s" % (set_name, name, t, d))
         else:
             stats[key]["equal"] += 1
+            pairs["%s/%s->%d" % (set_name, name, t)] = "equal"
     skipped = collections.Counter(items[i][0] for i in range(len(items)) if not runs.get(i))
     skipped.update(skipped_random)
 
@@ -447,7 +453,16 @@ def main():
         print(b)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"%s->%d" % k: dict(v) for k, v in stats.items()}, fh, indent=1)
+            json.dump({"stats": {"%s->%d" % k: dict(v) for k, v in stats.items()}, "pairs": pairs}, fh, indent=0)
+    if args.versus:
+        with open(args.versus) as fh:
+            other = json.load(fh)["pairs"]
+        theirs = [k for k, v in sorted(other.items()) if v == "equal" and pairs.get(k) not in (None, "equal")]
+        both = sum(1 for k, v in other.items() if v == "equal" and pairs.get(k) == "equal")
+        print("versus %s: %d pairs equal by both, %d equal by the other only%s" %
+              (args.versus, both, len(theirs), ":" if theirs else ""))
+        for k in theirs:
+            print("  %s (%s here)" % (k, pairs[k]))
     return 1 if tot["different"] or tot["crash"] else 0
 
 

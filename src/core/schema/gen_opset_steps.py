@@ -98,6 +98,7 @@ STEPS = {
     "Gelu-20": "x gelu", "LayerNormalization-17": "x layernorm", "RMSNormalization-23": "x rmsnorm",
     "CastLike-15": "x castlike", "HardSwish-14": "x hardswish", "Mish-18": "x mish",
     "GreaterOrEqual-12": "x or_equal", "LessOrEqual-12": "x or_equal",
+    "Trilu-14": "x trilu",
 }
 for _op in ("L1", "L2", "LogSum", "LogSumExp", "Max", "Mean", "Min", "Prod", "SumSquare"):
     STEPS["Reduce%s-18" % _op] = "axes_input axes_input"

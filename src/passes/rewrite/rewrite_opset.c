@@ -1,16 +1,23 @@
-/* rewrite_opset.c: raising a model's ai.onnx opset: every node adapted so that it
- * means the same at the new version.
+/* rewrite_opset.c: converting a model's ai.onnx opset, up or down: every node adapted
+ * so that it means the same at the target version, or refused.
  *
- * The table lists, per operator, every since_version up to OSH_REWRITE_MAX_OPSET and
- * what changed there: NULL where the change kept the meaning of every valid node
- * (new types, new optional inputs or attributes whose defaults are the old
- * behaviour: Conv, MaxPool's storage_order and Indices, AveragePool's
- * count_include_pad and ceil_mode, negative axes...), an adapter where attributes
- * were removed, became inputs or changed meaning. A node is taken through each step
- * between the model's opset and the target, in order. An operator missing from the
- * table, or a step an adapter cannot take (Upsample past 9, BatchNormalization with
- * spatial=0, a Dropout mask someone reads...), is a rewrite-unsupported error: the
- * rewrite never writes a model it is not sure means the same.
+ * The steps are one table, rewrite_opset_steps.h, generated from the schema's history
+ * (src/core/schema/gen_opset_steps.py): every version of every operator with an
+ * adapter for each direction, KEPT where the change kept the meaning of every valid
+ * node (new types, new optional inputs or attributes whose defaults are the old
+ * behaviour) and NONE where no exact adapter exists. A node is taken through every
+ * step between the model's opset and the target, in order (downward: the newest
+ * first), following a rename onto the new operator's rows (Upsample to Resize at 10,
+ * Scatter to ScatterElements at 11, and back); an operator the target predates is
+ * replaced by its first row's downward adapter (a decomposition by the operator's own
+ * definition: Gelu, LayerNormalization, RMSNormalization...) or refused. Then the
+ * node as adapted is checked against the target's schema row (fit): an attribute the
+ * target does not know is dropped when it holds its default, refused otherwise;
+ * inputs and outputs within the target's counts; downward, the element types the
+ * target takes; and a version ONNX Runtime has no kernel for, where it ran the
+ * node's own, is refused. A default that changed between versions is written out
+ * (RoiAlign's coordinate_transformation_mode at 16, Resize's at 11, Selu's alpha at
+ * 6), so the rewrite never writes a model that runs and computes something else.
  *
  * Adapters work on a scratch copy of the node (op, attributes, inputs, output count)
  * and the editing run writes the copy back, touching only what changed; nodes and
@@ -1549,6 +1556,47 @@ static bool dn_resize18(nstate *s)
 	return true;
 }
 
+/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
+ * constant mask of the kept triangle, zero elsewhere (the definition). */
+static bool dn_trilu(nstate *s)
+{
+	rw *r = s->r;
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	if (r->to < 9)
+		return no_adapter(s);
+	if (rank < 2 || d[rank - 2].kind != DIM_KNOWN || d[rank - 1].kind != DIM_KNOWN)
+		return refuse(s, "the last two dims of '%s' are not known", input_name(s, 0));
+	int64_t k = 0;
+	if (!absent(s, 1) && const_ints(s, 1, &k, 1) != 1)
+		return refuse(s, "k '%s' is not a known constant", input_name(s, 1));
+	int64_t rows = d[rank - 2].v, cols = d[rank - 1].v, count;
+	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
+		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
+	bool upper = attr_i(s, "upper", 1) != 0;
+	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
+	r->ninits++;
+	if (r->apply) {
+		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
+		if (!m)
+			return OOM(r), false;
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++)
+				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
+		int64_t dims[2] = {rows, cols};
+		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
+			return OOM(r), false;
+	}
+	int32_t elem = input_elem(s, 0);
+	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
+		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
+	const char *x = input_name(s, 0);
+	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
+		return false;
+	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
@@ -1685,6 +1733,10 @@ static bool fit(nstate *s)
 		return refuse(s, "attribute '%s' %s at opset %lld", a->name, t ? "has another type" : "does not exist",
 			      (long long)r->to);
 	}
+	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
+	 * the opset it came with, 24; in an opset-26 model it finds no implementation. */
+	if (!strcmp(s->op, "Swish") && r->to != row->since)
+		return refuse(s, "%s runs Swish-%d only in a model of opset %d", kernel_runtime, row->since, row->since);
 	if (runs(own) && !runs(row))
 		return refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
 			      kernel_runtime, s->op, row->since, own->op_type, own->since);

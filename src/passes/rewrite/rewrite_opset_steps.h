@@ -605,7 +605,7 @@ OPSET_STEP("Transpose", 21, KEPT, KEPT)
 OPSET_STEP("Transpose", 23, KEPT, KEPT)
 OPSET_STEP("Transpose", 24, KEPT, KEPT)
 OPSET_STEP("Transpose", 25, KEPT, KEPT)
-OPSET_STEP("Trilu", 14, NONE, NONE)
+OPSET_STEP("Trilu", 14, NONE, dn_trilu)
 OPSET_STEP("Unique", 11, NONE, NONE)
 OPSET_STEP("Unsqueeze", 1, NONE, NONE)
 OPSET_STEP("Unsqueeze", 11, KEPT, dn_neg_axis) /* the signature is the same */
