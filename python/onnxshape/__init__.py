@@ -627,7 +627,7 @@ def rewrite(
 ) -> RewriteResult:
     """Rewrites Paddle-style and legacy axis broadcasting into standard ONNX, and
     with explicit_broadcast makes every implicit broadcast an Expand: `onnxshape
-    rewrite`. target_opset raises the ai.onnx opset (7 to 17; default the lowest the
+    rewrite`. target_opset converts the ai.onnx opset, up or down (1 to 26; default the lowest the
     rewrite needs); dry_run lists the changes and builds no model.
 
     Raises ModelErrors when the model has errors or a rewrite is blocked (the
