@@ -37,6 +37,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -314,6 +315,7 @@ def main():
     ap.add_argument("--corpus", action="append", default=[])
     ap.add_argument("--real", action="append", default=[])
     ap.add_argument("--zoo", action="append", default=[])
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (inputs, outputs)")
     ap.add_argument("--json", help="write the figures and every pair's outcome here")
     ap.add_argument("--versus", help="another run's --json: list the pairs it converted equal and this one did not")
     args = ap.parse_args()
@@ -387,48 +389,57 @@ def main():
             os.unlink(dst)
         return conv(args, items[i][2], dst, t)
 
-    with ThreadPoolExecutor(args.jobs) as ex:
-        outcomes = list(ex.map(do, tasks))
-
-    jobs, jidx = [], []
-    for k, ((i, t, dst), (st, why)) in enumerate(zip(tasks, outcomes)):
-        if st == "ok":
-            jobs.append((dst, items[i][4], os.path.join(odir, "c%d_%d" % (i, t))))
-            jidx.append(k)
-    res = run_ort(args, jobs, "conv")
-
     stats = collections.OrderedDict()
     reasons = collections.defaultdict(collections.Counter)
     bad = []
     pairs = {}
-    for k, ((i, t, dst), (st, why)) in enumerate(zip(tasks, outcomes)):
-        set_name, name = items[i][0], items[i][1]
-        key = (set_name, t)
-        stats.setdefault(key, collections.Counter())
-        pairs["%s/%s->%d" % (set_name, name, t)] = st if st != "ok" else "different"
-        if st == "refused":
-            stats[key]["refused"] += 1
-            for w in why:
-                reasons[t][w] += 1
-        elif st == "crash":
-            stats[key]["crash"] += 1
-            bad.append("CRASH %s/%s -> %d: %s" % (set_name, name, t, why[0]))
-    for j, k in enumerate(jidx):
-        i, t, dst = tasks[k]
-        set_name, name = items[i][0], items[i][1]
-        key = (set_name, t)
-        err = res.get(j, "no result")
-        if err is not None:
-            stats[key]["different"] += 1
-            bad.append("DIFFERENT %s/%s -> %d: the runtime refuses the converted model: %s" % (set_name, name, t, err[:200]))
-            continue
-        d = compare(read_outputs(os.path.join(odir, "o%d" % i)), read_outputs(os.path.join(odir, "c%d_%d" % (i, t))))
-        if d:
-            stats[key]["different"] += 1
-            bad.append("DIFFERENT %s/%s -> %d: %s" % (set_name, name, t, d))
-        else:
-            stats[key]["equal"] += 1
-            pairs["%s/%s->%d" % (set_name, name, t)] = "equal"
+
+    def judge(chunk):
+        """Converts, runs and compares one chunk of tasks, then deletes what it wrote."""
+        with ThreadPoolExecutor(args.jobs) as ex:
+            outcomes = list(ex.map(do, chunk))
+        jobs, jidx = [], []
+        for k, ((i, t, dst), (st, why)) in enumerate(zip(chunk, outcomes)):
+            if st == "ok":
+                jobs.append((dst, items[i][4], os.path.join(odir, "c%d_%d" % (i, t))))
+                jidx.append(k)
+        res = run_ort(args, jobs, "conv")
+        for k, ((i, t, dst), (st, why)) in enumerate(zip(chunk, outcomes)):
+            set_name, name = items[i][0], items[i][1]
+            key = (set_name, t)
+            stats.setdefault(key, collections.Counter())
+            pairs["%s/%s->%d" % (set_name, name, t)] = st if st != "ok" else "different"
+            if st == "refused":
+                stats[key]["refused"] += 1
+                for w in why:
+                    reasons[t][w] += 1
+            elif st == "crash":
+                stats[key]["crash"] += 1
+                bad.append("CRASH %s/%s -> %d: %s" % (set_name, name, t, why[0]))
+        for j, k in enumerate(jidx):
+            i, t, dst = chunk[k]
+            set_name, name = items[i][0], items[i][1]
+            key = (set_name, t)
+            err = res.get(j, "no result")
+            out = os.path.join(odir, "c%d_%d" % (i, t))
+            if err is not None:
+                stats[key]["different"] += 1
+                bad.append("DIFFERENT %s/%s -> %d: the runtime refuses the converted model: %s" % (set_name, name, t, err[:200]))
+            else:
+                d = compare(read_outputs(os.path.join(odir, "o%d" % i)), read_outputs(out))
+                if d:
+                    stats[key]["different"] += 1
+                    bad.append("DIFFERENT %s/%s -> %d: %s" % (set_name, name, t, d))
+                else:
+                    stats[key]["equal"] += 1
+                    pairs["%s/%s->%d" % (set_name, name, t)] = "equal"
+        for i, t, dst in chunk:
+            for f in glob.glob(os.path.join(odir, "c%d_%d.*" % (i, t))) + [dst]:
+                if os.path.exists(f):
+                    os.unlink(f)
+
+    for c in range(0, len(tasks), 600):
+        judge(tasks[c:c + 600])
     skipped = collections.Counter(items[i][0] for i in range(len(items)) if not runs.get(i))
     skipped.update(skipped_random)
 
@@ -451,6 +462,8 @@ def main():
                 print("  %4d  %s" % (c, w))
     for b in bad:
         print(b)
+    if not args.keep:
+        shutil.rmtree(args.work, ignore_errors=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"stats": {"%s->%d" % k: dict(v) for k, v in stats.items()}, "pairs": pairs}, fh, indent=0)
