@@ -11,7 +11,7 @@
 # deps-build, those of make build and make install only), make clean, make fuzz
 # (libFuzzer targets with clang, FUZZ_SECONDS each: see the end of this file), make
 # diff-ort SEED=n COUNT=m (the differential harness against ONNX Runtime, longer than
-# make test runs it: see below).
+# make test runs it: see below), make opset-proof (opset conversion on every model).
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -71,12 +71,14 @@ test-asan: deps
 # make bench: a profile-guided build in $(BENCH_BUILD), the inference micro-benchmark,
 # then onnxshape against onnx's Python tools on generated models of 1k to 1M nodes
 # (bench/run.py; BENCH_QUICK=1 for a run under a minute, BENCH_SIZES=1k,10k,... to
-# choose; models are generated into $(BENCH_BUILD)/bench).
+# choose; models are generated into $(BENCH_BUILD)/bench); then rewrite --target-opset
+# against plain rewrite on a 100k-node transformer (bench/bench_opset.py).
 bench: deps
 	cmake -S . -B $(BENCH_BUILD) -DONNXSHAPE_PGO=ON -DONNXSHAPE_TESTS=ON $(CMAKE_FLAGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	$(BENCH_BUILD)/bench_infer_chain
 	/usr/bin/python3 bench/run.py $(BENCH_BUILD)/onnxshape $(BENCH_BUILD)
+	/usr/bin/python3 bench/bench_opset.py $(BENCH_BUILD)/onnxshape $(BENCH_BUILD)/bench/opset
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
@@ -101,6 +103,18 @@ diff-ort: build-tests
 .PHONY: mutants
 mutants: build-tests
 	/usr/bin/python3 tests/mutants/planted.py $(BUILD)/mutants
+
+# make opset-proof: `rewrite --target-opset` over every model of both ONNX corpora, the
+# real networks and the old converted models, to each of the opsets 13, 17, 18, 21,
+# 23 and 26, run on ONNX Runtime beside the original (tests/opset/opset_proof.py);
+# then onnx's version_converter the same way (targets up to 17). make test runs a
+# sample of it (ctest opset/ort-proof).
+OPSET_FIXTURES = ^(ort/setup|corpus/generate|corpus123/unpack|real/unpack-.*|opset/unpack-converted-models)$$
+
+.PHONY: opset-proof
+opset-proof: build-tests
+	cd $(BUILD) && ctest -R '$(OPSET_FIXTURES)' --output-on-failure
+	cmake --build $(BUILD) --target opset-proof
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

@@ -438,17 +438,21 @@ OSH_API osh_status osh_model_override_severities(osh_model *m, const osh_severit
 
 /* ---- Rewriting ---------------------------------------------------------------- */
 
-/* The highest ai.onnx opset osh_rewrite can raise a model to. */
-#define OSH_REWRITE_MAX_OPSET 17
+/* The highest ai.onnx opset osh_rewrite converts a model to (the newest ONNX
+ * Runtime 1.30 runs). */
+#define OSH_REWRITE_MAX_OPSET 26
 
 typedef struct osh_rewrite_options {
 	/* Only Paddle elementwise operators of this domain are rewritten; NULL: any
 	 * domain other than the standard ones (ai.onnx, ai.onnx.ml, ...). */
 	const char *paddle_domain;
-	/* The ai.onnx opset to raise the model to; 0: the lowest the rewrite needs (7
-	 * for legacy broadcasting; Paddle's operators may need more, e.g. 10 for Mod).
-	 * A value below the model's opset, or below what the rewrite needs, or above
-	 * OSH_REWRITE_MAX_OPSET, is refused (OSH_ERR_INVALID). */
+	/* The ai.onnx opset to convert the model to, up or down; 0: the lowest the
+	 * rewrite needs (7 for legacy broadcasting; Paddle's operators may need more,
+	 * e.g. 10 for Mod). A value below what the rewrite needs, below the model's
+	 * opset when there is Paddle or legacy broadcasting to rewrite, or above
+	 * OSH_REWRITE_MAX_OPSET, is refused (OSH_ERR_INVALID). Every node is adapted
+	 * to the target or, where no exact adapter exists, refused (an error
+	 * diagnostic naming it). */
 	int64_t target_opset;
 	/* Plan and report, change nothing. */
 	bool dry_run;

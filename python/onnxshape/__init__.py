@@ -1047,7 +1047,8 @@ def rewrite(
     Broadcast-3 nodes of that domain only (default: any non-ONNX domain, for both);
     drop_initializer_inputs removes the initializers from the graph inputs (IR 3
     lists them all there), raising the IR version to 4 when lower; target_opset
-    raises the ai.onnx opset (7 to 17; default the lowest the rewrite needs);
+    converts the ai.onnx opset, up or down (1 to 26; default the lowest
+    the rewrite needs);
     dry_run lists the changes and builds no model. output writes the rewritten
     model there too (atomically; in_place allows the model's own file, durable
     fsyncs), unless dry_run. fold_shapes (`rewrite --fold-shapes`) then folds

@@ -102,8 +102,9 @@ static const write_cmd rewrite_cmd = {
 	"      --paddle-domain D\n"
 	"                     rewrite Paddle operators of domain D only\n"
 	"      --target-opset N\n"
-	"                     raise the ai.onnx opset to N (7 to 17; default: the lowest\n"
-	"                     the rewrite needs, or the model's own)\n"
+	"                     convert to ai.onnx opset N, up or down (1 to 26; default:\n"
+	"                     the lowest the rewrite needs, or the model's own); a node\n"
+	"                     with no exact adapter is an error naming it\n"
 	"      --explicit-broadcast\n"
 	"                     then make every implicit broadcast explicit: each input of\n"
 	"                     an elementwise node (Add, Where, Sum, PRelu's slope, Gemm's\n"
@@ -164,6 +165,40 @@ static void print_fold_summary(FILE *f, const osh_rewrite_report *r)
 		   "constant forms: %zu; initializers +%zu -%zu)",
 		r->fold_nodes_before, r->fold_nodes_after, r->n_fold_values, r->n_fold_constants, r->n_fold_identity,
 		r->n_fold_noops, r->n_fold_shared, r->n_fold_dead, r->n_fold_forms, r->n_fold_inits, r->n_fold_inits_dropped);
+}
+
+/* ": Resize 2, Split 1": the adapted nodes counted per operator, in the order of their
+ * first change line. */
+static void print_adapted_by_op(FILE *f, const osh_rewrite_report *r)
+{
+	/* Few operators, many nodes: a short list searched per line. */
+	enum { MAX_OPS = 64 };
+	const char *ops[MAX_OPS];
+	size_t counts[MAX_OPS], nops = 0, other = 0;
+	for (size_t i = 0; i < r->n_changes; i++) {
+		const osh_rewrite_change *c = &r->changes[i];
+		if (strcmp(c->kind, "opset"))
+			continue;
+		size_t k = 0;
+		while (k < nops && strcmp(ops[k], c->op_type))
+			k++;
+		if (k == nops && nops == MAX_OPS) {
+			other++;
+			continue;
+		}
+		if (k == nops) {
+			ops[nops] = c->op_type;
+			counts[nops++] = 0;
+		}
+		counts[k]++;
+	}
+	for (size_t k = 0; k < nops; k++) {
+		fputs(k ? ", " : ": ", f);
+		put_text(f, ops[k]);
+		fprintf(f, " %zu", counts[k]);
+	}
+	if (other)
+		fprintf(f, ", other %zu", other);
 }
 
 /* "rewrote K nodes (paddle: a, legacy: b, stray: c); inserted R Reshape, U Unsqueeze;
@@ -229,8 +264,11 @@ static void print_rewrite_summary_axis(FILE *f, const osh_rewrite_report *r)
 			fprintf(f, "; opset (none) \xe2\x86\x92 %lld", (long long)r->opset_after);
 		else
 			fprintf(f, "; opset %lld \xe2\x86\x92 %lld", (long long)r->opset_before, (long long)r->opset_after);
-		if (r->n_adapted)
-			fprintf(f, " (%zu other node%s adapted)", r->n_adapted, r->n_adapted == 1 ? "" : "s");
+		if (r->n_adapted) {
+			fprintf(f, " (%zu other node%s adapted", r->n_adapted, r->n_adapted == 1 ? "" : "s");
+			print_adapted_by_op(f, r);
+			fputc(')', f);
+		}
 	} else {
 		fprintf(f, "; opset %lld unchanged", (long long)r->opset_after);
 	}

@@ -161,10 +161,11 @@ def same(got, want, dtype):
 
 # The issue's summary line: "rewrote K nodes (paddle: a, legacy: b, stray: c); inserted
 # R Reshape, U Unsqueeze; opset 6 → 7", with Squeeze and other inserted nodes when
-# there are, the adapted nodes after the opsets, and "opset N unchanged".
+# there are, the adapted nodes after the opsets (counted per operator), and "opset N
+# unchanged".
 SUMMARY = re.compile(r"^rewrote (\d+) nodes? \(paddle: (\d+), legacy: (\d+), stray: (\d+)\); "
                      r"inserted (\d+) Reshape, (\d+) Unsqueeze(?:, (\d+) Squeeze)?(?:, (\d+) other nodes?)?; "
-                     r"(?:opset (\d+) \u2192 (\d+)(?: \(\d+ other nodes? adapted\))?|opset (\d+) unchanged)$",
+                     r"(?:opset (\d+) \u2192 (\d+)(?: \(\d+ other nodes? adapted: \w+ \d+(?:, \w+ \d+)*\))?|opset (\d+) unchanged)$",
                      re.M)
 INSERTED = ("Reshape", "Unsqueeze", "Squeeze")
 

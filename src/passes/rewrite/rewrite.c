@@ -934,7 +934,7 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 		rep->n_legacy += c->kind == CK_LEGACY;
 		rep->n_stray += c->kind == CK_STRAY;
 	}
-	if (r->to > r->from && r->from >= 1) {
+	if (r->to != r->from && r->from >= 1) {
 		for (int32_t gi = 0; gi < r->m->ngraphs && !r->nomem; gi++) {
 			graph *g = r->m->graphs[gi];
 			if (!editable(g))
@@ -969,12 +969,9 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	strmap_init(&r->made, m->arena);
 	r->from = model_opset(m, "");
 	rep->opset_before = rep->opset_after = r->from;
-	if (opts->target_opset && (opts->target_opset < 7 || opts->target_opset > OSH_REWRITE_MAX_OPSET))
-		return error_set(err, OSH_ERR_INVALID, "%s: --target-opset %lld: onnxshape raises models to opsets 7 to %d",
+	if (opts->target_opset && (opts->target_opset < 1 || opts->target_opset > OSH_REWRITE_MAX_OPSET))
+		return error_set(err, OSH_ERR_INVALID, "%s: --target-opset %lld: onnxshape converts models to opsets 1 to %d",
 			    m->path, (long long)opts->target_opset, OSH_REWRITE_MAX_OPSET);
-	if (opts->target_opset && opts->target_opset < r->from)
-		return error_set(err, OSH_ERR_INVALID, "%s: --target-opset %lld is below the model's opset %lld (onnxshape does not lower opsets)",
-			    m->path, (long long)opts->target_opset, (long long)r->from);
 	/* Room for planning: the index of every name and a change line per candidate
 	 * (rewrite_grow_budget; more for the edits once their number is known). */
 	rewrite_grow_budget(m, 0);
@@ -1016,6 +1013,12 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	if (r->to > OSH_REWRITE_MAX_OPSET && (n > 0 || r->to != r->from))
 		return error_set(err, OSH_ERR_INVALID, "%s: the rewrite needs opset %lld, above %d, the highest onnxshape raises to",
 			    m->path, (long long)r->to, OSH_REWRITE_MAX_OPSET);
+	/* Lowering the opset converts standard nodes only: the candidates' rules
+	 * (numpy broadcasting from 7) are written for a rising opset. */
+	if (opts->target_opset && opts->target_opset < r->from && n > 0)
+		return error_set(err, OSH_ERR_INVALID, "%s: --target-opset %lld is below the model's opset %lld, and "
+			    "onnxshape lowers opsets only of models without Paddle or legacy broadcasting to rewrite",
+			    m->path, (long long)opts->target_opset, (long long)r->from);
 	if (!rep->n_errors && !run(r, cs, n, &x))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	rep->opset_after = r->to;
@@ -1053,7 +1056,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	if (!drop_paddle_imports(r, cs, n, &x))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
-	int64_t ir = r->to != r->from ? opset_min_ir(r->to) : 0;
+	int64_t ir = r->to > r->from ? opset_min_ir(r->to) : 0;
 	/* Before IR 4 every initializer also had to be a graph input. */
 	if ((r->ninits || rep->n_initializer_inputs_dropped) && ir < 4)
 		ir = 4;

@@ -1,6 +1,6 @@
 /* rewrite.h: the rewrite pass (osh_rewrite's planning and editing), shared by
  * rewrite.c (Paddle, legacy and stray axis broadcasting) and rewrite_opset.c (every
- * other node adapted when the ai.onnx opset is raised).
+ * other node adapted when the ai.onnx opset is converted, up or down).
  *
  * The pass runs twice over the same code: once to plan (r->apply false: check every
  * node, report what blocks the rewrite as diagnostics, list the changes and count
@@ -79,7 +79,7 @@ bool rw_ints(rw *r, graph *g, const char *base, const char *role, const int64_t 
 
 /* The IR version a model at ai.onnx opset `opset` needs at least. */
 int64_t opset_min_ir(int64_t opset);
-/* Adapts node ni of g (ai.onnx, at r->from) to r->to: planning run: checks that it
+/* Adapts node ni of g (ai.onnx, at r->from) to r->to, above or below: planning run: checks that it
  * can be (else rw_error) and lists what changes unless `quiet` (the node is rewritten
  * anyway); editing run: edits it. False only when memory ran out. */
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet);

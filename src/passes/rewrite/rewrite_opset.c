@@ -1,16 +1,23 @@
-/* rewrite_opset.c: raising a model's ai.onnx opset: every node adapted so that it
- * means the same at the new version.
+/* rewrite_opset.c: converting a model's ai.onnx opset, up or down: every node adapted
+ * so that it means the same at the target version, or refused.
  *
- * The table lists, per operator, every since_version up to OSH_REWRITE_MAX_OPSET and
- * what changed there: NULL where the change kept the meaning of every valid node
- * (new types, new optional inputs or attributes whose defaults are the old
- * behaviour: Conv, MaxPool's storage_order and Indices, AveragePool's
- * count_include_pad and ceil_mode, negative axes...), an adapter where attributes
- * were removed, became inputs or changed meaning. A node is taken through each step
- * between the model's opset and the target, in order. An operator missing from the
- * table, or a step an adapter cannot take (Upsample past 9, BatchNormalization with
- * spatial=0, a Dropout mask someone reads...), is a rewrite-unsupported error: the
- * rewrite never writes a model it is not sure means the same.
+ * The steps are one table, rewrite_opset_steps.h, generated from the schema's history
+ * (src/core/schema/gen_opset_steps.py): every version of every operator with an
+ * adapter for each direction, KEPT where the change kept the meaning of every valid
+ * node (new types, new optional inputs or attributes whose defaults are the old
+ * behaviour) and NONE where no exact adapter exists. A node is taken through every
+ * step between the model's opset and the target, in order (downward: the newest
+ * first), following a rename onto the new operator's rows (Upsample to Resize at 10,
+ * Scatter to ScatterElements at 11, and back); an operator the target predates is
+ * replaced by its first row's downward adapter (a decomposition by the operator's own
+ * definition: Gelu, LayerNormalization, RMSNormalization...) or refused. Then the
+ * node as adapted is checked against the target's schema row (fit): an attribute the
+ * target does not know is dropped when it holds its default, refused otherwise;
+ * inputs and outputs within the target's counts; downward, the element types the
+ * target takes; and a version ONNX Runtime has no kernel for, where it ran the
+ * node's own, is refused. A default that changed between versions is written out
+ * (RoiAlign's coordinate_transformation_mode at 16, Resize's at 11, Selu's alpha at
+ * 6), so the rewrite never writes a model that runs and computes something else.
  *
  * Adapters work on a scratch copy of the node (op, attributes, inputs, output count)
  * and the editing run writes the copy back, touching only what changed; nodes and
@@ -23,12 +30,16 @@
 #include "core/checked.h"
 #include "core/dtype.h"
 #include "core/grow.h"
+#include "core/schema/kernels.h"
+#include "core/schema/schema.h"
+#include "core/shape.h"
 #include "core/tensor.h"
 #include "passes/rewrite/rewrite.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define OOM(r) ((r)->nomem = (r)->m->nomem = true)
@@ -36,10 +47,10 @@
 int64_t opset_min_ir(int64_t opset)
 {
 	/* From onnx/helper.py's VERSION_TABLE: the IR version each opset came with. */
-	static const int64_t ir[] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 8};
+	static const int64_t ir[] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13};
 	if (opset < 1)
 		return 3;
-	return opset < (int64_t)(sizeof ir / sizeof ir[0]) ? ir[opset] : 8;
+	return opset < (int64_t)(sizeof ir / sizeof ir[0]) ? ir[opset] : 13;
 }
 
 /* ---- the scratch copy of a node -------------------------------------------------------- */
@@ -72,6 +83,10 @@ typedef struct nstate {
 	bool inputs_set;
 	int32_t noutputs;
 	const char *base;
+	bool down;      /* the target is below the model's opset */
+	bool first_row; /* the step is the operator's first version (down: replacing it) */
+	bool renamed;   /* the step made the node another operator, at that version */
+	bool built;     /* the node became an operator built for the target (a decomposition) */
 	char what[768];
 	size_t wlen;
 	bool changed, refused;
@@ -116,7 +131,7 @@ static bool refuse(nstate *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	rw_error(s->r, s->g, s->ni, "rewrite-unsupported", "cannot raise %s from opset %lld to %lld: %s", s->n->op_type,
+	rw_error(s->r, s->g, s->ni, "rewrite-unsupported", "cannot convert %s from opset %lld to %lld: %s", s->n->op_type,
 		 (long long)s->r->from, (long long)s->r->to, buf);
 	s->refused = true;
 	return true;
@@ -300,7 +315,7 @@ static bool scalar_to_input(nstate *s, const char *attr, int32_t k, double v)
 typedef bool (*adapt_fn)(nstate *s);
 
 /* Opset 6 removed consumed_inputs (an optimisation hint) from every operator. */
-static bool drop_consumed(nstate *s)
+static bool up_drop_consumed(nstate *s)
 {
 	removed(s, "consumed_inputs");
 	return true;
@@ -309,7 +324,7 @@ static bool drop_consumed(nstate *s)
 /* Opset 7: numpy broadcasting replaced broadcast/axis. Nodes with broadcast=1 are
  * the rewrite's candidates (B reshaped first); without it the shapes had to be
  * equal, which numpy computes the same way. */
-static bool drop_broadcast(nstate *s)
+static bool up_drop_broadcast(nstate *s)
 {
 	removed(s, "broadcast");
 	removed(s, "axis");
@@ -327,7 +342,7 @@ static bool training_refused(nstate *s)
 	return false;
 }
 
-static bool batchnorm7(nstate *s)
+static bool up_batchnorm7(nstate *s)
 {
 	if (training_refused(s))
 		return true;
@@ -335,7 +350,7 @@ static bool batchnorm7(nstate *s)
 	return drop_outputs_after(s, 1, "opset 7 gives running statistics only in training mode");
 }
 
-static bool batchnorm9(nstate *s)
+static bool up_batchnorm9(nstate *s)
 {
 	sattr *a = get(s, "spatial");
 	if (a && a->type == AT_INT && a->i == 0)
@@ -344,13 +359,13 @@ static bool batchnorm9(nstate *s)
 	return true;
 }
 
-static bool batchnorm14(nstate *s)
+static bool up_batchnorm14(nstate *s)
 {
 	return drop_outputs_after(s, 1, "opset 14 gives running statistics only in training mode");
 }
 
 /* Cast-1 names the type ("FLOAT"); Cast-6 takes the DataType number. */
-static bool cast6(nstate *s)
+static bool up_cast6(nstate *s)
 {
 	sattr *a = get(s, "to");
 	if (!a || a->type != AT_STRING)
@@ -366,7 +381,7 @@ static bool cast6(nstate *s)
 }
 
 /* Clip-11 takes min and max as inputs (absent: no bound). */
-static bool clip11(nstate *s)
+static bool up_clip11(nstate *s)
 {
 	sattr *lo = get(s, "min"), *hi = get(s, "max");
 	if (lo && (!scalar_to_input(s, "min", 1, lo->f) || s->refused))
@@ -381,7 +396,7 @@ static bool clip11(nstate *s)
 }
 
 /* Concat-1's axis defaulted to 1; Concat-4 requires it. */
-static bool concat4(nstate *s)
+static bool up_concat4(nstate *s)
 {
 	if (get(s, "axis"))
 		return true;
@@ -390,7 +405,7 @@ static bool concat4(nstate *s)
 }
 
 /* Dropout-7 has no is_test: runtimes run it as inference (identity). */
-static bool dropout7(nstate *s)
+static bool up_dropout7(nstate *s)
 {
 	if (training_refused(s))
 		return true;
@@ -399,10 +414,10 @@ static bool dropout7(nstate *s)
 }
 
 /* Dropout-10's mask is BOOL (it had the data's type). */
-static bool dropout10(nstate *s) { return drop_outputs_after(s, 1, "its type changes to BOOL at opset 10"); }
+static bool up_dropout10(nstate *s) { return drop_outputs_after(s, 1, "its type changes to BOOL at opset 10"); }
 
 /* Dropout-12 takes ratio as an input (a float scalar; absent: 0.5). */
-static bool dropout12(nstate *s)
+static bool up_dropout12(nstate *s)
 {
 	sattr *a = get(s, "ratio");
 	if (!a)
@@ -417,7 +432,7 @@ static bool dropout12(nstate *s)
 
 /* Upsample-1 had height_scale/width_scale on NCHW and mode bilinear; 7 has scales
  * over every axis and mode linear. */
-static bool upsample7(nstate *s)
+static bool up_upsample7(nstate *s)
 {
 	sattr *h = get(s, "height_scale"), *w = get(s, "width_scale"), *mode = get(s, "mode");
 	if (!h || !w)
@@ -439,7 +454,7 @@ static bool upsample7(nstate *s)
 }
 
 /* Upsample-9 takes scales as an input. */
-static bool upsample9(nstate *s)
+static bool up_upsample9(nstate *s)
 {
 	sattr *a = get(s, "scales");
 	if (!a || a->type != AT_FLOATS)
@@ -459,27 +474,15 @@ static bool upsample9(nstate *s)
 	return set_input(s, 1, name);
 }
 
-static bool deprecated(nstate *s)
-{
-	return refuse(s, "%s is deprecated at opset %lld (raise to %lld at most, or replace it)", s->n->op_type,
-		      (long long)s->step, (long long)s->step - 1);
-}
-
-static bool changed_meaning(nstate *s)
-{
-	return refuse(s, "%s changed its inputs or meaning at opset %lld and onnxshape has no adapter for it",
-		      s->n->op_type, (long long)s->step);
-}
-
 /* RNN, GRU, LSTM: opset 7 dropped output_sequence (Y is simply optional). */
-static bool rnn7(nstate *s)
+static bool up_rnn7(nstate *s)
 {
 	removed(s, "output_sequence");
 	return true;
 }
 
 /* LpPool-2, GlobalLpPool-2: p is an integer (it was a float). */
-static bool lppool2(nstate *s)
+static bool up_lppool2(nstate *s)
 {
 	sattr *a = get(s, "p");
 	if (!a || a->type != AT_FLOAT)
@@ -508,7 +511,7 @@ static int32_t input_dims(nstate *s, int32_t k, dim *d)
  * 1-D slope of C values on X of rank n > 2 must become (C, 1, ..., 1) to stay on
  * the channels. A slope of X's own shape means the same under both; any other
  * shape had no stated meaning and is refused rather than guessed. */
-static bool prelu7(nstate *s)
+static bool up_prelu7(nstate *s)
 {
 	dim x[64], sl[64];
 	int32_t xr = input_dims(s, 0, x), sr = input_dims(s, 1, sl);
@@ -562,7 +565,7 @@ static bool prelu7(nstate *s)
 }
 
 /* Pad-2 renamed paddings to pads. */
-static bool pad2(nstate *s)
+static bool up_pad2(nstate *s)
 {
 	sattr *a = get(s, "paddings");
 	if (!a)
@@ -577,7 +580,7 @@ static bool pad2(nstate *s)
 }
 
 /* Pad-11 takes pads and the constant as inputs. */
-static bool pad11(nstate *s)
+static bool up_pad11(nstate *s)
 {
 	if (!ints_to_input(s, "pads", 1, true) || s->refused)
 		return !s->r->nomem;
@@ -592,13 +595,13 @@ static bool pad11(nstate *s)
 	return scalar_to_input(s, "value", 2, v->f);
 }
 
-static bool reshape5(nstate *s)
+static bool up_reshape5(nstate *s)
 {
 	removed(s, "consumed_inputs");
 	return ints_to_input(s, "shape", 1, true);
 }
 
-static bool slice10(nstate *s)
+static bool up_slice10(nstate *s)
 {
 	if (!ints_to_input(s, "starts", 1, true) || s->refused || !ints_to_input(s, "ends", 2, true) || s->refused)
 		return !s->r->nomem;
@@ -606,7 +609,7 @@ static bool slice10(nstate *s)
 }
 
 /* Split-1 could take `split` as a second input; Split-2 only as an attribute. */
-static bool split2(nstate *s)
+static bool up_split2(nstate *s)
 {
 	const value *v = input_value(s, 1);
 	if (!v)
@@ -628,11 +631,11 @@ static bool split2(nstate *s)
 	return put_ints(s, "split", sp, v->ti.nval);
 }
 
-static bool split13(nstate *s) { return ints_to_input(s, "split", 1, false); }
+static bool up_split13(nstate *s) { return ints_to_input(s, "split", 1, false); }
 /* Squeeze, Unsqueeze, ReduceSum at 13: axes is an input. */
-static bool axes13(nstate *s) { return ints_to_input(s, "axes", 1, false); }
+static bool up_axes_input(nstate *s) { return ints_to_input(s, "axes", 1, false); }
 
-static bool topk10(nstate *s)
+static bool up_topk10(nstate *s)
 {
 	sattr *a = get(s, "k");
 	if (!a || a->type != AT_INT)
@@ -649,7 +652,7 @@ static bool topk10(nstate *s)
  * 1) and normalise each row; from 13 they normalise along `axis` (default -1). The
  * same when axis is the last one; otherwise Flatten, the operator on rows, and a
  * Reshape back to the input's shape (this node becomes the Reshape). */
-static bool softmax13(nstate *s)
+static bool up_softmax13(nstate *s)
 {
 	sattr *a = get(s, "axis");
 	int64_t axis = a && a->type == AT_INT ? a->i : 1;
@@ -697,183 +700,920 @@ static bool softmax13(nstate *s)
 	return true;
 }
 
+/* ---- shared by the downward adapters --------------------------------------------------- */
+
+/* Whether input k of the copy is absent (never given, or ""). */
+static bool absent(nstate *s, int32_t k) { return k >= s->ninputs || !s->inputs[k] || !s->inputs[k][0]; }
+
+/* Drops input k and every absent one after the last present input. */
+static void drop_input(nstate *s, int32_t k)
+{
+	if (k < s->ninputs)
+		s->inputs[k] = "";
+	while (s->ninputs > 0 && absent(s, s->ninputs - 1))
+		s->ninputs--;
+	s->inputs_set = true;
+}
+
+/* The integers input k holds, as inference knows them (an initializer, a Constant, a
+ * computed shape): their count, or -1 when not all are known. At most max. */
+static int32_t const_ints(nstate *s, int32_t k, int64_t *out, int32_t max)
+{
+	const value *v = absent(s, k) ? NULL : input_value(s, k);
+	if (!v || v->ti.nval < 0 || v->ti.nval > max)
+		return -1;
+	for (int32_t i = 0; i < v->ti.nval; i++) {
+		dim d = dim_resolve(&s->r->m->syms, v->ti.val[i]);
+		if (d.kind != DIM_KNOWN)
+			return -1;
+		out[i] = d.v;
+	}
+	return v->ti.nval;
+}
+
+/* The one floating-point value input k holds, when inference knows it. */
+static bool const_float(nstate *s, int32_t k, double *out)
+{
+	const value *v = absent(s, k) ? NULL : input_value(s, k);
+	if (!v)
+		return false;
+	if (v->ti.nfval == 1) {
+		*out = v->ti.fval[0];
+		return true;
+	}
+	if (v->ti.nval == 1) {
+		dim d = dim_resolve(&s->r->m->syms, v->ti.val[0]);
+		if (d.kind == DIM_KNOWN) {
+			*out = (double)d.v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *input_name(nstate *s, int32_t k) { return absent(s, k) ? "" : s->inputs[k]; }
+
+/* Input k, a known constant list of integers, becomes attribute attr. */
+static bool input_to_ints(nstate *s, int32_t k, const char *attr)
+{
+	if (absent(s, k))
+		return true;
+	int64_t v[64];
+	int32_t n = const_ints(s, k, v, 64);
+	if (n < 0)
+		return refuse(s, "input %d ('%s') is not a known constant, and attribute '%s' of opset %lld must be one", k,
+			      input_name(s, k), attr, (long long)s->step - 1);
+	int64_t *c = arena_array(s->r->m->arena, n ? (size_t)n : 1, sizeof *c);
+	if (!c)
+		return OOM(s->r), false;
+	memcpy(c, v, (size_t)n * sizeof *c);
+	note(s, "input %d '%s' becomes attribute %s", k, input_name(s, k), attr);
+	drop_input(s, k);
+	return put_ints(s, attr, c, n);
+}
+
+/* Input k, a known scalar, becomes the float attribute attr (absent: stays absent). */
+static bool input_to_float(nstate *s, int32_t k, const char *attr)
+{
+	if (absent(s, k))
+		return true;
+	double v;
+	if (!const_float(s, k, &v))
+		return refuse(s, "input %d ('%s') is not a known constant, and attribute '%s' of opset %lld must be one", k,
+			      input_name(s, k), attr, (long long)s->step - 1);
+	note(s, "input %d '%s' becomes attribute %s", k, input_name(s, k), attr);
+	drop_input(s, k);
+	sattr *a = put(s, attr, AT_FLOAT);
+	if (!a)
+		return false;
+	a->f = (float)v;
+	return true;
+}
+
+static const char *attr_s(nstate *s, const char *name, const char *dflt)
+{
+	sattr *a = get(s, name);
+	return a && a->type == AT_STRING && a->s ? a->s : dflt;
+}
+
+static int64_t attr_i(nstate *s, const char *name, int64_t dflt)
+{
+	sattr *a = get(s, name);
+	return a && a->type == AT_INT ? a->i : dflt;
+}
+
+/* The rank of input 0 when inference knows it, else -1. */
+static int32_t rank0(nstate *s)
+{
+	const value *v = input_value(s, 0);
+	return v && v->ti.kind == TK_TENSOR && v->ti.rank >= 0 ? v->ti.rank : -1;
+}
+
+/* An empty FLOAT initializer: Resize-11's roi or scales where it has none. */
+static bool empty_floats(nstate *s, const char *role, const char **out)
+{
+	rw *r = s->r;
+	*out = rw_init_name(r, s->base, role);
+	int64_t dims[1] = {0};
+	double none[1] = {0};
+	r->ninits++;
+	if (r->apply && !edit_add_initializer(r->e, s->g, *out, DT_FLOAT, dims, 1, NULL, none))
+		return OOM(r), false;
+	return true;
+}
+
+/* A rank-0 constant of input 0's (floating) element type, for decompositions. */
+static bool const_like(nstate *s, const char *role, double v, const char **out)
+{
+	int32_t elem = input_elem(s, 0);
+	bool is_float = false;
+	if (!elem || !edit_dtype_encodable(elem, &is_float) || !is_float)
+		return refuse(s, "the element type of '%s' is not known to be a floating one", input_name(s, 0)), true;
+	return rw_scalar(s->r, s->g, s->base, role, elem, v, out);
+}
+
+/* The node becomes op on inputs (a, b): the last node of a decomposition. */
+static bool become(nstate *s, const char *op, const char *a, const char *b)
+{
+	for (int32_t i = 0; i < s->nattrs; i++)
+		s->attrs[i].gone = true;
+	s->op = op;
+	s->op_set = true;
+	s->built = true;
+	s->ninputs = 0;
+	return set_input(s, 0, a) && (!b || set_input(s, 1, b));
+}
+
+static bool ins2(nstate *s, const char *op, const char *role, const char *a, const char *b, const char **out)
+{
+	const char *in[2] = {a, b};
+	struct Onnx__NodeProto *np;
+	return rw_insert(s->r, s->g, s->ni, op, s->base, role, b ? 2 : 1, in, out, &np);
+}
+
+/* Selu-6 changed alpha's default from 1.6732 to 1.67326: the old one is written. */
+static bool up_selu6(nstate *s)
+{
+	removed(s, "consumed_inputs");
+	if (get(s, "alpha"))
+		return true;
+	sattr *a = put(s, "alpha", AT_FLOAT);
+	if (!a)
+		return false;
+	a->f = 1.6732f;
+	note(s, "alpha 1.6732 (the old default) made explicit");
+	return true;
+}
+
+/* ---- the adapters of opset 10 and later ------------------------------------------------ */
+
+/* An adapter for no direction, or an operator the target predates. */
+static bool no_adapter(nstate *s)
+{
+	if (s->first_row)
+		return refuse(s, "%s does not exist at opset %lld (it came with opset %lld)", s->op, (long long)s->r->to,
+			      (long long)s->step);
+	return refuse(s, "%s changed at opset %lld and onnxshape has no adapter %s", s->op, (long long)s->step,
+		      s->down ? "back to the version before" : "to it");
+}
+
+/* Axes counted from the back came with opset 11; before, they must be positive. */
+static bool dn_neg_axis(nstate *s)
+{
+	int32_t rank = rank0(s);
+	for (int32_t i = 0; i < s->nattrs; i++) {
+		sattr *a = &s->attrs[i];
+		if (a->gone || (strcmp(a->name, "axis") && strcmp(a->name, "axes")))
+			continue;
+		int32_t n = a->type == AT_INT ? 1 : a->type == AT_INTS ? a->n : 0;
+		const int64_t *v = a->type == AT_INT ? &a->i : a->ints;
+		bool neg = false;
+		for (int32_t k = 0; k < n; k++)
+			neg = neg || v[k] < 0;
+		if (!neg)
+			continue;
+		/* Unsqueeze's axes count in the output's rank. */
+		int32_t r = rank < 0 ? -1 : !strcmp(s->op, "Unsqueeze") ? rank + n : rank;
+		if (r < 0)
+			return refuse(s, "its %s counts from the back, which needs opset 11, and the rank of '%s' is unknown",
+				      a->name, input_name(s, 0));
+		int64_t *c = arena_array(s->r->m->arena, (size_t)n, sizeof *c);
+		if (!c)
+			return OOM(s->r), false;
+		for (int32_t k = 0; k < n; k++)
+			c[k] = v[k] < 0 ? v[k] + r : v[k];
+		note(s, "%s counted from the front", a->name);
+		if (a->type == AT_INT) {
+			if (!put_i(s, a->name, c[0]))
+				return false;
+		} else if (!put_ints(s, a->name, c, n))
+			return false;
+	}
+	return true;
+}
+
+/* ReduceSum-13, Squeeze-13, Unsqueeze-13 and the other Reduce operators at 18 take
+ * axes as an input; before, an attribute. noop_with_empty_axes came with the input:
+ * set, an empty axes list means "no reduction", which the attribute form cannot say. */
+static bool dn_axes_input(nstate *s)
+{
+	bool reduce = !strncmp(s->op, "Reduce", 6);
+	if (reduce && attr_i(s, "noop_with_empty_axes", 0)) {
+		int64_t v[64];
+		if (absent(s, 1) || const_ints(s, 1, v, 64) == 0)
+			return refuse(s, "noop_with_empty_axes=1 with no axes (no reduction) has no form before opset %lld",
+				      (long long)s->step);
+		if (const_ints(s, 1, v, 64) < 0)
+			return refuse(s, "noop_with_empty_axes=1 and axes '%s' not a known constant", input_name(s, 1));
+	}
+	if (reduce && get(s, "noop_with_empty_axes"))
+		removed(s, "noop_with_empty_axes");
+	int64_t v[64];
+	if (!absent(s, 1) && const_ints(s, 1, v, 64) == 0) {
+		/* An empty list reduces every axis, as no attribute does. */
+		note(s, "empty axes input '%s' removed", input_name(s, 1));
+		drop_input(s, 1);
+		return true;
+	}
+	return input_to_ints(s, 1, "axes");
+}
+
+/* Split-13 takes split as an input; Split-11 an attribute. */
+static bool dn_split13(nstate *s) { return input_to_ints(s, 1, "split"); }
+
+/* Split-18 requires split or num_outputs: the equal split of earlier versions is
+ * num_outputs = the number of outputs. */
+static bool up_split18(nstate *s)
+{
+	if (!absent(s, 1) || get(s, "num_outputs"))
+		return true;
+	note(s, "num_outputs %d (the equal split) made explicit", s->noutputs);
+	return put_i(s, "num_outputs", s->noutputs);
+}
+
+/* num_outputs came with 18, and with it chunks of ceil(n / num_outputs), the last
+ * smaller: the sizes are written out when the split axis has a known size. */
+static bool dn_split18(nstate *s)
+{
+	sattr *a = get(s, "num_outputs");
+	if (!a)
+		return true;
+	int64_t parts = a->i;
+	a->gone = true;
+	int64_t axis = attr_i(s, "axis", 0);
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	int32_t at;
+	if (rank < 0 || !shape_axis(axis, rank, &at) || d[at].kind != DIM_KNOWN || parts <= 0)
+		return refuse(s, "num_outputs=%lld on an axis whose size is unknown (Split-13 splits equally only what "
+				 "divides)", (long long)parts);
+	int64_t n = d[at].v, chunk = (n + parts - 1) / parts;
+	if (n % parts == 0) {
+		note(s, "num_outputs removed (the equal split)");
+		return true;
+	}
+	int64_t sizes[64];
+	if (parts > 64)
+		return refuse(s, "more than 64 outputs");
+	for (int64_t k = 0; k < parts; k++)
+		sizes[k] = k + 1 < parts ? chunk : n - chunk * (parts - 1);
+	const char *name;
+	if (!rw_ints(s->r, s->g, s->base, "split", sizes, (int32_t)parts, &name))
+		return false;
+	note(s, "num_outputs %lld becomes split sizes '%s'", (long long)parts, name);
+	return set_input(s, 1, name);
+}
+
+/* Clip-11 takes min and max as inputs; Clip-6 attributes (floats). */
+static bool dn_clip11(nstate *s)
+{
+	if (!input_to_float(s, 2, "max") || s->refused)
+		return !s->r->nomem;
+	return input_to_float(s, 1, "min");
+}
+
+/* Dropout-12 takes ratio and training_mode as inputs. Inference (training_mode false
+ * or absent) is the identity whatever the ratio; training is refused. */
+static bool dn_dropout12(nstate *s)
+{
+	if (!absent(s, 2)) {
+		int64_t t;
+		if (const_ints(s, 2, &t, 1) != 1 || t)
+			return refuse(s, "training_mode '%s' is not known to be false", input_name(s, 2));
+		note(s, "training_mode input removed (false)");
+		drop_input(s, 2);
+	}
+	if (get(s, "seed"))
+		removed(s, "seed");
+	return input_to_float(s, 1, "ratio");
+}
+
+/* TopK-10 takes K as an input; TopK-1 an attribute. */
+static bool dn_topk10(nstate *s)
+{
+	int64_t k;
+	if (const_ints(s, 1, &k, 1) != 1)
+		return refuse(s, "K ('%s') is not a known constant", input_name(s, 1));
+	note(s, "input K '%s' becomes attribute k", input_name(s, 1));
+	drop_input(s, 1);
+	return put_i(s, "k", k);
+}
+
+/* Slice-10 takes starts, ends, axes and steps as inputs; Slice-1 has no steps. */
+static bool dn_slice10(nstate *s)
+{
+	if (!absent(s, 4)) {
+		int64_t st[64];
+		int32_t n = const_ints(s, 4, st, 64);
+		for (int32_t k = 0; k < n; k++)
+			if (st[k] != 1)
+				n = -1;
+		if (n < 0)
+			return refuse(s, "steps '%s' are not known to be all 1", input_name(s, 4));
+		drop_input(s, 4);
+	}
+	if (!input_to_ints(s, 3, "axes") || s->refused || !input_to_ints(s, 2, "ends") || s->refused)
+		return !s->r->nomem;
+	if (absent(s, 1))
+		return refuse(s, "starts is missing");
+	return input_to_ints(s, 1, "starts");
+}
+
+/* Pad-11 takes pads and the constant as inputs; Pad-2 attributes. */
+static bool dn_pad11(nstate *s)
+{
+	if (!absent(s, 2)) {
+		double v;
+		if (!const_float(s, 2, &v))
+			return refuse(s, "constant_value '%s' is not a known constant", input_name(s, 2));
+	}
+	if (!input_to_float(s, 2, "value") || s->refused)
+		return !s->r->nomem;
+	if (absent(s, 1))
+		return refuse(s, "pads is missing");
+	return input_to_ints(s, 1, "pads");
+}
+
+/* Pad-18 added axes (pads for those axes only). */
+static bool dn_pad18(nstate *s)
+{
+	if (absent(s, 3))
+		return true;
+	int64_t ax[64], pads[128], full[128];
+	int32_t rank = rank0(s), na = const_ints(s, 3, ax, 64);
+	if (rank < 0 || rank > 64 || na < 0 || const_ints(s, 1, pads, 128) != 2 * na)
+		return refuse(s, "axes '%s' (pads of some axes only) came with opset 18, and the rank, axes or pads are "
+				 "not known", input_name(s, 3));
+	for (int32_t k = 0; k < 2 * rank; k++)
+		full[k] = 0;
+	for (int32_t i = 0; i < na; i++) {
+		int32_t at;
+		if (!shape_axis(ax[i], rank, &at))
+			return refuse(s, "axis %lld is out of range", (long long)ax[i]);
+		full[at] = pads[i];
+		full[at + rank] = pads[i + na];
+	}
+	const char *name;
+	if (!rw_ints(s->r, s->g, s->base, "pads", full, 2 * rank, &name) || !set_input(s, 1, name))
+		return false;
+	note(s, "axes '%s' removed, pads written for every axis ('%s')", input_name(s, 3), name);
+	drop_input(s, 3);
+	return true;
+}
+
+static bool dn_pad19(nstate *s)
+{
+	if (!strcmp(attr_s(s, "mode", "constant"), "wrap"))
+		return refuse(s, "mode 'wrap' came with opset 19");
+	return true;
+}
+
+/* Shape-15 slices the shape with start and end: a Slice of the whole shape. */
+static bool dn_shape15(nstate *s)
+{
+	int64_t start = attr_i(s, "start", 0);
+	sattr *e = get(s, "end");
+	if (start == 0 && !e) {
+		if (get(s, "start"))
+			removed(s, "start");
+		return true;
+	}
+	const char *shp, *st, *en, *ax;
+	int64_t zero = 0, end = e && e->type == AT_INT ? e->i : INT64_MAX;
+	if (!ins2(s, "Shape", "whole_shape", input_name(s, 0), NULL, &shp) ||
+	    !rw_ints(s->r, s->g, s->base, "start", &start, 1, &st) || !rw_ints(s->r, s->g, s->base, "end", &end, 1, &en) ||
+	    !rw_ints(s->r, s->g, s->base, "axes", &zero, 1, &ax))
+		return false;
+	if (!become(s, "Slice", shp, st) || !set_input(s, 2, en) || !set_input(s, 3, ax))
+		return false;
+	note(s, "start %lld, end %lld: Shape, then Slice (this node becomes the Slice)", (long long)start,
+	     (long long)end);
+	return true;
+}
+
+/* RoiAlign-16 added coordinate_transformation_mode, default half_pixel; before it,
+ * every RoiAlign computed output_half_pixel. */
+static bool up_roialign16(nstate *s)
+{
+	if (get(s, "coordinate_transformation_mode"))
+		return true;
+	note(s, "coordinate_transformation_mode output_half_pixel (the old behaviour) made explicit");
+	return put_s(s, "coordinate_transformation_mode", "output_half_pixel");
+}
+
+static bool dn_roialign16(nstate *s)
+{
+	const char *mode = attr_s(s, "coordinate_transformation_mode", "half_pixel");
+	if (strcmp(mode, "output_half_pixel"))
+		return refuse(s, "coordinate_transformation_mode %s: RoiAlign before 16 computes output_half_pixel only",
+			      mode);
+	removed(s, "coordinate_transformation_mode");
+	return true;
+}
+
+/* GridSample-20 renamed the modes bilinear and bicubic linear and cubic (and took
+ * N-D inputs); the default is the same one. */
+static bool up_gridsample20(nstate *s)
+{
+	const char *m = attr_s(s, "mode", NULL);
+	if (!m || (strcmp(m, "bilinear") && strcmp(m, "bicubic")))
+		return true;
+	note(s, "mode %s renamed", m);
+	return put_s(s, "mode", !strcmp(m, "bilinear") ? "linear" : "cubic");
+}
+
+static bool dn_gridsample20(nstate *s)
+{
+	if (rank0(s) != 4)
+		return refuse(s, "GridSample before 20 takes 4-D inputs only (the rank of '%s' is %s)", input_name(s, 0),
+			      rank0(s) < 0 ? "unknown" : "not 4");
+	const char *m = attr_s(s, "mode", NULL);
+	if (!m || (strcmp(m, "linear") && strcmp(m, "cubic")))
+		return true;
+	note(s, "mode %s renamed", m);
+	return put_s(s, "mode", !strcmp(m, "linear") ? "bilinear" : "bicubic");
+}
+
+/* ScatterElements and ScatterND: reductions min and max came with 18. */
+static bool dn_scatter18(nstate *s)
+{
+	const char *red = attr_s(s, "reduction", "none");
+	if (!strcmp(red, "min") || !strcmp(red, "max"))
+		return refuse(s, "reduction '%s' came with opset 18", red);
+	return true;
+}
+
+/* Scatter-9 became ScatterElements-11, the same operator renamed. */
+static bool up_scatter11(nstate *s)
+{
+	s->op = "ScatterElements";
+	s->op_set = s->renamed = true;
+	note(s, "Scatter (deprecated at 11) becomes ScatterElements");
+	return true;
+}
+
+static bool dn_scatter_elements11(nstate *s)
+{
+	if (s->r->to < 9)
+		return no_adapter(s);
+	s->op = "Scatter";
+	s->op_set = s->renamed = true;
+	note(s, "ScatterElements becomes Scatter (its name before opset 11)");
+	return true;
+}
+
+/* Upsample-9 and Resize-10 are one operator: X, scales, mode nearest or linear. */
+static bool up_upsample10(nstate *s)
+{
+	s->op = "Resize";
+	s->op_set = s->renamed = true;
+	note(s, "Upsample (deprecated at 10) becomes Resize");
+	return true;
+}
+
+static bool dn_resize10(nstate *s)
+{
+	if (s->r->to < 9)
+		return no_adapter(s);
+	s->op = "Upsample";
+	s->op_set = s->renamed = true;
+	note(s, "Resize becomes Upsample (its name before opset 10)");
+	return true;
+}
+
+/* Resize-10 maps output pixel x to x / scale (asymmetric) and, for nearest, takes
+ * the floor; Resize-11 says so with coordinate_transformation_mode and nearest_mode,
+ * whose defaults (half_pixel, round_prefer_floor) are other rules, and takes roi and
+ * scales as inputs 1 and 2. */
+static bool up_resize11(nstate *s)
+{
+	const char *mode = attr_s(s, "mode", "nearest");
+	const char *roi, *scales = input_name(s, 1);
+	if (!empty_floats(s, "roi", &roi))
+		return false;
+	if (!set_input(s, 1, roi) || !set_input(s, 2, scales) ||
+	    !put_s(s, "coordinate_transformation_mode", "asymmetric"))
+		return false;
+	if (!strcmp(mode, "nearest") && !put_s(s, "nearest_mode", "floor"))
+		return false;
+	note(s, "roi '%s' added, scales moved to input 2, coordinate_transformation_mode asymmetric%s (Resize-10's "
+		"rule) made explicit", roi, !strcmp(mode, "nearest") ? " and nearest_mode floor" : "");
+	return true;
+}
+
+static bool dn_resize11(nstate *s)
+{
+	const char *mode = attr_s(s, "mode", "nearest");
+	const char *ctm = attr_s(s, "coordinate_transformation_mode", "half_pixel");
+	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
+		return refuse(s, "mode %s came with opset 11", mode);
+	if (strcmp(ctm, "asymmetric"))
+		return refuse(s, "coordinate_transformation_mode %s: Resize-10 computes asymmetric only", ctm);
+	if (!strcmp(mode, "nearest") && strcmp(attr_s(s, "nearest_mode", "round_prefer_floor"), "floor"))
+		return refuse(s, "nearest_mode %s: Resize-10 takes the floor only",
+			      attr_s(s, "nearest_mode", "round_prefer_floor"));
+	if (attr_i(s, "exclude_outside", 0))
+		return refuse(s, "exclude_outside=1 came with opset 11");
+	if (!absent(s, 3))
+		return refuse(s, "sizes '%s' came with opset 11 (Resize-10 takes scales only)", input_name(s, 3));
+	dim sd[1];
+	if (absent(s, 2) || (input_dims(s, 2, sd) == 1 && sd[0].kind == DIM_KNOWN && sd[0].v == 0))
+		return refuse(s, "it has no scales");
+	const char *x = input_name(s, 0), *scales = input_name(s, 2);
+	static const char *const gone[] = {"coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+					   "exclude_outside", "extrapolation_value"};
+	for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+		if (get(s, gone[i]))
+			removed(s, gone[i]);
+	s->ninputs = 0;
+	note(s, "roi dropped, scales moved to input 1");
+	return set_input(s, 0, x) && set_input(s, 1, scales);
+}
+
+/* Resize-13 made roi and scales optional; Resize-11 needs them, empty when unused. */
+static bool dn_resize13(nstate *s)
+{
+	const char *name;
+	for (int32_t k = 1; k <= 2; k++)
+		if (absent(s, k) && (k == 1 || !absent(s, 3))) {
+			if (!empty_floats(s, k == 1 ? "roi" : "scales", &name) || !set_input(s, k, name))
+				return false;
+			note(s, "empty %s '%s' given", k == 1 ? "roi" : "scales", name);
+		}
+	return true;
+}
+
+static bool dn_resize19(nstate *s)
+{
+	if (!strcmp(attr_s(s, "coordinate_transformation_mode", "half_pixel"), "half_pixel_symmetric"))
+		return refuse(s, "coordinate_transformation_mode half_pixel_symmetric came with opset 19");
+	return true;
+}
+
+/* Softmax-13 normalises along one axis; Softmax-12 along the flattened axes from
+ * `axis` on. The same for the last axis; another one is moved last and back with a
+ * Transpose that swaps it with the last (its own inverse). */
+static bool dn_softmax13(nstate *s)
+{
+	int64_t axis = attr_i(s, "axis", -1);
+	int32_t rank = rank0(s), at;
+	bool last = axis == -1 || (rank >= 0 && axis == rank - 1);
+	if (last && (s->r->to >= 11 || rank >= 0)) {
+		int64_t v = s->r->to >= 11 ? -1 : rank - 1;
+		note(s, "axis %lld (the last one) stated", (long long)v);
+		return put_i(s, "axis", v);
+	}
+	if (rank < 0)
+		return refuse(s, "axis %lld is not known to be the last one (the rank of '%s' is unknown)", (long long)axis,
+			      input_name(s, 0));
+	if (!shape_axis(axis, rank, &at))
+		return refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
+	int64_t perm[64];
+	for (int32_t k = 0; k < rank; k++)
+		perm[k] = k;
+	perm[at] = rank - 1;
+	perm[rank - 1] = at;
+	rw *r = s->r;
+	struct Onnx__NodeProto *np;
+	const char *moved, *norm;
+	const char *in0[1] = {input_name(s, 0)};
+	if (!rw_insert(r, s->g, s->ni, "Transpose", s->base, "axis_last", 1, in0, &moved, &np) ||
+	    !rw_set_attr_ints(r, np, "perm", perm, rank))
+		return false;
+	const char *in1[1] = {moved};
+	if (!rw_insert(r, s->g, s->ni, s->op, s->base, "normalised", 1, in1, &norm, &np) ||
+	    !rw_set_attr_i(r, np, "axis", rank - 1))
+		return false;
+	if (!become(s, "Transpose", norm, NULL) || !put_ints(s, "perm", perm, rank))
+		return false;
+	note(s, "axis %d of rank %d: Transpose it last, %s, Transpose back (this node becomes the Transpose)", at, rank,
+	     s->n->op_type);
+	return true;
+}
+
+/* Gelu (opset 20) before it: 0.5 x (1 + erf(x / sqrt 2)), or with approximate=tanh
+ * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), its own definition. */
+static bool dn_gelu(nstate *s)
+{
+	if (s->r->to < 9)
+		return no_adapter(s);
+	const char *approx = attr_s(s, "approximate", "none");
+	const char *x = input_name(s, 0), *half, *one, *t, *u, *v;
+	if (!const_like(s, "half", 0.5, &half) || s->refused || !const_like(s, "one", 1.0, &one))
+		return !s->r->nomem;
+	if (!strcmp(approx, "tanh")) {
+		const char *k, *c, *x2, *x3;
+		if (!const_like(s, "cubic", 0.044715, &c) || !const_like(s, "sqrt_2_over_pi", 0.7978845608028654, &k) ||
+		    !ins2(s, "Mul", "x2", x, x, &x2) || !ins2(s, "Mul", "x3", x2, x, &x3) ||
+		    !ins2(s, "Mul", "cubic_term", x3, c, &t) || !ins2(s, "Add", "inner", x, t, &u) ||
+		    !ins2(s, "Mul", "scaled", u, k, &v) || !ins2(s, "Tanh", "tanh", v, NULL, &t))
+			return false;
+	} else if (!strcmp(approx, "none")) {
+		const char *k;
+		if (!const_like(s, "inv_sqrt2", 0.7071067811865476, &k) || !ins2(s, "Mul", "scaled", x, k, &v) ||
+		    !ins2(s, "Erf", "erf", v, NULL, &t))
+			return false;
+	} else {
+		return refuse(s, "approximate '%s' is neither none nor tanh", approx);
+	}
+	if (!ins2(s, "Add", "one_plus", t, one, &u) || !ins2(s, "Mul", "x_times", x, u, &v) ||
+	    !become(s, "Mul", v, half))
+		return false;
+	note(s, "decomposed (approximate %s) into Mul, %s, Add (this node becomes the last Mul)", approx,
+	     !strcmp(approx, "tanh") ? "Tanh" : "Erf");
+	return true;
+}
+
+/* LayerNormalization (opset 17) before it: (x - mean) / sqrt(var + epsilon) * scale
+ * + B over the axes from `axis` on, its own definition, for float and double inputs
+ * (stash_type computes those in their own precision); Mean and InvStdDev must be
+ * unused. */
+static bool dn_layernorm(nstate *s)
+{
+	rw *r = s->r;
+	int32_t rank = rank0(s), at;
+	int32_t elem = input_elem(s, 0);
+	if (r->to < 7)
+		return no_adapter(s);
+	if (elem != DT_FLOAT && elem != DT_DOUBLE)
+		return refuse(s, "the decomposition is exact for float and double inputs only");
+	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
+		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
+	if (!drop_outputs_after(s, 1, "the decomposition computes Y only") || s->refused)
+		return !r->nomem;
+	int64_t axes[64];
+	int32_t na = 0;
+	for (int32_t k = at; k < rank; k++)
+		axes[na++] = k;
+	sattr *ea = get(s, "epsilon");
+	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
+	const char *x = input_name(s, 0), *scale = input_name(s, 1), *bias = input_name(s, 2);
+	const char *mean, *d, *sq, *var, *ve, *sd, *nrm, *e, *sc;
+	struct Onnx__NodeProto *np;
+	const char *in_x[1] = {x};
+	if (!const_like(s, "epsilon", (float)eps, &e) || s->refused)
+		return !r->nomem;
+	if (!rw_insert(r, s->g, s->ni, "ReduceMean", s->base, "mean", 1, in_x, &mean, &np) ||
+	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ins2(s, "Sub", "centred", x, mean, &d) ||
+	    !ins2(s, "Mul", "squared", d, d, &sq))
+		return false;
+	const char *in_sq[1] = {sq};
+	if (!rw_insert(r, s->g, s->ni, "ReduceMean", s->base, "variance", 1, in_sq, &var, &np) ||
+	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ins2(s, "Add", "variance_eps", var, e, &ve) ||
+	    !ins2(s, "Sqrt", "std", ve, NULL, &sd) || !ins2(s, "Div", "normalised", d, sd, &nrm))
+		return false;
+	if (bias[0]) {
+		if (!ins2(s, "Mul", "scaled", nrm, scale, &sc) || !become(s, "Add", sc, bias))
+			return false;
+	} else if (!become(s, "Mul", nrm, scale)) {
+		return false;
+	}
+	s->noutputs = 1;
+	note(s, "decomposed over axes %d..%d into ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div, Mul%s (this node "
+		"becomes the last)", at, rank - 1, bias[0] ? ", Add" : "");
+	return true;
+}
+
+/* A float attribute on a node rw_insert made (nothing while planning). */
+static bool set_attr_f(nstate *s, struct Onnx__NodeProto *np, const char *name, float v)
+{
+	if (s->r->apply && !edit_node_set_attr_f(s->r->e, np, name, v))
+		return OOM(s->r), false;
+	return true;
+}
+
+/* A ReduceMean over axes, in the form of the target opset (an input from 18). */
+static bool reduce_mean(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t na, const char **out)
+{
+	rw *r = s->r;
+	struct Onnx__NodeProto *np;
+	if (r->to >= 18) {
+		const char *an;
+		if (!rw_ints(r, s->g, s->base, "axes", axes, na, &an))
+			return false;
+		const char *in[2] = {x, an};
+		return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 2, in, out, &np);
+	}
+	const char *in[1] = {x};
+	return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 1, in, out, &np) &&
+	       rw_set_attr_ints(r, np, "axes", axes, na);
+}
+
+/* RMSNormalization (opset 23) before it: x / sqrt(mean(x^2) + epsilon) * scale over
+ * the axes from `axis` on, its definition, for float and double inputs. */
+static bool dn_rmsnorm(nstate *s)
+{
+	int32_t rank = rank0(s), at;
+	int32_t elem = input_elem(s, 0);
+	if (s->r->to < 7)
+		return no_adapter(s);
+	if (elem != DT_FLOAT && elem != DT_DOUBLE)
+		return refuse(s, "the decomposition is exact for float and double inputs only");
+	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
+		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
+	int64_t axes[64];
+	int32_t na = 0;
+	for (int32_t k = at; k < rank; k++)
+		axes[na++] = k;
+	sattr *ea = get(s, "epsilon");
+	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
+	const char *x = input_name(s, 0), *scale = input_name(s, 1), *e, *sq, *ms, *ve, *sd, *nrm;
+	if (!const_like(s, "epsilon", (float)eps, &e) || s->refused)
+		return !s->r->nomem;
+	if (!ins2(s, "Mul", "squared", x, x, &sq) || !reduce_mean(s, "mean_square", sq, axes, na, &ms) ||
+	    !ins2(s, "Add", "mean_square_eps", ms, e, &ve) || !ins2(s, "Sqrt", "rms", ve, NULL, &sd) ||
+	    !ins2(s, "Div", "normalised", x, sd, &nrm) || !become(s, "Mul", nrm, scale))
+		return false;
+	note(s, "decomposed over axes %d..%d into Mul, ReduceMean, Add, Sqrt, Div, Mul (this node becomes the last)", at,
+	     rank - 1);
+	return true;
+}
+
+/* CastLike (opset 15) before it: a Cast to the element type of its second input. */
+static bool dn_castlike(nstate *s)
+{
+	const value *like = input_value(s, 1);
+	if (!like || like->ti.kind != TK_TENSOR || like->ti.elem <= 0)
+		return refuse(s, "the element type of '%s' is unknown", input_name(s, 1));
+	s->op = "Cast";
+	s->op_set = true;
+	drop_input(s, 1);
+	note(s, "becomes Cast to %s", dtype_name(like->ti.elem));
+	return put_i(s, "to", like->ti.elem);
+}
+
+/* HardSwish (opset 14) before it: x * HardSigmoid(x) with alpha 1/6, beta 0.5, its
+ * definition. */
+static bool dn_hardswish(nstate *s)
+{
+	rw *r = s->r;
+	const char *x = input_name(s, 0), *h;
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	if (!rw_insert(r, s->g, s->ni, "HardSigmoid", s->base, "hard_sigmoid", 1, in, &h, &np) ||
+	    !set_attr_f(s, np, "alpha", 1.0f / 6) || !set_attr_f(s, np, "beta", 0.5f) || !become(s, "Mul", x, h))
+		return false;
+	note(s, "decomposed into HardSigmoid (alpha 1/6, beta 0.5) and Mul (this node becomes the Mul)");
+	return true;
+}
+
+/* Mish (opset 18) before it: x * tanh(softplus(x)), its definition. */
+static bool dn_mish(nstate *s)
+{
+	const char *x = input_name(s, 0), *sp, *t;
+	if (!ins2(s, "Softplus", "softplus", x, NULL, &sp) || !ins2(s, "Tanh", "tanh", sp, NULL, &t) ||
+	    !become(s, "Mul", x, t))
+		return false;
+	note(s, "decomposed into Softplus, Tanh and Mul (this node becomes the Mul)");
+	return true;
+}
+
+/* GreaterOrEqual and LessOrEqual (opset 12) before it: Or of the strict comparison
+ * and Equal (the same for NaN: both false), with Equal on floats from 11. */
+static bool dn_or_equal(nstate *s)
+{
+	if (s->r->to < 11)
+		return no_adapter(s);
+	const char *a = input_name(s, 0), *b = input_name(s, 1), *st, *eq;
+	bool ge = !strcmp(s->op, "GreaterOrEqual");
+	if (!ins2(s, ge ? "Greater" : "Less", ge ? "greater" : "less", a, b, &st) || !ins2(s, "Equal", "equal", a, b, &eq) ||
+	    !become(s, "Or", st, eq))
+		return false;
+	note(s, "decomposed into %s, Equal and Or (this node becomes the Or)", ge ? "Greater" : "Less");
+	return true;
+}
+
+/* Resize-18 added axes (scales or sizes for those axes only): before, they cover
+ * every axis, 1 (scales) or the input's size (sizes) for the others. */
+static bool dn_resize18(nstate *s)
+{
+	sattr *ax = get(s, "axes");
+	if (!ax || ax->type != AT_INTS)
+		return true;
+	int32_t rank = rank0(s);
+	dim d[64];
+	if (rank < 0 || input_dims(s, 0, d) != rank)
+		return refuse(s, "axes given and the rank of '%s' unknown", input_name(s, 0));
+	int32_t pos[64];
+	for (int32_t k = 0; k < rank; k++)
+		pos[k] = -1;
+	for (int32_t i = 0; i < ax->n; i++) {
+		int32_t at;
+		if (!shape_axis(ax->ints[i], rank, &at))
+			return refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
+		pos[at] = i;
+	}
+	rw *r = s->r;
+	const char *name;
+	int64_t dims[1] = {rank};
+	if (!absent(s, 3)) {
+		int64_t v[64], full[64];
+		if (const_ints(s, 3, v, 64) != ax->n)
+			return refuse(s, "sizes '%s' is not a known constant", input_name(s, 3));
+		for (int32_t k = 0; k < rank; k++) {
+			if (pos[k] < 0 && d[k].kind != DIM_KNOWN)
+				return refuse(s, "axis %d of '%s', not resized, has an unknown size", k, input_name(s, 0));
+			full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
+		}
+		if (!rw_ints(r, s->g, s->base, "sizes", full, rank, &name) || !set_input(s, 3, name))
+			return false;
+	} else {
+		const value *sv = absent(s, 2) ? NULL : input_value(s, 2);
+		if (!sv || sv->ti.nfval != ax->n)
+			return refuse(s, "scales '%s' is not a known constant", input_name(s, 2));
+		double full[64];
+		for (int32_t k = 0; k < rank; k++)
+			full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
+		name = rw_init_name(r, s->base, "scales");
+		r->ninits++;
+		if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
+			return OOM(r), false;
+		if (!set_input(s, 2, name))
+			return false;
+	}
+	ax->gone = true;
+	note(s, "axes removed, %s written for every axis ('%s')", absent(s, 3) ? "scales" : "sizes", name);
+	return true;
+}
+
+/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
+ * constant mask of the kept triangle, zero elsewhere (the definition). */
+static bool dn_trilu(nstate *s)
+{
+	rw *r = s->r;
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	if (r->to < 9)
+		return no_adapter(s);
+	if (rank < 2 || d[rank - 2].kind != DIM_KNOWN || d[rank - 1].kind != DIM_KNOWN)
+		return refuse(s, "the last two dims of '%s' are not known", input_name(s, 0));
+	int64_t k = 0;
+	if (!absent(s, 1) && const_ints(s, 1, &k, 1) != 1)
+		return refuse(s, "k '%s' is not a known constant", input_name(s, 1));
+	int64_t rows = d[rank - 2].v, cols = d[rank - 1].v, count;
+	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
+		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
+	bool upper = attr_i(s, "upper", 1) != 0;
+	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
+	r->ninits++;
+	if (r->apply) {
+		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
+		if (!m)
+			return OOM(r), false;
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++)
+				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
+		int64_t dims[2] = {rows, cols};
+		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
+			return OOM(r), false;
+	}
+	int32_t elem = input_elem(s, 0);
+	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
+		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
+	const char *x = input_name(s, 0);
+	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
+		return false;
+	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
 	const char *op;
-	int64_t since;
-	adapt_fn fn; /* NULL: the meaning of every valid node is kept */
+	int32_t since;
+	adapt_fn up, down; /* NULL (KEPT): the schema fit check is enough */
 } op_step;
 
-/* Every ai.onnx operator up to opset 17 with every since_version (onnx 1.12's schema
- * history), grouped by operator, versions ascending. */
+#define KEPT NULL
+#define NONE no_adapter
 static const op_step steps[] = {
-	{"Abs", 1, NULL}, {"Abs", 6, drop_consumed}, {"Abs", 13, NULL},
-	{"Acos", 7, NULL}, {"Acosh", 9, NULL},
-	{"Add", 1, NULL}, {"Add", 6, drop_consumed}, {"Add", 7, drop_broadcast}, {"Add", 13, NULL}, {"Add", 14, NULL},
-	{"And", 1, NULL}, {"And", 7, drop_broadcast},
-	{"ArgMax", 1, NULL}, {"ArgMax", 11, NULL}, {"ArgMax", 12, NULL}, {"ArgMax", 13, NULL},
-	{"ArgMin", 1, NULL}, {"ArgMin", 11, NULL}, {"ArgMin", 12, NULL}, {"ArgMin", 13, NULL},
-	{"Asin", 7, NULL}, {"Asinh", 9, NULL}, {"Atan", 7, NULL}, {"Atanh", 9, NULL},
-	{"AveragePool", 1, NULL}, {"AveragePool", 7, NULL}, {"AveragePool", 10, NULL}, {"AveragePool", 11, NULL},
-	{"BatchNormalization", 1, NULL}, {"BatchNormalization", 6, drop_consumed},
-	{"BatchNormalization", 7, batchnorm7}, {"BatchNormalization", 9, batchnorm9},
-	{"BatchNormalization", 14, batchnorm14}, {"BatchNormalization", 15, NULL},
-	{"Bernoulli", 15, NULL}, {"BitShift", 11, NULL}, {"BlackmanWindow", 17, NULL},
-	{"Cast", 1, NULL}, {"Cast", 6, cast6}, {"Cast", 9, NULL}, {"Cast", 13, NULL},
-	{"CastLike", 15, NULL},
-	{"Ceil", 1, NULL}, {"Ceil", 6, drop_consumed}, {"Ceil", 13, NULL},
-	{"Celu", 12, NULL},
-	{"Clip", 1, NULL}, {"Clip", 6, drop_consumed}, {"Clip", 11, clip11}, {"Clip", 12, NULL}, {"Clip", 13, NULL},
-	{"Compress", 9, NULL}, {"Compress", 11, NULL},
-	{"Concat", 1, NULL}, {"Concat", 4, concat4}, {"Concat", 11, NULL}, {"Concat", 13, NULL},
-	{"ConcatFromSequence", 11, NULL},
-	{"Constant", 1, NULL}, {"Constant", 9, NULL}, {"Constant", 11, NULL}, {"Constant", 12, NULL},
-	{"Constant", 13, NULL},
-	{"ConstantOfShape", 9, NULL},
-	{"Conv", 1, NULL}, {"Conv", 11, NULL},
-	{"ConvInteger", 10, NULL},
-	{"ConvTranspose", 1, NULL}, {"ConvTranspose", 11, NULL},
-	{"Cos", 7, NULL}, {"Cosh", 9, NULL},
-	{"CumSum", 11, NULL}, {"CumSum", 14, NULL},
-	{"DFT", 17, NULL},
-	{"DepthToSpace", 1, NULL}, {"DepthToSpace", 11, NULL}, {"DepthToSpace", 13, NULL},
-	{"DequantizeLinear", 10, NULL}, {"DequantizeLinear", 13, NULL},
-	{"Det", 11, NULL},
-	{"Div", 1, NULL}, {"Div", 6, drop_consumed}, {"Div", 7, drop_broadcast}, {"Div", 13, NULL}, {"Div", 14, NULL},
-	{"Dropout", 1, NULL}, {"Dropout", 6, drop_consumed}, {"Dropout", 7, dropout7}, {"Dropout", 10, dropout10},
-	{"Dropout", 12, dropout12}, {"Dropout", 13, NULL},
-	{"DynamicQuantizeLinear", 11, NULL},
-	{"Einsum", 12, NULL},
-	{"Elu", 1, NULL}, {"Elu", 6, drop_consumed},
-	{"Equal", 1, NULL}, {"Equal", 7, drop_broadcast}, {"Equal", 11, NULL}, {"Equal", 13, NULL},
-	{"Erf", 9, NULL}, {"Erf", 13, NULL},
-	{"Exp", 1, NULL}, {"Exp", 6, drop_consumed}, {"Exp", 13, NULL},
-	{"Expand", 8, NULL}, {"Expand", 13, NULL},
-	{"EyeLike", 9, NULL},
-	{"Flatten", 1, NULL}, {"Flatten", 9, NULL}, {"Flatten", 11, NULL}, {"Flatten", 13, NULL},
-	{"Floor", 1, NULL}, {"Floor", 6, drop_consumed}, {"Floor", 13, NULL},
-	{"GRU", 1, NULL}, {"GRU", 3, NULL}, {"GRU", 7, rnn7}, {"GRU", 14, NULL},
-	{"Gather", 1, NULL}, {"Gather", 11, NULL}, {"Gather", 13, NULL},
-	{"GatherElements", 11, NULL}, {"GatherElements", 13, NULL},
-	{"GatherND", 11, NULL}, {"GatherND", 12, NULL}, {"GatherND", 13, NULL},
-	{"Gemm", 1, NULL}, {"Gemm", 6, drop_consumed}, {"Gemm", 7, drop_broadcast}, {"Gemm", 9, NULL},
-	{"Gemm", 11, NULL}, {"Gemm", 13, NULL},
-	{"GlobalAveragePool", 1, NULL},
-	{"GlobalLpPool", 1, NULL}, {"GlobalLpPool", 2, lppool2},
-	{"GlobalMaxPool", 1, NULL},
-	{"Greater", 1, NULL}, {"Greater", 7, drop_broadcast}, {"Greater", 9, NULL}, {"Greater", 13, NULL},
-	{"GreaterOrEqual", 12, NULL}, {"GreaterOrEqual", 16, NULL},
-	{"GridSample", 16, NULL},
-	{"HammingWindow", 17, NULL}, {"HannWindow", 17, NULL},
-	{"HardSigmoid", 1, NULL}, {"HardSigmoid", 6, drop_consumed},
-	{"HardSwish", 14, NULL},
-	{"Hardmax", 1, NULL}, {"Hardmax", 11, NULL}, {"Hardmax", 13, softmax13},
-	{"Identity", 1, NULL}, {"Identity", 13, NULL}, {"Identity", 14, NULL}, {"Identity", 16, NULL},
-	{"If", 1, NULL}, {"If", 11, NULL}, {"If", 13, NULL}, {"If", 16, NULL},
-	{"InstanceNormalization", 1, NULL}, {"InstanceNormalization", 6, drop_consumed},
-	{"IsInf", 10, NULL},
-	{"IsNaN", 9, NULL}, {"IsNaN", 13, NULL},
-	{"LRN", 1, NULL}, {"LRN", 13, NULL},
-	{"LSTM", 1, NULL}, {"LSTM", 7, rnn7}, {"LSTM", 14, NULL},
-	{"LayerNormalization", 17, NULL},
-	{"LeakyRelu", 1, NULL}, {"LeakyRelu", 6, drop_consumed}, {"LeakyRelu", 16, NULL},
-	{"Less", 1, NULL}, {"Less", 7, drop_broadcast}, {"Less", 9, NULL}, {"Less", 13, NULL},
-	{"LessOrEqual", 12, NULL}, {"LessOrEqual", 16, NULL},
-	{"Log", 1, NULL}, {"Log", 6, drop_consumed}, {"Log", 13, NULL},
-	{"LogSoftmax", 1, NULL}, {"LogSoftmax", 11, NULL}, {"LogSoftmax", 13, softmax13},
-	{"Loop", 1, NULL}, {"Loop", 11, NULL}, {"Loop", 13, NULL}, {"Loop", 16, NULL},
-	{"LpNormalization", 1, NULL},
-	{"LpPool", 1, NULL}, {"LpPool", 2, lppool2}, {"LpPool", 11, NULL},
-	{"MatMul", 1, NULL}, {"MatMul", 9, NULL}, {"MatMul", 13, NULL},
-	{"MatMulInteger", 10, NULL},
-	{"Max", 1, NULL}, {"Max", 6, drop_consumed}, {"Max", 8, NULL}, {"Max", 12, NULL}, {"Max", 13, NULL},
-	{"MaxPool", 1, NULL}, {"MaxPool", 8, NULL}, {"MaxPool", 10, NULL}, {"MaxPool", 11, NULL},
-	{"MaxPool", 12, NULL},
-	{"MaxRoiPool", 1, NULL},
-	{"MaxUnpool", 9, NULL}, {"MaxUnpool", 11, NULL},
-	{"Mean", 1, NULL}, {"Mean", 6, drop_consumed}, {"Mean", 8, NULL}, {"Mean", 13, NULL},
-	{"MeanVarianceNormalization", 9, NULL}, {"MeanVarianceNormalization", 13, NULL},
-	{"MelWeightMatrix", 17, NULL},
-	{"Min", 1, NULL}, {"Min", 6, drop_consumed}, {"Min", 8, NULL}, {"Min", 12, NULL}, {"Min", 13, NULL},
-	{"Mod", 10, NULL}, {"Mod", 13, NULL},
-	{"Mul", 1, NULL}, {"Mul", 6, drop_consumed}, {"Mul", 7, drop_broadcast}, {"Mul", 13, NULL}, {"Mul", 14, NULL},
-	{"Multinomial", 7, NULL},
-	{"Neg", 1, NULL}, {"Neg", 6, drop_consumed}, {"Neg", 13, NULL},
-	{"NegativeLogLikelihoodLoss", 12, NULL}, {"NegativeLogLikelihoodLoss", 13, NULL},
-	{"NonMaxSuppression", 10, NULL}, {"NonMaxSuppression", 11, NULL},
-	{"NonZero", 9, NULL}, {"NonZero", 13, NULL},
-	{"Not", 1, NULL},
-	{"OneHot", 9, NULL}, {"OneHot", 11, NULL},
-	{"Optional", 15, NULL}, {"OptionalGetElement", 15, NULL}, {"OptionalHasElement", 15, NULL},
-	{"Or", 1, NULL}, {"Or", 7, drop_broadcast},
-	{"PRelu", 1, NULL}, {"PRelu", 6, drop_consumed}, {"PRelu", 7, prelu7}, {"PRelu", 9, NULL}, {"PRelu", 16, NULL},
-	{"Pad", 1, NULL}, {"Pad", 2, pad2}, {"Pad", 11, pad11}, {"Pad", 13, NULL},
-	{"Pow", 1, NULL}, {"Pow", 7, drop_broadcast}, {"Pow", 12, NULL}, {"Pow", 13, NULL}, {"Pow", 15, NULL},
-	{"QLinearConv", 10, NULL}, {"QLinearMatMul", 10, NULL},
-	{"QuantizeLinear", 10, NULL}, {"QuantizeLinear", 13, NULL},
-	{"RNN", 1, NULL}, {"RNN", 7, rnn7}, {"RNN", 14, NULL},
-	{"RandomNormal", 1, NULL}, {"RandomNormalLike", 1, NULL}, {"RandomUniform", 1, NULL},
-	{"RandomUniformLike", 1, NULL},
-	{"Range", 11, NULL},
-	{"Reciprocal", 1, NULL}, {"Reciprocal", 6, drop_consumed}, {"Reciprocal", 13, NULL},
-	{"ReduceL1", 1, NULL}, {"ReduceL1", 11, NULL}, {"ReduceL1", 13, NULL},
-	{"ReduceL2", 1, NULL}, {"ReduceL2", 11, NULL}, {"ReduceL2", 13, NULL},
-	{"ReduceLogSum", 1, NULL}, {"ReduceLogSum", 11, NULL}, {"ReduceLogSum", 13, NULL},
-	{"ReduceLogSumExp", 1, NULL}, {"ReduceLogSumExp", 11, NULL}, {"ReduceLogSumExp", 13, NULL},
-	{"ReduceMax", 1, NULL}, {"ReduceMax", 11, NULL}, {"ReduceMax", 12, NULL}, {"ReduceMax", 13, NULL},
-	{"ReduceMean", 1, NULL}, {"ReduceMean", 11, NULL}, {"ReduceMean", 13, NULL},
-	{"ReduceMin", 1, NULL}, {"ReduceMin", 11, NULL}, {"ReduceMin", 12, NULL}, {"ReduceMin", 13, NULL},
-	{"ReduceProd", 1, NULL}, {"ReduceProd", 11, NULL}, {"ReduceProd", 13, NULL},
-	{"ReduceSum", 1, NULL}, {"ReduceSum", 11, NULL}, {"ReduceSum", 13, axes13},
-	{"ReduceSumSquare", 1, NULL}, {"ReduceSumSquare", 11, NULL}, {"ReduceSumSquare", 13, NULL},
-	{"Relu", 1, NULL}, {"Relu", 6, drop_consumed}, {"Relu", 13, NULL}, {"Relu", 14, NULL},
-	{"Reshape", 1, NULL}, {"Reshape", 5, reshape5}, {"Reshape", 13, NULL}, {"Reshape", 14, NULL},
-	{"Resize", 10, NULL}, {"Resize", 11, changed_meaning}, {"Resize", 13, NULL},
-	{"ReverseSequence", 10, NULL},
-	{"RoiAlign", 10, NULL}, {"RoiAlign", 16, NULL},
-	{"Round", 11, NULL},
-	{"STFT", 17, NULL},
-	{"Scan", 8, NULL}, {"Scan", 9, changed_meaning}, {"Scan", 11, NULL}, {"Scan", 16, NULL},
-	{"Scatter", 9, NULL}, {"Scatter", 11, NULL},
-	{"ScatterElements", 11, NULL}, {"ScatterElements", 13, NULL}, {"ScatterElements", 16, NULL},
-	{"ScatterND", 11, NULL}, {"ScatterND", 13, NULL}, {"ScatterND", 16, NULL},
-	{"Selu", 1, NULL}, {"Selu", 6, drop_consumed},
-	{"SequenceAt", 11, NULL}, {"SequenceConstruct", 11, NULL}, {"SequenceEmpty", 11, NULL},
-	{"SequenceErase", 11, NULL}, {"SequenceInsert", 11, NULL}, {"SequenceLength", 11, NULL},
-	{"SequenceMap", 17, NULL},
-	{"Shape", 1, NULL}, {"Shape", 13, NULL}, {"Shape", 15, NULL},
-	{"Shrink", 9, NULL},
-	{"Sigmoid", 1, NULL}, {"Sigmoid", 6, drop_consumed}, {"Sigmoid", 13, NULL},
-	{"Sign", 9, NULL}, {"Sign", 13, NULL},
-	{"Sin", 7, NULL}, {"Sinh", 9, NULL},
-	{"Size", 1, NULL}, {"Size", 13, NULL},
-	{"Slice", 1, NULL}, {"Slice", 10, slice10}, {"Slice", 11, NULL}, {"Slice", 13, NULL},
-	{"Softmax", 1, NULL}, {"Softmax", 11, NULL}, {"Softmax", 13, softmax13},
-	{"SoftmaxCrossEntropyLoss", 12, NULL}, {"SoftmaxCrossEntropyLoss", 13, NULL},
-	{"Softplus", 1, NULL}, {"Softsign", 1, NULL},
-	{"SpaceToDepth", 1, NULL}, {"SpaceToDepth", 13, NULL},
-	{"Split", 1, NULL}, {"Split", 2, split2}, {"Split", 11, NULL}, {"Split", 13, split13},
-	{"SplitToSequence", 11, NULL},
-	{"Sqrt", 1, NULL}, {"Sqrt", 6, drop_consumed}, {"Sqrt", 13, NULL},
-	{"Squeeze", 1, NULL}, {"Squeeze", 11, NULL}, {"Squeeze", 13, axes13},
-	{"StringNormalizer", 10, NULL},
-	{"Sub", 1, NULL}, {"Sub", 6, drop_consumed}, {"Sub", 7, drop_broadcast}, {"Sub", 13, NULL}, {"Sub", 14, NULL},
-	{"Sum", 1, NULL}, {"Sum", 6, drop_consumed}, {"Sum", 8, NULL}, {"Sum", 13, NULL},
-	{"Tan", 7, NULL},
-	{"Tanh", 1, NULL}, {"Tanh", 6, drop_consumed}, {"Tanh", 13, NULL},
-	{"TfIdfVectorizer", 9, NULL},
-	{"ThresholdedRelu", 10, NULL},
-	{"Tile", 1, NULL}, {"Tile", 6, changed_meaning}, {"Tile", 13, NULL},
-	{"TopK", 1, NULL}, {"TopK", 10, topk10}, {"TopK", 11, NULL},
-	{"Transpose", 1, NULL}, {"Transpose", 13, NULL},
-	{"Trilu", 14, NULL},
-	{"Unique", 11, NULL},
-	{"Unsqueeze", 1, NULL}, {"Unsqueeze", 11, NULL}, {"Unsqueeze", 13, axes13},
-	{"Upsample", 1, NULL}, {"Upsample", 7, upsample7}, {"Upsample", 9, upsample9}, {"Upsample", 10, deprecated},
-	{"Where", 9, NULL}, {"Where", 16, NULL},
-	{"Xor", 1, NULL}, {"Xor", 7, drop_broadcast},
+#define OPSET_STEP(op, since, up, down) {op, since, up, down},
+#include "passes/rewrite/rewrite_opset_steps.h"
+#undef OPSET_STEP
 };
+#undef KEPT
+#undef NONE
 
 #define NSTEPS ((int32_t)(sizeof steps / sizeof steps[0]))
 
@@ -884,13 +1624,148 @@ static int32_t first_step(rw *r, const char *op)
 	if (!r->steps_built) {
 		strmap_init(&r->steps_index, r->m->arena);
 		for (int32_t i = 0; i < NSTEPS; i++)
-			if (strmap_put(&r->steps_index, steps[i].op, i) == -2) {
+			if ((i == 0 || strcmp(steps[i - 1].op, steps[i].op)) && strmap_put(&r->steps_index, steps[i].op, i) == -2) {
 				OOM(r);
 				return -1;
 			}
 		r->steps_built = true;
 	}
 	return strmap_get(&r->steps_index, op);
+}
+
+/* ---- the schema fit check -------------------------------------------------------------- */
+
+static bool is_default(const sattr *a, const sch_attr *d)
+{
+	if (a->type == AT_INTS && (!strcmp(a->name, "dilations") || !strcmp(a->name, "strides"))) {
+		for (int32_t k = 0; k < a->n; k++)
+			if (a->ints[k] != 1)
+				return false;
+		return true;
+	}
+	if (!d || !d->default_text || d->type != a->type)
+		return false;
+	char *end;
+	switch (a->type) {
+	case AT_INT: {
+		long long v = strtoll(d->default_text, &end, 10);
+		return !*end && v == a->i;
+	}
+	case AT_FLOAT: {
+		double v = strtod(d->default_text, &end);
+		return !*end && fabs(v - a->f) <= 1e-6 * fabs(v);
+	}
+	case AT_STRING:
+		return a->s && !strcmp(a->s, d->default_text);
+	default:
+		return false;
+	}
+}
+
+static const sch_attr *row_attr(const sch_row *row, const char *name)
+{
+	for (int32_t i = 0; row && i < row->nattrs; i++)
+		if (!strcmp(row->attrs[i].name, name))
+			return &row->attrs[i];
+	return NULL;
+}
+
+static bool type_allowed(const sch_row *row, const sch_param *p, int32_t elem)
+{
+	const sch_types *t = p->constraint >= 0 ? &row->constraints[p->constraint].allowed : &p->types;
+	uint64_t bit = elem > 0 && elem < 64 ? UINT64_C(1) << elem : 0;
+	return (t->tensor | t->opt_tensor | t->sparse) & bit;
+}
+
+/* Whether value v (an input or output the node keeps) fits formal parameter k of row. */
+static bool fits_param(nstate *s, const sch_row *row, const sch_param *ps, int32_t np, int32_t k, const value *v,
+		       const char *what)
+{
+	if (!v || v->ti.kind != TK_TENSOR || v->ti.elem <= 0 || np == 0)
+		return true;
+	const sch_param *p = k < np ? &ps[k] : ps[np - 1].option == SCH_VARIADIC ? &ps[np - 1] : NULL;
+	if (!p)
+		return true;
+	if (type_allowed(row, p, v->ti.elem))
+		return true;
+	refuse(s, "%s %d ('%s') is %s, which %s-%d does not take", what, k, v->name, dtype_name(v->ti.elem), s->op,
+	       row->since);
+	return false;
+}
+
+/* Whether ONNX Runtime runs row for some binding of its types (kernels.h). A row the
+ * runtime runs at the node's own version but not at the target's would make a model
+ * that does not load. */
+static bool runs(const sch_row *row)
+{
+	if (!row)
+		return false;
+	const kernel_row *k = &kernel_rows()[schema_index(row)];
+	for (const char *c = k->states; c && *c; c++)
+		if (*c == KV_KERNEL)
+			return true;
+	return false;
+}
+
+/* The node, as the adapters left it, against the target's schema of its operator:
+ * every attribute known there (one it does not know is dropped when it holds the
+ * default of the node's own version, refused otherwise), the inputs and outputs in
+ * its counts, and (downward) the element types it takes. */
+static bool fit(nstate *s)
+{
+	rw *r = s->r;
+	const sch_row *row = schema_lookup("", s->op, r->to);
+	if (!row || row->deprecated)
+		return refuse(s, "%s does not exist at opset %lld", s->op, (long long)r->to);
+	const sch_row *own = schema_lookup("", s->n->op_type, r->from);
+	for (int32_t i = 0; i < s->nattrs; i++) {
+		sattr *a = &s->attrs[i];
+		if (a->gone)
+			continue;
+		const sch_attr *t = row_attr(row, a->name);
+		if (t && t->type == a->type)
+			continue;
+		if (!t && is_default(a, row_attr(own, a->name))) {
+			a->gone = true;
+			note(s, "remove %s (its default)", a->name);
+			continue;
+		}
+		return refuse(s, "attribute '%s' %s at opset %lld", a->name, t ? "has another type" : "does not exist",
+			      (long long)r->to);
+	}
+	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
+	 * the opset it came with, 24; in an opset-26 model it finds no implementation. */
+	if (!strcmp(s->op, "Swish") && r->to != row->since)
+		return refuse(s, "%s runs Swish-%d only in a model of opset %d", kernel_runtime, row->since, row->since);
+	if (runs(own) && !runs(row))
+		return refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
+			      kernel_runtime, s->op, row->since, own->op_type, own->since);
+	int32_t nin = s->ninputs;
+	while (nin > 0 && absent(s, nin - 1))
+		nin--;
+	if (nin > row->max_inputs)
+		return refuse(s, "input %d ('%s') has no place at opset %lld (%s-%d takes %d)", nin - 1,
+			      input_name(s, nin - 1), (long long)r->to, s->op, row->since, row->max_inputs);
+	if (nin < row->min_inputs)
+		return refuse(s, "%s-%d needs %d inputs, it has %d", s->op, row->since, row->min_inputs, nin);
+	if (nin < s->ninputs) {
+		s->ninputs = nin;
+		s->inputs_set = true;
+	}
+	if (s->noutputs > row->max_outputs &&
+	    (!drop_outputs_after(s, row->max_outputs, "the target's version has fewer outputs") || s->refused))
+		return !r->nomem;
+	if (!s->down)
+		return true;
+	for (int32_t k = 0; k < s->ninputs && k < s->n->ninputs; k++)
+		if (!absent(s, k) && s->n->inputs[k] >= 0 && !strcmp(s->inputs[k], s->g->values[s->n->inputs[k]].name) &&
+		    !fits_param(s, row, row->inputs, row->ninputs, k, input_value(s, k), "input"))
+			return true;
+	for (int32_t k = 0; k < s->noutputs; k++)
+		if (s->n->outputs[k] >= 0 &&
+		    !fits_param(s, row, row->outputs, row->noutputs, k, &s->g->values[s->n->outputs[k]], "output"))
+			return true;
+	return true;
 }
 
 /* Writes the copy back into the node's message: only what changed. */
@@ -926,29 +1801,66 @@ static bool write_back(nstate *s)
 	return true;
 }
 
+/* Takes the copy through every step of its operator between the two opsets, in
+ * order (downward: the newest first), following a rename onto the new operator's
+ * rows. */
+static bool walk(nstate *s)
+{
+	rw *r = s->r;
+	int64_t at = r->from;
+	for (int hops = 0; hops < 4; hops++) {
+		int32_t first = first_step(r, s->op);
+		if (r->nomem)
+			return false;
+		if (first < 0)
+			return refuse(s, "onnxshape knows no history for %s", s->op);
+		int32_t last = first;
+		while (last + 1 < NSTEPS && !strcmp(steps[last + 1].op, steps[first].op))
+			last++;
+		if (!hops && steps[first].since > at)
+			return refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
+				      steps[first].since);
+		int32_t n = last - first + 1;
+		for (int32_t j = 0; j < n; j++) {
+			int32_t i = s->down ? last - j : first + j;
+			const op_step *st = &steps[i];
+			bool in = s->down ? st->since > r->to && st->since <= at : st->since > at && st->since <= r->to;
+			if (!in)
+				continue;
+			adapt_fn fn = s->down ? st->down : i == first ? NULL : st->up;
+			if (!fn)
+				continue;
+			s->step = st->since;
+			s->first_row = i == first;
+			if (!fn(s))
+				return false;
+			if (s->refused || s->built)
+				return true;
+			if (s->renamed) {
+				s->renamed = false;
+				at = s->down ? st->since - 1 : st->since;
+				goto next;
+			}
+		}
+		return true;
+	next:;
+	}
+	return refuse(s, "too many renames");
+}
+
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 {
 	const node *n = &g->nodes[ni];
-	int32_t first = first_step(r, n->op_type);
-	if (r->nomem)
-		return false;
-	if (first < 0) {
+	if (first_step(r, n->op_type) < 0) {
+		if (r->nomem)
+			return false;
 		/* A model-local function of the default domain is the model's own. */
 		for (int32_t gi = 0; gi < r->m->ngraphs; gi++)
 			if (r->m->graphs[gi]->function && !strcmp(r->m->graphs[gi]->path + strlen("function "), n->op_type))
 				return true;
-		rw_error(r, g, ni, "rewrite-unsupported",
-			 "cannot raise %s from opset %lld to %lld: onnxshape knows no history for this operator",
-			 n->op_type, (long long)r->from, (long long)r->to);
-		return true;
-	}
-	if (steps[first].since > r->from) {
-		rw_error(r, g, ni, "rewrite-unsupported", "%s does not exist at opset %lld (it came with opset %lld)",
-			 n->op_type, (long long)r->from, (long long)steps[first].since);
-		return true;
 	}
 	nstate st = {.r = r, .g = g, .ni = ni, .n = n, .op = n->op_type, .ninputs = n->ninputs,
-		     .noutputs = n->noutputs};
+		     .noutputs = n->noutputs, .down = r->to < r->from};
 	st.base = rw_base(r, g, ni);
 	st.attrs = arena_array(r->m->arena, (size_t)n->nattrs + 1, sizeof *st.attrs);
 	st.inputs = arena_array(r->m->arena, (size_t)n->ninputs + 1, sizeof *st.inputs);
@@ -966,17 +1878,15 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	}
 	for (int32_t k = 0; k < n->ninputs; k++)
 		st.inputs[k] = n->inputs[k] >= 0 ? g->values[n->inputs[k]].name : "";
-	for (int32_t i = first; i < NSTEPS && !strcmp(steps[i].op, n->op_type); i++) {
-		if (steps[i].since <= r->from || steps[i].since > r->to || !steps[i].fn)
-			continue;
-		st.step = steps[i].since;
-		if (!steps[i].fn(&st))
-			return false;
-		/* A refusal ends the node; a node that became another operator was built
-		 * for the target opset already. */
-		if (st.refused || st.op_set)
-			break;
-	}
+	/* A candidate of the axis rewrite loses its axis and broadcast there. */
+	if (quiet)
+		for (int32_t i = 0; i < st.nattrs; i++)
+			if (!strcmp(st.attrs[i].name, "axis") || !strcmp(st.attrs[i].name, "broadcast"))
+				st.attrs[i].gone = true;
+	if (!walk(&st))
+		return false;
+	if (!st.refused && !st.built && !fit(&st))
+		return false;
 	if (st.refused)
 		return !r->nomem;
 	if (st.changed && !quiet) {
