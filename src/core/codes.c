@@ -174,14 +174,14 @@ static const osh_rule rules[] = {
 	 "model.onnx: error: opset_import asks for ai.onnx version 27; onnxruntime 1.30.0 runs it up to version 26 "
 	 "[runtime-version]"},
 };
-const osh_rule *osh_rules(size_t *n)
+const osh_rule *codes_table(size_t *n)
 {
 	if (n)
 		*n = sizeof rules / sizeof rules[0];
 	return rules;
 }
 
-const osh_rule *osh_rule_find(const char *code)
+const osh_rule *code_find(const char *code)
 {
 	for (size_t i = 0; code && i < sizeof rules / sizeof rules[0]; i++)
 		if (!strcmp(rules[i].code, code))
@@ -189,7 +189,7 @@ const osh_rule *osh_rule_find(const char *code)
 	return NULL;
 }
 
-osh_status osh_model_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err)
+osh_status codes_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err)
 {
 	if (!m || (n && !o)) {
 		if (err) {
@@ -212,7 +212,7 @@ osh_status osh_model_override_severities(osh_model *m, const osh_severity_overri
 	for (size_t i = 0; i < n; i++) {
 		int sev = (int)o[i].severity;
 		const char *why = NULL;
-		if (!o[i].code || !osh_rule_find(o[i].code))
+		if (!o[i].code || !code_find(o[i].code))
 			why = "is not a diagnostic code";
 		else if (!strcmp(o[i].code, "malformed-model"))
 			why = "cannot be overridden";

@@ -1,5 +1,4 @@
-/* diag.c: the model's list of findings, and the small accessors of the public API
- * that only read the model struct.
+/* diag.c: the model's list of findings.
  *
  * Invariant: diagnostics are appended in the order the stages find them and every
  * string they point to lives in the model's arena.
@@ -54,11 +53,3 @@ int64_t model_opset(const osh_model *m, const char *domain)
 	int32_t i = strmap_get(&m->opset_index, domain);
 	return i < 0 ? -1 : m->opsets[i].version;
 }
-
-const char *osh_version(void) { return OSH_VERSION; }
-/* A NULL model has no path, no diagnostics, no errors (onnxshape.h). */
-const char *osh_model_path(const osh_model *m) { return m ? m->path : NULL; }
-size_t osh_model_diag_count(const osh_model *m) { return m ? m->ndiags : 0; }
-const osh_diag *osh_model_diag_at(const osh_model *m, size_t i) { return m && i < m->ndiags ? &m->diags[i] : NULL; }
-bool osh_model_has_errors(const osh_model *m) { return m && m->has_errors; }
-bool osh_model_is_malformed(const osh_model *m) { return m && m->malformed; }

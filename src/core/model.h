@@ -325,7 +325,7 @@ typedef struct model_source {
  * in the lint osh_infer deferred (with how to run it beside a write) and the
  * debugging asked of the stages; emit/annotate.c the value_info entries;
  * emit/write_ahead.c the write begun while loading. What finishes each empties it:
- * osh_lint, or the join after a write, the lint; loader/materialize.c the value_info
+ * pipeline_lint, or the join after a write, the lint; loader/materialize.c the value_info
  * entries (a streamed write packs them and leaves them); osh_model_write the write
  * begun (osh_model_free cancels one never taken). The next osh_infer replaces the
  * debugging. */
@@ -458,5 +458,12 @@ graph *model_function(const osh_model *m, const char *domain, const char *name);
 /* Looks a name up in g and, failing that, in its enclosing graphs. Returns the id in
  * g (creating a VAL_OUTER entry for an outer-scope name) or -1. */
 int32_t graph_lookup(graph *g, const char *name);
+
+/* The diagnostic codes (codes.c), for src/api/codes.c and the passes: the table,
+ * one code's row (NULL when unknown), and severities overridden on a model, as
+ * osh_rules, osh_rule_find and osh_model_override_severities (onnxshape.h). */
+const osh_rule *codes_table(size_t *n);
+const osh_rule *code_find(const char *code);
+osh_status codes_override_severities(osh_model *m, const osh_severity_override *o, size_t n, osh_error *err);
 
 #endif

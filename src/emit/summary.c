@@ -1,8 +1,10 @@
-/* summary.c: osh_model_summary, the facts `onnxshape print` shows.
+/* summary.c: summary_build, the facts `onnxshape print` shows.
  *
  * Computed once from the messages and the index, stored in the arena. Declared types
  * only: this is what the file says, not what inference concludes.
  */
+#include "emit/summary.h"
+
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "core/type_memo.h"
@@ -15,7 +17,7 @@
 
 static const char *str(const char *s) { return s ? s : ""; }
 
-const char *osh_elem_type_name(int32_t t) { return dtype_valid(t) ? dtype_name(t) : NULL; }
+const char *summary_elem_type_name(int32_t t) { return dtype_valid(t) ? dtype_name(t) : NULL; }
 
 /* Fills *out from a declared TypeProto: the kind and, for tensors (also the innermost
  * tensor of a sequence or optional), element type and shape. */
@@ -159,7 +161,7 @@ static bool values_from(osh_model *m, const graph *g, const int32_t *ids, int32_
 	return true;
 }
 
-size_t osh_model_node_count(const osh_model *m)
+size_t summary_node_count(const osh_model *m)
 {
 	size_t n = 0;
 	for (int32_t gi = 0; m && gi < m->ngraphs; gi++)
@@ -167,7 +169,7 @@ size_t osh_model_node_count(const osh_model *m)
 	return n;
 }
 
-const osh_summary *osh_model_summary(osh_model *m)
+const osh_summary *summary_build(osh_model *m)
 {
 	if (!m)
 		return NULL;
@@ -194,7 +196,7 @@ const osh_summary *osh_model_summary(osh_model *m)
 	/* The main graph's initializers the loader left in the input were counted
 	 * when it read them. */
 	tensor_stats ts = m->src.wire_init_stats;
-	s->n_nodes_total = osh_model_node_count(m);
+	s->n_nodes_total = summary_node_count(m);
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
 		const graph *g = m->graphs[gi];
 		if (g->parent)

@@ -1,5 +1,5 @@
 /* write_ahead.h: a write begun while its model loads (osh_load_options.write_ahead_to;
- * see write_ahead.c). emit/model_load.c starts it, osh_model_write finishes it, and
+ * see write_ahead.c). api/model.c starts it, model_write finishes it, and
  * osh_model_free cancels one never finished (osh_model.pending.write).
  */
 #ifndef OSH_EMIT_WRITE_AHEAD_H
@@ -26,7 +26,7 @@ void write_ahead_attach(osh_model *m, write_job *job);
 /* The model's job when it is for a write to `path` (detached from the model: the
  * caller finishes it), else NULL. */
 write_job *write_ahead_take(osh_model *m, const char *path);
-/* Writes m as osh_model_write(m, path, opts) writes it, where path is the job's,
+/* Writes m as model_write(m, path, opts) writes it, where path is the job's,
  * into the file begun ahead when it is fit for this write, and frees the job.
  * *skipped (not NULL): bytes the copy ahead put in place that were not written
  * again (0 when it was not used). */

@@ -482,7 +482,7 @@ static bool is_ignored(const struct sigaction *sa) { return !(sa->sa_flags & SA_
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
-	osh_write_abandon_all();
+	write_abandon_all();
 	const struct sigaction *prev = &previous[sig > 0 && sig < NSIG ? sig : 0];
 	if (prev->sa_flags & SA_SIGINFO) {
 		prev->sa_sigaction(sig, info, uctx);
@@ -498,7 +498,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	errno = saved_errno;
 }
 
-void osh_write_abandon_all(void)
+void write_abandon_all(void)
 {
 	for (int i = 0; i < TEMP_SLOTS; i++)
 		if (atomic_load(&temp_slots[i].state) == SLOT_ARMED)

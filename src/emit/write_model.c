@@ -287,14 +287,14 @@ osh_status write_model(osh_model *m, const char *path, const osh_write_options *
 	return job ? write_ahead_finish(job, m, opts, skipped, err) : write_model_fresh(m, path, opts, err);
 }
 
-osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+osh_status model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	if (!m || !path)
 		return error_set(err, OSH_ERR_INVALID, "osh_model_write: the %s is NULL", m ? "path" : "model");
 	return write_model(m, path, opts, NULL, err);
 }
 
-osh_status osh_model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)
+osh_status model_pack(osh_model *m, uint8_t **data, size_t *size, osh_error *err)
 {
 	if (!m || !data || !size)
 		return error_set(err, OSH_ERR_INVALID, "osh_model_pack: %s is NULL", !m ? "the model" : !data ? "data" : "size");

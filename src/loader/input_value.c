@@ -1,4 +1,4 @@
-/* input_value.c: osh_model_set_input_value, inputs supplied as constants for inference.
+/* input_value.c: model_set_input_value, inputs supplied as constants for inference.
  *
  * The ONNX test-data layout (test_data_set_N/input_K.pb) holds one serialized
  * TensorProto per graph input. We decode it into the model's arena with the same
@@ -25,7 +25,7 @@ static int32_t nth_feed(const graph *g, int index)
 	return -1;
 }
 
-osh_status osh_model_set_input_value(osh_model *m, const char *name, int index, const void *data,
+osh_status model_set_input_value(osh_model *m, const char *name, int index, const void *data,
 				     size_t size, osh_error *err)
 {
 	if (!m)

@@ -357,7 +357,7 @@ static osh_status no_model(osh_error *err, const char *path, const osh_load_opti
 	return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", path);
 }
 
-void osh_model_free(osh_model *m)
+void model_free(osh_model *m)
 {
 	if (!m)
 		return;
@@ -683,14 +683,14 @@ osh_status loader_load_file(osh_model **out, const char *path, const osh_load_op
 	if (s == OSH_OK)
 		s = unchanged_since_open(m, err);
 	if (s != OSH_OK) {
-		osh_model_free(m);
+		model_free(m);
 		return s;
 	}
 	*out = m;
 	return OSH_OK;
 }
 
-osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
+osh_status loader_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
 				 const osh_load_options *opts, osh_error *err)
 {
 	if (!out)
@@ -712,7 +712,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 		return no_model(err, name, NULL);
 	uint8_t *copy = arena_alloc(m->arena, size);
 	if (!copy) {
-		osh_model_free(m);
+		model_free(m);
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", name);
 	}
 	memcpy(copy, data, size);
@@ -721,7 +721,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 	if (s == OSH_OK && arena_used(m->arena) > budget)
 		s = no_model(err, name, opts);
 	if (s != OSH_OK) {
-		osh_model_free(m);
+		model_free(m);
 		return s;
 	}
 	arena_set_budget(m->arena, budget);
@@ -732,7 +732,7 @@ osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size,
 	input in = {.data = copy, .size = size};
 	s = build(m, &in, err);
 	if (s != OSH_OK) {
-		osh_model_free(m);
+		model_free(m);
 		return s;
 	}
 	*out = m;

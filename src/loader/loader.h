@@ -94,7 +94,7 @@ typedef struct load_how {
 } load_how;
 
 /* osh_model_load, done the way `how` says (NULL: fast, nobody told the layout):
- * emit/model_load.c decides it for the public entry point. */
+ * api/model.c decides it for the public entry point. */
 osh_status loader_load_file(osh_model **out, const char *path, const osh_load_options *opts, const load_how *how,
 			    osh_error *err);
 /* The index has read the input up to offset `upto`: when the input maps the file,
@@ -149,5 +149,13 @@ static inline bool attr_fields_mixed(const attr_presence *p)
 		       (uint32_t)(p->sparses != 0) << AT_SPARSE_TENSORS | (uint32_t)(p->tps != 0) << AT_TYPE_PROTOS;
 	return set && set != UINT32_C(1) << p->type;
 }
+
+/* The API's model functions, as the loader has them (src/api/model.c calls them):
+ * osh_model_free, osh_model_load_buffer and osh_model_set_input_value (onnxshape.h). */
+void model_free(osh_model *m);
+osh_status loader_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
+			      const osh_load_options *opts, osh_error *err);
+osh_status model_set_input_value(osh_model *m, const char *name, int index, const void *data, size_t size,
+				 osh_error *err);
 
 #endif

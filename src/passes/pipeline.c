@@ -1,13 +1,13 @@
 /* pipeline.c: every stage the library runs after loading, in order, in one place:
  * one table per command (check_stages, rewrite_stages), each row a stage of one
- * signature, and the public entry points that run a part of them (osh_infer,
- * osh_lint, osh_annotate, osh_rewrite).
+ * signature, and the public entry points that run a part of them (pipeline_infer,
+ * pipeline_lint, pipeline_annotate, osh_rewrite).
  *
  * Between two stages, when asked, the IR checker (verify.c) runs and the IR is
  * dumped (dump.c), as QBE checks and prints a function between passes: in debug
  * builds (or -DONNXSHAPE_VERIFY_IR=ON) the checker is on unless the environment
  * says ONNXSHAPE_VERIFY_IR=0, in others only with ONNXSHAPE_VERIFY_IR=1; the
- * variable is read once per pipeline run (osh_infer, osh_rewrite), and what it said
+ * variable is read once per pipeline run (pipeline_infer, osh_rewrite), and what it said
  * is kept with the model for the stages osh_lint and osh_annotate run after it.
  * Off, a run costs one look at the environment (verify_ir_chosen) and a comparison
  * per stage.
@@ -19,6 +19,8 @@
 #include "emit/edit.h"
 #include "loader/reindex.h"
 #include "passes/dump.h"
+#include "emit/summary.h"
+#include "passes/pipeline.h"
 #include "passes/pass.h"
 #include "passes/rewrite/rewrite.h"
 #include "passes/verify.h"
@@ -377,7 +379,7 @@ static bool stage_named(const char *name)
 	return check_at(name) < NCHECK;
 }
 
-size_t osh_pipeline_stages(const char *command, const char **names, size_t cap)
+size_t pipeline_stages(const char *command, const char **names, size_t cap)
 {
 	if (!command)
 		return 0;
@@ -472,7 +474,7 @@ static bool keep_options(osh_model *m, pass_options *po)
 	return true;
 }
 
-/* Keeps d with the model for osh_lint, osh_annotate and the write (d's name copied
+/* Keeps d with the model for pipeline_lint, osh_annotate and the write (d's name copied
  * into the arena), or nothing when d asks for nothing. False when out of memory. */
 static bool keep_debug(osh_model *m, stage_debug *d)
 {
@@ -499,7 +501,7 @@ static osh_status run_later_stages(osh_model *m, struct lint_later *l, bool veri
 	return run_stages(m, &r, check_stages, check_at("lint"), check_at("annotate"), err);
 }
 
-osh_status osh_lint(osh_model *m, osh_error *err)
+osh_status pipeline_lint(osh_model *m, osh_error *err)
 {
 	if (!m)
 		return error_set(err, OSH_ERR_INVALID, "osh_lint: the model is NULL");
@@ -515,7 +517,7 @@ static void *run_later(void *arg)
 	osh_model *m = arg;
 	struct lint_later *l = m->pending.lint;
 	/* Beside a write a failure can only be reported as memory running out
-	 * (beside_write's join): the IR checker is left to osh_lint, where it can say
+	 * (beside_write's join): the IR checker is left to pipeline_lint, where it can say
 	 * what it found. Lint and describe do not change the IR. */
 	l->status = run_later_stages(m, l, false, NULL);
 	return NULL;
@@ -529,7 +531,7 @@ static struct lint_later *lint_later_start(osh_model *m)
 	struct lint_later *l = m->pending.lint;
 	if (!l)
 		return NULL;
-	l->threaded = !m->plain_io && osh_model_node_count(m) >= LINT_THREAD_MIN &&
+	l->threaded = !m->plain_io && summary_node_count(m) >= LINT_THREAD_MIN &&
 		      quiet_thread_start(&l->thread, run_later, m) == 0;
 	if (!l->threaded)
 		run_later(m);
@@ -548,9 +550,9 @@ static bool lint_later_join(osh_model *m, struct lint_later *l)
 
 static void *start_beside(osh_model *m) { return lint_later_start(m); }
 static bool join_beside(osh_model *m, void *handle) { return lint_later_join(m, handle); }
-static const beside_write lint_beside = {start_beside, join_beside, osh_lint};
+static const beside_write lint_beside = {start_beside, join_beside, pipeline_lint};
 
-osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
+osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
 {
 	static const osh_infer_options none = {0};
 	if (!opts)
@@ -565,7 +567,7 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	if (opts->dump_after && !stage_named(opts->dump_after))
 		return error_set(err, OSH_ERR_INVALID, "%s: dump_after: no stage is named '%s'", m->path, opts->dump_after);
 	/* A lint still pending belongs to the inference before: its findings first. */
-	s = osh_lint(m, err);
+	s = pipeline_lint(m, err);
 	if (s != OSH_OK)
 		return s;
 	s = apply_options(m, opts, err);
@@ -615,7 +617,7 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	return OSH_OK;
 }
 
-osh_status osh_annotate(osh_model *m, osh_error *err)
+osh_status pipeline_annotate(osh_model *m, osh_error *err)
 {
 	if (!m)
 		return error_set(err, OSH_ERR_INVALID, "osh_annotate: the model is NULL");
@@ -625,7 +627,7 @@ osh_status osh_annotate(osh_model *m, osh_error *err)
 	return run_stages(m, &r, check_stages, check_at("annotate"), NCHECK, err);
 }
 
-bool osh_value_type(osh_model *m, const char *name, osh_type *out)
+bool pipeline_value_type(osh_model *m, const char *name, osh_type *out)
 {
 	if (!m || !name || !out || !m->inferred || !m->main)
 		return false;
@@ -635,7 +637,7 @@ bool osh_value_type(osh_model *m, const char *name, osh_type *out)
 	return type_of(m, &m->main->values[id].ti, out);
 }
 
-osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *report, osh_error *err)
+osh_status pipeline_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *report, osh_error *err)
 {
 	static const osh_rewrite_options none = {0};
 	if (!opts)
@@ -649,7 +651,7 @@ osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrit
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before rewriting (placements need shapes)", m->path);
 	if (opts->dump_after && !stage_named(opts->dump_after))
 		return error_set(err, OSH_ERR_INVALID, "%s: dump_after: no stage is named '%s'", m->path, opts->dump_after);
-	osh_status s = osh_lint(m, err); /* a rewrite is blocked by lint's errors as by inference's */
+	osh_status s = pipeline_lint(m, err); /* a rewrite is blocked by lint's errors as by inference's */
 	if (s != OSH_OK)
 		return s;
 	/* The explicit and implicit stages need Expand (opset 8): the axis stage raises the opset. */

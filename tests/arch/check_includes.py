@@ -5,14 +5,14 @@ what it is.
 usage: check_includes.py SRC_DIR
 
 Each folder of src/ is a stage, ranked from the bottom: core (with core/schema),
-loader, emit, passes, cli. A file may include files of its own folder and of folders
+loader, emit, passes, api (the public functions), cli. A file may include files of its own folder and of folders
 below it; an include of a folder above is an error, and so is a circle of includes.
 A rule (passes/rules) sees the passes through its rule API alone: of passes/ it may
 include rule_api/rule_api.h and bcast/, and nothing of the pass (passes/infer).
 The passes' order is written out in passes/pipeline.c alone: no other file of the
-library (core, loader, emit, passes) calls a public entry point that runs passes
-(osh_infer, osh_lint, osh_rewrite, osh_annotate), which would run a pipeline inside
-a stage, or from the writer, and call back up through the public API.
+stages (core, loader, emit, passes) calls its entry points (pipeline_infer...), which
+would run a pipeline inside a stage; and no file of the stages calls an osh_*
+function: the public API is defined in api/ for its clients.
 Every folder has a README.md whose first line is "# FOLDER: what it is", and no file
 of src/, include/, tests/ or bench/ cites an issue number, and the library reads the environment in core/tuning.c
 alone. Prints the
@@ -22,10 +22,11 @@ import os
 import re
 import sys
 
-RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "cli": 4}
+RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "api": 4, "cli": 5}
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 ISSUE = re.compile(r"\b[Ii]ssues? #?\d")
-RUNS_PASSES = re.compile(r"\b(osh_infer|osh_lint|osh_rewrite|osh_annotate)\s*\(")
+RUNS_PASSES = re.compile(r"\b(pipeline_infer|pipeline_lint|pipeline_rewrite|pipeline_annotate)\s*\(")
+API_CALL = re.compile(r"\bosh_[a-z_]+\s*\(")
 # Comments, string and character literals: a name in them is no call.
 NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
@@ -82,14 +83,26 @@ def main():
                 problems.append("%s includes %s: a rule sees rule_api/ through rule_api.h only" %
                                 (os.path.relpath(a, src), os.path.relpath(b, src)))
     pipeline = os.path.normpath(os.path.join(src, "passes", "pipeline.c"))
+    header = os.path.join(os.path.dirname(os.path.normpath(src)), "include", "onnxshape.h")
+    api = set(re.findall(r"OSH_API[^;(]*?\b(osh_[a-z_]+)\s*\(", open(header).read()))
     for a in sorted(edges):
-        if stage(src, a) not in ("core", "loader", "emit", "passes") or a == pipeline:
+        if stage(src, a) not in ("core", "loader", "emit", "passes"):
             continue
         code = NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), open(a, errors="replace").read())
         for m in RUNS_PASSES.finditer(code):
+            if a == pipeline or a.endswith("pipeline.h"):
+                continue
             line = code.count("\n", 0, m.start()) + 1
-            problems.append("%s:%d calls %s: only passes/pipeline.c runs passes (a stage never calls the public "
-                            "API)" % (os.path.relpath(a, src), line, m.group(1)))
+            problems.append("%s:%d calls %s: only passes/pipeline.c runs passes" % (os.path.relpath(a, src), line,
+                                                                                 m.group(1)))
+        if not a.endswith(".c"):
+            continue
+        for m in API_CALL.finditer(code):
+            if m.group(0).rstrip("( ") not in api:
+                continue
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append("%s:%d names %s: the public API is defined in api/ and called by its clients, "
+                            "never by a stage" % (os.path.relpath(a, src), line, m.group(0).rstrip("( ")))
     # The library reads the environment in one place (core/tuning.c, documented in
     # tuning.h); the command line reads its own.
     tuning = os.path.normpath(os.path.join(src, "core", "tuning.c"))

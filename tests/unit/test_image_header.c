@@ -1,4 +1,4 @@
-/* test_image_header.c: osh_image_size on small hand-made headers, one table row per
+/* test_image_header.c: image_size on small hand-made headers, one table row per
  * case: a valid header of each format gives its size and stored channels; the same
  * header cut short, or with a broken signature or field, is refused (and safe). */
 #include <criterion/criterion.h>
@@ -106,7 +106,7 @@ Test(image_header, table)
 		const row *r = &rows[k];
 		int64_t h = -1, w = -1;
 		int32_t c = -1;
-		bool ok = osh_image_size(r->p, r->n, &h, &w, &c);
+		bool ok = image_size(r->p, r->n, &h, &w, &c);
 		if (r->h < 0) {
 			cr_expect(!ok, "%s: accepted as %lld x %lld", r->what, (long long)h, (long long)w);
 			cr_expect(h == -1 && w == -1 && c == -1, "%s: outputs written on refusal", r->what);
@@ -130,7 +130,7 @@ Test(image_header, truncated)
 			memcpy(copy, r->p, len);
 			int64_t h = -1, w = -1;
 			int32_t c;
-			if (osh_image_size(copy, len, &h, &w, &c) && r->h > 0)
+			if (image_size(copy, len, &h, &w, &c) && r->h > 0)
 				cr_expect(h == r->h && w == r->w, "%s cut at %zu: %lld x %lld", r->what, len,
 					  (long long)h, (long long)w);
 			free(copy);
@@ -156,7 +156,7 @@ Test(image_header, garbage_after_signatures)
 			buf[i] = (uint8_t)(seed >> 16);
 		}
 		int64_t h = 0, w = 0;
-		if (osh_image_size(buf, len, &h, &w, NULL))
+		if (image_size(buf, len, &h, &w, NULL))
 			cr_expect(h >= 1 && w >= 1 && h <= INT32_MAX && w <= INT32_MAX);
 		free(buf);
 	}

@@ -31,7 +31,7 @@ typedef struct rw {
 	bool nomem;
 } rw;
 
-/* Plans (r->e NULL) or applies the rewrite; osh_rewrite (pipeline.c) runs the rest. */
+/* Plans (r->e NULL) or applies the rewrite; pipeline_rewrite (pipeline.c) runs the rest. */
 osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep, strmap *made,
 			 osh_error *err);
 

@@ -1,4 +1,4 @@
-/* image_header.c: the size of an encoded image, read from its header (osh_image_size).
+/* image_header.c: the size of an encoded image, read from its header (image_size).
  *
  * Invariant: no read outside p[0..n). Every offset is checked against n before it is
  * read (offsets that come from the file are compared by subtraction, never by adding
@@ -298,7 +298,7 @@ static bool jp2(const uint8_t *p, size_t n, img *r)
 	return false;
 }
 
-bool osh_image_size(const uint8_t *p, size_t n, int64_t *h, int64_t *w, int32_t *channels)
+bool image_size(const uint8_t *p, size_t n, int64_t *h, int64_t *w, int32_t *channels)
 {
 	static bool (*const formats[])(const uint8_t *, size_t, img *) = {png, jpeg, bmp, webp, tiff, jp2,
 									   j2k_codestream, pnm};

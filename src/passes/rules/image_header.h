@@ -15,6 +15,6 @@
  * *channels (may be NULL) gets the number of channels the image stores when the
  * header says so plainly (1 gray, 2 gray and alpha, 3 colour, 4 colour and alpha or
  * CMYK), 0 when it does not (a palette, an unusual bit depth). */
-bool osh_image_size(const uint8_t *p, size_t n, int64_t *h, int64_t *w, int32_t *channels);
+bool image_size(const uint8_t *p, size_t n, int64_t *h, int64_t *w, int32_t *channels);
 
 #endif

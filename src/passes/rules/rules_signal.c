@@ -125,7 +125,7 @@ void infer_image_decoder(infer_ctx *c)
 	const tensor_view *tv = in_rank(c, 0) == 1 ? in_stored_tensor(c, 0) : NULL;
 	if (tv && tv->valid && !tv->external && tv->dtype == DT_UINT8 && tv->count > 0) {
 		if (tv->raw && tv->raw_len == (size_t)tv->count) {
-			osh_image_size(tv->raw, tv->raw_len, &h, &w, &stored);
+			image_size(tv->raw, tv->raw_len, &h, &w, &stored);
 		} else if (!tv->raw && tv->i32 && tv->ntyped == (size_t)tv->count) {
 			uint8_t *bytes = arena_array(c->a, tv->ntyped, 1);
 			if (!bytes) {
@@ -133,7 +133,7 @@ void infer_image_decoder(infer_ctx *c)
 			} else {
 				for (size_t k = 0; k < tv->ntyped; k++)
 					bytes[k] = (uint8_t)tv->i32[k];
-				osh_image_size(bytes, tv->ntyped, &h, &w, &stored);
+				image_size(bytes, tv->ntyped, &h, &w, &stored);
 			}
 		}
 	}

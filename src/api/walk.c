@@ -1,4 +1,4 @@
-/* walk.c: the public walk of the model's IR (osh_model_graph_count, osh_graph_value_at,
+/* walk.c: the public API's walk of the model's IR (osh_model_graph_count, osh_graph_value_at,
  * osh_graph_node_at): graphs, their values with their types, their nodes.
  *
  * It reads the index as it is, and converts a type as osh_value_type does (type_of,

@@ -1,0 +1,52 @@
+/* model.c: the public API's model (onnxshape.h, its first part): loading, freeing,
+ * and what the model struct tells of itself.
+ *
+ * osh_model_load is the loader's load of a file (loader/load.c) with the write
+ * osh_load_options.write_ahead_to announces begun beside it (emit/write_ahead.c):
+ * composed here, above both, because starting a write is emit's business and the
+ * loader only tells a hook where the file's parts lie (load_how.on_layout). The
+ * plain-or-fast decision (core/tuning.h) is made here, once per model: the loader,
+ * the passes and the writer all follow it.
+ */
+#include "core/error.h"
+#include "core/tuning.h"
+#include "emit/write_ahead.h"
+#include "loader/loader.h"
+
+osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
+{
+	if (!out)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load: out is NULL");
+	*out = NULL;
+	if (!path)
+		return error_set(err, OSH_ERR_INVALID, "osh_model_load: the path is NULL");
+	load_how how = {.plain = plain_io_chosen()};
+	const char *to = opts ? opts->write_ahead_to : NULL;
+	/* Without memory for a job, the load goes on without one: the write makes all. */
+	write_job *job = to && !how.plain ? write_ahead_new(to) : NULL;
+	if (job)
+		how.on_layout = write_ahead_layout, how.layout_ctx = job;
+	osh_status s = loader_load_file(out, path, opts, &how, err);
+	if (s != OSH_OK)
+		write_ahead_cancel(job); /* a failed load leaves no temporary file */
+	else if (job)
+		write_ahead_attach(*out, job);
+	return s;
+}
+
+osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
+				 const osh_load_options *opts, osh_error *err)
+{
+	return loader_load_buffer(out, data, size, name, opts, err);
+}
+
+void osh_model_free(osh_model *m) { model_free(m); }
+
+const char *osh_version(void) { return OSH_VERSION; }
+
+/* A NULL model has no path, no diagnostics, no errors (onnxshape.h). */
+const char *osh_model_path(const osh_model *m) { return m ? m->path : NULL; }
+size_t osh_model_diag_count(const osh_model *m) { return m ? m->ndiags : 0; }
+const osh_diag *osh_model_diag_at(const osh_model *m, size_t i) { return m && i < m->ndiags ? &m->diags[i] : NULL; }
+bool osh_model_has_errors(const osh_model *m) { return m && m->has_errors; }
+bool osh_model_is_malformed(const osh_model *m) { return m && m->malformed; }
