@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OOM(m) ((m)->nomem = true)
 
 static const char *str(const char *s) { return s ? s : ""; }
 
@@ -265,7 +264,7 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 		bool found;
 		int32_t *seen = strmap_entry(reported, domain, &found);
 		if (!seen) {
-			OOM(m);
+			m->nomem = true;
 			return -1;
 		}
 		if (!found) {
@@ -296,7 +295,7 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 	if (newest <= 0 || newest > INT32_MAX)
 		return -1;
 	if (strmap_put(&m->implied_opsets, domain, (int32_t)newest) == -2) {
-		OOM(m);
+		m->nomem = true;
 		return -1;
 	}
 	/* Without any opset_import the model was refused already: nothing to add. */
@@ -534,7 +533,7 @@ static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 				validate_tensor(m, g, ni, at->t, what);
 			else if (validate_tensor_data_later(m, g, ni, at->t, what, why, sizeof why) &&
 				 !defer_data(m, later, "", ni, why))
-				OOM(m);
+				m->nomem = true;
 		}
 		for (size_t k = 0; k < at->n_tensors; k++) {
 			snprintf(what, sizeof what, "attribute '%.256s'[%zu]", str(at->name), k);
@@ -693,7 +692,7 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 		n->outputs[k] = id;
 		int scope = g->parent && ort_checks(g) ? defined_outside(g, name, sc) : SCOPE_NONE;
 		if (sc->nomem) {
-			OOM(m);
+			m->nomem = true;
 			return false;
 		}
 		if (scope == SCOPE_BEFORE)

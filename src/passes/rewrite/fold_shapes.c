@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 /* Content entries a folded value may have: what inference tracks at most. */
 #define FOLD_MAX_VALUES TINFO_MAX_VALUES
 #define FOLD_MAX_RANK 64
@@ -178,7 +177,7 @@ static bool add_form(fs *s, int32_t ni, int32_t slot, const int64_t *v, int32_t 
 	int64_t *c = arena_array(r->m->arena, n > 0 ? (size_t)n : 1, sizeof *c);
 	if (!c || (s->nforms == s->cap_forms &&
 		   !(s->forms = grow_arena_i32(r->m->arena, s->forms, &s->cap_forms, 16, sizeof *s->forms)))) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	if (n)
@@ -688,7 +687,7 @@ static void sweep(fs *s)
 static bool put_name(rw *r, strmap *m, const char *name)
 {
 	if (strmap_put(m, name, 0) == -2) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	return true;
@@ -710,13 +709,13 @@ static bool add_value_init(fs *s, int32_t id)
 	if (!is_float) {
 		iv = arena_array(r->m->arena, t->nval > 0 ? (size_t)t->nval : 1, sizeof *iv);
 		if (!iv)
-			return OOM(r), false;
+			return rw_nomem(r), false;
 		for (int32_t k = 0; k < t->nval; k++)
 			iv[k] = res(s, t->val[k]).v;
 	}
 	r->rep->n_fold_inits++;
 	if (!edit_add_initializer(r->e, s->g, final_name(s, id), t->elem, dims, t->rank, iv, is_float ? t->fval : NULL))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	return true;
 }
 
@@ -734,14 +733,14 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 				continue;
 			int32_t to = current(s, n->inputs[i]);
 			if (to != n->inputs[i] && !edit_node_set_input(r->e, n->proto, i, g->values[to].name))
-				return OOM(r), false;
+				return rw_nomem(r), false;
 		}
 		for (int32_t o = 0; o < n->noutputs; o++) {
 			int32_t id = n->outputs[o];
 			if (id >= 0 && s->renamed[id] >= 0) {
 				if (!edit_node_set_output(r->e, n->proto, o, g->values[s->renamed[id]].name) ||
 				    !put_name(r, gone, g->values[id].name))
-					return OOM(r), false;
+					return rw_nomem(r), false;
 			}
 		}
 	}
@@ -770,7 +769,7 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		} else if (s->fate[ni] == F_CONST && kept(s, n->outputs[0])) {
 			r->rep->n_fold_inits++;
 			if (!edit_constant_initializer(r->e, g, n->proto, final_name(s, n->outputs[0])))
-				return OOM(r), false;
+				return rw_nomem(r), false;
 		}
 	}
 	for (int32_t k = 0; k < s->nforms; k++) {
@@ -784,7 +783,7 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		if (r->nomem || !edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL) ||
 		    !edit_node_set_input(r->e, n->proto, f->slot, name) ||
 		    (f->allowzero_off && !edit_node_set_attr_i(r->e, n->proto, "allowzero", 0)))
-			return OOM(r), false;
+			return rw_nomem(r), false;
 	}
 	return !r->nomem;
 }

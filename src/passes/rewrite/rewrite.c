@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 
 /* ---- the operator tables -------------------------------------------------------------- */
 
@@ -104,7 +103,7 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 	if (r->nchanges == r->cap_changes) {
 		osh_rewrite_change *c = grow_arena(r->m->arena, r->changes, &r->cap_changes, 16, sizeof *c);
 		if (!c) {
-			OOM(r);
+			rw_nomem(r);
 			return;
 		}
 		r->changes = c;
@@ -124,7 +123,7 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 		.what = arena_strdup(r->m->arena, buf),
 	};
 	if (!c.what) {
-		OOM(r);
+		rw_nomem(r);
 		return;
 	}
 	r->changes[r->nchanges++] = c;
@@ -161,7 +160,7 @@ const char *rw_base(rw *r, const graph *g, int32_t ni)
 	const node *n = &g->nodes[ni];
 	const char *b = n->name[0] ? n->name : arena_printf(r->m->arena, "%s_%d", n->op_type, ni);
 	if (!b)
-		OOM(r);
+		rw_nomem(r);
 	return b ? b : "";
 }
 
@@ -170,7 +169,7 @@ static const char *fresh(rw *r, const char *base, const char *role)
 	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
 	if (!s)
-		OOM(r);
+		rw_nomem(r);
 	return s ? s : "";
 }
 
@@ -178,7 +177,7 @@ const char *rw_value(rw *r, const char *base, const char *role)
 {
 	const char *s = fresh(r, base, role);
 	if (r->apply && s[0] && strmap_put(&r->made, s, 0) == -2)
-		OOM(r);
+		rw_nomem(r);
 	return s;
 }
 
@@ -196,7 +195,7 @@ static bool insert(rw *r, graph *g, int32_t ni, const char *op_type, const char 
 	/* The node is named after the one value it makes: unique among nodes too. */
 	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
 	if (!*np)
-		OOM(r);
+		rw_nomem(r);
 	return *np != NULL;
 }
 
@@ -214,7 +213,7 @@ static bool add_init(rw *r, graph *g, const char *name, int32_t dtype, const int
 	if (!r->apply)
 		return true;
 	if (!edit_add_initializer(r->e, g, name, dtype, dims, rank, iv, fv)) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	return true;
@@ -242,7 +241,7 @@ bool rw_ints(rw *r, graph *g, const char *base, const char *role, const int64_t 
 bool rw_set_attr_i(rw *r, struct Onnx__NodeProto *np, const char *name, int64_t v)
 {
 	if (r->apply && !edit_node_set_attr_i(r->e, np, name, v)) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	return true;
@@ -251,7 +250,7 @@ bool rw_set_attr_i(rw *r, struct Onnx__NodeProto *np, const char *name, int64_t 
 bool rw_set_attr_ints(rw *r, struct Onnx__NodeProto *np, const char *name, const int64_t *v, int32_t n)
 {
 	if (r->apply && !edit_node_set_attr_ints(r->e, np, name, v, n)) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	return true;
@@ -303,7 +302,7 @@ static shape resolved(rw *r, const tinfo *t)
 		return (shape){RANK_UNKNOWN, NULL};
 	dim *d = arena_array(r->m->arena, t->rank ? (size_t)t->rank : 1, sizeof *d);
 	if (!d) {
-		OOM(r);
+		rw_nomem(r);
 		return (shape){RANK_UNKNOWN, NULL};
 	}
 	for (int32_t k = 0; k < t->rank; k++)
@@ -348,7 +347,7 @@ static bool check_rule(rw *r, const cand *c, bcast_rule rule, int32_t ia, int32_
 	int32_t cap = a.rank > b.rank ? a.rank : b.rank;
 	dim *d = arena_array(r->m->arena, cap > 0 ? (size_t)cap : 1, sizeof *d);
 	if (!d) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	bcast_out out = {.dims = d};
@@ -407,7 +406,7 @@ static bool plan_place(rw *r, cand *c, shape big, shape small, int64_t axis, int
 	dim *d = arena_array(r->m->arena, big.rank > 0 ? (size_t)big.rank : 1, sizeof *d);
 	int32_t rank = 0;
 	if (!d) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	if (!bcast_pdpd_reshape(big, small, axis, d, &rank))
@@ -538,7 +537,7 @@ static bool plan_onnx(rw *r, cand *c)
 		if (a.rank == 2 && b.rank == 2 && cs.rank >= 0) {
 			dim *mn = arena_array(r->m->arena, 2, sizeof *mn);
 			if (!mn)
-				return OOM(r), false;
+				return rw_nomem(r), false;
 			mn[0] = a.dims[node_attr_i(n, "transA", 0) ? 1 : 0];
 			mn[1] = b.dims[node_attr_i(n, "transB", 0) ? 0 : 1];
 			if (!check_rule(r, c, BCAST_PDPD, 0, 2, (shape){2, mn}, cs, -1))
@@ -580,7 +579,7 @@ static const char *place_operand(rw *r, const cand *c, const char *base)
 		int64_t v[64];
 		int64_t *vals = c->to_rank <= 64 ? v : arena_array(r->m->arena, (size_t)c->to_rank, sizeof *vals);
 		if (!vals)
-			return OOM(r), "";
+			return rw_nomem(r), "";
 		/* Every entry is a known size. A 0 (an empty dim) is Reshape's "copy the input
 		 * dim", which here is the same 0: the operand's leading dims are its own. */
 		for (int32_t k = 0; k < c->to_rank; k++)
@@ -628,14 +627,14 @@ static const char *place_operand(rw *r, const cand *c, const char *base)
 static bool set_op(rw *r, struct Onnx__NodeProto *np, const char *op)
 {
 	if (r->apply && !edit_node_set_op(r->e, np, op, ""))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	return true;
 }
 
 static bool set_input(rw *r, struct Onnx__NodeProto *np, int32_t k, const char *name)
 {
 	if (r->apply && !edit_node_set_input(r->e, np, k, name))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	return true;
 }
 
@@ -791,7 +790,7 @@ static cand *collect(rw *r, size_t *count)
 			if (n == cap) {
 				cand *grown = grow_arena(r->m->arena, cs, &cap, 16, sizeof *cs);
 				if (!grown) {
-					OOM(r);
+					rw_nomem(r);
 					return NULL;
 				}
 				cs = grown;
@@ -823,19 +822,19 @@ static bool index_cands(rw *r, const cand *cs, size_t n, cand_index *x)
 	x->at = arena_zalloc(a, (size_t)(m->ngraphs > 0 ? m->ngraphs : 1) * sizeof *x->at);
 	x->same_path = arena_array(a, m->ngraphs > 0 ? (size_t)m->ngraphs : 1, sizeof *x->same_path);
 	if (!x->at || !x->same_path)
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	for (int32_t gi = m->ngraphs - 1; gi >= 0; gi--) { /* backwards: the first of a path ends up in the map */
 		int32_t later = strmap_get(&x->paths, m->graphs[gi]->path);
 		x->same_path[gi] = later;
 		if (!strmap_set(&x->paths, m->graphs[gi]->path, gi))
-			return OOM(r), false;
+			return rw_nomem(r), false;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int32_t **row = &x->at[cs[i].gi];
 		if (!*row) {
 			int32_t nn = cs[i].g->nnodes;
 			if (!(*row = arena_array(a, nn > 0 ? (size_t)nn : 1, sizeof **row)))
-				return OOM(r), false;
+				return rw_nomem(r), false;
 			for (int32_t k = 0; k < nn; k++)
 				(*row)[k] = -1;
 		}
@@ -906,7 +905,7 @@ static bool drop_paddle_imports(rw *r, const cand *cs, size_t n, const cand_inde
 		if (strmap_get(&seen, dom) >= 0)
 			continue;
 		if (strmap_put(&seen, dom, 1) == -2)
-			return OOM(r), false;
+			return rw_nomem(r), false;
 		bool used = false;
 		for (int32_t gi = 0; gi < m->ngraphs && !used; gi++) {
 			const graph *g = m->graphs[gi];

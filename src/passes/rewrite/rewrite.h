@@ -31,6 +31,14 @@ typedef struct rw {
 	bool nomem;
 } rw;
 
+/* Out of memory: the rewrite stops where it is, and the model says so (its nomem is
+ * what the pipeline turns into OSH_ERR_NOMEM). True, for `return rw_nomem(r), false;`. */
+static inline bool rw_nomem(rw *r)
+{
+	r->nomem = r->m->nomem = true;
+	return true;
+}
+
 /* Plans (r->e NULL) or applies the rewrite; pipeline_rewrite (pipeline.c) runs the rest. */
 osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep, strmap *made,
 			 osh_error *err);

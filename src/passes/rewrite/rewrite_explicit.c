@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 #define X_MAX_RANK 64
 
 typedef struct xrun {
@@ -65,14 +64,14 @@ static void memo_put(xrun *x, const char *key, const char *val)
 	if (x->nvals == x->cap_vals) {
 		const char **v = grow_arena_i32(r->m->arena, x->vals, &x->cap_vals, 32, sizeof *v);
 		if (!v) {
-			OOM(r);
+			rw_nomem(r);
 			return;
 		}
 		x->vals = v;
 	}
 	const char *k = arena_strdup(r->m->arena, key);
 	if (!k || strmap_put(&x->memo, k, x->nvals) == -2) {
-		OOM(r);
+		rw_nomem(r);
 		return;
 	}
 	x->vals[x->nvals++] = val;
@@ -88,7 +87,7 @@ static const char *add_node(xrun *x, graph *g, int32_t ni, const char *op, const
 	if (r->apply && !r->nomem) {
 		*np = edit_node_new(r->e, g, ni, op, "", name, nin, inputs, 1, &name);
 		if (!*np)
-			OOM(r);
+			rw_nomem(r);
 	}
 	return name;
 }
@@ -128,7 +127,7 @@ static const char *const_target(xrun *x, graph *g, const char *base, const int64
 		return have;
 	const char *name = "";
 	if (!rw_ints(x->r, g, base, "target_shape", v, n, &name))
-		OOM(x->r);
+		rw_nomem(x->r);
 	memo_put(x, key, name);
 	return name;
 }
@@ -181,7 +180,7 @@ static const char *fold_target(xrun *x, graph *g, int32_t ni, const bsite *s, in
 		ones_r[k] = 1;
 	const char *one = "";
 	if (!rw_ints(r, g, base, "ones", ones_r, R, &one))
-		return OOM(r), NULL;
+		return rw_nomem(r), NULL;
 	const char *acc = NULL;
 	for (int32_t j = 0; j < s->n; j++) {
 		int32_t slot = s->slot[j];
@@ -195,7 +194,7 @@ static const char *fold_target(xrun *x, graph *g, int32_t ni, const bsite *s, in
 			char role[32];
 			snprintf(role, sizeof role, "ones_%d", (int)slot);
 			if (!rw_ints(r, g, base, role, ones, R - t->rank, &pad))
-				return OOM(r), NULL;
+				return rw_nomem(r), NULL;
 			const char *in[2] = {pad, p};
 			snprintf(role, sizeof role, "padded_shape_%d", (int)slot);
 			p = add_node(x, g, ni, "Concat", base, role, 2, in, &np);
@@ -228,7 +227,7 @@ static const char *computed_target(xrun *x, graph *g, int32_t ni, const bsite *s
 	const node *n = &g->nodes[ni];
 	const char **shapes = arena_array(r->m->arena, n->ninputs > 0 ? (size_t)n->ninputs : 1, sizeof *shapes);
 	if (!shapes)
-		return OOM(r), NULL;
+		return rw_nomem(r), NULL;
 	/* PRelu's result is X's shape by its rule: Shape(X) is the target. */
 	if (!strcmp(n->op_type, "PRelu"))
 		return shape_of(x, g, ni, base, 0, shapes);
@@ -296,7 +295,7 @@ static const char *computed_target(xrun *x, graph *g, int32_t ni, const bsite *s
 	if (nconst) {
 		const char *cn = "";
 		if (!rw_ints(r, g, base, "known_sizes", consts, nconst, &cn))
-			return OOM(r), NULL;
+			return rw_nomem(r), NULL;
 		parts[nparts++] = cn;
 	}
 	const char *all = parts[0];
@@ -308,7 +307,7 @@ static const char *computed_target(xrun *x, graph *g, int32_t ni, const bsite *s
 	}
 	const char *in_idx = "";
 	if (!rw_ints(r, g, base, "target_index", idx, R, &in_idx))
-		return OOM(r), NULL;
+		return rw_nomem(r), NULL;
 	const char *ig[2] = {all, in_idx};
 	r->rep->n_target_nodes++;
 	return add_node(x, g, ni, "Gather", base, "target_shape", 2, ig, &np);
@@ -319,7 +318,7 @@ static const char *computed_target(xrun *x, graph *g, int32_t ni, const bsite *s
 static bool set_input(rw *r, struct Onnx__NodeProto *np, int32_t k, const char *name)
 {
 	if (r->apply && !edit_node_set_input(r->e, np, k, name))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	return true;
 }
 
@@ -481,7 +480,7 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 				shp[map[k]] = d[k].v;
 			const char *sn = "";
 			if (!rw_ints(r, g, base, "placed_shape", shp, R, &sn))
-				{ OOM(r); return; }
+				{ rw_nomem(r); return; }
 			const char *in[2] = {data, sn};
 			placed = add_node(x, g, ni, "Reshape", base, "placed", 2, in, &np);
 			how = "Reshape + ";
@@ -499,7 +498,7 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 			if (x->opset >= 13) {
 				const char *an = "";
 				if (!rw_ints(r, g, base, "placed_axes", axes, na, &an))
-					{ OOM(r); return; }
+					{ rw_nomem(r); return; }
 				const char *in[2] = {data, an};
 				placed = add_node(x, g, ni, "Unsqueeze", base, "placed", 2, in, &np);
 			} else {
@@ -515,7 +514,7 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 	if (r->apply) {
 		struct Onnx__NodeProto *me = n->proto;
 		if (!edit_node_set_op(r->e, me, "Expand", "") || !edit_node_set_input(r->e, me, 0, placed))
-			{ OOM(r); return; }
+			{ rw_nomem(r); return; }
 		edit_node_keep_inputs(me, 2);
 		edit_node_clear_attrs(me);
 	}

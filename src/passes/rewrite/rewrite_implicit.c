@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 #define I_MAX_RANK 64
 
 /* A node that computes from its inputs alone (its schema's pure column: no
@@ -157,7 +156,7 @@ static bool tile_is_expand(ig *s, const node *n)
 static bool put_name(rw *r, strmap *m, const char *name)
 {
 	if (strmap_put(m, name, 0) == -2) {
-		OOM(r);
+		rw_nomem(r);
 		return false;
 	}
 	return true;
@@ -234,11 +233,11 @@ static void remove_redundant(ig *s, int32_t ni)
 	if (s->nrepl == s->cap_repl) {
 		const char **v = grow_arena_i32(r->m->arena, s->repl_names, &s->cap_repl, 16, sizeof *v);
 		if (!v)
-			{ OOM(r); return; }
+			{ rw_nomem(r); return; }
 		s->repl_names = v;
 	}
 	if (strmap_put(&s->repl, y->name, s->nrepl) == -2)
-		{ OOM(r); return; }
+		{ rw_nomem(r); return; }
 	s->repl_names[s->nrepl++] = from;
 	put_name(r, &s->live, from);
 	put_name(r, &s->gone, y->name);
@@ -260,7 +259,7 @@ static bool rewire(ig *s)
 				continue;
 			const char *nm = g->values[n->inputs[i]].name, *to = current(s, nm);
 			if (to != nm && !edit_node_set_input(r->e, n->proto, i, to))
-				return OOM(r), false;
+				return rw_nomem(r), false;
 		}
 	}
 	return true;

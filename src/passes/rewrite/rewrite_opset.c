@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OOM(r) ((r)->nomem = (r)->m->nomem = true)
 
 int64_t opset_min_ir(int64_t opset)
 {
@@ -164,7 +163,7 @@ static sattr *put(nstate *s, const char *name, attr_type type)
 	if (s->nattrs == s->cap_attrs) {
 		sattr *v = grow_arena_i32(s->r->m->arena, s->attrs, &s->cap_attrs, 8, sizeof *v);
 		if (!v) {
-			OOM(s->r);
+			rw_nomem(s->r);
 			return NULL;
 		}
 		s->attrs = v;
@@ -217,7 +216,7 @@ static bool set_input(nstate *s, int32_t k, const char *name)
 	if (k >= s->ninputs) {
 		const char **in = arena_array(s->r->m->arena, (size_t)k + 1, sizeof *in);
 		if (!in) {
-			OOM(s->r);
+			rw_nomem(s->r);
 			return false;
 		}
 		for (int32_t i = 0; i < k; i++)
@@ -439,7 +438,7 @@ static bool up_upsample7(nstate *s)
 		return refuse(s, "height_scale and width_scale are required");
 	float *sc = arena_array(s->r->m->arena, 4, sizeof *sc);
 	if (!sc)
-		return OOM(s->r), false;
+		return rw_nomem(s->r), false;
 	sc[0] = sc[1] = 1.0f;
 	sc[2] = h->f;
 	sc[3] = w->f;
@@ -467,7 +466,7 @@ static bool up_upsample9(nstate *s)
 	const char *name = rw_init_name(s->r, s->base, "scales");
 	int64_t dims[1] = {a->n};
 	if (s->r->apply && !edit_add_initializer(s->r->e, s->g, name, DT_FLOAT, dims, 1, NULL, v))
-		return OOM(s->r), false;
+		return rw_nomem(s->r), false;
 	s->r->ninits++;
 	a->gone = true;
 	note(s, "attribute scales becomes input 1 '%s'", name);
@@ -618,7 +617,7 @@ static bool up_split2(nstate *s)
 		return refuse(s, "its 'split' input is not a known constant");
 	int64_t *sp = arena_array(s->r->m->arena, v->ti.nval ? (size_t)v->ti.nval : 1, sizeof *sp);
 	if (!sp)
-		return OOM(s->r), false;
+		return rw_nomem(s->r), false;
 	for (int32_t k = 0; k < v->ti.nval; k++) {
 		dim d = dim_resolve(&s->r->m->syms, v->ti.val[k]);
 		if (d.kind != DIM_KNOWN)
@@ -765,7 +764,7 @@ static bool input_to_ints(nstate *s, int32_t k, const char *attr)
 			      input_name(s, k), attr, (long long)s->step - 1);
 	int64_t *c = arena_array(s->r->m->arena, n ? (size_t)n : 1, sizeof *c);
 	if (!c)
-		return OOM(s->r), false;
+		return rw_nomem(s->r), false;
 	memcpy(c, v, (size_t)n * sizeof *c);
 	note(s, "input %d '%s' becomes attribute %s", k, input_name(s, k), attr);
 	drop_input(s, k);
@@ -818,7 +817,7 @@ static bool empty_floats(nstate *s, const char *role, const char **out)
 	double none[1] = {0};
 	r->ninits++;
 	if (r->apply && !edit_add_initializer(r->e, s->g, *out, DT_FLOAT, dims, 1, NULL, none))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	return true;
 }
 
@@ -899,7 +898,7 @@ static bool dn_neg_axis(nstate *s)
 				      a->name, input_name(s, 0));
 		int64_t *c = arena_array(s->r->m->arena, (size_t)n, sizeof *c);
 		if (!c)
-			return OOM(s->r), false;
+			return rw_nomem(s->r), false;
 		for (int32_t k = 0; k < n; k++)
 			c[k] = v[k] < 0 ? v[k] + r : v[k];
 		note(s, "%s counted from the front", a->name);
@@ -1398,7 +1397,7 @@ static bool dn_layernorm(nstate *s)
 static bool set_attr_f(nstate *s, struct Onnx__NodeProto *np, const char *name, float v)
 {
 	if (s->r->apply && !edit_node_set_attr_f(s->r->e, np, name, v))
-		return OOM(s->r), false;
+		return rw_nomem(s->r), false;
 	return true;
 }
 
@@ -1547,7 +1546,7 @@ static bool dn_resize18(nstate *s)
 		name = rw_init_name(r, s->base, "scales");
 		r->ninits++;
 		if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
-			return OOM(r), false;
+			return rw_nomem(r), false;
 		if (!set_input(s, 2, name))
 			return false;
 	}
@@ -1579,13 +1578,13 @@ static bool dn_trilu(nstate *s)
 	if (r->apply) {
 		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
 		if (!m)
-			return OOM(r), false;
+			return rw_nomem(r), false;
 		for (int64_t i = 0; i < rows; i++)
 			for (int64_t j = 0; j < cols; j++)
 				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
 		int64_t dims[2] = {rows, cols};
 		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
-			return OOM(r), false;
+			return rw_nomem(r), false;
 	}
 	int32_t elem = input_elem(s, 0);
 	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
@@ -1625,7 +1624,7 @@ static int32_t first_step(rw *r, const char *op)
 		strmap_init(&r->steps_index, r->m->arena);
 		for (int32_t i = 0; i < NSTEPS; i++)
 			if ((i == 0 || strcmp(steps[i - 1].op, steps[i].op)) && strmap_put(&r->steps_index, steps[i].op, i) == -2) {
-				OOM(r);
+				rw_nomem(r);
 				return -1;
 			}
 		r->steps_built = true;
@@ -1774,7 +1773,7 @@ static bool write_back(nstate *s)
 	rw *r = s->r;
 	struct Onnx__NodeProto *np = s->n->proto;
 	if (s->op_set && !edit_node_set_op(r->e, np, s->op, ""))
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	for (int32_t i = 0; i < s->n->nattrs; i++)
 		if (!get(s, s->n->attrs[i].name))
 			edit_node_remove_attr(np, s->n->attrs[i].name);
@@ -1788,12 +1787,12 @@ static bool write_back(nstate *s)
 			  : a->type == AT_FLOAT  ? edit_node_set_attr_f(r->e, np, a->name, a->f)
 						 : edit_node_set_attr_s(r->e, np, a->name, a->s ? a->s : "");
 		if (!ok)
-			return OOM(r), false;
+			return rw_nomem(r), false;
 	}
 	if (s->inputs_set) {
 		for (int32_t k = 0; k < s->ninputs; k++)
 			if (!edit_node_set_input(r->e, np, k, s->inputs[k]))
-				return OOM(r), false;
+				return rw_nomem(r), false;
 		edit_node_keep_inputs(np, s->ninputs);
 	}
 	if (s->noutputs < s->n->noutputs)
@@ -1865,7 +1864,7 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	st.attrs = arena_array(r->m->arena, (size_t)n->nattrs + 1, sizeof *st.attrs);
 	st.inputs = arena_array(r->m->arena, (size_t)n->ninputs + 1, sizeof *st.inputs);
 	if (!st.attrs || !st.inputs)
-		return OOM(r), false;
+		return rw_nomem(r), false;
 	st.nattrs = st.cap_attrs = n->nattrs;
 	for (int32_t i = 0; i < n->nattrs; i++) {
 		const attr_view *a = &n->attrs[i];
