@@ -41,7 +41,7 @@ typedef struct check_totals {
 	int status; /* the exit status */
 } check_totals;
 
-/* ---- the files to check (walk.c) ---- */
+/* ---- the files to check (model_files.c) ---- */
 
 /* Paths to check, each with the errno of a directory that could not be read (0 for
  * a file; WALK_EMPTY for a directory given that holds no model): such a directory

@@ -86,7 +86,7 @@ bool parse_bytes(const char *arg, uint64_t *out);
 void format_type_shape(char *buf, size_t cap, const osh_type *t);
 
 /* Makes room for one more element in the array *pp (n used, *cap allocated),
- * doubling it; false when memory ran out (*pp is unchanged then). (grow.c) */
+ * doubling it; false when memory ran out (*pp is unchanged then). (cli_arrays.c) */
 bool grow_array(void *pp, size_t n, size_t *cap, size_t size);
 
 /* --input-shape NAME:D,D,... and --assume SYMBOL=SIZE (infer_args.c). The add

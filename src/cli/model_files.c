@@ -1,4 +1,4 @@
-/* walk.c: the files `check DIR` looks at: *.onnx under DIR, depth first, in sorted
+/* model_files.c: the files `check DIR` looks at: *.onnx under DIR, depth first, in sorted
  * order, as check.h's walk() promises.
  *
  * What is looked at follows what people keep in model folders: `.onnx` in any case

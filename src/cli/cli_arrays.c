@@ -1,4 +1,4 @@
-/* grow.c: the CLI's growable arrays (see cli.h), grown as the library grows its own
+/* cli_arrays.c: the CLI's growable arrays (see cli.h), grown as the library grows its own
  * (core/grow.h). */
 #include "cli.h"
 
