@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <string.h>
 
+_Static_assert(sizeof(double) == sizeof(uint64_t), "input_key hashes a double's bits as a uint64_t");
+
 /* Content entries a folded value may have: what inference tracks at most. */
 #define FOLD_MAX_VALUES TINFO_MAX_VALUES
 #define FOLD_MAX_RANK 64
@@ -447,8 +449,13 @@ static uint64_t input_key(fs *s, int32_t id)
 		for (int32_t k = 0; k < t->nval && k < 8; k++)
 			h = (h ^ (uint64_t)res(s, t->val[k]).v) * 1099511628211u;
 	else
-		for (int32_t k = 0; k < t->nfval && k < 8; k++)
-			h = (h ^ (uint64_t)(int64_t)(t->fval[k] * 1024.0)) * 1099511628211u;
+		for (int32_t k = 0; k < t->nfval && k < 8; k++) {
+			/* The bits, not a conversion: an infinity or NaN has no integer. Equal
+			 * values whose bits differ (0 and -0) only share a bucket less. */
+			uint64_t bits;
+			memcpy(&bits, &t->fval[k], sizeof bits);
+			h = (h ^ bits) * 1099511628211u;
+		}
 	return h | (UINT64_C(1) << 63);
 }
 
