@@ -2,7 +2,7 @@
  * tensor has more than INT64_MAX elements, so neither a Reshape to such a shape nor a
  * graph input, output or value_info declared with one can be part of a valid run:
  *
- *   - Reshape (the rule, through the tensor family's table, test_rules_tensor_dsl.h):
+ *   - Reshape (the rule, through one-node table rows, tests/support/rule_case.h):
  *     a target whose known dims multiply past INT64_MAX, none of them 0, is a
  *     shape-error whatever the input, and the output keeps its element type only;
  *     with a -1 the same holds unless the input is empty (the -1 is then 0).
@@ -20,7 +20,9 @@
  *     known 0 empties the tensor.
  */
 #define _GNU_SOURCE
-#include "test_rules_tensor_dsl.h"
+#include <criterion/criterion.h>
+
+#include "rule_case.h"
 #include "test_files.h"
 
 /* 2^40, 2^32 and 2^62, written out for the table. */
@@ -28,36 +30,55 @@
 #define P32 "4294967296"
 #define P62 "4611686018427387904"
 
-static const tcase reshape_overflow_cases[] = {
-	{"2^40 x 2^40", 13, "x:FLOAT:4 s=2:" P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"2^32 x 2^32 is 2^64", 13, "x:FLOAT:4 s=2:" P32 "," P32, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"2^62 x 4", 13, "x:FLOAT:4 s=2:" P62 ",4", "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"-1 cannot make it fit", 13, "x:FLOAT:4 s=3:-1," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"symbolic input", 13, "x:FLOAT:N s=2:" P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"symbolic input, -1", 13, "x:FLOAT:N s=3:-1," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"input of unknown rank", 13, "x:FLOAT:- s=2:" P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"0 copied from the input", 13, "x:FLOAT:4 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"opset 1 attribute", 1, "x:FLOAT:4", "Reshape", "x", "y", "shape=[" P40 "," P40 "]", "y=FLOAT (rank unknown)", NULL, 1},
+static const rule_case reshape_overflow_cases[] = {
+	{"2^40 x 2^40", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:4", .ints = "s:2:1099511627776,1099511627776",
+	 .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"2^32 x 2^32 is 2^64", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:4", .ints = "s:2:4294967296,4294967296",
+	 .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"2^62 x 4", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:4", .ints = "s:2:4611686018427387904,4",
+	 .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"-1 cannot make it fit", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:4",
+	 .ints = "s:3:-1,1099511627776,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"symbolic input", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:N", .ints = "s:2:1099511627776,1099511627776",
+	 .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"symbolic input, -1", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:N",
+	 .ints = "s:3:-1,1099511627776,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"input of unknown rank", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:*",
+	 .ints = "s:2:1099511627776,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"0 copied from the input", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:4",
+	 .ints = "s:3:0,1099511627776,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"opset 1 attribute", 1, "Reshape", "x", "y", .decls = "x:FLOAT:4",
+	 .attrs = "is:shape=1099511627776,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
 	/* Counts that fit, or a 0 that empties the tensor, stay as they were (bytes, not
 	 * FLOATs: 2^62 FLOATs overflow int64 in bytes, node_outputs below). */
-	{"2^62 x 1 fits", 13, "x:UINT8:N s=2:" P62 ",1", "Reshape", "x,s", "y", "", "y=UINT8 (4611686018427387904, 1)", NULL, 0},
-	{"2^31 x 2^31 fits", 13, "x:UINT8:N s=2:2147483648,2147483648", "Reshape", "x,s", "y", "", "y=UINT8 (2147483648, 2147483648)", NULL, 0},
-	{"allowzero 0 empties it", 14, "x:FLOAT:0 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "allowzero=1", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
-	{"0 copied from an empty input", 13, "x:FLOAT:0 s=3:0," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
-	{"empty input: -1 is 0", 13, "x:FLOAT:0 s=3:-1," P40 "," P40, "Reshape", "x,s", "y", "", "y=FLOAT (0, 1099511627776, 1099511627776)", NULL, 0},
+	{"2^62 x 1 fits", 13, "Reshape", "x,s", "y", .decls = "x:UINT8:N", .ints = "s:2:4611686018427387904,1",
+	 .expect = {"UINT8 (4611686018427387904, 1)"}},
+	{"2^31 x 2^31 fits", 13, "Reshape", "x,s", "y", .decls = "x:UINT8:N", .ints = "s:2:2147483648,2147483648",
+	 .expect = {"UINT8 (2147483648, 2147483648)"}},
+	{"allowzero 0 empties it", 14, "Reshape", "x,s", "y", .decls = "x:FLOAT:0",
+	 .ints = "s:3:0,1099511627776,1099511627776", .attrs = "i:allowzero=1",
+	 .expect = {"FLOAT (0, 1099511627776, 1099511627776)"}},
+	{"0 copied from an empty input", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:0",
+	 .ints = "s:3:0,1099511627776,1099511627776", .expect = {"FLOAT (0, 1099511627776, 1099511627776)"}},
+	{"empty input: -1 is 0", 13, "Reshape", "x,s", "y", .decls = "x:FLOAT:0",
+	 .ints = "s:3:-1,1099511627776,1099511627776", .expect = {"FLOAT (0, 1099511627776, 1099511627776)"}},
 };
 
-Test(overflow, reshape_target) { RUN_TABLE(reshape_overflow_cases); }
+Test(overflow, reshape_target) { RULE_CASES(reshape_overflow_cases); }
 
 /* Expand takes its target as content too: the same limit on what it may make. */
-static const tcase expand_overflow_cases[] = {
-	{"2^40 x 2^40", 13, "x:FLOAT:1 s=2:" P40 "," P40, "Expand", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"the input's dim times the target's", 13, "x:FLOAT:" P40 ",1 s=2:1," P40, "Expand", "x,s", "y", "", "y=FLOAT (rank unknown)", NULL, 1},
-	{"2^31 x 2^31 fits", 13, "x:UINT8:1 s=2:2147483648,2147483648", "Expand", "x,s", "y", "", "y=UINT8 (2147483648, 2147483648)", NULL, 0},
-	{"an empty input stays empty", 13, "x:FLOAT:0,1 s=3:" P40 ",1," P40, "Expand", "x,s", "y", "", "y=FLOAT (1099511627776, 0, 1099511627776)", NULL, 0},
+static const rule_case expand_overflow_cases[] = {
+	{"2^40 x 2^40", 13, "Expand", "x,s", "y", .decls = "x:FLOAT:1", .ints = "s:2:1099511627776,1099511627776",
+	 .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"the input's dim times the target's", 13, "Expand", "x,s", "y", .decls = "x:FLOAT:1099511627776,1",
+	 .ints = "s:2:1,1099511627776", .expect = {"FLOAT (rank unknown)"}, .findings = 1},
+	{"2^31 x 2^31 fits", 13, "Expand", "x,s", "y", .decls = "x:UINT8:1", .ints = "s:2:2147483648,2147483648",
+	 .expect = {"UINT8 (2147483648, 2147483648)"}},
+	{"an empty input stays empty", 13, "Expand", "x,s", "y", .decls = "x:FLOAT:0,1",
+	 .ints = "s:3:1099511627776,1,1099511627776", .expect = {"FLOAT (1099511627776, 0, 1099511627776)"}},
 };
 
-Test(overflow, expand_target) { RUN_TABLE(expand_overflow_cases); }
+Test(overflow, expand_target) { RULE_CASES(expand_overflow_cases); }
 
 /* The message says what is wrong with which shape: the requested count overflows,
  * and the input's 4 elements. */
@@ -85,32 +106,43 @@ Test(overflow, reshape_message)
 #define P60 "1152921504606846976"
 #define P59 "576460752303423488"
 
-static const tcase output_overflow_cases[] = {
+static const rule_case output_overflow_cases[] = {
 	/* Elements: the product itself overflows. */
-	{"ConstantOfShape 2^40 x 2^40", 13, "s=2:" P40 "," P40, "ConstantOfShape", "s", "y", "", "y=FLOAT (?, ?)", NULL, 1},
-	{"Resize by 1e10 x 1e10", 13, "x:FLOAT:1,1,2,2 sc~4:1,1,1e10,1e10", "Resize", "x,,sc", "y", "",
-	 "y=FLOAT (1, 1, ?, ?)", NULL, 1},
+	{"ConstantOfShape 2^40 x 2^40", 13, "ConstantOfShape", "s", "y", .ints = "s:2:1099511627776,1099511627776",
+	 .expect = {"FLOAT (?, ?)"}, .findings = 1},
+	{"Resize by 1e10 x 1e10", 13, "Resize", "x,,sc", "y", .decls = "x:FLOAT:1,1,2,2",
+	 .floats = "sc:4:1,1,1e10,1e10", .expect = {"FLOAT (1, 1, ?, ?)"}, .findings = 1},
 	/* Bytes: the count fits, times the element's width it does not. */
-	{"Range 0..2^62 on INT64", 13, "a=:0 b=:" P62 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (?)", NULL, 1},
-	{"Range 0..2^60 on INT64 is 2^63 bytes", 13, "a=:0 b=:" P60 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (?)",
-	 NULL, 1},
-	{"Pad (2,) by 2^62", 13, "x:FLOAT:2 p=2:0," P62, "Pad", "x,p", "y", "", "y=FLOAT (?)", NULL, 1},
-	{"Tile (2,) 2^61 times", 13, "x:FLOAT:2 r=1:" P61, "Tile", "x,r", "y", "", "y=FLOAT (?)", NULL, 1},
-	{"Expand to 2^62 FLOATs", 13, "x:FLOAT:1 s=1:" P62, "Expand", "x,s", "y", "", "y=FLOAT (?)", NULL, 1},
-	{"Cast of 2^62 INT8s to FLOAT", 13, "x:INT8:" P62, "Cast", "x", "y", "to=1", "y=FLOAT (?)", NULL, 1},
-	{"a symbol beside them", 13, "x:FLOAT:N,2 r=2:1," P61, "Tile", "x,r", "y", "", "y=FLOAT (N, ?)", NULL, 1},
+	{"Range 0..2^62 on INT64", 13, "Range", "a,b,d", "y", .ints = "a::0|b::4611686018427387904|d::1",
+	 .expect = {"INT64 (?)"}, .findings = 1},
+	{"Range 0..2^60 on INT64 is 2^63 bytes", 13, "Range", "a,b,d", "y",
+	 .ints = "a::0|b::1152921504606846976|d::1", .expect = {"INT64 (?)"}, .findings = 1},
+	{"Pad (2,) by 2^62", 13, "Pad", "x,p", "y", .decls = "x:FLOAT:2", .ints = "p:2:0,4611686018427387904",
+	 .expect = {"FLOAT (?)"}, .findings = 1},
+	{"Tile (2,) 2^61 times", 13, "Tile", "x,r", "y", .decls = "x:FLOAT:2", .ints = "r:1:2305843009213693952",
+	 .expect = {"FLOAT (?)"}, .findings = 1},
+	{"Expand to 2^62 FLOATs", 13, "Expand", "x,s", "y", .decls = "x:FLOAT:1", .ints = "s:1:4611686018427387904",
+	 .expect = {"FLOAT (?)"}, .findings = 1},
+	{"Cast of 2^62 INT8s to FLOAT", 13, "Cast", "x", "y", .decls = "x:INT8:4611686018427387904",
+	 .attrs = "i:to=1", .expect = {"FLOAT (?)"}, .findings = 1},
+	{"a symbol beside them", 13, "Tile", "x,r", "y", .decls = "x:FLOAT:N,2", .ints = "r:2:1,2305843009213693952",
+	 .expect = {"FLOAT (N, ?)"}, .findings = 1},
 	/* What fits stays as it is. */
-	{"Range 0..2^59 on INT64 fits", 13, "a=:0 b=:" P59 " d=:1", "Range", "a,b,d", "y", "", "y=INT64 (" P59 ")",
-	 NULL, 0},
-	{"2^62 INT8s fit", 13, "x:INT8:1 s=1:" P62, "Expand", "x,s", "y", "", "y=INT8 (" P62 ")", NULL, 0},
-	{"2^62 INT4s fit", 21, "x:INT8:" P62, "Cast", "x", "y", "to=22", "y=INT4 (" P62 ")", NULL, 0},
-	{"a 0 empties it", 13, "s=3:" P40 "," P40 ",0", "ConstantOfShape", "s", "y", "",
-	 "y=FLOAT (" P40 ", " P40 ", 0)", NULL, 0},
-	{"symbols do not count", 13, "x:FLOAT:N,1 r=2:1," P40, "Tile", "x,r", "y", "", "y=FLOAT (N, " P40 ")", NULL, 0},
-	{"STRING has no width", 13, "x:STRING:1 s=1:" P62, "Expand", "x,s", "y", "", "y=STRING (" P62 ")", NULL, 0},
+	{"Range 0..2^59 on INT64 fits", 13, "Range", "a,b,d", "y", .ints = "a::0|b::576460752303423488|d::1",
+	 .expect = {"INT64 (576460752303423488)"}},
+	{"2^62 INT8s fit", 13, "Expand", "x,s", "y", .decls = "x:INT8:1", .ints = "s:1:4611686018427387904",
+	 .expect = {"INT8 (4611686018427387904)"}},
+	{"2^62 INT4s fit", 21, "Cast", "x", "y", .decls = "x:INT8:4611686018427387904", .attrs = "i:to=22",
+	 .expect = {"INT4 (4611686018427387904)"}},
+	{"a 0 empties it", 13, "ConstantOfShape", "s", "y", .ints = "s:3:1099511627776,1099511627776,0",
+	 .expect = {"FLOAT (1099511627776, 1099511627776, 0)"}},
+	{"symbols do not count", 13, "Tile", "x,r", "y", .decls = "x:FLOAT:N,1", .ints = "r:2:1,1099511627776",
+	 .expect = {"FLOAT (N, 1099511627776)"}},
+	{"STRING has no width", 13, "Expand", "x,s", "y", .decls = "x:STRING:1", .ints = "s:1:4611686018427387904",
+	 .expect = {"STRING (4611686018427387904)"}},
 };
 
-Test(overflow, node_outputs) { RUN_TABLE(output_overflow_cases); }
+Test(overflow, node_outputs) { RULE_CASES(output_overflow_cases); }
 
 /* The message names the output and its shape; the node after it sees unknown dims
  * and says nothing. */

@@ -1,5 +1,5 @@
 /* test_rules_attention.c: Attention (23, 24, 25) and RotaryEmbedding (23), one table row
- * per one-node model (see test_rules_nn_case.h). Shapes from Changelog.md
+ * per one-node model (see tests/support/rule_case.h). Shapes from Changelog.md
  * (Attention-23):
  *   Q (B, Hq, Sq, E), K (B, Hkv, Skv, E), V (B, Hkv, Skv, Ev); 3-D: (B, S, H * size)
  *   Y (B, Hq, Sq, Ev), 3-D: (B, Sq, Hq * Ev)
@@ -9,108 +9,85 @@
  * (2, 3, 4, 8), K (2, 3, 6, 8), V (2, 3, 6, 8) -> Y (2, 3, 4, 8); gqa: Q (2, 9, 4, 8);
  * diff_head_sizes: V (2, 3, 6, 10)).
  */
-#include "test_rules_nn_case.h"
+#include <criterion/criterion.h>
 
-typedef struct att_case {
-	nn_case k;
-	const char *expect3, *expect4;
-} att_case;
+#include "rule_case.h"
 
-static void att_check_all(const att_case *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const nn_case *k = &rows[i].k;
-		nn_check(k);
-		if (!rows[i].expect3)
-			continue;
-		osh_model *m = nn_build(k);
-		char names[256], *f[4];
-		int nf = nn_split(k->outputs, ',', names, sizeof names, f, 4);
-		cr_assert_eq(nf, 4, "%s: four outputs expected", k->what);
-		cr_expect_str_eq(mb_type(m, f[2]), rows[i].expect3, "%s: present_value", k->what);
-		cr_expect_str_eq(mb_type(m, f[3]), rows[i].expect4, "%s: qk_matmul_output", k->what);
-		osh_model_free(m);
-	}
-}
-
-static const att_case attention_cases[] = {
-	{.k = {"4-D", 23, "Attention", "q,k,v", "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8", .outputs = "y",
-	       .expect = "FLOAT (2, 3, 4, 8)"}},
-	{.k = {"4-D group-query", 23, "Attention", "q,k,v", "q:2,9,4,8|k:2,3,6,8|v:2,3,6,8", .outputs = "y",
-	       .expect = "FLOAT (2, 9, 4, 8)"}},
-	{.k = {"4-D V head size differs", 23, "Attention", "q,k,v", "q:2,3,4,8|k:2,3,6,8|v:2,3,6,10",
-	       .outputs = "y", .expect = "FLOAT (2, 3, 4, 10)"}},
+static const rule_case attention_cases[] = {
+	{"4-D", 23, "Attention", "q,k,v", "y", .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8",
+	 .expect = {"FLOAT (2, 3, 4, 8)"}},
+	{"4-D group-query", 23, "Attention", "q,k,v", "y", .decls = "q:2,9,4,8|k:2,3,6,8|v:2,3,6,8",
+	 .expect = {"FLOAT (2, 9, 4, 8)"}},
+	{"4-D V head size differs", 23, "Attention", "q,k,v", "y", .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,10",
+	 .expect = {"FLOAT (2, 3, 4, 10)"}},
 	/* with past: total = 5 + 6 = 11 */
-	{.k = {"4-D with past, all outputs", 23, "Attention", "q,k,v,,pk,pv",
-	       "q:2,3,4,8|k:2,3,6,8|v:2,3,6,10|pk:2,3,5,8|pv:2,3,5,10", .outputs = "y,pko,pvo,qk",
-	       .expect = "FLOAT (2, 3, 4, 10)", .expect2 = "FLOAT (2, 3, 11, 8)"},
-	 .expect3 = "FLOAT (2, 3, 11, 10)", .expect4 = "FLOAT (2, 3, 4, 11)"},
-	{.k = {"4-D with mask, no past", 23, "Attention", "q,k,v,m", "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8|m:BOOL:4,6",
-	       .attrs = "i:is_causal=0", .outputs = "y,,,qk", .expect = "FLOAT (2, 3, 4, 8)", .expect2 = "missing"},
-	 .expect3 = "missing", .expect4 = "FLOAT (2, 3, 4, 6)"},
+	{"4-D with past, all outputs", 23, "Attention", "q,k,v,,pk,pv", "y,pko,pvo,qk",
+	 .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,10|pk:2,3,5,8|pv:2,3,5,10",
+	 .expect = {"FLOAT (2, 3, 4, 10)", "FLOAT (2, 3, 11, 8)", "FLOAT (2, 3, 11, 10)", "FLOAT (2, 3, 4, 11)"}},
+	{"4-D with mask, no past", 23, "Attention", "q,k,v,m", "y,,,qk",
+	 .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8|m:BOOL:4,6", .attrs = "i:is_causal=0",
+	 .expect = {"FLOAT (2, 3, 4, 8)", "missing", "missing", "FLOAT (2, 3, 4, 6)"}},
 	/* 3-D: Q (2, 4, 3 * 8), K (2, 6, 3 * 8), V (2, 6, 3 * 10) -> Y (2, 4, 3 * 10) */
-	{.k = {"3-D", 23, "Attention", "q,k,v", "q:2,4,24|k:2,6,24|v:2,6,30",
-	       .attrs = "i:q_num_heads=3|i:kv_num_heads=3", .outputs = "y", .expect = "FLOAT (2, 4, 30)"}},
+	{"3-D", 23, "Attention", "q,k,v", "y", .decls = "q:2,4,24|k:2,6,24|v:2,6,30",
+	 .attrs = "i:q_num_heads=3|i:kv_num_heads=3", .expect = {"FLOAT (2, 4, 30)"}},
 	/* 3-D GQA: Hq 9, Hkv 3, Ev = 30 / 3 = 10 -> Y (2, 4, 90); present (2, 3, 5 + 6, 8) */
-	{.k = {"3-D group-query with past", 23, "Attention", "q,k,v,,pk,pv",
-	       "q:2,4,72|k:2,6,24|v:2,6,30|pk:2,3,5,8|pv:2,3,5,10", .attrs = "i:q_num_heads=9|i:kv_num_heads=3",
-	       .outputs = "y,pko,pvo,qk", .expect = "FLOAT (2, 4, 90)", .expect2 = "FLOAT (2, 3, 11, 8)"},
-	 .expect3 = "FLOAT (2, 3, 11, 10)", .expect4 = "FLOAT (2, 9, 4, 11)"},
+	{"3-D group-query with past", 23, "Attention", "q,k,v,,pk,pv", "y,pko,pvo,qk",
+	 .decls = "q:2,4,72|k:2,6,24|v:2,6,30|pk:2,3,5,8|pv:2,3,5,10", .attrs = "i:q_num_heads=9|i:kv_num_heads=3",
+	 .expect = {"FLOAT (2, 4, 90)", "FLOAT (2, 3, 11, 8)", "FLOAT (2, 3, 11, 10)", "FLOAT (2, 9, 4, 11)"}},
 	/* symbolic sequence lengths; equal head counts keep V's symbolic hidden size */
-	{.k = {"3-D symbolic", 23, "Attention", "q,k,v", "q:B,S,64|k:B,T,64|v:B,T,D",
-	       .attrs = "i:q_num_heads=4|i:kv_num_heads=4", .outputs = "y,,,qk", .expect = "FLOAT (B, S, D)",
-	       .expect2 = "missing"},
-	 .expect3 = "missing", .expect4 = "FLOAT (B, 4, S, T)"},
+	{"3-D symbolic", 23, "Attention", "q,k,v", "y,,,qk", .decls = "q:B,S,64|k:B,T,64|v:B,T,D",
+	 .attrs = "i:q_num_heads=4|i:kv_num_heads=4",
+	 .expect = {"FLOAT (B, S, D)", "missing", "missing", "FLOAT (B, 4, S, T)"}},
 	/* 24: nonpad_kv_seqlen (batch_size) binds B */
-	{.k = {"opset 24, nonpad_kv_seqlen", 24, "Attention", "q,k,v,,,,n", "q:B,3,4,8|k:B,3,6,8|v:B,3,6,8|n:INT64:2",
-	       .outputs = "y", .expect = "FLOAT (2, 3, 4, 8)"}},
-	{.k = {"opset 24, nonpad_kv_seqlen disagrees", 24, "Attention", "q,k,v,,,,n",
-	       "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8|n:INT64:3", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	       .diag = "shape-error"}},
-	{.k = {"opset 25, window", 25, "Attention", "q,k,v", "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8",
-	       .attrs = "i:left_window_size=2|i:right_window_size=0", .outputs = "y", .expect = "FLOAT (2, 3, 4, 8)"}},
-	{.k = {"3-D without head counts", 23, "Attention", "q,k,v", "q:2,4,24|k:2,6,24|v:2,6,30", .outputs = "y",
-	       .expect = "FLOAT (rank unknown)", .diag = "shape-error"}},
-	{.k = {"heads do not divide", 23, "Attention", "q,k,v", "q:2,4,24|k:2,6,24|v:2,6,30",
-	       .attrs = "i:q_num_heads=5|i:kv_num_heads=3", .outputs = "y", .expect = "FLOAT (rank unknown)",
-	       .diag = "shape-error"}},
-	{.k = {"ranks mixed", 23, "Attention", "q,k,v", "q:2,3,4,8|k:2,6,24|v:2,6,24", .outputs = "y",
-	       .expect = "FLOAT (rank unknown)", .diag = "shape-error"}},
-	{.k = {"head sizes of Q and K differ", 23, "Attention", "q,k,v", "q:2,3,4,8|k:2,3,6,7|v:2,3,6,8",
-	       .outputs = "y", .expect = "FLOAT (rank unknown)", .diag = "shape-error"}},
+	{"opset 24, nonpad_kv_seqlen", 24, "Attention", "q,k,v,,,,n", "y",
+	 .decls = "q:B,3,4,8|k:B,3,6,8|v:B,3,6,8|n:INT64:2", .expect = {"FLOAT (2, 3, 4, 8)"}},
+	{"opset 24, nonpad_kv_seqlen disagrees", 24, "Attention", "q,k,v,,,,n", "y",
+	 .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8|n:INT64:3", .expect = {"FLOAT (rank unknown)"},
+	 .diag = "shape-error"},
+	{"opset 25, window", 25, "Attention", "q,k,v", "y", .decls = "q:2,3,4,8|k:2,3,6,8|v:2,3,6,8",
+	 .attrs = "i:left_window_size=2|i:right_window_size=0", .expect = {"FLOAT (2, 3, 4, 8)"}},
+	{"3-D without head counts", 23, "Attention", "q,k,v", "y", .decls = "q:2,4,24|k:2,6,24|v:2,6,30",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"heads do not divide", 23, "Attention", "q,k,v", "y", .decls = "q:2,4,24|k:2,6,24|v:2,6,30",
+	 .attrs = "i:q_num_heads=5|i:kv_num_heads=3", .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"ranks mixed", 23, "Attention", "q,k,v", "y", .decls = "q:2,3,4,8|k:2,6,24|v:2,6,24",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"head sizes of Q and K differ", 23, "Attention", "q,k,v", "y", .decls = "q:2,3,4,8|k:2,3,6,7|v:2,3,6,8",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
 };
 
 Test(rules_attention, attention)
 {
-	att_check_all(attention_cases, sizeof attention_cases / sizeof attention_cases[0]);
+	RULE_CASES(attention_cases);
 }
 
 /* RotaryEmbedding: "output: Tensor with same shape as input" */
-static const nn_case rotary_cases[] = {
-	{"4-D", 23, "RotaryEmbedding", "x,c,s,p", "x:2,4,3,8|c:50,4|s:50,4|p:INT64:2,3", .outputs = "y",
-	 .expect = "FLOAT (2, 4, 3, 8)"},
-	{"3-D without position_ids", 23, "RotaryEmbedding", "x,c,s", "x:B,S,32|c:B,S,4|s:B,S,4",
-	 .attrs = "i:num_heads=4", .outputs = "y", .expect = "FLOAT (B, S, 32)"},
-	{"rank 2", 23, "RotaryEmbedding", "x,c,s", "x:3,8|c:3,4|s:3,4", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+static const rule_case rotary_cases[] = {
+	{"4-D", 23, "RotaryEmbedding", "x,c,s,p", "y", .decls = "x:2,4,3,8|c:50,4|s:50,4|p:INT64:2,3",
+	 .expect = {"FLOAT (2, 4, 3, 8)"}},
+	{"3-D without position_ids", 23, "RotaryEmbedding", "x,c,s", "y", .decls = "x:B,S,32|c:B,S,4|s:B,S,4",
+	 .attrs = "i:num_heads=4", .expect = {"FLOAT (B, S, 32)"}},
+	{"rank 2", 23, "RotaryEmbedding", "x,c,s", "y", .decls = "x:3,8|c:3,4|s:3,4",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
 };
 
-Test(rules_attention, rotary_embedding) { NN_CHECK_ALL(rotary_cases); }
+Test(rules_attention, rotary_embedding) { RULE_CASES(rotary_cases); }
 
 /* TensorScatter (24): "present_cache: Updated cache. Same shape as past_cache"; update
  * differs from it only along axis (default -2), where it is not longer. */
-static const nn_case tensor_scatter_cases[] = {
-	{"prefill", 24, "TensorScatter", "p,u", "p:2,4,10,8|u:2,4,3,8", .outputs = "y", .expect = "FLOAT (2, 4, 10, 8)"},
-	{"dims merged from the update and write_indices", 24, "TensorScatter", "p,u,w", "p:B,H,10,D|u:?,H,3,8|w:INT64:2",
-	 .outputs = "y", .expect = "FLOAT (2, H, 10, 8)"},
-	{"axis 1, circular", 24, "TensorScatter", "p,u", "p:2,16,4|u:2,1,4", .attrs = "i:axis=1|s:mode=circular",
-	 .outputs = "y", .expect = "FLOAT (2, 16, 4)"},
-	{"update longer than the cache", 24, "TensorScatter", "p,u", "p:2,4,3,8|u:2,4,5,8", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
-	{"update differs off the axis", 24, "TensorScatter", "p,u", "p:2,4,10,8|u:2,4,3,7", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
-	{"axis 0", 24, "TensorScatter", "p,u", "p:2,4,10,8|u:2,4,3,8", .attrs = "i:axis=0", .outputs = "y",
-	 .expect = "FLOAT (rank unknown)", .diag = "shape-error"},
+static const rule_case tensor_scatter_cases[] = {
+	{"prefill", 24, "TensorScatter", "p,u", "y", .decls = "p:2,4,10,8|u:2,4,3,8",
+	 .expect = {"FLOAT (2, 4, 10, 8)"}},
+	{"dims merged from the update and write_indices", 24, "TensorScatter", "p,u,w", "y",
+	 .decls = "p:B,H,10,D|u:?,H,3,8|w:INT64:2", .expect = {"FLOAT (2, H, 10, 8)"}},
+	{"axis 1, circular", 24, "TensorScatter", "p,u", "y", .decls = "p:2,16,4|u:2,1,4",
+	 .attrs = "i:axis=1|s:mode=circular", .expect = {"FLOAT (2, 16, 4)"}},
+	{"update longer than the cache", 24, "TensorScatter", "p,u", "y", .decls = "p:2,4,3,8|u:2,4,5,8",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"update differs off the axis", 24, "TensorScatter", "p,u", "y", .decls = "p:2,4,10,8|u:2,4,3,7",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"axis 0", 24, "TensorScatter", "p,u", "y", .decls = "p:2,4,10,8|u:2,4,3,8", .attrs = "i:axis=0",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
 };
 
-Test(rules_attention, tensor_scatter) { NN_CHECK_ALL(tensor_scatter_cases); }
+Test(rules_attention, tensor_scatter) { RULE_CASES(tensor_scatter_cases); }

@@ -1,7 +1,9 @@
 /* test_rules_tensor_seq.c: sequences and optionals. A sequence is described by what
  * all its elements share (element type; dims where they agree); an optional by the
  * value it may hold. Expected types are worked out by hand from Operators.md. */
-#include "test_rules_tensor_dsl.h"
+#include <criterion/criterion.h>
+
+#include "rule_case.h"
 
 /* One sequence built from a (2, 3) and b, then read back every way. */
 Test(rules_tensor_seq, construct_at_length_insert_erase)
@@ -89,18 +91,26 @@ Test(rules_tensor_seq, concat_from_sequence)
 	osh_model_free(m);
 }
 
-static const tcase split_to_sequence_cases[] = {
-	{"no split keeps a 1", 11, "x:FLOAT:6,4", "SplitToSequence", "x", "s", "", "s=sequence FLOAT (1, 4)", NULL, 0},
-	{"no split, keepdims 0", 11, "x:FLOAT:6,4", "SplitToSequence", "x", "s", "axis=1 keepdims=0", "s=sequence FLOAT (6)", NULL, 0},
-	{"scalar split dividing", 11, "x:FLOAT:6,4 k=:2", "SplitToSequence", "x,k", "s", "", "s=sequence FLOAT (2, 4)", NULL, 0},
-	{"scalar split, last smaller", 11, "x:FLOAT:7,4 k=:2", "SplitToSequence", "x,k", "s", "", "s=sequence FLOAT (?, 4)", NULL, 0},
-	{"equal sizes", 24, "x:FLOAT:6,4 k=2:3,3", "SplitToSequence", "x,k", "s", "", "s=sequence FLOAT (3, 4)", NULL, 0},
-	{"different sizes", 11, "x:FLOAT:6,4 k=3:1,2,3", "SplitToSequence", "x,k", "s", "", "s=sequence FLOAT (?, 4)", NULL, 0},
-	{"sizes do not add up", 11, "x:FLOAT:6,4 k=2:1,2", "SplitToSequence", "x,k", "s", "", "s=sequence FLOAT (rank unknown)", NULL, 1},
-	{"axis out of range", 11, "x:FLOAT:6,4", "SplitToSequence", "x", "s", "axis=2", "s=sequence FLOAT (rank unknown)", NULL, 1},
+static const rule_case split_to_sequence_cases[] = {
+	{"no split keeps a 1", 11, "SplitToSequence", "x", "s", .decls = "x:FLOAT:6,4",
+	 .expect = {"sequence FLOAT (1, 4)"}},
+	{"no split, keepdims 0", 11, "SplitToSequence", "x", "s", .decls = "x:FLOAT:6,4",
+	 .attrs = "i:axis=1|i:keepdims=0", .expect = {"sequence FLOAT (6)"}},
+	{"scalar split dividing", 11, "SplitToSequence", "x,k", "s", .decls = "x:FLOAT:6,4", .ints = "k::2",
+	 .expect = {"sequence FLOAT (2, 4)"}},
+	{"scalar split, last smaller", 11, "SplitToSequence", "x,k", "s", .decls = "x:FLOAT:7,4", .ints = "k::2",
+	 .expect = {"sequence FLOAT (?, 4)"}},
+	{"equal sizes", 24, "SplitToSequence", "x,k", "s", .decls = "x:FLOAT:6,4", .ints = "k:2:3,3",
+	 .expect = {"sequence FLOAT (3, 4)"}},
+	{"different sizes", 11, "SplitToSequence", "x,k", "s", .decls = "x:FLOAT:6,4", .ints = "k:3:1,2,3",
+	 .expect = {"sequence FLOAT (?, 4)"}},
+	{"sizes do not add up", 11, "SplitToSequence", "x,k", "s", .decls = "x:FLOAT:6,4", .ints = "k:2:1,2",
+	 .expect = {"sequence FLOAT (rank unknown)"}, .findings = 1},
+	{"axis out of range", 11, "SplitToSequence", "x", "s", .decls = "x:FLOAT:6,4", .attrs = "i:axis=2",
+	 .expect = {"sequence FLOAT (rank unknown)"}, .findings = 1},
 };
 
-Test(rules_tensor_seq, split_to_sequence) { RUN_TABLE(split_to_sequence_cases); }
+Test(rules_tensor_seq, split_to_sequence) { RULE_CASES(split_to_sequence_cases); }
 
 Test(rules_tensor_seq, optionals)
 {
