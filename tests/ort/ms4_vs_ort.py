@@ -9,7 +9,8 @@ TorchEmbedding, MurmurHash3, and com.microsoft.nchwc's Conv, MaxPool, AveragePoo
 GlobalMaxPool, GlobalAveragePool, ReorderInput, ReorderOutput and Upsample (whose CPU
 kernels ONNX Runtime registers where MLAS has an NCHWc block size, x86-64 among them).
 Cases ONNX Runtime refuses to run (kernels of the CUDA provider only) are listed and not
-compared; tests/unit/test_rules_ms4.c checks those rules.
+compared; the unit tests of their families (tests/unit/test_rules_ms_*.c) check those
+rules.
 
 usage: ms4_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
 """

@@ -14,13 +14,13 @@ The operators are those rules_ms.c covers: FastGelu, BiasGelu, QuickGelu, FusedM
 FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; and those of
 rules_ms2.c that ONNX Runtime's CPU provider runs: Gelu, TransposeMatMul,
 RotaryEmbedding, EmbedLayerNormalization, Attention, MatMulNBits, MatMulIntegerToFloat,
-DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms.c); the attention
+DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms_*.c); the attention
 operators of rules_ms_attn.c (ATTN_CASES), the quantized ones of rules_ms_quant.c
 (QUANT_CASES), and of rules_ms3.c MoE and QMoE, with GroupQueryAttention's present length
 (MS3_CASES). rules_ms3.c's PackedAttention, PackedMultiHeadAttention,
 RelativePositionBias, GatedRelativePositionBias, RemovePadding and RestorePadding have no
 CPU kernel, and the CPU SparseAttention runs only with past and present bound to one
-buffer, which a plain run cannot do: tests/unit/test_rules_ms3.c checks those. The cases
+buffer, which a plain run cannot do: tests/unit/test_rules_ms_attention.c checks those. The cases
 take optional inputs and outputs present and absent, and attributes on and off defaults.
 Integer inputs (ti) are fed filled with one value; INT8 ones become initializers.
 
@@ -210,7 +210,7 @@ CASES = [
 
 # ---- attention operators (rules_ms_attn.c): MultiHeadAttention, GroupQueryAttention,
 # QAttention; DecoderMaskedMultiHeadAttention and LongformerAttention (CUDA only) are in
-# tests/unit/test_rules_ms_attn.c. num_heads 2 of head size 4 (MHA, QAttention); GQA has
+# tests/unit/test_rules_ms_attention.c. num_heads 2 of head size 4 (MHA, QAttention); GQA has
 # 4 query heads and 2 key/value heads of size 4.
 I32, U8 = T.INT32, T.UINT8
 MHA = dict(num_heads=2)

@@ -1,6 +1,6 @@
 /* wbuf.h: a growable buffer of protobuf wire bytes written by hand, for the tests
  * that build models no encoder would make, or too big for wb.h's fixed buffer
- * (test_hostile.c, test_scan_split.c, test_load_split.c, test_pack_stream.c).
+ * (test_load_limits.c, test_scan_split.c, test_load_split.c, test_pack_stream.c).
  * Header-only, as the Criterion assertions need the test's own translation unit:
  * include after <criterion/criterion.h>, with _GNU_SOURCE (mkstemp).
  */

@@ -295,7 +295,7 @@ Test(cli, check_walks_subdirectories)
 
 	r = run("check", BAD_DIR, NULL);
 	cr_expect_eq(r.status, 2, "exit %d\n%s", r.status, r.err);
-	/* The hostile-input fixtures (test_hostile.c) are walked too. */
+	/* The hostile-input fixtures (test_load_limits.c) are walked too. */
 	size_t hostile = 0;
 	DIR *hd = opendir(BAD_DIR "/hostile");
 	for (struct dirent *he; hd && (he = readdir(hd)) != NULL;)

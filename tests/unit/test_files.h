@@ -1,5 +1,5 @@
 /* test_files.h: scratch directories for the tests that write files (test_cli.c,
- * test_hostile.c, test_write_atomic.c): create one, name files in it, see what it
+ * test_load_limits.c, test_write_atomic.c): create one, name files in it, see what it
  * holds, read a file whole, remove it; and running the tool (cli_run). And the backend corpus the corpus tests read (corpus_dir). Header-only, as the Criterion assertions need the test's own
  * translation unit. Include after <criterion/criterion.h>, with _GNU_SOURCE (asprintf).
  */

@@ -7,7 +7,7 @@
  * SIGKILL, and the real-time signals. Each is sent to a child blocked in the middle
  * of a write (the temporary file exists and holds data), over an old file and over
  * none, on the fast path (a thread writing full buffers behind) and the plain one.
- * test_hostile.c covers SIGINT and SIGTERM with a handler of the program's chained.
+ * test_load_limits.c covers SIGINT and SIGTERM with a handler of the program's chained.
  */
 #define _GNU_SOURCE
 #include "pristine.h"

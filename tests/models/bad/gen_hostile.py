@@ -10,7 +10,7 @@ Each file in tests/models/bad/hostile/ is one of the problems measured on protob
 are written byte by byte with the small encoder below, because the point is bytes
 that no well-behaved encoder would produce (python-protobuf itself refuses to nest
 messages 4,400 deep). The expectations (status, message with byte offset and field
-path, time and memory bounds) live in tests/unit/test_hostile.c; keep the names in
+path, time and memory bounds) live in tests/unit/test_load_limits.c; keep the names in
 step with its table.
 
   deep_nesting.onnx       4,400 TypeProtos nested through sequence_type.elem_type

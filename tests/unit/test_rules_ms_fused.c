@@ -1,17 +1,17 @@
-/* test_rules_ms.c: the com.microsoft rules of rules_ms2.c whose operators ONNX Runtime's
- * CPU provider has no kernel for (BiasAdd, BiasSoftmax, BiasSplitGelu, GemmFastGelu,
- * GroupNorm, SkipGroupNorm, GemmaRotaryEmbedding: CUDA or ROCm only), so that
- * tests/ort/ms_vs_ort.py cannot check them. One table row per one-node model; the
- * expected shapes are derived by hand from ONNX Runtime's docs/ContribOperators.md
- * in the rows' comments.
+/* test_rules_ms_fused.c: the fused com.microsoft operators (rules_ms_fused.c): BiasAdd,
+ * BiasSoftmax, BiasSplitGelu, GemmFastGelu and FusedConv. Where ONNX Runtime's CPU
+ * provider runs an operator, tests/ort/ms_vs_ort.py and tests/ort/ms4_vs_ort.py compare
+ * the rule with it as well; the CUDA-only operators, the outputs ONNX Runtime's own
+ * inference refuses and the models it refuses are checked here alone. One table row per
+ * one-node model (tests/support/rule_case.h); the expected shapes are derived by hand
+ * from ONNX Runtime's docs/ContribOperators.md (and, for com.microsoft.nchwc, its
+ * schemas and kernels) in the rows' comments.
  */
 #include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "rule_case.h"
 
-static const rule_case cases[] = {
+static const rule_case cuda_only_operators[] = {
 	/* BiasAdd: X (N, S, C) + bias (C) + skip (N, S, C) -> Y (N, S, C) */
 	{"BiasAdd", 17, "BiasAdd", "x,b,s", "y", .domain = "com.microsoft", .decls = "x:2,4,8|b:8|s:2,4,8",
 	 .expect = {"FLOAT (2, 4, 8)"}},
@@ -46,27 +46,18 @@ static const rule_case cases[] = {
 	 .decls = "x:N,S,4|w:4,6", .expect = {"FLOAT (N, S, 6)"}},
 	{"GemmFastGelu, inner dims differ", 17, "GemmFastGelu", "x,w", "y", .domain = "com.microsoft",
 	 .decls = "x:3,4|w:5,6", .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
-	/* GroupNorm: X (N, H, W, C) channels last, gamma (C), beta (C) -> Y like X */
-	{"GroupNorm", 17, "GroupNorm", "x,g,b", "y", .domain = "com.microsoft", .decls = "x:2,8,8,32|g:32|b:32",
-	 .expect = {"FLOAT (2, 8, 8, 32)"}},
-	{"GroupNorm, symbolic", 17, "GroupNorm", "x,g,b", "y", .domain = "com.microsoft",
-	 .decls = "x:N,H,W,32|g:32|b:32", .expect = {"FLOAT (N, H, W, 32)"}},
-	/* SkipGroupNorm: X, gamma, beta, skip, bias (optional) -> Y and S like X */
-	{"SkipGroupNorm, both outputs", 17, "SkipGroupNorm", "x,g,b,s,bi", "y,s2", .domain = "com.microsoft",
-	 .decls = "x:2,8,8,32|g:32|b:32|s:2,8,8,32|bi:32", .expect = {"FLOAT (2, 8, 8, 32)", "FLOAT (2, 8, 8, 32)"}},
-	{"SkipGroupNorm, no bias, no S", 17, "SkipGroupNorm", "x,g,b,s", "y", .domain = "com.microsoft",
-	 .decls = "x:N,H,W,32|g:32|b:32|s:N,H,W,32", .expect = {"FLOAT (N, H, W, 32)"}},
-	/* GemmaRotaryEmbedding: emb (B, S, dim), q/q_rot (B, N, S, H), k/k_rot (B, N, S, H)
-	 * -> output1 like q, output2 like k */
-	{"GemmaRotaryEmbedding", 17, "GemmaRotaryEmbedding", "e,q,qr,k,kr", "o1,o2", .domain = "com.microsoft",
-	 .decls = "e:2,3,16|q:2,8,3,16|qr:2,8,3,16|k:2,4,3,16|kr:2,4,3,16",
-	 .expect = {"FLOAT (2, 8, 3, 16)", "FLOAT (2, 4, 3, 16)"}},
-	{"GemmaRotaryEmbedding, symbolic", 17, "GemmaRotaryEmbedding", "e,q,qr,k,kr", "o1,o2",
-	 .domain = "com.microsoft", .decls = "e:B,S,16|q:B,8,S,16|qr:B,8,S,16|k:B,8,S,16|kr:B,8,S,16",
-	 .expect = {"FLOAT (B, 8, S, 16)", "FLOAT (B, 8, S, 16)"}},
 };
 
-Test(rules_ms, cuda_only_operators)
-{
-	RULE_CASES(cases);
-}
+Test(rules_ms_fused, cuda_only_operators) { RULE_CASES(cuda_only_operators); }
+
+static const rule_case fused_conv_cases[] = {
+	/* FusedConv: Conv's shape; Z, added into the output, must have it */
+	{"FusedConv", 17, "FusedConv", "x,w", "y", .domain = "com.microsoft", .decls = "x:N,2,H,W|w:3,2,3,3",
+	 .attrs = "s:activation=Relu", .expect = {"FLOAT (N, 3, H - 2, W - 2)"}},
+	{"FusedConv, Z gives the shape", 17, "FusedConv", "x,w,b,z", "y", .domain = "com.microsoft",
+	 .decls = "x:*|w:3,2,3,3|b:3|z:N,3,4,4", .expect = {"FLOAT (N, 3, 4, 4)"}},
+	{"FusedConv, Z of another shape", 17, "FusedConv", "x,w,b,z", "y", .domain = "com.microsoft",
+	 .decls = "x:1,2,5,5|w:3,2,3,3|b:3|z:1,3,4,4", .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+};
+
+Test(rules_ms_fused, fused_conv) { RULE_CASES(fused_conv_cases); }

@@ -1,21 +1,40 @@
-/* test_rules_ms3.c: the rules of rules_ms3.c (PackedAttention, PackedMultiHeadAttention,
- * SparseAttention, RelativePositionBias, GatedRelativePositionBias, RemovePadding,
- * RestorePadding, MoE, QMoE) and GroupQueryAttention's present length (rules_ms_attn.c),
- * with symbolic dims, optional inputs and outputs present and absent, and the models a
- * rule must refuse. tests/ort/ms_vs_ort.py checks the ones ONNX Runtime's CPU provider
- * runs against it; the others (CUDA only) are checked here alone. One table row per
- * one-node model; the expected shapes are derived by hand from ONNX Runtime's
- * docs/ContribOperators.md in the rows' comments.
+/* test_rules_ms_attention.c: the com.microsoft attention operators
+ * (rules_ms_attention.c): PackedAttention, PackedMultiHeadAttention, SparseAttention,
+ * GroupQueryAttention, DecoderMaskedMultiHeadAttention, LongformerAttention,
+ * MultiHeadAttention, the rotary embeddings, the position biases and
+ * RemovePadding/RestorePadding; symbolic dims, optional inputs and outputs present and
+ * absent. Where ONNX Runtime's CPU provider runs an operator, tests/ort/ms_vs_ort.py and
+ * tests/ort/ms4_vs_ort.py compare the rule with it as well; the CUDA-only operators, the
+ * outputs ONNX Runtime's own inference refuses and the models it refuses are checked
+ * here alone. One table row per one-node model (tests/support/rule_case.h); the expected
+ * shapes are derived by hand from ONNX Runtime's docs/ContribOperators.md (and, for
+ * com.microsoft.nchwc, its schemas and kernels) in the rows' comments.
  */
 #include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "rule_case.h"
 
 #define H2 "i:num_heads=2"
 #define OFFS "|to:INT32:B,S|cum:INT32:C"
 #define UNKNOWN "FLOAT (rank unknown)"
+#define SPARSE "i:num_heads=4|i:kv_num_heads=2|i:sparse_block_size=16"
+#define CACHE "|pk:B,2,M,8|pv:B,2,M,8|t:INT32:|kts:INT32:B"
+#define GATE "|qb:8|w:4,6|b:6|eco:1,2,1,1"
+#define GQA "i:num_heads=4|i:kv_num_heads=2"
+#define GQA_IN "q:B,1,32|k:B,1,16|v:B,1,16|sl:INT32:B"
+
+static const rule_case cuda_only_operators[] = {
+	/* GemmaRotaryEmbedding: emb (B, S, dim), q/q_rot (B, N, S, H), k/k_rot (B, N, S, H)
+	 * -> output1 like q, output2 like k */
+	{"GemmaRotaryEmbedding", 17, "GemmaRotaryEmbedding", "e,q,qr,k,kr", "o1,o2", .domain = "com.microsoft",
+	 .decls = "e:2,3,16|q:2,8,3,16|qr:2,8,3,16|k:2,4,3,16|kr:2,4,3,16",
+	 .expect = {"FLOAT (2, 8, 3, 16)", "FLOAT (2, 4, 3, 16)"}},
+	{"GemmaRotaryEmbedding, symbolic", 17, "GemmaRotaryEmbedding", "e,q,qr,k,kr", "o1,o2",
+	 .domain = "com.microsoft", .decls = "e:B,S,16|q:B,8,S,16|qr:B,8,S,16|k:B,8,S,16|kr:B,8,S,16",
+	 .expect = {"FLOAT (B, 8, S, 16)", "FLOAT (B, 8, S, 16)"}},
+};
+
+Test(rules_ms_attention, cuda_only_operators) { RULE_CASES(cuda_only_operators); }
 
 /* PackedAttention(input (T, In), weights (In, Hq + Hk + Hv), bias, token_offset (B, S),
  * cumulative_sequence_length (B + 1)[, attention_bias]) -> output (T, Hv), Hv a third
@@ -39,6 +58,8 @@ static const rule_case packed_attention[] = {
 	 .decls = "x:B,S,8|w:8,24|b:24" OFFS, .attrs = H2, .expect = {UNKNOWN}, .diag = "shape-error"},
 };
 
+Test(rules_ms_attention, packed_attention) { RULE_CASES(packed_attention); }
+
 /* PackedMultiHeadAttention(query (T, D) or (T, N, 3, H), key (T, D), value (T, Dv), bias,
  * token_offset, cumulative_sequence_length[, attention_bias]) -> (T, Dv) or (T, N H). */
 static const rule_case packed_mha[] = {
@@ -58,10 +79,10 @@ static const rule_case packed_mha[] = {
 	 .decls = "q:5,8|k:6,8|v:6,8" OFFS, .attrs = H2, .expect = {UNKNOWN}, .diag = "shape-error"},
 };
 
+Test(rules_ms_attention, packed_multi_head_attention) { RULE_CASES(packed_mha); }
+
 /* SparseAttention, 4 query heads and 2 kv heads of 8: query (B, S, 32) or packed
  * (B, S, 64); output (B, S, 32); present_key/value share the past's buffer (B, 2, M, 8). */
-#define SPARSE "i:num_heads=4|i:kv_num_heads=2|i:sparse_block_size=16"
-#define CACHE "|pk:B,2,M,8|pv:B,2,M,8|t:INT32:|kts:INT32:B"
 static const rule_case sparse_attention[] = {
 	{"separate Q, K, V", 17, "SparseAttention", "q,k,v,pk,pv,bri,bci,t,kts", "y,pko,pvo",
 	 .domain = "com.microsoft", .decls = "q:B,S,32|k:B,S,16|v:B,S,16|bri:INT32:2,5|bci:INT32:2,10" CACHE,
@@ -82,6 +103,8 @@ static const rule_case sparse_attention[] = {
 	 .attrs = SPARSE, .expect = {UNKNOWN, UNKNOWN}, .diag = "shape-error"},
 };
 
+Test(rules_ms_attention, sparse_attention) { RULE_CASES(sparse_attention); }
+
 /* RelativePositionBias(bias_table (buckets, N), query_length, key_length) ->
  * (1, N, query_length, key_length), the lengths from the inputs' content. */
 static const rule_case relative_position_bias[] = {
@@ -97,10 +120,11 @@ static const rule_case relative_position_bias[] = {
 	 .diag = "shape-error"},
 };
 
+Test(rules_ms_attention, relative_position_bias) { RULE_CASES(relative_position_bias); }
+
 /* GatedRelativePositionBias(query_layer (B, S, N H) or (T, N H), query_bias (N H),
  * rel_pos (1, N, S, S), weight (H, D), bias (D), eco_a (1, N, 1, 1)[, token_offset
  * (B, S)]) -> (B, N, S, S); 2 heads of 4, D 6. */
-#define GATE "|qb:8|w:4,6|b:6|eco:1,2,1,1"
 static const rule_case gated_relative_position_bias[] = {
 	{"3-D query", 17, "GatedRelativePositionBias", "ql,qb,rp,w,b,eco", "y", .domain = "com.microsoft",
 	 .decls = "ql:B,S,8|rp:1,2,S,S" GATE, .attrs = H2, .expect = {"FLOAT (B, 2, S, S)"}},
@@ -118,6 +142,8 @@ static const rule_case gated_relative_position_bias[] = {
 	{"rel_pos of 3 heads", 17, "GatedRelativePositionBias", "ql,qb,rp,w,b,eco", "y", .domain = "com.microsoft",
 	 .decls = "ql:B,S,8|rp:1,3,S,S" GATE, .attrs = H2, .expect = {UNKNOWN}, .diag = "shape-error"},
 };
+
+Test(rules_ms_attention, gated_relative_position_bias) { RULE_CASES(gated_relative_position_bias); }
 
 /* RemovePadding(input (B, S, H), sequence_token_count (B)) -> output (tokens, H) with
  * tokens known at run time only, token_offset (B, S), cumulated_seq_len (B + 1),
@@ -140,63 +166,13 @@ static const rule_case padding[] = {
 	 .decls = "x:T|off:INT32:B,S", .expect = {UNKNOWN}, .diag = "shape-error"},
 };
 
-/* MoE(input (T, H) or (B, S, H), router_probs (T, E), fc1 (E, F I, H)[, fc1 bias (E, F I)],
- * fc2 (E, H, I)[, fc2 bias (E, H), fc3 (E, I, H), fc3 bias (E, I)]) -> like input; F 2
- * for fused SwiGLU. 4 experts, H 8, I 16. */
-#define FC "|f1:4,16,8|f2:4,8,16"
-static const rule_case moe[] = {
-	{"2-D input", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft", .decls = "x:T,8|r:T,4" FC,
-	 .attrs = "i:k=2", .expect = {"FLOAT (T, 8)"}},
-	{"3-D input with biases", 17, "MoE", "x,r,f1,f1b,f2,f2b", "y", .domain = "com.microsoft",
-	 .decls = "x:B,S,8|r:R,4|f1b:4,16|f2b:4,8" FC, .attrs = "i:k=1|s:activation_type=gelu",
-	 .expect = {"FLOAT (B, S, 8)"}},
-	{"fused SwiGLU", 17, "MoE", "x,r,f1,f1b,f2", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f1:4,32,8|f1b:4,32|f2:4,8,16", .attrs = "s:activation_type=swiglu|i:swiglu_fusion=1",
-	 .expect = {"FLOAT (T, 8)"}},
-	{"unfused SwiGLU with fc3", 17, "MoE", "x,r,f1,,f2,,f3,f3b", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f3:4,16,8|f3b:4,16" FC, .attrs = "s:activation_type=swiglu",
-	 .expect = {"FLOAT (T, 8)"}},
-	{"fc2 of hidden 6", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f1:4,16,8|f2:4,6,16", .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-	{"3 experts in fc1", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f1:3,16,8|f2:4,8,16", .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-	{"router rows against tokens", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft",
-	 .decls = "x:2,3,8|r:5,4" FC, .expect = {UNKNOWN}, .diag = "shape-error"},
-	{"fc1 of two inner sizes without SwiGLU", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f1:4,32,8|f2:4,8,16", .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-	{"1-D input", 17, "MoE", "x,r,f1,,f2", "y", .domain = "com.microsoft", .decls = "x:8|r:T,4" FC,
-	 .expect = {UNKNOWN}, .diag = "shape-error"},
-};
-
-/* QMoE(input, router_probs, fc1 (E, F I, H / pack), fc1_scales, fc1 bias, fc2 (E, H,
- * I / pack), fc2_scales, fc2 bias, fc3..., zero points, router_weights (T, E), ...) ->
- * like input; 4-bit weights (pack 2), 4 experts, H 8, I 16. */
-#define QFC "|f1:UINT8:4,16,4|s1:4,16|f2:UINT8:4,8,8|s2:4,8"
-static const rule_case qmoe[] = {
-	{"2-D input", 17, "QMoE", "x,r,f1,s1,,f2,s2", "y", .domain = "com.microsoft", .decls = "x:T,8|r:T,4" QFC,
-	 .attrs = "i:k=2", .expect = {"FLOAT (T, 8)"}},
-	{"3-D input, biases, router_weights", 17, "QMoE", "x,r,f1,s1,f1b,f2,s2,f2b,,,,,,,rw", "y",
-	 .domain = "com.microsoft", .decls = "x:B,S,8|r:R,4|f1b:4,16|f2b:4,8|rw:R,4" QFC,
-	 .attrs = "i:k=2|i:weights_prepacked=0", .expect = {"FLOAT (B, S, 8)"}},
-	{"prepacked weights keep the provider's layout", 17, "QMoE", "x,r,f1,s1,,f2,s2", "y",
-	 .domain = "com.microsoft", .decls = "x:T,8|r:T,4|f1:UINT8:4,16,4|s1:4,16|f2:UINT8:9,1,1|s2:4,8",
-	 .expect = {"FLOAT (T, 8)"}},
-	{"raw fc2 of hidden 6", 17, "QMoE", "x,r,f1,s1,,f2,s2", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f1:UINT8:4,16,4|s1:4,16|f2:UINT8:4,6,8|s2:4,6", .attrs = "i:weights_prepacked=0",
-	 .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-	{"router_weights of 3 experts", 17, "QMoE", "x,r,f1,s1,,f2,s2,,,,,,,,rw", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|rw:T,3" QFC, .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-	{"fc2 bias of hidden 6", 17, "QMoE", "x,r,f1,s1,,f2,s2,f2b", "y", .domain = "com.microsoft",
-	 .decls = "x:T,8|r:T,4|f2b:4,6" QFC, .expect = {"FLOAT (T, 8)"}, .diag = "shape-error"},
-};
+Test(rules_ms_attention, remove_and_restore_padding) { RULE_CASES(padding); }
 
 /* GroupQueryAttention's present_key/value (B, Nkv, T, H), 4 query heads and 2 kv heads
  * of 8: T is max(past length, total_sequence_length) with the total's content, the new
  * length without a past, the past's (the capacity) with sliding_window_cache; a 4-bit
  * cache keeps the past's packed width; a quantized cache without a past has no known
  * type. Where the total is run-time data and there is a past, T is unknown. */
-#define GQA "i:num_heads=4|i:kv_num_heads=2"
-#define GQA_IN "q:B,1,32|k:B,1,16|v:B,1,16|sl:INT32:B"
 static const rule_case gqa[] = {
 	{"symbolic past, known total", 17, "GroupQueryAttention", "q,k,v,pk,pv,sl,t", "y,pko,pvo,qk",
 	 .domain = "com.microsoft", .decls = GQA_IN "|pk:B,2,P,8|pv:B,2,P,8", .ints = "t::16", .attrs = GQA,
@@ -229,12 +205,54 @@ static const rule_case gqa[] = {
 	 .diag = "shape-error"},
 };
 
-Test(rules_ms3, packed_attention) { RULE_CASES(packed_attention); }
-Test(rules_ms3, packed_multi_head_attention) { RULE_CASES(packed_mha); }
-Test(rules_ms3, sparse_attention) { RULE_CASES(sparse_attention); }
-Test(rules_ms3, relative_position_bias) { RULE_CASES(relative_position_bias); }
-Test(rules_ms3, gated_relative_position_bias) { RULE_CASES(gated_relative_position_bias); }
-Test(rules_ms3, remove_and_restore_padding) { RULE_CASES(padding); }
-Test(rules_ms3, moe) { RULE_CASES(moe); }
-Test(rules_ms3, qmoe) { RULE_CASES(qmoe); }
-Test(rules_ms3, group_query_attention_present) { RULE_CASES(gqa); }
+Test(rules_ms_attention, group_query_attention_present) { RULE_CASES(gqa); }
+
+static const rule_case cuda_only_and_unchecked_outputs[] = {
+	/* DecoderMaskedMultiHeadAttention, 2 heads of 4: query (B, 1, 8), key/value (B, 1, 8),
+	 * past (B, N, P, H) -> output (B, 1, 8), present (B, N, P + 1, H), qk (B, N, 1, P + 1) */
+	{"DMMHA, self attention with past", 17, "DecoderMaskedMultiHeadAttention", "q,k,v,,,pk,pv", "y,pko,pvo,qk",
+	 .domain = "com.microsoft", .decls = "q:2,1,8|k:2,1,8|v:2,1,8|pk:2,2,5,4|pv:2,2,5,4",
+	 .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (2, 1, 8)", "FLOAT (2, 2, 6, 4)", "FLOAT (2, 2, 6, 4)", "? (2, 2, 1, 6)"}},
+	/* shared buffer: present is the past's (B, N, max, H); qk's total is run-time data */
+	{"DMMHA, shared buffer", 17, "DecoderMaskedMultiHeadAttention", "q,k,v,,,pk,pv,psl", "y,pko,pvo,qk",
+	 .domain = "com.microsoft", .decls = "q:B,1,8|k:B,1,8|v:B,1,8|pk:B,2,16,4|pv:B,2,16,4|psl:",
+	 .attrs = "i:num_heads=2|i:past_present_share_buffer=1",
+	 .expect = {"FLOAT (B, 1, 8)", "FLOAT (B, 2, 16, 4)", "FLOAT (B, 2, 16, 4)", "? (B, 2, 1, ?)"}},
+	/* packed QKV (B, 1, 2 * 8 + 8): the head size from the past */
+	{"DMMHA, packed QKV", 17, "DecoderMaskedMultiHeadAttention", "q,,,,,pk,pv", "y,pko,pvo",
+	 .domain = "com.microsoft", .decls = "q:2,1,24|pk:2,2,3,4|pv:2,2,3,4", .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (2, 1, 8)", "FLOAT (2, 2, 4, 4)", "FLOAT (2, 2, 4, 4)"}},
+	/* cross attention: key/value are BNSH (B, N, L, H); qk (B, N, 1, L) */
+	{"DMMHA, cross attention", 17, "DecoderMaskedMultiHeadAttention", "q,k,v", "y,,,qk",
+	 .domain = "com.microsoft", .decls = "q:2,1,8|k:2,2,7,4|v:2,2,7,6", .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (2, 1, 12)", NULL, NULL, "? (2, 2, 1, 7)"}},
+	{"DMMHA, query of 5 heads' width", 17, "DecoderMaskedMultiHeadAttention", "q,k,v", "y",
+	 .domain = "com.microsoft", .decls = "q:2,1,10|k:2,1,10|v:2,1,10", .attrs = "i:num_heads=4",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	/* LongformerAttention: output like input (B, S, D) */
+	{"LongformerAttention", 17, "LongformerAttention", "x,w,b,m,gw,gb,g", "y", .domain = "com.microsoft",
+	 .decls = "x:2,16,8|w:8,24|b:24|m:2,16|gw:8,24|gb:24|g:2,16", .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (2, 16, 8)"}},
+	{"LongformerAttention, symbolic", 17, "LongformerAttention", "x,w,b,m,gw,gb,g", "y",
+	 .domain = "com.microsoft", .decls = "x:B,S,8|w:8,24|b:24|m:B,S|gw:8,24|gb:24|g:B,S",
+	 .attrs = "i:num_heads=2", .expect = {"FLOAT (B, S, 8)"}},
+	{"LongformerAttention, 2-D input", 17, "LongformerAttention", "x,w,b,m,gw,gb,g", "y",
+	 .domain = "com.microsoft", .decls = "x:16,8|w:8,24|b:24|m:2,16|gw:8,24|gb:24|g:2,16",
+	 .attrs = "i:num_heads=2", .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	/* MultiHeadAttention's qk: (B, N, S, P + L), of a type independent of the inputs' */
+	{"MHA qk", 17, "MultiHeadAttention", "q,k,v", "y,pk,pv,qk", .domain = "com.microsoft",
+	 .decls = "q:2,3,8|k:2,4,8|v:2,4,8", .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (2, 3, 8)", "FLOAT (2, 2, 4, 4)", "FLOAT (2, 2, 4, 4)", "? (2, 2, 3, 4)"}},
+	{"MHA qk with past", 17, "MultiHeadAttention", "q,k,v,,,,pk,pv", "y,,,qk", .domain = "com.microsoft",
+	 .decls = "q:B,3,8|k:B,3,8|v:B,3,8|pk:B,2,5,4|pv:B,2,5,4", .attrs = "i:num_heads=2",
+	 .expect = {"FLOAT (B, 3, 8)", NULL, NULL, "? (B, 2, 3, 8)"}},
+	/* packed QKV (B, S, N, 3, H) */
+	{"MHA packed QKV", 17, "MultiHeadAttention", "q", "y,pk", .domain = "com.microsoft", .decls = "q:2,3,2,3,4",
+	 .attrs = "i:num_heads=2", .expect = {"FLOAT (2, 3, 8)", "FLOAT (2, 2, 3, 4)"}},
+	{"MHA hidden not a multiple of heads", 17, "MultiHeadAttention", "q,k,v", "y", .domain = "com.microsoft",
+	 .decls = "q:2,3,9|k:2,4,9|v:2,4,9", .attrs = "i:num_heads=2", .expect = {"FLOAT (rank unknown)"},
+	 .diag = "shape-error"},
+};
+
+Test(rules_ms_attention, cuda_only_and_unchecked_outputs) { RULE_CASES(cuda_only_and_unchecked_outputs); }

@@ -1,4 +1,5 @@
-/* test_hostile.c: hostile input and writes interrupted by signals.
+/* test_load_limits.c: the loader's limits on hostile input, and writes interrupted by
+ * signals.
  *
  *  - fixtures: every file of tests/models/bad/hostile (gen_hostile.py), one row
  *    each: how the load ends (a status and a message naming the byte offset and the
@@ -549,7 +550,7 @@ Test(hostile_fixture, table_matches_directory)
 	while ((e = readdir(d)) != NULL) {
 		if (!ends_with(e->d_name, ".onnx"))
 			continue;
-		cr_expect(find_hostile(e->d_name), "%s/%s has no row in test_hostile.c", HOSTILE_DIR, e->d_name);
+		cr_expect(find_hostile(e->d_name), "%s/%s has no row in test_load_limits.c", HOSTILE_DIR, e->d_name);
 		seen++;
 	}
 	closedir(d);
