@@ -4,7 +4,7 @@
 #define OSH_EMIT_PACK_STREAM_H
 
 #include "core/model.h"
-#include "emit/write_atomic.h"
+#include "io/output.h"
 #include "onnx-ml.pb-c.h"
 
 /* protobuf's limit for one message: 2 GiB - 1. */

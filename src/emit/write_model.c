@@ -5,13 +5,16 @@
  * fields, field order). A changed model is packed straight into the output file
  * (pack_stream.c: protobuf-c's bytes, in one pass), never into a buffer the size of
  * the model. Unknown fields (newer than our schema) are kept in both cases. A write
- * begun while the model loaded (write_ahead.c) is finished here.
+ * begun while the model loaded (write_ahead.c) is finished here, into the temporary
+ * file it made.
  *
- * All of that is the fast path. A model loaded the plain way (osh_model.plain_io,
- * core/tuning.h) is written the plain way, the reference the fast one must agree
- * with byte for byte: its messages built whole and packed by protobuf-c into one
- * buffer, written by this thread with write, the deferred lint run before it on this
- * thread too; the same temporary file, refusals, fsync and rename.
+ * The bytes go through the output interface (io/output.h) into a temporary file
+ * renamed over the destination (io/atomic_file.h), which serves a model loaded the
+ * plain way (osh_model.plain_io, core/tuning.h) with the plain output and any other
+ * with the fast one; nothing here knows which. What differs here is what is
+ * produced: a plain model's messages are built whole and packed by protobuf-c into
+ * one buffer, the deferred lint run before it on this thread; the same temporary
+ * file, refusals, fsync and rename.
  */
 #define _GNU_SOURCE
 #include "core/model.h"
@@ -19,8 +22,8 @@
 #include "loader/materialize.h"
 #include "emit/pack_stream.h"
 #include "emit/write_ahead.h"
-#include "emit/write_atomic.h"
 #include "emit/write_model.h"
+#include "io/atomic_file.h"
 #include "onnx-ml.pb-c.h"
 
 #include <errno.h>
@@ -220,7 +223,7 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 	return same ? OSH_OK : OSH_ERR_INVALID;
 }
 
-atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
+static atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
 {
 	const model_source *src = &m->src;
 	return (atomic_opts){
@@ -233,14 +236,14 @@ atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
 	};
 }
 
-osh_status write_check_model(osh_model *m, const char *path, osh_error *err)
+static osh_status write_check_model(osh_model *m, const char *path, osh_error *err)
 {
 	osh_status s = check_writable(m, path, err);
 	return s == OSH_OK ? check_external_dir(m, path, err) : s;
 }
 
-osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
-			 const out_pre *pre, uint64_t *skipped, osh_error *err)
+static osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
+				const out_pre *pre, uint64_t *skipped, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
 	pack_job job = {.m = m, .produce = !pack ? produce_copy : m->plain_io ? produce_plain : produce_packed};
@@ -267,7 +270,7 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 	return s;
 }
 
-osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+static osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
@@ -284,7 +287,20 @@ osh_status write_model(osh_model *m, const char *path, const osh_write_options *
 	if (skipped)
 		*skipped = 0;
 	write_job *job = write_ahead_take(m, path);
-	return job ? write_ahead_finish(job, m, opts, skipped, err) : write_model_fresh(m, path, opts, err);
+	if (!job)
+		return write_model_fresh(m, path, opts, err);
+	atomic_opts ao = write_atomic_opts(opts, m);
+	out_pre pre;
+	bool use;
+	atomic_file *f = write_ahead_end(job, m, &ao, &pre, &use);
+	if (!f)
+		return write_model_fresh(m, path, opts, err);
+	osh_status s = write_check_model(m, path, err);
+	if (s != OSH_OK) {
+		atomic_abort(f);
+		return s;
+	}
+	return write_commit(m, path, f, opts, use ? &pre : NULL, skipped, err);
 }
 
 osh_status model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)

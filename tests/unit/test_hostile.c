@@ -22,7 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "core/model.h"
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 #include "loader/loader.h"
 #include "loader/prescan.h"
 

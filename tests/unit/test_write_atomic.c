@@ -1,4 +1,4 @@
-/* test_write_atomic.c: the promise of emit/write_atomic.c under fault injection.
+/* test_write_atomic.c: the promise of io/atomic_file.c under fault injection.
  *
  * A sys_io whose Nth call (write, copy, fsync, close or rename, counted together)
  * fails with EIO or ENOSPC is run for EVERY N of a real multi-megabyte write, part
@@ -13,7 +13,7 @@
  * left as it is.
  */
 #define _GNU_SOURCE
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 
 #include <criterion/criterion.h>
 #include "test_files.h"
@@ -47,7 +47,7 @@ static struct {
 
 /* Whether the fault-injection runs ask for a durable output (fsync, writeback
  * started as it goes, every write from the caller's thread) or not (full buffers
- * written by a thread of their own: emit/flush_behind.c). */
+ * written by a thread of their own: io/flush_behind.c). */
 static bool fx_durable = true;
 
 static bool hit(void)

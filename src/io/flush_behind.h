@@ -11,10 +11,10 @@
  * the file or close it before flush_behind_drain returns. The first error sticks and
  * is returned by drain; later buffers are dropped.
  */
-#ifndef OSH_EMIT_FLUSH_BEHIND_H
-#define OSH_EMIT_FLUSH_BEHIND_H
+#ifndef OSH_IO_FLUSH_BEHIND_H
+#define OSH_IO_FLUSH_BEHIND_H
 
-#include "emit/write_atomic.h"
+#include "io/sys_io.h"
 
 #include <stddef.h>
 

@@ -4,7 +4,7 @@
  * free) or `pending` (handed over, being written); never both. Everything the two
  * threads share is read and written under `mu`.
  */
-#include "emit/flush_behind.h"
+#include "io/flush_behind.h"
 #include "core/quiet_thread.h"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* write_atomic.c: see write_atomic.h.
+/* atomic_file.c: see atomic_file.h.
  *
  * Invariant: from the moment the temporary file exists until write_atomic returns,
  * every exit path either renames it over the destination (complete, and fsynced when
@@ -10,11 +10,8 @@
  * "Temporary files" below).
  */
 #define _GNU_SOURCE
-#include "emit/write_atomic.h"
-#include "emit/flush_behind.h"
+#include "io/atomic_file.h"
 #include "core/error.h"
-#include "core/pread_all.h"
-#include "core/tuning.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,213 +28,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static ssize_t copy_range(int in, int64_t *off, int out, int64_t *out_off, size_t n)
-{
-	off64_t o = (off64_t)*off, d = out_off ? (off64_t)*out_off : 0;
-	ssize_t c = copy_file_range(in, &o, out, out_off ? &d : NULL, n, 0);
-	*off = (int64_t)o;
-	if (out_off)
-		*out_off = (int64_t)d;
-	return c;
-}
-
-const sys_io sys_io_default = {write, copy_range, fsync, close, rename};
-
-/* The output buffer (core/tuning.h): OUT_BUF_FIRST bytes, reused until
- * OUT_GROW_AFTER bytes went through it, then OUT_BUF. Every fresh page costs a fault,
- * zeroing and accounting, and a small model's output fits a small buffer: a big one
- * from the start is only more pages to fault in. A big output gets the big buffer,
- * and its fewer system calls, after its first megabyte. Not a bigger one: with the
- * thread's spare (flush_behind.c) there are two, each a buffer's worth of fresh
- * pages, and a system call per 256 KiB is nothing beside copying them. Writeback is
- * started every WRITEBACK_STEP bytes written (see start_writeback). */
-
-/* A durable output is fsynced before it is renamed into place. Left to fsync alone, all of
- * it would go to the disk only then, after the last byte is packed; started as we go,
- * the disk writes while we pack, and fsync waits for the tail only. Advice: a failure
- * changes nothing, as fsync still writes whatever is left and reports any error. */
-static void start_writeback(out_file *o)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-	if (!o->durable || o->written - o->synced < WRITEBACK_STEP)
-		return;
-	sync_file_range(o->fd, (off64_t)o->synced, (off64_t)(o->written - o->synced), SYNC_FILE_RANGE_WRITE);
-	o->synced = o->written;
-#else
-	(void)o;
-#endif
-}
-
-int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done)
-{
-	const unsigned char *b = buf;
-	*done = 0;
-	while (*done < n) {
-		ssize_t w = io->write(fd, b + *done, n - *done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		*done += (size_t)w;
-	}
-	return 0;
-}
-
-/* Writes the buffer now, from this thread. */
-static void flush_now(out_file *o)
-{
-	if (!o->err) {
-		size_t done;
-		o->err = sys_io_write_all(o->io, o->fd, o->buf, o->len, &done);
-		o->written += done;
-	}
-	o->len = 0;
-	if (!o->err)
-		start_writeback(o);
-}
-
-void out_flush(out_file *o)
-{
-	if (o->behind && o->len && !o->err) {
-		size_t n = o->len;
-		o->buf = flush_behind_hand(o->behind, o->buf, n);
-		o->written += n;
-		o->len = 0;
-		return;
-	}
-	flush_now(o);
-}
-
-/* Everything written, by whichever thread: before the file is used otherwise (a
- * copy, a seek, the end). */
-static void out_drain(out_file *o)
-{
-	out_flush(o);
-	if (o->behind) {
-		int e = flush_behind_drain(o->behind);
-		if (e && !o->err)
-			o->err = e;
-	}
-}
-
-/* The buffer is full: written out, and then, once enough went through the first
- * small one, replaced by the big one (never while a thread writes behind: it holds
- * buffers of the size they had). A thread writes the full big buffers from the
- * BEHIND_AFTER-th on (the ninth): below 3 MB of output (the first in small buffers,
- * then eight big ones), starting it costs more than it saves. */
-static void out_full(out_file *o)
-{
-	if (o->cap < OUT_BUF) {
-		out_flush(o);
-		unsigned char *big = o->written >= OUT_GROW_AFTER && !o->behind ? malloc(OUT_BUF) : NULL;
-		if (big) { /* no memory for it: the small one goes on */
-			free(o->buf);
-			o->buf = big, o->cap = OUT_BUF;
-		}
-		return;
-	}
-	if (!o->behind && o->may_flush_behind && ++o->full_flushes > BEHIND_AFTER)
-		o->behind = flush_behind_new(o->io, o->fd, o->cap);
-	out_flush(o);
-}
-
-void out_write(out_file *o, const void *data, size_t n)
-{
-	if (o->err || n == 0) /* data may be NULL for an empty bytes field */
-		return;
-	if (o->len + n > o->cap) {
-		out_full(o);
-		if (n >= o->cap) { /* large blocks go straight out, no copy */
-			out_drain(o);
-			unsigned char *saved = o->buf;
-			size_t cap = o->cap;
-			o->buf = (unsigned char *)data, o->len = n, o->cap = n;
-			flush_now(o);
-			o->buf = saved, o->cap = cap;
-			return;
-		}
-	}
-	memcpy(o->buf + o->len, data, n);
-	o->len += n;
-}
-
-/* The kernel cannot copy from fd to o->fd: EXDEV (another file system, kernels
- * before 5.3 and from 5.19), ENOSYS (before 4.5), EINVAL/EOPNOTSUPP (a file system
- * or file kind that does not support it), EBADF (some kernels, for a special file). */
-static bool cannot_copy(int e)
-{
-	return e == EXDEV || e == ENOSYS || e == EINVAL || e == EOPNOTSUPP || e == EBADF;
-}
-
-/* n bytes of fd from off through o's buffer. */
-static void out_pread(out_file *o, int fd, uint64_t off, size_t n)
-{
-	while (n && !o->err) {
-		if (o->len == o->cap)
-			out_full(o);
-		size_t want = o->cap - o->len < n ? o->cap - o->len : n;
-		int e = pread_all(fd, o->buf + o->len, want, off);
-		if (e) {
-			o->err = e < 0 ? ESTALE : e;
-			return;
-		}
-		o->len += want, off += want, n -= want;
-	}
-}
-
-/* True when the n bytes of fd at off are in place at o's position already (o->pre):
- * the position moves past them. */
-static bool skip_pre(out_file *o, int fd, uint64_t off, size_t n)
-{
-	const out_pre *p = &o->pre;
-	uint64_t at = o->written + o->len;
-	if (!p->len || fd != p->fd || off < p->src_off || off + n > p->src_off + p->len ||
-	    at != p->dst_off + (off - p->src_off))
-		return false;
-	out_drain(o);
-	if (o->err)
-		return true;
-	if (lseek(o->fd, (off_t)n, SEEK_CUR) < 0)
-		o->err = errno;
-	else
-		o->written += n, o->skipped += n;
-	return true;
-}
-
-void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n)
-{
-	if (o->err || n == 0 || skip_pre(o, fd, off, n))
-		return;
-	/* Below OUT_COPY_MIN, a copy is a write from the caller's bytes: a system call
-	 * either way. */
-	if (fd < 0 || o->no_copy || (n < OUT_COPY_MIN && data)) {
-		if (data)
-			out_write(o, data, n);
-		else
-			out_pread(o, fd, off, n);
-		return;
-	}
-	out_drain(o);
-	size_t done = 0;
-	while (done < n && !o->err) {
-		int64_t at = (int64_t)(off + done);
-		ssize_t c = o->io->copy(fd, &at, o->fd, NULL, n - done);
-		if (c < 0 && errno == EINTR)
-			continue;
-		if (c < 0 && cannot_copy(errno)) {
-			o->no_copy = true;
-			out_copy(o, fd, off + done, data ? (const uint8_t *)data + done : NULL, n - done);
-			return;
-		}
-		if (c <= 0)
-			o->err = c < 0 ? errno : ESTALE;
-		else
-			done += (size_t)c, o->written += (uint64_t)c;
-	}
-	if (!o->err)
-		start_writeback(o);
-}
 
 /* Splits dest into its directory (malloc'd) and base name. */
 static char *dir_of(const char *dest, const char **base)
@@ -797,27 +587,19 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	int fd = f->fd;
 	int e = f->mode_err;
 	const char *what = e ? "set the owner and mode of" : "write";
-	/* A durable output starts its writeback as it goes (start_writeback), after
-	 * each write: it is written by this thread. So is a plain one, with write alone
-	 * (no kernel copies, no early writeback: fsync does it all). */
-	out_file o = {.fd = fd, .io = io, .buf = malloc(OUT_BUF_FIRST), .cap = OUT_BUF_FIRST,
-		      .durable = f->durable && !f->plain, .may_flush_behind = !f->durable && !f->plain,
-		      .no_copy = f->plain};
-	if (pre)
-		o.pre = *pre;
-	if (!e && !o.buf)
-		e = ENOMEM;
+	/* The output chosen once, for the whole file: the plain one writes with write
+	 * alone (no kernel copies, no early writeback: fsync does it all). */
+	out_file o;
+	int oe = out_open(&o, f->plain ? &output_plain : &output_fast, fd, io, f->durable, pre);
+	if (!e)
+		e = oe;
 	if (!e) {
-		e = produce(&o, ctx);
-		if (!e) {
-			out_drain(&o);
-			e = o.err;
-		} else if (o.behind) {
-			flush_behind_drain(o.behind); /* done with the file before it goes */
-		}
+		int pe = produce(&o, ctx);
+		int fe = out_finish(&o, pe == 0); /* done with the file before it goes */
+		e = pe ? pe : fe;
+	} else if (!oe) {
+		out_finish(&o, false);
 	}
-	flush_behind_free(o.behind);
-	free(o.buf);
 	if (skipped)
 		*skipped = o.skipped;
 	/* What was copied ahead may reach past the end of what was produced. */

@@ -1,77 +1,20 @@
-/* write_atomic.h: replace a file so that readers see the old or the new content,
+/* atomic_file.h: replace a file so that readers see the old or the new content,
  * never a mix, and a failure leaves the old file and no debris (what a writer killed
  * by SIGKILL leaves, the next write into that directory removes).
  *
- * The system calls that can fail midway go through a table (sys_io) so tests can make
- * the Nth write, copy, fsync, close or rename fail and check the promise for every N.
+ * This is what an output means, not how fast it goes: the plain and the fast output
+ * (output.h) write into the same temporary file, with the same refusals, fsync,
+ * rename and messages; atomic_opts.plain chooses which, once. The system calls that
+ * can fail midway go through a sys_io (sys_io.h).
  */
-#ifndef OSH_EMIT_WRITE_ATOMIC_H
-#define OSH_EMIT_WRITE_ATOMIC_H
+#ifndef OSH_IO_ATOMIC_FILE_H
+#define OSH_IO_ATOMIC_FILE_H
 
 #include "onnxshape.h"
+#include "io/output.h"
+#include "io/sys_io.h"
 
 #include <sys/types.h>
-
-typedef struct sys_io {
-	ssize_t (*write)(int fd, const void *buf, size_t n);
-	/* copy_file_range(in, off, out, out_off, n, 0): n bytes of `in` from *off put at
-	 * *out_off of out (out's file position when out_off is NULL), both advanced. */
-	ssize_t (*copy)(int in, int64_t *off, int out, int64_t *out_off, size_t n);
-	int (*fsync)(int fd);
-	int (*close)(int fd);
-	int (*rename)(const char *from, const char *to);
-} sys_io;
-
-extern const sys_io sys_io_default;
-
-/* Writes all n bytes at buf to fd through io, retrying short writes and EINTR: 0, or
- * the errno of the failure (EIO for a write that wrote nothing). *done: the bytes
- * written either way. */
-int sys_io_write_all(const sys_io *io, int fd, const void *buf, size_t n, size_t *done);
-
-/* Bytes already in the output file: the `len` bytes of file `fd` from src_off, copied
- * to dst_off before the content was produced (emit/write_ahead.c copies the weights
- * while the model is loaded and inferred). Producing the same bytes there again is
- * skipped. */
-typedef struct out_pre {
-	int fd;
-	uint64_t src_off, dst_off, len;
-} out_pre;
-
-struct flush_behind;
-
-/* Buffered output onto a file descriptor through a sys_io. The first error sticks. */
-typedef struct out_file {
-	int fd;
-	const sys_io *io;
-	unsigned char *buf;
-	size_t len, cap;
-	/* Full buffers are written by a thread of their own (emit/flush_behind.h) from
-	 * the BEHIND_AFTER-th on, when `may_flush_behind`; an error of theirs reaches
-	 * `err` at the next operation that needs the file itself, or the end. */
-	bool may_flush_behind;
-	unsigned full_flushes;
-	struct flush_behind *behind;
-	int err; /* errno of the first failure, 0 if none */
-	uint64_t written; /* bytes handed to the kernel so far */
-	uint64_t synced;  /* of which writeback has been started (out_flush) */
-	bool durable;     /* atomic_opts.durable: start writeback as we go */
-	bool no_copy;     /* the kernel cannot copy between these files: write instead */
-	out_pre pre;      /* len 0: none */
-	uint64_t skipped; /* bytes of pre not written again */
-} out_file;
-
-void out_write(out_file *o, const void *data, size_t n);
-void out_flush(out_file *o);
-
-/* Appends n bytes that are the bytes of file `fd` at offset off (and, when data is
- * not NULL, the n bytes at data too, say a mapping of that file). The kernel copies
- * them from file to file, so they never pass through this process's memory and no
- * page of a mapping at data is touched. Where it cannot (another file system, an
- * old kernel), they are written from data, or read from fd when data is NULL. A
- * source file that ends early is the error ESTALE: it changed since the caller
- * looked. Bytes that o->pre says are in place already are skipped. */
-void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
 /* Writes the new content of `dest`. Returns 0 or an errno value. */
 typedef int (*produce_fn)(out_file *o, void *ctx);
@@ -90,8 +33,8 @@ typedef struct atomic_opts {
 	bool has_source;     /* src identifies the source file */
 	source_id src;
 	bool durable;        /* fsync the file before the rename and the directory after */
-	/* The plain path (core/tuning.h): the content written by this thread alone,
-	 * with write (no flush-behind thread, no kernel copies). */
+	/* The plain path (core/tuning.h): the content written through output_plain
+	 * (this thread alone, with write), else output_fast. */
 	bool plain;
 	const sys_io *io;    /* NULL: sys_io_default */
 } atomic_opts;
