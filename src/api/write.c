@@ -1,5 +1,5 @@
-/* write.c: the public API's writing (onnxshape.h, "Writing"), as emit/ does it. */
-#include "io/atomic_file.h"
+/* write.c: the public API's writing (onnxshape.h, "Writing"), as emit/ and io/ do it. */
+#include "io/temp_guard.h"
 #include "emit/write_model.h"
 
 osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)

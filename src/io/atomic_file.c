@@ -4,28 +4,21 @@
  * every exit path either renames it over the destination (complete, and fsynced when
  * durable) or unlinks it. The destination is never opened for writing. A signal that
  * ends the process is an exit path too: while a temporary file exists, a handler
- * unlinks it before the signal takes its course (see "Signals" below). SIGKILL is
- * not, so the temporary file is locked for as long as it is being written, and what
- * a dead writer left is removed by the next write into its directory (see
- * "Temporary files" below).
+ * unlinks it before the signal takes its course (temp_guard.c). SIGKILL is not, so
+ * the temporary file is locked for as long as it is being written, and what a dead
+ * writer left is removed by the next write into its directory (temp_file.c).
  */
 #define _GNU_SOURCE
 #include "io/atomic_file.h"
 #include "core/error.h"
+#include "io/temp_file.h"
+#include "io/temp_guard.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,342 +32,6 @@ static char *dir_of(const char *dest, const char **base)
 	if (slash == dest)
 		return strdup("/");
 	return strndup(dest, (size_t)(slash - dest));
-}
-
-/* ---- Temporary files ---------------------------------------------------------
- *
- * The temporary file of a write to BASE is ".BASE.osh-XXXXXXXX.tmp" beside it (eight
- * random lowercase hexadecimal digits). A signal that ends the process removes it
- * (see "Signals"), but nothing of ours runs on SIGKILL, or when a handler of the
- * program's own ends it, and their leftovers would pile up. So the writer holds a
- * write lock on the whole file from its creation to its rename or removal: an open
- * file description lock, which the kernel drops when the last descriptor of that
- * description is closed, as the death of the process does whatever killed it. (Not a classic POSIX lock: those belong to the process,
- * and the sweep of another thread of the same process would be granted them.)
- *
- * Each write begins by sweeping its directory: one readdir, and every regular file
- * whose name has that pattern and whose lock it can take, no live writer holds, so
- * it is removed. The sweep probes with a read lock, through a descriptor for reading
- * only (a temporary file takes the destination's mode, which may deny writing), and
- * removes the file while holding it, only if the name still leads to the file it
- * locked. A writer locks its new file waiting out such a probe, and then checks that
- * the name is still its file: a sweep that came between the creation and the lock
- * removed it, and the writer takes another name. Names of another pattern, links,
- * FIFOs, devices and directories are never opened or removed. Where the file system
- * has no such locks (kernels before 3.15, some network file systems), writers go on
- * without them and sweeps remove nothing.
- */
-
-#define TEMP_TAG ".osh-"
-#define TEMP_DIGITS 8
-#define TEMP_END ".tmp"
-
-/* Whether name is "." BASE TEMP_TAG, TEMP_DIGITS lowercase hexadecimal digits and
- * TEMP_END, for some non-empty BASE. */
-static bool is_temp_name(const char *name)
-{
-	size_t n = strlen(name), tag = strlen(TEMP_TAG), tail = tag + TEMP_DIGITS + strlen(TEMP_END);
-	if (name[0] != '.' || n < 2 + tail)
-		return false;
-	const char *t = name + n - tail;
-	if (memcmp(t, TEMP_TAG, tag) != 0 || strcmp(t + tag + TEMP_DIGITS, TEMP_END) != 0)
-		return false;
-	for (const char *h = t + tag; h < t + tag + TEMP_DIGITS; h++)
-		if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
-			return false;
-	return true;
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/* Locks the whole file fd (l_len 0: to its end, however far it grows). */
-static int lock_whole(int fd, int cmd, short type)
-{
-	struct flock lk = {.l_type = type, .l_whence = SEEK_SET};
-	return fcntl(fd, cmd, &lk);
-}
-
-/* Removes the entry `name` of directory dfd if it is a regular file that no live
- * writer holds locked. */
-static void remove_if_stale(int dfd, const char *name)
-{
-	struct stat seen, opened, now;
-	if (fstatat(dfd, name, &seen, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(seen.st_mode))
-		return;
-	/* Should the name become a FIFO or a terminal after the check, the open neither
-	 * blocks nor adopts it, and the fstat below turns it away. */
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &opened) == 0 && same_file(&opened, &seen) && lock_whole(fd, F_OFD_SETLK, F_RDLCK) == 0 &&
-	    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&now, &opened))
-		unlinkat(dfd, name, 0);
-	close(fd); /* the lock goes only now, with the name */
-}
-
-/* The sweep (see above). Best effort: what cannot be read or removed stays for a later
- * write, and a directory we cannot use is reported when the temporary file cannot be
- * created in it. */
-static void sweep_stale(const char *dir)
-{
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL)
-		if (is_temp_name(e->d_name))
-			remove_if_stale(dirfd(d), e->d_name);
-	closedir(d);
-}
-
-/* Locks the new temporary file fd, named path: false when a sweep removed it between
- * its creation and the lock (a sweep probing it now is waited for). */
-static bool lock_new_temp(int fd, const char *path)
-{
-	while (lock_whole(fd, F_OFD_SETLKW, F_WRLCK) != 0) {
-		if (errno != EINTR)
-			return true; /* no such locks here: no sweep removes it either */
-	}
-	struct stat mine, named;
-	return fstat(fd, &mine) == 0 && lstat(path, &named) == 0 && same_file(&mine, &named);
-}
-
-static int create_temp(const char *dir, const char *base, char **path)
-{
-	for (int attempt = 0; attempt < 64; attempt++) {
-		uint32_t r = 0;
-		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
-			r = (uint32_t)getpid() * 2654435761u + (uint32_t)attempt;
-		char *p = NULL;
-		if (asprintf(&p, "%s/.%s" TEMP_TAG "%08" PRIx32 TEMP_END, dir, base, r) < 0)
-			return -ENOMEM;
-		/* 0666 and O_EXCL: the umask applies as for any new file, and an existing
-		 * file (or a symlink planted there) is never opened. */
-		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-		if (fd >= 0 && lock_new_temp(fd, p)) {
-			*path = p;
-			return fd;
-		}
-		int e = fd >= 0 ? EEXIST : errno; /* swept away: another name */
-		if (fd >= 0)
-			close(fd);
-		free(p);
-		if (e != EEXIST)
-			return -e;
-	}
-	return -EEXIST;
-}
-
-/* ---- Signals ------------------------------------------------------------------
- *
- * A signal that ends the process during a write must not leave the temporary file
- * behind. This is the library's only global state, and only because a signal
- * handler can reach nothing else: a table of the temporary files being written
- * right now, and the handlers that were in place before the first write in progress
- * installed ours.
- *
- * Which signals: every one whose default action ends the process (signal(7):
- * SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, the faults, the
- * real-time signals...; SIGKILL cannot be caught), while its disposition is that
- * default: a signal the program handles is the program's, and arrives as it would
- * have. SIGINT and SIGTERM are the exception: a program's handler of one of those
- * is called from ours, after the temporary file is gone (they ask the program to
- * stop; the write then fails cleanly if the handler returns).
- *
- * The handler is async-signal-safe: it reads the table (a path is published before
- * its slot is marked armed, with atomics) and calls unlink, nothing else that touches
- * the file system. Then the signal takes the course it would have taken without us:
- * the previous handler is called, or, for the default action, the default is put
- * back and the signal raised again, so the process still dies of it (and its parent
- * sees that). A signal that was ignored stays ignored: no handler is installed for
- * it. When the last write in progress ends, the previous handlers are restored
- * (unless the application replaced ours meanwhile: then its own stay).
- *
- * Limits: TEMP_SLOTS writes at once are protected (more proceed unprotected), and a
- * signal delivered to another thread in the instant between creating the temporary
- * file and arming its slot may leave it (the writing thread blocks them across that
- * instant).
- */
-
-#define TEMP_SLOTS 16
-
-enum { SLOT_FREE, SLOT_CLAIMED, SLOT_ARMED };
-
-typedef struct temp_slot {
-	atomic_int state;
-	char path[PATH_MAX];
-} temp_slot;
-
-/* Those of signal(7)'s signals with a default action of Term or Core that a process
- * can catch. */
-static const int fatal_signals[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
-	SIGVTALRM, SIGPROF,
-#ifdef SIGSTKFLT
-	SIGSTKFLT,
-#endif
-#ifdef SIGIO
-	SIGIO,
-#endif
-#ifdef SIGPWR
-	SIGPWR,
-#endif
-#ifdef SIGLOST
-	SIGLOST,
-#endif
-#ifdef SIGEMT
-	SIGEMT,
-#endif
-	SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS,
-};
-
-#ifndef NSIG
-#define NSIG 65
-#endif
-
-static temp_slot temp_slots[TEMP_SLOTS];
-static int caught[NSIG];      /* fatal_signals, then SIGRTMIN to SIGRTMAX */
-static int ncaught;
-static sigset_t caught_set;
-static struct sigaction previous[NSIG]; /* by signal: before the first write in progress */
-static bool installed[NSIG];
-static int writers; /* writes in progress; these under handlers_lock */
-static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* caught and caught_set, once (under handlers_lock). */
-static void list_signals(void)
-{
-	if (ncaught)
-		return;
-	sigemptyset(&caught_set);
-	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-		if (fatal_signals[i] > 0 && fatal_signals[i] < NSIG)
-			caught[ncaught++] = fatal_signals[i];
-#if defined(SIGRTMIN) && defined(SIGRTMAX)
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig < NSIG && ncaught < NSIG; sig++)
-		caught[ncaught++] = sig;
-#endif
-	for (int i = 0; i < ncaught; i++)
-		sigaddset(&caught_set, caught[i]);
-}
-
-static bool is_default(const struct sigaction *sa) { return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL; }
-static bool is_ignored(const struct sigaction *sa) { return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN; }
-
-static void on_signal(int sig, siginfo_t *info, void *uctx)
-{
-	int saved_errno = errno;
-	write_abandon_all();
-	const struct sigaction *prev = &previous[sig > 0 && sig < NSIG ? sig : 0];
-	if (prev->sa_flags & SA_SIGINFO) {
-		prev->sa_sigaction(sig, info, uctx);
-	} else if (prev->sa_handler == SIG_DFL) {
-		/* The signal is blocked while we run: raised again, it is delivered with
-		 * the default action as soon as we return (a fault, by the instruction
-		 * that caused it, run again). */
-		sigaction(sig, prev, NULL);
-		raise(sig);
-	} else if (prev->sa_handler != SIG_IGN) {
-		prev->sa_handler(sig);
-	}
-	errno = saved_errno;
-}
-
-void write_abandon_all(void)
-{
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (atomic_load(&temp_slots[i].state) == SLOT_ARMED)
-			unlink(temp_slots[i].path);
-}
-
-static void install_handlers(void)
-{
-	pthread_mutex_lock(&handlers_lock);
-	if (writers++ == 0) {
-		list_signals();
-		struct sigaction sa = {0};
-		sa.sa_sigaction = on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sa.sa_mask = caught_set;
-		for (int i = 0; i < ncaught; i++) {
-			int sig = caught[i];
-			installed[sig] = false;
-			if (sigaction(sig, NULL, &previous[sig]) != 0 || is_ignored(&previous[sig]))
-				continue;
-			if (!is_default(&previous[sig]) && sig != SIGINT && sig != SIGTERM)
-				continue;
-			installed[sig] = sigaction(sig, &sa, NULL) == 0;
-		}
-	}
-	pthread_mutex_unlock(&handlers_lock);
-}
-
-/* The previous handler back in one call (what was there comes out of the same
- * call, so that a handler the program put in meanwhile is seen, and put back). */
-static void restore_handlers(void)
-{
-	pthread_mutex_lock(&handlers_lock);
-	if (--writers == 0) {
-		for (int i = 0; i < ncaught; i++) {
-			int sig = caught[i];
-			struct sigaction cur;
-			if (installed[sig] && sigaction(sig, &previous[sig], &cur) == 0 &&
-			    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal))
-				sigaction(sig, &cur, NULL);
-			installed[sig] = false;
-		}
-	}
-	pthread_mutex_unlock(&handlers_lock);
-}
-
-/* A free slot, claimed; -1 when all are in use. */
-static int claim_slot(void)
-{
-	for (int i = 0; i < TEMP_SLOTS; i++) {
-		int expected = SLOT_FREE;
-		if (atomic_compare_exchange_strong(&temp_slots[i].state, &expected, SLOT_CLAIMED))
-			return i;
-	}
-	return -1;
-}
-
-static void arm_slot(int slot, const char *path)
-{
-	if (slot < 0 || strlen(path) >= sizeof temp_slots[slot].path)
-		return;
-	strcpy(temp_slots[slot].path, path);
-	atomic_store(&temp_slots[slot].state, SLOT_ARMED);
-}
-
-static void release_slot(int slot)
-{
-	if (slot >= 0)
-		atomic_store(&temp_slots[slot].state, SLOT_FREE);
-}
-
-/* Creates the temporary file and arms its slot with the caught signals blocked in
- * this thread, so that they arrive either before the file exists or after the
- * handler knows about it (caught_set is set: install_handlers ran). A fault the
- * thread itself caused meanwhile would end the process at once, as it would have
- * anyway: only a fault sent by another process waits. */
-static int create_armed_temp(const char *dir, const char *base, char **path, int slot)
-{
-	sigset_t old;
-	bool masked = pthread_sigmask(SIG_BLOCK, &caught_set, &old) == 0;
-	int fd = create_temp(dir, base, path);
-	if (fd >= 0)
-		arm_slot(slot, *path);
-	if (masked)
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return fd;
 }
 
 /* dest as a write replaces it (malloc'd into *real): writing to a symbolic link
@@ -459,9 +116,9 @@ static osh_status open_temp_at(const char *given, const char *real, const atomic
 		free(dir);
 		return error_set(err, OSH_ERR_IO, "%s: not a file name", real);
 	}
-	sweep_stale(dir);
+	temp_sweep(dir);
 	char *tmp = NULL;
-	int fd = create_armed_temp(dir, base, &tmp, slot);
+	int fd = temp_guard_create(dir, base, &tmp, slot);
 	if (fd < 0) {
 		error_set(err, OSH_ERR_IO, "%s: cannot create a temporary file in '%s': %s", real, dir,
 		     strerror(-fd));
@@ -511,7 +168,7 @@ static bool dest_is_path(const atomic_file *f, const char *src)
 	const char *dest_base = slash ? slash + 1 : f->dest;
 	char *dir = dir_of(real, &base);
 	struct stat a, b;
-	bool same = dir && !strcmp(base, dest_base) && stat(dir, &a) == 0 && stat(f->dir, &b) == 0 && same_file(&a, &b);
+	bool same = dir && !strcmp(base, dest_base) && stat(dir, &a) == 0 && stat(f->dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	free(dir);
 	free(real);
 	return same;
@@ -549,12 +206,10 @@ osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **
 	f->durable = opts->durable;
 	f->plain = opts->plain;
 	f->fd = -1;
-	install_handlers();
-	f->slot = claim_slot();
+	f->slot = temp_guard_begin();
 	osh_status s = open_temp(dest, opts, f, err, f->slot);
 	if (s != OSH_OK) {
-		release_slot(f->slot);
-		restore_handlers();
+		temp_guard_end(f->slot);
 		free(f);
 		return s;
 	}
@@ -565,8 +220,7 @@ osh_status atomic_open(const char *dest, const atomic_opts *opts, atomic_file **
 
 static void atomic_free(atomic_file *f)
 {
-	release_slot(f->slot);
-	restore_handlers();
+	temp_guard_end(f->slot);
 	free(f->tmp), free(f->dir), free(f->dest);
 	free(f);
 }
