@@ -11,8 +11,8 @@
  * The devices sit behind two seams (docs/ARCHITECTURE.md, "The seams"): the input
  * (loader/load.c: mapping, the pre-scan's second thread, the split unpack, the
  * second thread of the name look-ups, the arena's prefault, the page releaser) and
- * the output (emit/write_model.c: the streamed packer, flush-behind, write-ahead,
- * kernel copies). Each has a plain path beside it, which the tests also run.
+ * the output (io/output.h: flush-behind, kernel copies and writeback in output_fast.c,
+ * the copy ahead in copy_ahead.c; the streamed packer, emit/pack_stream.c). Each has a plain path beside it, which the tests also run.
  */
 #ifndef OSH_CORE_TUNING_H
 #define OSH_CORE_TUNING_H
@@ -121,7 +121,7 @@ bool verify_ir_chosen(void);
  * huge pages where the host hands them out cheaply, small ones where it does not. */
 #define PREFAULT_SLOW_HUGE_NS ((uint64_t)3 * 1000 * 1000)
 
-/* ---- Output: emit/ ------------------------------------------------------------ */
+/* ---- Output: io/ and emit/ ---------------------------------------------------- */
 
 /* The output buffer starts at OUT_BUF_FIRST bytes and becomes OUT_BUF after
  * OUT_GROW_AFTER bytes went through it: a small output's fresh pages against a big
