@@ -58,7 +58,7 @@ rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
 infer_fn rule_of_schema(const sch_row *r);
 
 /* An operator ONNX Runtime registers in the ai.onnx domain where ONNX has no row for
- * it (ops_ms.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
+ * it (ops_ort_extra.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
  * and whether its kernels take FLOAT16, FLOAT and DOUBLE only. */
 typedef struct ort_extra {
 	const char *op;

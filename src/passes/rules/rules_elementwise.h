@@ -40,5 +40,6 @@ void infer_groupnorm21(infer_ctx *c);
 void infer_rmsnorm(infer_ctx *c);
 void infer_lpnorm(infer_ctx *c);
 void infer_mvn(infer_ctx *c);
+void infer_swiglu(infer_ctx *c);
 
 #endif

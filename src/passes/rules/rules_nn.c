@@ -495,3 +495,17 @@ void infer_einsum(infer_ctx *c)
 	}
 	set_out(c, 0, elem, r, out);
 }
+
+/* Input i's rank when known; reports a rank other than `want` (naming what the
+ * input holds) and sets *bad. -1 when unknown or omitted. */
+int32_t nn_rank_want(infer_ctx *c, int32_t i, int32_t want, const char *layout, bool *bad)
+{
+	int32_t r = in_rank(c, i);
+	if (r >= 0 && r != want) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
+			   want, layout);
+		*bad = true;
+		return -1;
+	}
+	return r;
+}

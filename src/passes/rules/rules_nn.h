@@ -103,4 +103,11 @@ void infer_cumsum(infer_ctx *c);
 void infer_trilu(infer_ctx *c);
 void infer_lrn(infer_ctx *c);
 
+/* Input i's rank when known; reports a rank other than `want` (naming the layout it
+ * must have) and sets *bad. -1 when unknown or omitted. */
+int32_t nn_rank_want(infer_ctx *c, int32_t i, int32_t want, const char *layout, bool *bad);
+
+/* rules_nn_conv.c: CausalConvWithState (27). */
+void infer_causal_conv_with_state(infer_ctx *c);
+
 #endif

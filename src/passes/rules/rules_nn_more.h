@@ -5,7 +5,8 @@
  *   rules_rnn.c          RNN, GRU, LSTM
  *   rules_loss.c         NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
  *   rules_nms.c          NonMaxSuppression
- *   rules_attention.c    Attention, RotaryEmbedding, TensorScatter (the KV cache update)
+ *   rules_attention.c    Attention, RotaryEmbedding, TensorScatter (the KV cache update),
+ *                        LinearAttention, ai.onnx.preview FlexAttention
  *   rules_bitcast.c      BitCast
  *   rules_deform_conv.c  DeformConv
  *   rules_training.c     ai.onnx.preview.training: Adagrad, Adam, Momentum,
@@ -37,6 +38,8 @@ void infer_non_max_suppression(infer_ctx *c);
 void infer_attention(infer_ctx *c);
 void infer_rotary_embedding(infer_ctx *c);
 void infer_tensor_scatter(infer_ctx *c);
+void infer_linear_attention(infer_ctx *c);
+void infer_flex_attention(infer_ctx *c);
 
 /* rules_bitcast.c */
 void infer_bitcast(infer_ctx *c);
