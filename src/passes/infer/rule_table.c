@@ -14,8 +14,9 @@
  */
 #include "passes/infer/rule_table.h"
 
+#include "passes/rules/rule_protos.h"
+
 #include "core/schema/schema_ids.h"
-#include "passes/rules/rules.h"
 
 #include <string.h>
 

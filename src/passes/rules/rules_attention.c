@@ -30,7 +30,9 @@
  * head count divides it; every dim with several witnesses is merged (a conflict
  * is reported and the outputs keep their element types only).
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
 

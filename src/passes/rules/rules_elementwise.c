@@ -20,7 +20,7 @@
  * Invariant: a rule either sets an output to what is certain, or reports the problem
  * (shape-error, broadcast-mismatch) and leaves the outputs it cannot vouch for unknown.
  */
-#include "passes/rules/rules_elementwise.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/checked.h"
 #include "core/dtype.h"

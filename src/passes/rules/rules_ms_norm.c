@@ -18,7 +18,7 @@
  * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
-#include "passes/rules/rules_ms.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/dtype.h"
 #include "passes/rules/ms_inputs.h"

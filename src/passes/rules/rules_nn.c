@@ -6,6 +6,8 @@
  * and an operand pairing no valid model can have is reported and leaves the output
  * with its element type only.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"

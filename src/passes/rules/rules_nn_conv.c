@@ -13,6 +13,8 @@
  * known input size, or a symbolic one the window provably keeps (stride 1 and the
  * padding exactly filling the kernel). Batch N passes through as it is.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
