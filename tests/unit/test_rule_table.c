@@ -2,7 +2,8 @@
  *
  * ops.def's rows of the schema domains name schema rows at compile time
  * (rule_table.c), so a rule for a row that does not exist cannot be built; what is
- * left to check is the other direction, and that nothing of a schema domain hides
+ * left to check is the other direction (a row holds until the operator's next row, so
+ * every operator's first version needs one), and that nothing of a schema domain hides
  * among the rows keyed by name: adding an ONNX operator is one schema row, one rule
  * row and one function, and forgetting the rule row fails here.
  */
@@ -24,6 +25,24 @@ Test(rule_table, every_schema_row_has_a_rule)
 		missing++;
 	}
 	cr_assert_eq(missing, 0, "%d schema rows without a rule", missing);
+}
+
+/* A row holds until the operator's next row: Relu's one row serves its four versions,
+ * and a version with a row of its own takes that row's rule. */
+Test(rule_table, a_row_holds_until_the_next)
+{
+	const sch_row *relu1 = schema_lookup("", "Relu", 1);
+	cr_assert_not_null(relu1);
+	for (int64_t v = 6; v <= 14; v++) {
+		const sch_row *r = schema_lookup("", "Relu", v);
+		cr_assert_not_null(r);
+		cr_expect_eq(rule_of_schema(r), rule_of_schema(relu1), "Relu-%d", r->since);
+	}
+	const sch_row *scan8 = schema_lookup("", "Scan", 8), *scan9 = schema_lookup("", "Scan", 9),
+		      *scan25 = schema_lookup("", "Scan", 25);
+	cr_assert(scan8 && scan9 && scan25);
+	cr_expect_neq(rule_of_schema(scan8), rule_of_schema(scan9));
+	cr_expect_eq(rule_of_schema(scan25), rule_of_schema(scan9));
 }
 
 Test(rule_table, name_keyed_rows_are_of_other_domains)

@@ -54,7 +54,9 @@ typedef struct rule_hit {
  * ANY_DOMAIN row's (outside ai.onnx and its sub-domains). */
 rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
 
-/* The rule attached to schema row r; every row has one (test_rule_table). */
+/* The rule of schema row r: its own rule row's, else that of the operator's nearest
+ * earlier version with one (a row holds until the operator's next row). Every schema
+ * row has one (test_rule_table). */
 infer_fn rule_of_schema(const sch_row *r);
 
 /* An operator ONNX Runtime registers in the ai.onnx domain where ONNX has no row for
