@@ -9,6 +9,8 @@
  */
 #include <criterion/criterion.h>
 
+#include <string.h>
+
 #include "core/arena.h"
 #include "core/schema/schema.h"
 #include "passes/infer/rule_table.h"
@@ -43,6 +45,25 @@ Test(rule_table, a_row_holds_until_the_next)
 	cr_assert(scan8 && scan9 && scan25);
 	cr_expect_neq(rule_of_schema(scan8), rule_of_schema(scan9));
 	cr_expect_eq(rule_of_schema(scan25), rule_of_schema(scan9));
+}
+
+/* A version that takes its predecessor's rule has no row of its own: the table lists
+ * where rules change, not every version. */
+Test(rule_table, no_row_restates_the_previous_version)
+{
+	int32_t n, restated = 0;
+	const sch_row *rows = schema_rows(&n);
+	for (int32_t i = 1; i < n; i++) {
+		if (strcmp(rows[i].domain, rows[i - 1].domain) || strcmp(rows[i].op_type, rows[i - 1].op_type))
+			continue;
+		infer_fn own = rule_row_of_schema(&rows[i]);
+		if (!own || own != rule_of_schema(&rows[i - 1]))
+			continue;
+		cr_log_error("%s %s-%d: its row restates version %d's rule", rows[i].domain[0] ? rows[i].domain : "ai.onnx",
+			     rows[i].op_type, rows[i].since, rows[i - 1].since);
+		restated++;
+	}
+	cr_assert_eq(restated, 0, "%d rows restate the previous version's rule", restated);
 }
 
 Test(rule_table, name_keyed_rows_are_of_other_domains)

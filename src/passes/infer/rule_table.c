@@ -102,6 +102,8 @@ infer_fn rule_of_schema(const sch_row *r)
 	return by_schema[i];
 }
 
+infer_fn rule_row_of_schema(const sch_row *r) { return by_schema[schema_index(r)]; }
+
 const ort_extra *rule_ort_extra(const char *domain, const char *op_type, int64_t version)
 {
 	if (domain[0])

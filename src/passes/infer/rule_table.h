@@ -59,6 +59,9 @@ rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_ty
  * row has one (test_rule_table). */
 infer_fn rule_of_schema(const sch_row *r);
 
+/* The rule of schema row r's own rule row, NULL where it has none, for tests. */
+infer_fn rule_row_of_schema(const sch_row *r);
+
 /* An operator ONNX Runtime registers in the ai.onnx domain where ONNX has no row for
  * it (ops_ort_extra.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
  * and whether its kernels take FLOAT16, FLOAT and DOUBLE only. */
