@@ -17,6 +17,12 @@
  *    starts threads of its own: osh_model_load pre-scans a file of 1 MB or more in a
  *    second thread, joined before it returns, and a model keeps a thread that faults
  *    its arena's memory in ahead of use until osh_model_free.
+ *  - Every options struct starts with its version (libgit2's convention): initialise
+ *    one with its _INIT macro (osh_load_options lo = OSH_LOAD_OPTIONS_INIT;) or its
+ *    _init function (C++ before C++20, whose initialisers cannot name a field), then
+ *    set the fields wanted. The other fields' defaults are 0, false and NULL. A version this library does not know, 0 included, is refused
+ *    (OSH_ERR_INVALID, naming the struct and the version); a NULL options pointer
+ *    means the defaults.
  *  - ONNXSHAPE_PLAIN_IO=1 in the environment (read by each load; =0 for the opposite
  *    of a library built with -DONNXSHAPE_PLAIN_IO=ON) loads and writes a model the
  *    plain way: no thread but the caller's, no mapping, protobuf-c unpacking and
@@ -85,7 +91,10 @@ typedef struct osh_diag {
 
 typedef struct osh_model osh_model;
 
+#define OSH_LOAD_OPTIONS_VERSION 1
+
 typedef struct osh_load_options {
+	unsigned int version; /* OSH_LOAD_OPTIONS_VERSION */
 	/* Most bytes the model's arena may use for loading, inference and writing; 0
 	 * chooses a budget from the file size. osh_rewrite raises it for its edits, the
 	 * second index and the second inference: at each of its stages, by the bytes then
@@ -119,6 +128,13 @@ typedef struct osh_load_options {
 	void (*on_map)(void *ctx, const void *addr, size_t size);
 	void *map_ctx;
 } osh_load_options;
+
+#define OSH_LOAD_OPTIONS_INIT {.version = OSH_LOAD_OPTIONS_VERSION}
+
+/* Fills *opts with the defaults of that version of the struct: OSH_OK, or
+ * OSH_ERR_INVALID (nothing changed) for a version this library does not know.
+ * NULL: none (OSH_ERR_INVALID). */
+OSH_API osh_status osh_load_options_init(osh_load_options *opts, unsigned int version);
 
 /* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
  * structural problems found (osh_model_has_errors tells whether any is an error). On
@@ -230,7 +246,10 @@ typedef struct osh_assumption {
 	int64_t value;      /* 0 or more */
 } osh_assumption;
 
+#define OSH_INFER_OPTIONS_VERSION 1
+
 typedef struct osh_infer_options {
+	unsigned int version; /* OSH_INFER_OPTIONS_VERSION */
 	size_t n_input_shapes;
 	const osh_input_shape *input_shapes; /* NULL only when n_input_shapes is 0 */
 	size_t n_assumptions;
@@ -280,6 +299,11 @@ typedef struct osh_infer_options {
 	 * as rewrite's drop_initializer_inputs makes them for every runtime. */
 	bool constant_initializers;
 } osh_infer_options;
+
+#define OSH_INFER_OPTIONS_INIT {.version = OSH_INFER_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_infer_options. */
+OSH_API osh_status osh_infer_options_init(osh_infer_options *opts, unsigned int version);
 
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
  * broadcast-mismatch, shape-conflict, ...), then lints (unless opts->defer_lint). A
@@ -442,7 +466,10 @@ OSH_API osh_status osh_model_override_severities(osh_model *m, const osh_severit
  * Runtime 1.30 runs). */
 #define OSH_REWRITE_MAX_OPSET 26
 
+#define OSH_REWRITE_OPTIONS_VERSION 1
+
 typedef struct osh_rewrite_options {
+	unsigned int version; /* OSH_REWRITE_OPTIONS_VERSION */
 	/* Only Paddle elementwise operators of this domain are rewritten; NULL: any
 	 * domain other than the standard ones (ai.onnx, ai.onnx.ml, ...). */
 	const char *paddle_domain;
@@ -496,6 +523,11 @@ typedef struct osh_rewrite_options {
 	 * input). Subgraph inputs are left alone: a body's are positional. */
 	bool drop_initializer_inputs;
 } osh_rewrite_options;
+
+#define OSH_REWRITE_OPTIONS_INIT {.version = OSH_REWRITE_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_rewrite_options. */
+OSH_API osh_status osh_rewrite_options_init(osh_rewrite_options *opts, unsigned int version);
 
 /* One change, for listings (--dry-run). Node fields describe the node as loaded. */
 typedef struct osh_rewrite_change {
@@ -563,7 +595,10 @@ OSH_API osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, os
 
 /* ---- Writing ------------------------------------------------------------------ */
 
+#define OSH_WRITE_OPTIONS_VERSION 1
+
 typedef struct osh_write_options {
+	unsigned int version; /* OSH_WRITE_OPTIONS_VERSION */
 	/* Allow the output to be the input file itself (same inode). */
 	bool in_place;
 	/* fsync the file before it is renamed into place and its directory after: the
@@ -574,6 +609,11 @@ typedef struct osh_write_options {
 	 * copied byte for byte). Used by tests to prove the packer is lossless. */
 	bool force_pack;
 } osh_write_options;
+
+#define OSH_WRITE_OPTIONS_INIT {.version = OSH_WRITE_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_write_options. */
+OSH_API osh_status osh_write_options_init(osh_write_options *opts, unsigned int version);
 
 /* Writes the model to `path` atomically: a temporary file in the destination
  * directory renamed over path (with opts->durable, fsync before and the directory's

@@ -72,8 +72,28 @@ class Error(Structure):
 MapCallback = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
 
 
-class LoadOptions(Structure):
+class _Options(Structure):
+    """An options struct of onnxshape.h: its first field is the version of its layout,
+    which the library checks; each subclass sets it to the one it mirrors."""
+
+    VERSION = 0
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("version", self.VERSION)
+        super().__init__(*args, **kw)
+
+
+# OSH_LOAD_OPTIONS_VERSION and the others: the layouts mirrored below.
+LOAD_OPTIONS_VERSION = 1
+INFER_OPTIONS_VERSION = 1
+REWRITE_OPTIONS_VERSION = 1
+WRITE_OPTIONS_VERSION = 1
+
+
+class LoadOptions(_Options):
+    VERSION = LOAD_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("memory_budget", ctypes.c_uint64),
         ("write_ahead_to", c_char_p),
         ("map_file", c_bool),
@@ -82,8 +102,9 @@ class LoadOptions(Structure):
     ]
 
 
-class WriteOptions(Structure):
-    _fields_ = [("in_place", c_bool), ("durable", c_bool), ("force_pack", c_bool)]
+class WriteOptions(_Options):
+    VERSION = WRITE_OPTIONS_VERSION
+    _fields_ = [("version", ctypes.c_uint), ("in_place", c_bool), ("durable", c_bool), ("force_pack", c_bool)]
 
 
 class Dim(Structure):
@@ -121,8 +142,10 @@ class Assumption(Structure):
     _fields_ = [("symbol", c_char_p), ("value", c_int64)]
 
 
-class InferOptions(Structure):
+class InferOptions(_Options):
+    VERSION = INFER_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("n_input_shapes", c_size_t),
         ("input_shapes", POINTER(InputShape)),
         ("n_assumptions", c_size_t),
@@ -169,8 +192,10 @@ class SeverityOverride(Structure):
     _fields_ = [("code", c_char_p), ("ignore", c_bool), ("severity", c_int)]
 
 
-class RewriteOptions(Structure):
+class RewriteOptions(_Options):
+    VERSION = REWRITE_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("paddle_domain", c_char_p),
         ("target_opset", c_int64),
         ("dry_run", c_bool),

@@ -8,10 +8,26 @@
  * plain-or-fast decision (core/tuning.h) is made here, once per model: the loader,
  * the passes and the writer all follow it.
  */
+#include "api/options.h"
 #include "core/error.h"
 #include "core/tuning.h"
 #include "emit/write_ahead.h"
 #include "loader/loader.h"
+
+static osh_status load_version_check(const osh_load_options *opts, osh_error *err)
+{
+	return opts ? options_version_check("osh_load_options", opts->version, OSH_LOAD_OPTIONS_VERSION,
+					    "OSH_LOAD_OPTIONS_INIT", err)
+		    : OSH_OK;
+}
+
+osh_status osh_load_options_init(osh_load_options *opts, unsigned int version)
+{
+	if (!opts || version != OSH_LOAD_OPTIONS_VERSION)
+		return OSH_ERR_INVALID;
+	*opts = (osh_load_options)OSH_LOAD_OPTIONS_INIT;
+	return OSH_OK;
+}
 
 osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts, osh_error *err)
 {
@@ -20,13 +36,16 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 	*out = NULL;
 	if (!path)
 		return error_set(err, OSH_ERR_INVALID, "osh_model_load: the path is NULL");
+	osh_status s = load_version_check(opts, err);
+	if (s != OSH_OK)
+		return s;
 	load_how how = {.plain = plain_io_chosen()};
 	const char *to = opts ? opts->write_ahead_to : NULL;
 	/* Without memory for a job, the load goes on without one: the write makes all. */
 	write_job *job = to && !how.plain ? write_ahead_new(to) : NULL;
 	if (job)
 		how.on_layout = write_ahead_layout, how.layout_ctx = job;
-	osh_status s = loader_load_file(out, path, opts, &how, err);
+	s = loader_load_file(out, path, opts, &how, err);
 	if (s != OSH_OK)
 		write_ahead_cancel(job); /* a failed load leaves no temporary file */
 	else if (job)
@@ -37,7 +56,10 @@ osh_status osh_model_load(osh_model **out, const char *path, const osh_load_opti
 osh_status osh_model_load_buffer(osh_model **out, const void *data, size_t size, const char *name,
 				 const osh_load_options *opts, osh_error *err)
 {
-	return loader_load_buffer(out, data, size, name, opts, err);
+	if (out)
+		*out = NULL;
+	osh_status s = load_version_check(opts, err);
+	return s != OSH_OK ? s : loader_load_buffer(out, data, size, name, opts, err);
 }
 
 void osh_model_free(osh_model *m) { model_free(m); }

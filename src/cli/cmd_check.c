@@ -173,7 +173,7 @@ static void check_one(const check_opts *o, file_result *r)
 	r->path = shown_path(source); /* "-" is reported as "<stdin>" */
 	timings_start(&r->time, o->timings);
 	r->time.path = r->path;
-	osh_load_options lo = {.memory_budget = o->memory_budget};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->memory_budget};
 	int guard = input_guard_claim(r->path, &lo);
 	osh_status loaded = load_model_from(&m, source, &lo, &err);
 	timings_lap(&r->time, "load");
@@ -330,7 +330,7 @@ int cmd_check(int argc, char **argv)
 		{"custom-op", required_argument, NULL, OPT_CUSTOM_OP},
 		{0},
 	};
-	check_opts o = {.format = FORMAT_TEXT, .infer.runtime = "ort-cpu"};
+	check_opts o = {.format = FORMAT_TEXT, .infer = {.version = OSH_INFER_OPTIONS_VERSION, .runtime = "ort-cpu"}};
 	const char *color = NULL, *output = NULL;
 	int jobs = 0, c;
 	bool usage = false, rules = false;

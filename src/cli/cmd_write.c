@@ -352,7 +352,7 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	osh_error err = {0};
 	osh_rewrite_report rep;
 	*write = false;
-	osh_infer_options io = {.dump_after = wa->dump_after, .dump_to = stderr};
+	osh_infer_options io = {.version = OSH_INFER_OPTIONS_VERSION, .dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	osh_input_shape *kept = NULL;
 	if (wa->walked && !input_shapes_for(m, in, &io, &kept)) {
@@ -620,7 +620,7 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 	int status;
 	*printed = (ptrdiff_t)osh_model_diag_count(m);
 	bool defer = !wa->sev.n && !wa->to_stdout;
-	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer,
+	osh_infer_options io = {.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = wa->ignore_declared, .defer_lint = defer,
 				.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	osh_input_shape *kept = NULL;
@@ -668,7 +668,7 @@ static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 	 * while the model is loaded and inferred (osh_load_options.write_ahead_to). A
 	 * stream has no place to copy them ahead to. */
 	const char *ahead = cmd->infer && !wa->to_stdout ? wa->out : NULL;
-	osh_load_options lo = {.write_ahead_to = ahead, .memory_budget = wa->budget};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_ahead_to = ahead, .memory_budget = wa->budget};
 	int guard = input_guard_claim(in, &lo);
 	osh_model *m = load_or_report(wa->in, &lo, &wa->st, &status);
 	timings_lap(tm, "load");
@@ -802,7 +802,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
 	infer_args ia = {0};
-	write_args wa = {.ia = &ia};
+	write_args wa = {.ia = &ia, .wo = OSH_WRITE_OPTIONS_INIT, .ra.opts = OSH_REWRITE_OPTIONS_INIT};
 	timings tm = {0};
 	int status = run_with(cmd, argc, argv, &wa, &tm);
 	infer_args_free(&ia);

@@ -130,7 +130,7 @@ static void expect_budget(osh_status s, const osh_error *err, const char *stage,
  * a file, 5 none. */
 static int run_under(const wbuf *b, uint64_t budget, const char *out)
 {
-	osh_load_options lo = {.memory_budget = budget};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 	osh_model *m = NULL;
 	osh_error err = {0};
 	osh_status s = osh_model_load_buffer(&m, b->p, b->n, "chain.onnx", &lo, &err);

@@ -75,7 +75,7 @@ Test(defer_lint, osh_lint_gives_what_infer_gives)
 	size_t added = 0;
 	for (size_t i = 0; i < NFIXTURES; i++) {
 		osh_model *plain = inferred(fixtures[i], NULL);
-		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true});
 		size_t before = osh_model_diag_count(later);
 		osh_error err = {0};
 		cr_assert_eq(osh_lint(later, &err), OSH_OK, "%s", err.message);
@@ -104,7 +104,7 @@ Test(defer_lint, the_write_runs_it)
 			osh_model_free(plain);
 			continue;
 		}
-		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true});
 		osh_error err = {0};
 		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
 		cr_assert_eq(osh_model_write(later, out, NULL, &err), OSH_OK, "%s: %s", fixtures[i], err.message);
@@ -140,9 +140,9 @@ Test(defer_lint, an_error_it_finds_blocks_the_write)
 	for (int via_job = 0; via_job < 2; via_job++) {
 		osh_error err = {0};
 		osh_model *m = NULL;
-		osh_load_options lo = {.write_ahead_to = out};
+		osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_ahead_to = out};
 		cr_assert_eq(osh_model_load(&m, in, via_job ? &lo : NULL, &err), OSH_OK, "%s", err.message);
-		cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK);
+		cr_assert_eq(osh_infer(m, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true}, &err), OSH_OK);
 		cr_expect_not(osh_model_has_errors(m), "inference alone finds no error here");
 		cr_assert_eq(osh_annotate(m, &err), OSH_OK);
 		osh_status s = osh_model_write(m, out, NULL, &err);
@@ -170,7 +170,7 @@ Test(defer_lint, keeps_the_assumptions)
 {
 	char *sym = strdup("N"), *other = strdup("M");
 	osh_assumption a[2] = {{sym, 8}, {other, 2}};
-	osh_infer_options o = {.n_assumptions = 2, .assumptions = a};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_assumptions = 2, .assumptions = a};
 	osh_model *plain = inferred("symbol_constraint.onnx", &o);
 	o.defer_lint = true;
 	osh_model *later = inferred("symbol_constraint.onnx", &o);
@@ -191,7 +191,7 @@ Test(defer_lint, keeps_the_assumptions)
 
 Test(defer_lint, no_overrides_while_pending_and_pack_runs_it)
 {
-	osh_model *m = inferred("outer_broadcast.onnx", &(osh_infer_options){.defer_lint = true});
+	osh_model *m = inferred("outer_broadcast.onnx", &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true});
 	osh_error err = {0};
 	osh_severity_override o = {.code = "outer-broadcast", .severity = OSH_ERROR};
 	cr_expect_eq(osh_model_override_severities(m, &o, 1, &err), OSH_ERR_INVALID);
@@ -301,7 +301,7 @@ Test(defer_lint, on_a_thread_for_a_big_model)
 		cr_assert_eq(osh_model_load(&later, in, NULL, &err), OSH_OK, "%s", err.message);
 		cr_assert_geq(osh_model_node_count(later), 4096, "too few nodes for the lint's thread");
 		cr_assert_eq(osh_infer(plain, NULL, &err), OSH_OK, "%s", err.message);
-		cr_assert_eq(osh_infer(later, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_infer(later, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true}, &err), OSH_OK, "%s", err.message);
 		cr_expect_lt(osh_model_diag_count(later), osh_model_diag_count(plain), "the lint's findings are pending");
 		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
 		osh_status s = osh_model_write(later, out, NULL, &err);

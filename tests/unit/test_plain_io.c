@@ -72,9 +72,9 @@ static int infer_write(const char *in, const char *out, bool plain)
 	int before = atomic_load(&threads_started);
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.map_file = true, .write_ahead_to = out};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .map_file = true, .write_ahead_to = out};
 	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
-	cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .defer_lint = true}, &err), OSH_OK, "%s", err.message);
 	cr_assert_not(osh_model_has_errors(m));
 	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_model_write(m, out, NULL, &err), OSH_OK, "%s", err.message);
