@@ -61,7 +61,9 @@ typedef enum osh_status {
 	OSH_ERR_LIMIT,    /* over a size or memory limit */
 	OSH_ERR_NOMEM,    /* out of memory */
 	OSH_ERR_INVALID,  /* the model is malformed (diagnostics say how) */
-	OSH_ERR_SAME_FILE /* the output is the input and in_place was not set */
+	OSH_ERR_SAME_FILE, /* the output is the input and in_place was not set */
+	OSH_ERR_CHANGED,  /* the model's file changed on disk since it was loaded: nothing written */
+	OSH_ERR_FINDINGS  /* nothing written: the lint left for the write found an error (diagnostics) */
 } osh_status;
 
 typedef struct osh_error {
@@ -267,7 +269,7 @@ typedef struct osh_infer_options {
 	/* Leave the lint (the hazards and symbol facts found on top of inference, and
 	 * the shapes attached to each diagnostic) for later: the next osh_model_write
 	 * runs it on a second thread while it writes the model, and
-	 * commits nothing, returning OSH_ERR_INVALID, when the model then has an error;
+	 * commits nothing, returning OSH_ERR_FINDINGS, when the model then has an error;
 	 * osh_lint runs it at once. Until it has run, the model's diagnostics are
 	 * inference's alone (without their input shapes). For writing an inferred
 	 * model, as `onnxshape infer` does: the lint is off the critical path. */
@@ -343,7 +345,7 @@ OSH_API osh_status osh_model_set_input_value(osh_model *m, const char *name, int
  * a graph input or initializer (subgraphs too), and the graph outputs' types where
  * they are missing or less precise. New unknown sizes become fresh dim_param names
  * that clash with no existing one. After this the model counts as changed. Over the
- * memory budget it is OSH_ERR_LIMIT, naming the budget. NULL: err. */
+ * memory budget it is OSH_ERR_LIMIT, naming the budget (osh_load_options.memory_budget). NULL: err. */
 OSH_API osh_status osh_annotate(osh_model *m, osh_error *err);
 
 /* The inferred type of a value of the main graph, by name. False when there is no
@@ -620,7 +622,8 @@ OSH_API osh_status osh_write_options_init(osh_write_options *opts, unsigned int 
  * fsync after); readers see the old file or the new one, never a part. On failure the destination is untouched
  * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
  * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
- * model. A write to the path the load was told (osh_load_options.write_ahead_to)
+ * model, and (OSH_ERR_CHANGED) to write a model whose file another program changed
+ * or replaced since it was loaded, whose unread parts would be the new file's. A write to the path the load was told (osh_load_options.write_ahead_to)
  * finishes the file begun then; its result is the same. NULL: opts, err. */
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);

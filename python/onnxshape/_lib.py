@@ -47,6 +47,8 @@ ERR_LIMIT = 3
 ERR_NOMEM = 4
 ERR_INVALID = 5
 ERR_SAME_FILE = 6
+ERR_CHANGED = 7
+ERR_FINDINGS = 8
 STATUS_NAMES = {
     OK: "ok",
     ERR_IO: "io",
@@ -55,6 +57,8 @@ STATUS_NAMES = {
     ERR_NOMEM: "nomem",
     ERR_INVALID: "invalid",
     ERR_SAME_FILE: "same-file",
+    ERR_CHANGED: "changed",
+    ERR_FINDINGS: "findings",
 }
 
 # osh_severity, osh_dim_kind, osh_value_origin

@@ -53,6 +53,9 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
  * errors_only), f's descriptor written a block at a time. */
 void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only);
 void print_error(FILE *f, const style *st, const osh_error *err);
+/* The library's message in the tool's terms: the option it names is the flag that
+ * sets it (osh_load_options.memory_budget is --memory-budget). */
+void error_in_cli_terms(osh_error *err);
 
 /* Loads a model (opts may be NULL; "-": standard input), printing every diagnostic to stderr. Returns NULL
  * (after printing why) when the file cannot be read or the model is malformed;

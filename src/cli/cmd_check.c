@@ -144,8 +144,11 @@ static void list_rules(check_format format)
 /* ---- checking one file --------------------------------------------------------------- */
 
 /* Renders what is known about r into its parts, in the chosen format. */
-static void render(const check_opts *o, file_result *r, osh_model *m, const osh_error *error)
+static void render(const check_opts *o, file_result *r, osh_model *m, const osh_error *library_error)
 {
+	osh_error cli_error;
+	const osh_error *error = library_error ? (cli_error = *library_error, error_in_cli_terms(&cli_error), &cli_error)
+					       : NULL;
 	if (o->format == FORMAT_SARIF) {
 		sarif_file(r, m, error);
 		return;

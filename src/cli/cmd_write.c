@@ -706,9 +706,10 @@ static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 	if (status == EXIT_CLEAN && wa->to_stdout) {
 		status = write_stdout(m, &wa->st) ? EXIT_CLEAN : EXIT_TROUBLE;
 	} else if (status == EXIT_CLEAN) {
-		write_failed = osh_model_write(m, wa->out, &wa->wo, &err) != OSH_OK;
+		osh_status s = osh_model_write(m, wa->out, &wa->wo, &err);
+		write_failed = s != OSH_OK;
 		if (write_failed)
-			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
+			status = s == OSH_ERR_FINDINGS ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
 	/* infer's lint ran on another thread meanwhile (defer_lint). */
 	timings_lap(tm, "write");

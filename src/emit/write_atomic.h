@@ -69,7 +69,7 @@ void out_flush(out_file *o);
  * them from file to file, so they never pass through this process's memory and no
  * page of a mapping at data is touched. Where it cannot (another file system, an
  * old kernel), they are written from data, or read from fd when data is NULL. A
- * source file that ends early is the error ESTALE: it changed since the caller
+ * source file that ends early is the error ESTALE (OSH_ERR_CHANGED): it changed since the caller
  * looked. Bytes that o->pre says are in place already are skipped. */
 void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 

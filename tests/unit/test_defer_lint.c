@@ -146,7 +146,7 @@ Test(defer_lint, an_error_it_finds_blocks_the_write)
 		cr_expect_not(osh_model_has_errors(m), "inference alone finds no error here");
 		cr_assert_eq(osh_annotate(m, &err), OSH_OK);
 		osh_status s = osh_model_write(m, out, NULL, &err);
-		cr_expect_eq(s, OSH_ERR_INVALID, "job %d: %d %s", via_job, s, err.message);
+		cr_expect_eq(s, OSH_ERR_FINDINGS, "job %d: %d %s", via_job, s, err.message);
 		cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
 		cr_expect(osh_model_has_errors(m));
 		expect_listing(dir, "", "nothing written");
@@ -309,7 +309,7 @@ Test(defer_lint, on_a_thread_for_a_big_model)
 		cr_expect_str_eq(got, want, "conflict %d", conflict);
 		cr_expect(strstr(want, "outer-broadcast"), "the lint's warnings are there");
 		if (conflict) {
-			cr_expect_eq(s, OSH_ERR_INVALID, "%d %s", s, err.message);
+			cr_expect_eq(s, OSH_ERR_FINDINGS, "%d %s", s, err.message);
 			cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
 			cr_expect(strstr(want, "symbol-constraint"), "%s", want);
 		} else {

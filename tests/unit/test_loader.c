@@ -674,7 +674,8 @@ Test(load, budget_overrun_in_a_pass_names_the_budget)
 			cr_expect_eq(s, OSH_ERR_LIMIT, "budget %llu: status %d (%s)", (unsigned long long)budget, (int)s,
 				     err.message);
 			cr_expect(contains(err.message, num), "%s", err.message);
-			cr_expect(contains(err.message, "--memory-budget"), "%s", err.message);
+			cr_expect(contains(err.message, "osh_load_options.memory_budget"), "%s", err.message);
+			cr_expect(!contains(err.message, "--memory-budget"), "the library names no flag: %s", err.message);
 			cr_expect(!contains(err.message, "out of memory"), "%s", err.message);
 		}
 		osh_model_free(m);

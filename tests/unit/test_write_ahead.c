@@ -373,7 +373,7 @@ Test(write_ahead, source_changed_after_load)
 	fputs("appended", f);
 	fclose(f);
 	osh_error err = {0};
-	cr_expect_eq(osh_model_write(s.m, s.dest, NULL, &err), OSH_ERR_IO);
+	cr_expect_eq(osh_model_write(s.m, s.dest, NULL, &err), OSH_ERR_CHANGED);
 	cr_expect(strstr(err.message, "changed on disk"), "%s", err.message);
 	end(&s, "model.onnx", "source changed");
 }
