@@ -72,10 +72,6 @@ class Error(Structure):
     _fields_ = [("status", c_int), ("message", c_char * 1024)]
 
 
-# void (*on_map)(void *ctx, const void *addr, size_t size): the package never maps.
-MapCallback = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
-
-
 class _Options(Structure):
     """An options struct of onnxshape.h: its first field is the version of its layout,
     which the library checks; each subclass sets it to the one it mirrors."""
@@ -99,10 +95,8 @@ class LoadOptions(_Options):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("memory_budget", ctypes.c_uint64),
-        ("write_ahead_to", c_char_p),
-        ("map_file", c_bool),
-        ("on_map", MapCallback),
-        ("map_ctx", c_void_p),
+        ("io", c_int),  # osh_io: the package leaves it to the build and the environment
+        ("write_to", c_char_p),
     ]
 
 
@@ -157,7 +151,6 @@ class InferOptions(_Options):
         ("ignore_declared", c_bool),
         ("require_static", c_bool),
         ("require_explicit", c_bool),
-        ("defer_lint", c_bool),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
         ("runtime", c_char_p),

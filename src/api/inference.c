@@ -17,7 +17,7 @@ osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err
 	osh_status s = opts ? options_version_check("osh_infer_options", opts->version, OSH_INFER_OPTIONS_VERSION,
 						    "OSH_INFER_OPTIONS_INIT", err)
 			    : OSH_OK;
-	return s != OSH_OK ? s : pipeline_infer(m, opts, err);
+	return s != OSH_OK ? s : pipeline_infer(m, opts, false, err);
 }
 
 osh_status osh_lint(osh_model *m, osh_error *err) { return pipeline_lint(m, err); }

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "check.h"
 
+#include "api/devices.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -176,7 +178,7 @@ static void check_one(const check_opts *o, file_result *r)
 	r->path = shown_path(source); /* "-" is reported as "<stdin>" */
 	timings_start(&r->time, o->timings);
 	r->time.path = r->path;
-	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->memory_budget};
+	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->memory_budget}};
 	int guard = input_guard_claim(r->path, &lo);
 	osh_status loaded = load_model_from(&m, source, &lo, &err);
 	timings_lap(&r->time, "load");
@@ -192,7 +194,6 @@ static void check_one(const check_opts *o, file_result *r)
 	bool refused = false;
 	/* The lint after inference rather than inside it: the same work, timed apart. */
 	osh_infer_options io = o->infer;
-	io.defer_lint = true;
 	osh_input_shape *kept = NULL;
 	/* A malformed model has no reliable graph to infer over: its loader diagnostics
 	 * are the report. */
@@ -205,7 +206,7 @@ static void check_one(const check_opts *o, file_result *r)
 	} else if (r->walked && !input_shapes_for(m, r->path, &io, &kept)) {
 		snprintf(err.message, sizeof err.message, "%s: out of memory", r->path);
 		refused = true;
-	} else if (osh_infer(m, &io, &err) != OSH_OK) {
+	} else if (osh_infer_lint_later(m, &io, &err) != OSH_OK) {
 		refused = true;
 	} else {
 		timings_lap(&r->time, "infer");

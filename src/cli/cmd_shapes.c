@@ -172,7 +172,7 @@ static void table_free(table *t)
 static int shapes_one(const shapes_opts *o, const char *path, bool walked, bool several, size_t *listed)
 {
 	int status;
-	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->budget};
+	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->budget}};
 	int guard = input_guard_claim(shown_path(path), &lo);
 	osh_model *m = load_or_report(path, &lo, &o->st, &status);
 	if (!m) {

@@ -160,11 +160,11 @@ void text_summary(FILE *f, const check_totals *t)
 	fprintf(f, "%s\n", line);
 }
 
-osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status)
+osh_model *load_or_report(const char *path, const cli_load *how, const style *st, int *status)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	if (load_model_from(&m, path, opts, &err) != OSH_OK) {
+	if (load_model_from(&m, path, how, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
 		*status = EXIT_TROUBLE;
 		return NULL;

@@ -171,7 +171,7 @@ void atomic_guard_source(atomic_file *f, const atomic_opts *opts);
 osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
 			osh_error *err);
 
-/* osh_write_abandon_all (onnxshape.h): every temporary file of a write in flight is
+/* osh_write_abandon_all (api/devices.h): every temporary file of a write in flight is
  * removed, for a caller about to exit on a signal. */
 void write_abandon_all(void);
 

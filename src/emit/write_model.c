@@ -47,7 +47,7 @@ typedef struct pack_job {
 	osh_model *m;
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
 	produce_fn produce; /* produce_packed, produce_plain or produce_copy */
-	/* The lint inference deferred (defer_lint) ran alongside the write: */
+	/* The lint inference deferred (osh_infer_lint_later) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
 	bool build_nomem; /* building the messages to pack ran out of the arena */
@@ -140,7 +140,7 @@ static int produce_copy(out_file *o, void *ctx)
 	return o->err;
 }
 
-/* The bytes, with the lint inference deferred (osh_infer_options.defer_lint) run on
+/* The bytes, with the lint inference deferred (osh_infer_lint_later) run on
  * another core meanwhile: packing only reads the messages and the input, the lint
  * only the IR, and it adds its diagnostics in the model's arena, which nothing here
  * touches (core/model.h, beside_write). An error it finds keeps the file from being

@@ -12,6 +12,7 @@
  * the scratch buffer (streamed through pack_to_buffer) and a model without a graph.
  */
 #define _GNU_SOURCE
+#include "api/devices.h"
 #include "core/tuning.h"
 #include "mb.h"
 #include "onnxshape.h"
@@ -415,8 +416,8 @@ Test(pack_stream, written_runs_give_the_input_back)
 	fclose(f);
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .map_file = true}; /* what the tool does: pages to give back */
-	cr_assert_eq(osh_model_load(&m, path, &lo, &err), OSH_OK, "%s", err.message);
+	/* Mapped, as the tool loads: pages to give back. */
+	cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
 	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s", err.message);
 	bool mapped;
