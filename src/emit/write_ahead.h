@@ -1,4 +1,4 @@
-/* write_ahead.h: a write begun while its model loads (osh_load_options.write_ahead_to;
+/* write_ahead.h: a write begun while its model loads (osh_load_options.write_to;
  * see write_ahead.c). api/model.c starts it, model_write finishes it, and
  * osh_model_free cancels one never finished (osh_model.pending.write).
  */

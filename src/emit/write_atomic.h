@@ -69,7 +69,7 @@ void out_flush(out_file *o);
  * them from file to file, so they never pass through this process's memory and no
  * page of a mapping at data is touched. Where it cannot (another file system, an
  * old kernel), they are written from data, or read from fd when data is NULL. A
- * source file that ends early is the error ESTALE: it changed since the caller
+ * source file that ends early is the error ESTALE (OSH_ERR_CHANGED): it changed since the caller
  * looked. Bytes that o->pre says are in place already are skipped. */
 void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
@@ -171,7 +171,7 @@ void atomic_guard_source(atomic_file *f, const atomic_opts *opts);
 osh_status write_atomic(const char *dest, const atomic_opts *opts, produce_fn produce, void *ctx,
 			osh_error *err);
 
-/* osh_write_abandon_all (onnxshape.h): every temporary file of a write in flight is
+/* osh_write_abandon_all (api/devices.h): every temporary file of a write in flight is
  * removed, for a caller about to exit on a signal. */
 void write_abandon_all(void);
 

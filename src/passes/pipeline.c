@@ -308,7 +308,7 @@ static osh_status stage_fold(osh_model *m, stage_run *r, osh_error *err)
 
 /* `check` and `infer`: load (osh_model_load's, already done), infer, lint, describe,
  * annotate. osh_infer runs infer, lint and describe, after load's row the first time;
- * with defer_lint only infer, leaving lint and describe to osh_lint or to the next
+ * with lint_later only infer, leaving lint and describe to osh_lint or to the next
  * write, which runs them beside it (after annotate, then). osh_annotate runs annotate
  * (`infer` only). Lint and describe build on inference's results without changing
  * the IR. */
@@ -445,7 +445,7 @@ static osh_status run_stages(osh_model *m, stage_run *r, const stage *stages, si
 }
 
 /* What check's later stages (lint, describe) need when they run after osh_infer
- * returns (defer_lint), in the model's arena: the caller's options may be gone by
+ * returns (lint_later), in the model's arena: the caller's options may be gone by
  * then. The debugging asked for is the model's (osh_model.pending.debug). Kept as
  * small as the passes' own state: it is allocated before inference, and what comes
  * after it in the arena moves with its size. */
@@ -552,7 +552,7 @@ static void *start_beside(osh_model *m) { return lint_later_start(m); }
 static bool join_beside(osh_model *m, void *handle) { return lint_later_join(m, handle); }
 static const beside_write lint_beside = {start_beside, join_beside, pipeline_lint};
 
-osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
+osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, bool lint_later, osh_error *err)
 {
 	static const osh_infer_options none = {0};
 	if (!opts)
@@ -596,7 +596,7 @@ osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error
 		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};
 	struct lint_later *later = NULL;
-	if (opts->defer_lint) {
+	if (lint_later) {
 		later = arena_zalloc(m->arena, sizeof *later);
 		if (!later)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
