@@ -550,22 +550,6 @@ static void drop_lowered_imports(xrun *x)
 
 /* ---- the stage ------------------------------------------------------------------------- */
 
-/* Room for a stage's edits and the re-index and inference after them. The load-time
- * budget covers one IR and one inference; re-indexing builds a second IR beside the first (the old
- * one stays in the arena) and inference runs again, on a model with `added` more
- * nodes. That growth is bounded by what the model already used plus a per-node cost
- * (a node message, its names and IR entries, measured at most 1,664 bytes each by
- * load.c's budget: 4 KiB leaves room for content on shape values), so the budget
- * grows by that much, not without bound. */
-void rewrite_grow_budget(osh_model *m, size_t added)
-{
-	if (!m->budget)
-		return; /* no limit */
-	uint64_t more = arena_used(m->arena) + (uint64_t)added * 4096;
-	m->budget = m->budget + more < m->budget ? UINT64_MAX : m->budget + more;
-	arena_set_budget(m->arena, m->budget);
-}
-
 static bool has_b3(const osh_model *m, const osh_rewrite_options *opts)
 {
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
