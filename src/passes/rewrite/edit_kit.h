@@ -28,7 +28,8 @@ typedef struct rw {
 	strmap made;      /* names of the values the rewrite made (they get value_info) */
 	osh_rewrite_change *changes;
 	size_t nchanges, cap_changes;
-	strmap steps_index; /* rewrite_opset.c: operator → its first row, built on first use */
+	strmap steps_index; /* rewrite_opset.c: operator → its first ai.onnx schema row, */
+	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
 	bool nomem;
 } rw;
