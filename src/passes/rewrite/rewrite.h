@@ -27,7 +27,7 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet);
  * (explicit_broadcast, or a Broadcast-3 node to lower) and the model is below it;
  * 0 otherwise. osh_rewrite raises the axis stage's target to it. */
 int64_t rewrite_explicit_need(osh_model *m, const osh_rewrite_options *opts);
-/* One round of the explicit stage, after the axis stage and its re-inference (the IR
+/* The explicit stage, after the axis stage and its re-inference (the IR
  * fresh and inferred): lowers Broadcast-3 nodes and, with explicit_broadcast,
  * expands every implicitly broadcasting input. Nothing to do under
  * implicit_broadcast, or when the model has errors. Plans and, unless that blocks
@@ -35,7 +35,7 @@ int64_t rewrite_explicit_need(osh_model *m, const osh_rewrite_options *opts);
  * *edited says whether it did, *made then holds the values it made. The IR is left
  * as it was: pipeline.c re-indexes, re-infers and writes value_info after it. Adds
  * to *rep. */
-osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
 				  strmap *made, bool *edited, osh_error *err);
 /* implicit_broadcast: removes redundant Expand/Tile (see osh_rewrite_options). Plans
  * and, unless this is a dry run, edits and commits the messages (*edited: whether

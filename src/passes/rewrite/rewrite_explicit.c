@@ -3,7 +3,7 @@
  * standard ONNX. It runs after the axis stage (rewrite.c), on the re-indexed and
  * re-inferred model, so Paddle and legacy nodes are already numpy ones here. It only
  * edits the messages: the re-index, inference and value_info after it are rows of
- * pipeline.c's table, as is the second round.
+ * pipeline.c's table.
  *
  * For a node that broadcasts implicitly (bcast_sites.h), each site input whose shape
  * is not proven equal to the node's result gets Expand(input, target). Expand
@@ -617,8 +617,8 @@ static void run(xrun *x, bool explicit_on)
 	}
 }
 
-/* One round of the stage (pipeline.c runs a second, explicit-again: see there). */
-osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+/* The stage (rewrite.h). It runs once (pipeline.c says why). */
+osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
 				  strmap *made, bool *edited, osh_error *err)
 {
 	*edited = false;
