@@ -144,7 +144,7 @@ typedef struct stage_run {
 	/* osh_rewrite's: */
 	const osh_rewrite_options *rw;
 	osh_rewrite_report *report;
-	/* What the last editing stage (axis, explicit, explicit-again, implicit) left
+	/* What the last editing stage (axis, explicit, implicit, fold) left
 	 * for the rows after it: */
 	strmap made; /* the values it made: value-info declares them */
 	bool edited; /* it changed the messages: the rows marked after_edit rebuild
@@ -263,25 +263,10 @@ static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
  * expanded (rewrite_explicit.c); nothing under implicit_broadcast. */
 static osh_status stage_explicit(osh_model *m, stage_run *r, osh_error *err)
 {
-	osh_status s = rewrite_explicit_round(m, r->rw, r->report, &r->made, &r->edited, err);
+	osh_status s = rewrite_explicit_stage(m, r->rw, r->report, &r->made, &r->edited, err);
 	if (s == OSH_OK)
 		edit_done(r, "rewriting", "the explicit rewrite made a malformed model");
 	return s;
-}
-
-/* A second round catches what the first one's re-inference reveals: a size the
- * original model only knew from a declared output (bound to it through a symbol) is
- * unbound once an Expand gives that output its shape, and the input that carried
- * the symbol then broadcasts implicitly. Two rounds, not a fixpoint: an Expand whose
- * own output inference cannot size would otherwise be expanded again and again.
- * Only with explicit_broadcast: the first round lowered every Broadcast-3 node. */
-static osh_status stage_explicit_again(osh_model *m, stage_run *r, osh_error *err)
-{
-	if (!r->rw->explicit_broadcast) {
-		r->edited = false;
-		return OSH_OK;
-	}
-	return stage_explicit(m, r, err);
 }
 
 /* Redundant Expand and Tile removed (rewrite_implicit.c); only under
@@ -322,13 +307,16 @@ static const stage check_stages[] = {
 #define NCHECK (sizeof check_stages / sizeof check_stages[0])
 
 /* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
- * Five stages edit the messages: axis, explicit, explicit-again, implicit and fold. After
+ * Four stages edit the messages: axis, explicit, implicit and fold. After
  * each, the rows marked after_edit rebuild the IR from the messages and infer it
  * again, from nothing and with default options (the --assume bindings live on in
  * the symbols, the --input-shape overrides in the graph inputs' messages:
  * declare-inputs), then declare the values the edit made; they are skipped when
  * that stage edited nothing (no option for it, nothing to do, a dry run).
- * explicit-again runs only after explicit edited. A blocked edit ends the run. */
+ * A blocked edit ends the run. explicit runs once: every input it expands gets the
+ * result's shape, so a second round could only expand again what inference still
+ * cannot size (an Expand of its own output to the same target), which computes the
+ * same and proves nothing more. */
 static const stage rewrite_stages[] = {
 	{"declare-inputs", stage_declare_inputs, false},
 	{"axis", stage_axis, false},
@@ -338,12 +326,6 @@ static const stage rewrite_stages[] = {
 	{"describe", stage_describe, true},
 	{"value-info", stage_value_info, true},
 	{"explicit", stage_explicit, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
-	{"value-info", stage_value_info, true},
-	{"explicit-again", stage_explicit_again, true},
 	{"reindex", stage_reindex, true},
 	{"infer", stage_infer, true},
 	{"lint", stage_lint, true},
