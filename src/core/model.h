@@ -262,7 +262,7 @@ typedef struct beside_write {
 	osh_status (*run)(osh_model *m, osh_error *err);
 } beside_write;
 
-/* A write begun while the model loaded (osh_load_options.write_ahead_to: emit/
+/* A write begun while the model loaded (osh_load_options.write_to: emit/
  * write_ahead.c), until osh_model_write takes it or osh_model_free cancels it: the
  * loader frees a model without knowing what the job is. */
 typedef struct pending_write {
@@ -284,7 +284,7 @@ typedef struct model_source {
 	int fd;
 	const uint8_t *copy;
 	/* The input's bytes at their offsets in the file: the file mapped
-	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
+	 * (osh_model_load_mapped), or a private copy of it. Kept while the main
 	 * graph's nodes and initializers are read from it (wire_nodes, wire_inits) and
 	 * weights point into it; a mapping's pages are dropped as the loader is done
 	 * with them (they come back from the page cache when read again). */
@@ -336,7 +336,7 @@ typedef struct model_pending {
 	 * writer packs them after the graph's own entries (emit/pack_stream.c);
 	 * loader/materialize.c makes them messages when messages are needed. */
 	vi_list value_info;
-	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
+	/* The lint inference left for later (osh_infer_lint_later), or NULL:
 	 * passes/pipeline.c. */
 	struct lint_later *lint;
 	/* How to run it beside a write, or NULL. */

@@ -17,6 +17,8 @@
 #ifndef OSH_CORE_TUNING_H
 #define OSH_CORE_TUNING_H
 
+#include "onnxshape.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,9 @@
  * model remembers the answer (osh_model.plain_io): its passes and its writes follow
  * it, whatever the environment says later. */
 bool plain_io_chosen(void);
+/* What a load told `io` (osh_load_options.io) takes: OSH_IO_DEFAULT asks
+ * plain_io_chosen. */
+bool plain_io_for(osh_io io);
 
 /* ONNXSHAPE_VERIFY_IR in the environment, read now: "0" runs no IR checker between
  * the pipeline's stages, any other non-empty value runs it; unset or empty, the

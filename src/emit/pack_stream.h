@@ -25,7 +25,7 @@ typedef struct pack_source {
 	 * packed after the graph's own entries, each a name and a type. */
 	const vi_list *lazy_vi;
 	/* The input file's bytes at their offsets: the file mapped, or a private copy
-	 * of it (osh_load_options.map_file). Bytes that lie in it are copied from fd. */
+	 * of it (osh_model_load_mapped). Bytes that lie in it are copied from fd. */
 	const uint8_t *map;
 	size_t map_size;
 	int fd;

@@ -1,4 +1,4 @@
-/* write_ahead.c: osh_load_options.write_ahead_to: writing a model's nodes and weights
+/* write_ahead.c: osh_load_options.write_to: writing a model's nodes and weights
  * while it is loaded and inferred, for the osh_model_write to that path that follows.
  *
  * Most of a model with inline weights is its initializers, and `infer` writes them

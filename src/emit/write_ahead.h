@@ -1,4 +1,4 @@
-/* write_ahead.h: a write begun while its model loads (osh_load_options.write_ahead_to;
+/* write_ahead.h: a write begun while its model loads (osh_load_options.write_to;
  * see write_ahead.c). api/model.c starts it, write_model.c takes its temporary file
  * and finishes the write, and osh_model_free cancels one never finished
  * (osh_model.pending.write). Calls go one way: write_model.c calls this, never back.

@@ -50,7 +50,7 @@ typedef struct pack_job {
 	osh_model *m;
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
 	produce_fn produce; /* produce_packed, produce_plain or produce_copy */
-	/* The lint inference deferred (defer_lint) ran alongside the write: */
+	/* The lint inference deferred (osh_infer_lint_later) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
 	bool build_nomem; /* building the messages to pack ran out of the arena */
@@ -143,11 +143,11 @@ static int produce_copy(out_file *o, void *ctx)
 	return o->err;
 }
 
-/* The bytes, with the lint inference deferred (osh_infer_options.defer_lint) run on
+/* The bytes, with the lint inference deferred (osh_infer_lint_later) run on
  * another core meanwhile: packing only reads the messages and the input, the lint
  * only the IR, and it adds its diagnostics in the model's arena, which nothing here
  * touches (core/model.h, beside_write). An error it finds keeps the file from being
-  * committed: ECANCELED, which write_commit turns into its own message. */
+  * committed: ECANCELED, which write_commit turns into OSH_ERR_FINDINGS. */
 static int produce_alongside_lint(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -262,11 +262,10 @@ static osh_status write_commit(osh_model *m, const char *path, atomic_file *f, c
 		return s2;
 	}
 	if (s != OSH_OK && job.linted && m->has_errors)
-		return error_set(err, OSH_ERR_INVALID, "%s: the model has errors; nothing written to '%s'", m->path, path);
-	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
-		snprintf(err->message, sizeof err->message,
-			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
-			 path);
+		return error_set(err, OSH_ERR_FINDINGS, "%s: the model has errors; nothing written to '%s'", m->path, path);
+	if (s == OSH_ERR_CHANGED)
+		error_set(err, s, "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
+			  path);
 	return s;
 }
 

@@ -282,10 +282,13 @@ osh_status atomic_commit(atomic_file *f, produce_fn produce, void *ctx, const ou
 	if (hold >= 0)
 		close(hold);
 	if (e) {
-		error_set(err, OSH_ERR_IO, "%s: cannot %s the output: %s (the destination is unchanged)", f->dest,
-			  what, strerror(e));
+		/* ESTALE is the source's change (source_still_there, or a copy from it
+		 * that ended early), which the caller acts on apart from a failed write. */
+		osh_status st = e == ESTALE ? OSH_ERR_CHANGED : OSH_ERR_IO;
+		error_set(err, st, "%s: cannot %s the output: %s (the destination is unchanged)", f->dest, what,
+			  strerror(e));
 		atomic_free(f);
-		return OSH_ERR_IO;
+		return st;
 	}
 	/* The rename is durable only once the directory entry is. A failure here cannot be
 	 * undone and the new file is complete, so it is not an error. */

@@ -88,8 +88,8 @@ void out_flush(out_file *o);
  * kernel copy them from file to file, so they never pass through this process's
  * memory and no page of a mapping at data is touched; where it cannot (another file
  * system, an old kernel), and always on output_plain, they are written from data, or
- * read from fd when data is NULL. A source file that ends early is the error ESTALE:
- * it changed since the caller looked. */
+ * read from fd when data is NULL. A source file that ends early is the error ESTALE
+ * (OSH_ERR_CHANGED): it changed since the caller looked. */
 void out_copy(out_file *o, int fd, uint64_t off, const void *data, size_t n);
 
 /* Ends the output o: everything written when `produced` (returns 0 or o->err), else

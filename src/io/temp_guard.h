@@ -18,7 +18,7 @@ int temp_guard_create(const char *dir, const char *base, char **path, int slot);
  * previous handlers back when it was the last in progress. */
 void temp_guard_end(int slot);
 
-/* osh_write_abandon_all (onnxshape.h): every temporary file of a write in flight is
+/* osh_write_abandon_all (api/devices.h): every temporary file of a write in flight is
  * removed, for a caller about to exit on a signal. Async-signal-safe. */
 void write_abandon_all(void);
 

@@ -549,6 +549,19 @@ static bool is_lazy(const osh_model *m, const graph *g)
 	return g == m->main && m->src.wire_nodes.n && g->proto && !g->proto->n_node;
 }
 
+/* The model's one copy of s (m->interned, which decode_node.c fills): the passes
+ * memoize what they ask of a node type by these pointers (core/type_memo.h), so nodes
+ * protobuf-c unpacked (subgraphs, an edited model built again) share them with the
+ * decoded ones instead of each taking a slot of its own. NULL: out of memory. */
+static const char *interned(osh_model *m, const char *s)
+{
+	const char *k;
+	if (strmap_getn(&m->interned, s, strlen(s), &k) >= 0)
+		return k;
+	char *c = arena_strndup(m->arena, s, strlen(s));
+	return c && strmap_set(&m->interned, c, 0) ? c : NULL;
+}
+
 /* Fills node ni from its NodeProto (view_attrs for the attributes). */
 static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 {
@@ -556,8 +569,10 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
-	n->op_type = str(np->op_type);
-	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : str(np->domain);
+	n->op_type = interned(m, str(np->op_type));
+	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned(m, str(np->domain));
+	if (!n->op_type || !n->domain)
+		return false;
 	if (!view_attrs(m, n))
 		return false;
 	n->ninputs = (int32_t)np->n_input;

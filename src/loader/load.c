@@ -527,7 +527,7 @@ static osh_status empty(const char *name, osh_error *err)
 
 /* The input the loader reads.
  *
- * Mapped (opts->map_file), the pages are the page cache's: nothing is copied and
+ * Mapped (how->map_file), the pages are the page cache's: nothing is copied and
  * the loader can give them back piecemeal (unpack_split, release.c); the program
  * answers for the SIGBUS of a page read after someone truncated the file.
  * Otherwise, or where the file cannot be mapped (some file systems), it is read
@@ -541,15 +541,15 @@ static osh_status read_error(const char *path, int e, osh_error *err)
 	return error_set(err, OSH_ERR_IO, "%s: cannot read: %s", path, strerror(e));
 }
 
-static osh_status read_all(int fd, const char *path, size_t size, const osh_load_options *opts, uint8_t **out,
+static osh_status read_all(int fd, const char *path, size_t size, const load_how *how, uint8_t **out,
 			   bool *file_mapped, osh_error *err)
 {
 	*file_mapped = false;
-	if (opts && opts->map_file) {
+	if (how && how->map_file) {
 		uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map != MAP_FAILED) {
-			if (opts->on_map)
-				opts->on_map(opts->map_ctx, map, size);
+			if (how->on_map)
+				how->on_map(how->map_ctx, map, size);
 			*out = map;
 			*file_mapped = true;
 			return OSH_OK;
@@ -649,7 +649,7 @@ osh_status loader_load_file(osh_model **out, const char *path, const osh_load_op
 	bool file_mapped = false;
 	scan_job *job = NULL;
 	osh_status s = plain ? read_plain(fd, path, (size_t)size, &data, err)
-			     : read_all(fd, path, (size_t)size, opts, &data, &file_mapped, err);
+			     : read_all(fd, path, (size_t)size, how, &data, &file_mapped, err);
 	if (s == OSH_OK)
 		s = !plain && size >= SPLIT_SCAN_MIN ? plan_split(path, data, (size_t)size, opts, &budget, &job, err)
 						     : plan(path, data, (size_t)size, 0, opts, &budget, err);
@@ -707,7 +707,7 @@ osh_status loader_load_buffer(osh_model **out, const void *data, size_t size, co
 	/* Copied first, then checked and unpacked: what the pre-scan saw is what
 	 * protobuf-c gets, whatever the caller does to its buffer meanwhile. The model
 	 * keeps the copy to write an unchanged model back. */
-	osh_model *m = model_new(name, 0, plain_io_chosen());
+	osh_model *m = model_new(name, 0, plain_io_for(opts ? opts->io : OSH_IO_DEFAULT));
 	if (!m)
 		return no_model(err, name, NULL);
 	uint8_t *copy = arena_alloc(m->arena, size);

@@ -84,6 +84,12 @@ typedef struct input_layout {
 typedef struct load_how {
 	/* The plain path (core/tuning.h): the model's osh_model.plain_io. */
 	bool plain;
+	/* Map the file rather than read it (api/devices.h, osh_model_load_mapped);
+	 * on_map, when set, is told the mapping before anything reads it. Not on the
+	 * plain path. */
+	bool map_file;
+	void (*on_map)(void *ctx, const void *addr, size_t size);
+	void *map_ctx;
 	/* Called once, on the loading thread, when a file of SPLIT_SCAN_MIN bytes or more
 	 * holds its main graph's initializers in one stretch, each key and length in its
 	 * shortest encoding: as soon as the loader knows where, before it reads them

@@ -774,7 +774,7 @@ Test(budget, callers_budget_checked_before_decoding)
 	wbuf b = relu_chain(1000);
 	osh_model *m = (osh_model *)1;
 	osh_error err = {0};
-	osh_load_options opts = {.memory_budget = 50000};
+	osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = 50000};
 	cr_assert_eq(osh_model_load_buffer(&m, b.p, b.n, "chain.onnx", &opts, &err), OSH_ERR_LIMIT);
 	cr_expect_null(m);
 	cr_expect(contains(err.message, "chain.onnx: decoding needs "), "%s", err.message);

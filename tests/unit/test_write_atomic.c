@@ -557,7 +557,7 @@ Test(write_atomic, source_that_shrank_is_an_error)
 		p.copy_blind = blind;
 		atomic_opts ao = {.io = &faulty};
 		osh_error err = {0};
-		cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_IO);
+		cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_CHANGED);
 		cr_expect(strstr(err.message, strerror(ESTALE)), "%s", err.message);
 		cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1));
 		expect_listing_at(dir, "out.bin", "source shrank", blind);
@@ -849,7 +849,7 @@ static void swapped_under(int what, bool early, const char *as_name)
 	osh_error err = {0};
 	char ctx[64];
 	snprintf(ctx, sizeof ctx, "change %d%s, written as %s", what, early ? " before the write" : "", as_name);
-	cr_expect_eq(write_atomic(as, &ao, produce, &p, &err), OSH_ERR_IO, "%s: written", ctx);
+	cr_expect_eq(write_atomic(as, &ao, produce, &p, &err), OSH_ERR_CHANGED, "%s: written", ctx);
 	cr_expect(swap.done, "%s", ctx);
 	cr_expect(strstr(err.message, strerror(ESTALE)) && strstr(err.message, "the destination is unchanged"),
 		  "%s: %s", ctx, err.message);

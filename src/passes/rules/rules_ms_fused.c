@@ -1,26 +1,31 @@
-/* rules_ms.c: ONNX Runtime's com.microsoft operators that its graph optimiser writes
- * into saved models: the fused activations (FastGelu, BiasGelu, QuickGelu), the fused
- * products (FusedMatMul, FusedGemm) and the fused residual normalisations
- * (SkipLayerNormalization, SkipSimplifiedLayerNormalization).
+/* rules_ms_fused.c: ONNX Runtime's fused com.microsoft operators, which its graph
+ * optimiser writes into the models it saves: the activations (FastGelu, BiasGelu,
+ * QuickGelu, Gelu, BiasSplitGelu), the fused products (FusedMatMul, TransposeMatMul,
+ * FusedGemm, FusedConv), BiasAdd and BiasSoftmax (GemmFastGelu reuses MatMul's rule:
+ * ops_ms_fused.def).
  *
  * Facts from ONNX Runtime's docs/ContribOperators.md (inputs, outputs, attributes,
  * type constraints) and, where that page is silent on a shape, from what the runtime
  * produces (tests/ort/ms_vs_ort.py checks every output against it):
  *   - the activations keep X's shape and type; a bias is 1-D, of X's last dim;
+ *   - Gelu, BiasSoftmax: the output is input 0's shape (infer_ms_same_shape, which the
+ *     other com.microsoft families' rows use too);
+ *   - BiasAdd: Y like X (N, S, C), skip the same, bias (C);
+ *   - BiasSplitGelu: X (N, S, D), bias (D), Y (N, S, D / 2);
  *   - FusedMatMul is numpy.matmul after transA/transB (swap the last two dims) and
  *     transBatchA/transBatchB (the first dim moves behind the batch dims), a 1-D
  *     operand being left as it is;
  *   - FusedGemm is Gemm as ai.onnx opset 11 defines it (C optional), the activation
  *     attributes changing values only;
- *   - Skip*LayerNormalization: output and input_skip_bias_sum have the input's shape
- *     and type, mean and inv_std_var the input's shape with a last dim of 1, float.
+ *   - FusedConv is Conv with Z (optional) added into the output, of its shape.
  *
  * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
-#include "passes/rules/rules_ms.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/dtype.h"
+#include "passes/rules/ms_inputs.h"
 #include "passes/rules/rules_nn.h"
 
 /* ---- the activations ------------------------------------------------------------ */
@@ -130,67 +135,84 @@ void infer_ms_fused_matmul(infer_ctx *c)
  * (M, N)) followed by an activation that keeps the shape. */
 void infer_ms_fused_gemm(infer_ctx *c) { nn_gemm(c, 11); }
 
-/* ---- SkipLayerNormalization, SkipSimplifiedLayerNormalization ------------------- */
+/* ---- Gelu, BiasSoftmax, BiasAdd, BiasSplitGelu ----------------------------------- */
 
-/* Input `i`, when listed and of known rank, must be 1-D and of the hidden size. */
-static bool hidden_vector(infer_ctx *c, int32_t i, dim *hidden)
-{
-	const tinfo *t = in(c, i);
-	int32_t r = t ? in_rank(c, i) : -1;
-	if (r < 0)
-		return true;
-	if (r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D, of the hidden size", in_name(c, i),
-			   fmt_shape(c, t));
-		return false;
-	}
-	return nn_merge_dim(c, hidden, t->dims[0], "the hidden size (the input's last dim)", i);
-}
+void infer_ms_same_shape(infer_ctx *c) { ms_like_input(c, 0, 0, in_elem(c, 0)); }
 
-/* input (batch, sequence, hidden) or (tokens, hidden); skip of the same last dim;
- * gamma, beta (index beta_i, -1: none) and bias (index bias_i) 1-D of the hidden size.
- * Outputs: output and input_skip_bias_sum (3) like input; mean (1) and inv_std_var (2)
- * like input with a last dim of 1, float. */
-static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
+/* X (N, S, C), bias (C), skip (N, S, C): Y like X, its dims merged with skip's. */
+void infer_ms_bias_add(infer_ctx *c)
 {
 	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	set_out_elem(c, 1, DT_FLOAT);
-	set_out_elem(c, 2, DT_FLOAT);
-	set_out_elem(c, 3, elem);
-	int32_t r = in_rank(c, 0);
-	if (r < 0)
+	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, channels)") || !ms_rank_is(c, 1, 1, "1-D (channels)") ||
+	    !ms_rank_is(c, 2, 3, "3-D, of the input's shape"))
 		return;
-	const tinfo *x = in(c, 0);
-	if (r != 2 && r != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 2-D or 3-D", in_name(c, 0),
+	const tinfo *x = in_ranked(c, 0), *b = in_ranked(c, 1), *s = in_ranked(c, 2);
+	dim d[3] = {dim_unknown(), dim_unknown(), dim_unknown()};
+	if (!x && !s)
+		return;
+	for (int32_t k = 0; k < 3; k++) {
+		if (x)
+			d[k] = x->dims[k];
+		if (s && !nn_merge_dim(c, &d[k], s->dims[k], "the input's dim", 2))
+			return;
+	}
+	if (b && !nn_merge_dim(c, &d[2], b->dims[0], "the channel count (the input's last dim)", 1))
+		return;
+	set_out(c, 0, elem, 3, d);
+}
+
+/* X (N, S, D), bias (D): Y (N, S, D / 2), the second half gating the first. */
+void infer_ms_bias_split_gelu(infer_ctx *c)
+{
+	int32_t elem = in_elem(c, 0);
+	set_out_elem(c, 0, elem);
+	if (!ms_rank_is(c, 0, 3, "3-D (batch, sequence, hidden)") || !ms_rank_is(c, 1, 1, "1-D (hidden)"))
+		return;
+	const tinfo *x = in_ranked(c, 0), *b = in_ranked(c, 1);
+	if (!x)
+		return;
+	dim d[3] = {x->dims[0], x->dims[1], x->dims[2]};
+	if (b && !nn_merge_dim(c, &d[2], b->dims[0], "the hidden size (the input's last dim)", 1))
+		return;
+	if (d[2].kind == DIM_KNOWN && d[2].v % 2 != 0) {
+		infer_diag(c, OSH_ERROR, "shape-error", "the hidden size of '%s' %s must be even", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
-	dim d[3], stats[3];
-	for (int32_t k = 0; k < r; k++)
-		d[k] = x->dims[k];
-	const tinfo *s = in(c, 1);
-	int32_t rs = s ? in_rank(c, 1) : -1;
-	if (rs == 0 || rs > 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
-			   fmt_shape(c, s));
-		return;
-	}
-	if (rs > 0 && !nn_merge_dim(c, &d[r - 1], s->dims[rs - 1], "the hidden size (the input's last dim)", 1))
-		return;
-	if (!hidden_vector(c, 2, &d[r - 1]) || (beta_i >= 0 && !hidden_vector(c, beta_i, &d[r - 1])) ||
-	    !hidden_vector(c, bias_i, &d[r - 1]))
-		return;
-	for (int32_t k = 0; k < r; k++)
-		stats[k] = k == r - 1 ? dim_known(1) : d[k];
-	set_out(c, 0, elem, r, d);
-	set_out(c, 1, DT_FLOAT, r, stats);
-	set_out(c, 2, DT_FLOAT, r, stats);
-	set_out(c, 3, elem, r, d);
+	d[2] = dim_floordiv(c, d[2], dim_known(2));
+	set_out(c, 0, elem, 3, d);
 }
 
-/* input, skip, gamma, beta (optional), bias (optional) */
-void infer_ms_skip_layer_norm(infer_ctx *c) { skip_layer_norm(c, 3, 4); }
-/* input, skip, gamma, bias (optional): no beta */
-void infer_ms_skip_simplified_layer_norm(infer_ctx *c) { skip_layer_norm(c, -1, 3); }
+/* ---- FusedConv -------------------------------------------------------------------- */
+
+/* Conv of inputs 0 to 2, with input 3 (FusedConv's Z, NCHWc Conv's Sum) added into
+ * the output: it must have the output's shape (the kernels check), and gives it
+ * where the convolution's is not known. The activation changes values only. */
+void infer_ms_fused_conv(infer_ctx *c)
+{
+	int32_t elem = in_elem(c, 0);
+	infer_conv(c);
+	const tinfo *sum = in_ranked(c, 3);
+	if (!sum || !out_present(c, 0))
+		return;
+	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
+	int32_t r = sum->rank;
+	if (tinfo_has_rank(y) && y->rank != r) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s is added into the output %s: it must have its shape",
+			   in_name(c, 3), fmt_shape(c, sum), fmt_shape(c, y));
+		set_out_elem(c, 0, elem);
+		return;
+	}
+	dim small[SCRATCH_SMALL], *d = dims_room(c, small, r);
+	if (!d)
+		return;
+	for (int32_t k = 0; k < r; k++) {
+		d[k] = tinfo_has_rank(y) ? y->dims[k] : dim_unknown();
+		if (!nn_merge_dim(c, &d[k], sum->dims[k], "the output's dim", 3)) {
+			set_out_elem(c, 0, elem);
+			return;
+		}
+	}
+	set_out(c, 0, elem, r, d);
+}
