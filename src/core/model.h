@@ -275,30 +275,28 @@ typedef struct pending_write {
  * views.c and external.c note external data); the writer reads it, to copy bytes
  * rather than pack them and to refuse a source that changed since it was loaded.
  * The wire lists are emptied when their messages are built (loader/materialize.c);
- * the scan job ends with the load; the rest stays until osh_model_free closes the
- * descriptor, joins the releaser and unmaps the input. */
+ * the scan job ends with the load; the input stays until osh_model_free closes it
+ * (io/input.h: its descriptor, and its view if the model kept it). */
 typedef struct model_source {
+	/* The file's input (io/input.h), which owns the descriptor and the view; NULL
+	 * when loaded from memory. */
+	struct input *input;
 	/* The input bytes, kept for an unchanged model to be written back byte for byte
-	 * without holding them in memory: a file descriptor of the source, or a copy when
-	 * loaded from memory. */
+	 * without holding them in memory: a file descriptor of the source (the input's,
+	 * borrowed), or a copy when loaded from memory. */
 	int fd;
 	const uint8_t *copy;
-	/* The input's bytes at their offsets in the file: the file mapped
-	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
-	 * graph's nodes and initializers are read from it (wire_nodes, wire_inits) and
-	 * weights point into it; a mapping's pages are dropped as the loader is done
-	 * with them (they come back from the page cache when read again). */
-	uint8_t *map;
+	/* The input's bytes at their offsets in the file (the input's view: the file
+	 * mapped, osh_load_options.map_file, or a private copy of it). Kept while the
+	 * main graph's nodes and initializers are read from it (wire_nodes, wire_inits)
+	 * and weights point into it; a mapping's pages are given back as the index
+	 * passes them (they come back from the page cache when read again). */
+	const uint8_t *map;
 	size_t map_size;
-	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
-	 * back a few dozen pages took three madvise calls, and the writer's reads then
-	 * faulted them in again, for less memory than the process's own code. */
 	bool map_is_file;       /* map maps the file: its pages can be dropped */
 	bool viewed_external;   /* a view of a tensor in external data was made */
-	size_t released;        /* pages before this offset were dropped (loader_release_input) */
-	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
 	/* While loading, the second thread that pre-scans the main graph's initializers
-	 * and nodes as the index reads them (load.c); NULL when none runs. */
+	 * and nodes as the index reads them (loader/scan_job.h); NULL when none runs. */
 	struct scan_job *scan;
 	uint64_t size;
 	bool has_stat; /* the source's identity, to refuse writing over it by accident */

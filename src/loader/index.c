@@ -30,6 +30,8 @@
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
 #include "loader/resolve.h"
+#include "loader/scan_job.h"
+#include "io/input.h"
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"
 #include "loader/wire_short.h"
@@ -1467,7 +1469,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data
 		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL, unnamed);
 		if (!decoded)
 			free_tensor(t, aliased);
-		loader_release_input(m, w->off[i] + w->len[i]);
+		input_passed(m->src.input, w->off[i] + w->len[i]);
 	}
 	tensor_scratch_free(&scratch);
 	free(tw);

@@ -9,8 +9,8 @@ newlines (CMake writes it: $<TARGET_OBJECTS:...>). Each object's symbols, read w
 from user to definer. The include check (check_includes.py) cannot see a call
 declared in a header of a lower folder and defined in a higher one; this does. It
 fails on
-  - a call from a stage to one above it (core, loader, emit, passes, api, cli from the
-    bottom), and
+  - a call from a stage to one above it (core, io, loader, emit, passes, api, cli from
+    the bottom), and
   - a circle of calls between folders (passes/infer and passes/rules are two), or a
     circle of files that spans folders.
 A circle of files inside one folder is that folder's own business. Prints the graph's
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-RANK = {"core": 0, "loader": 1, "emit": 2, "passes": 3, "api": 4, "cli": 5}
+RANK = {"core": 0, "io": 1, "loader": 2, "emit": 3, "passes": 4, "api": 5, "cli": 6}
 
 
 def source_of(obj):
