@@ -53,7 +53,7 @@ void validate_function_counts(osh_model *m, const graph *g);
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		       const char *label);
 /* How the messages above name t: `label`, or (NULL) "initializer 'NAME'" written into
- * buf, TENSOR_WHAT_CAP bytes. */
+ * buf, TENSOR_WHAT_CAP bytes (tensor_what.c). */
 #define TENSOR_WHAT_CAP 300
 const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf);
 /* Checks the type a graph declares for one of its values (an input, an output, a
