@@ -71,7 +71,7 @@ static osh_status fast_read(input *in, const char *path, osh_error *err)
  * pre-scan faulted them in, and fills the arena meanwhile; in bigger steps, what
  * it filled before the first step made the peak of a small model, and smaller
  * steps cost no time over them. From RELEASER_MIN up, a thread drops them
- * (input_release.h), started when the reader first passes an offset; below,
+ * (input_release.h), started when the reader first passes a step; below,
  * starting it costs more than it saves. Only a mapping of the file gives pages back:
  * a private copy's would come back as zeros. */
 static void fast_passed(input *in, size_t upto)
@@ -80,12 +80,12 @@ static void fast_passed(input *in, size_t upto)
 	size_t size = (size_t)in->size;
 	if (!in->file_mapped || upto > size || size < INPUT_DROP_MIN)
 		return;
-	if (!f->releaser_tried && size >= RELEASER_MIN)
-		f->releaser = releaser_new(in->data, size);
-	f->releaser_tried = true;
 	/* Told per initializer: most calls end here, before asking for the page size. */
 	if (upto < f->released + RELEASE_STEP && upto < size)
 		return;
+	if (!f->releaser_tried && size >= RELEASER_MIN)
+		f->releaser = releaser_new(in->data, size);
+	f->releaser_tried = true;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	upto = upto / page * page;
 	size_t end = size / page * page;

@@ -800,7 +800,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		malformed(m, g, -1, NULL, "the graph has %zu nodes, more than onnxshape supports", count);
 		return true;
 	}
-	if (from_wire && !loader_wait_room(m, (uint64_t)count * sizeof *g->nodes))
+	if (from_wire && !scan_job_wait_room(m, (uint64_t)count * sizeof *g->nodes))
 		return false; /* refused: the loader says why */
 	g->nnodes = (int32_t)count;
 	g->first_produced = g->nvalues;
@@ -837,7 +837,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		char *const *outs;
 		const uint32_t *first_hash = NULL;
 		if (from_wire) {
-			if (!loader_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
+			if (!scan_job_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
 				ok = false;
 				break;
 			}
@@ -1428,7 +1428,7 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 	uint32_t hash = 0, next_hash = 0;
 	bool hashed = false, next_hashed = false;
 	for (size_t i = 0; i < w->n && ok; i++) {
-		if (!loader_wait_scanned(m, 0, i)) { /* refused: the loader says why */
+		if (!scan_job_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
 			break;
 		}
@@ -1587,7 +1587,7 @@ static bool reserve_values(osh_model *m, graph *g, size_t n)
 		return true; /* beyond that, growth reports the limit as before */
 	if (n > SIZE_MAX / sizeof(value))
 		return false;
-	if (g == m->main && !loader_wait_room(m, (uint64_t)n * sizeof(value)))
+	if (g == m->main && !scan_job_wait_room(m, (uint64_t)n * sizeof(value)))
 		return false; /* refused: the loader says why */
 	value *v = arena_alloc(m->arena, n * sizeof *v);
 	if (!v)

@@ -134,7 +134,7 @@ static osh_status build(osh_model *m, const build_bytes *b, osh_error *err)
 	/* Cutting the nodes and initializers out takes memory per element: a file with
 	 * a million tiny ones is refused first if it is to be. */
 	if (m->src.scan &&
-	    !loader_wait_room(m, scan_job_outline(m->src.scan)->deferred * (uint64_t)UNPACK_SPLIT_BYTES_PER_ELEMENT)) {
+	    !scan_job_wait_room(m, scan_job_outline(m->src.scan)->deferred * (uint64_t)UNPACK_SPLIT_BYTES_PER_ELEMENT)) {
 		osh_status js = scan_job_finish(m, false, err);
 		if (in)
 			in->methods->drop(in);

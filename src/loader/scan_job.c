@@ -2,8 +2,8 @@
  * second thread, while the loader unpacks and the index reads them (scan_job.h).
  *
  * Invariant: no byte of a node or initializer reaches a decoder before this job
- * accepted it (the index waits, loader_wait_scanned), and the arena never grows past
- * what a file refused for its size could be allowed meanwhile (loader_wait_room).
+ * accepted it (the index waits, scan_job_wait_scanned), and the arena never grows past
+ * what a file refused for its size could be allowed meanwhile (scan_job_wait_room).
  */
 #include "loader/scan_job.h"
 #include "loader/budget.h"
@@ -21,7 +21,7 @@
  * loader scans the outline (every byte but the content of the main graph's nodes and
  * initializers: little), starts a second thread on the rest, and unpacks and indexes
  * meanwhile; the index waits at each initializer and node until the second thread has accepted it
- * (loader_wait_scanned), so no byte reaches a decoder before it was checked, as when
+ * (scan_job_wait_scanned), so no byte reaches a decoder before it was checked, as when
  * the scan ran first. The second thread is the first to read most pages of the file,
  * so it also takes the page faults. Until its counts are in, the arena runs under a
  * budget no accepted file can reach (budget_bound); then the exact one, the same
@@ -117,8 +117,8 @@ static bool wait_for(osh_model *m, int kind, size_t i, uint64_t more)
 	return ok;
 }
 
-bool loader_wait_scanned(osh_model *m, int kind, size_t i) { return wait_for(m, kind, i, 0); }
-bool loader_wait_room(osh_model *m, uint64_t bytes) { return wait_for(m, -1, 0, bytes); }
+bool scan_job_wait_scanned(osh_model *m, int kind, size_t i) { return wait_for(m, kind, i, 0); }
+bool scan_job_wait_room(osh_model *m, uint64_t bytes) { return wait_for(m, -1, 0, bytes); }
 
 osh_status scan_job_plan(const char *name, const uint8_t *data, size_t size, const osh_load_options *opts,
 			   uint64_t *budget, scan_job **out, osh_error *err)

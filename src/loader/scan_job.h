@@ -38,11 +38,11 @@ void scan_job_discard(scan_job *j);
  * node (kind 1) number i from the input: it returns once the pre-scan has accepted
  * that one (at once when no job runs: the whole input was pre-scanned first), false
  * when the pre-scan refused the input, which the loader then reports. */
-bool loader_wait_scanned(osh_model *m, int kind, size_t i);
+bool scan_job_wait_scanned(osh_model *m, int kind, size_t i);
 /* The index calls this before it takes memory in proportion to the main graph's
  * nodes or values (`bytes` of arena) while the pre-scan may still run: it returns
  * once a file the pre-scan goes on to refuse for its size cannot have cost that
  * much, false when the pre-scan refused the input. */
-bool loader_wait_room(osh_model *m, uint64_t bytes);
+bool scan_job_wait_room(osh_model *m, uint64_t bytes);
 
 #endif
