@@ -15,7 +15,7 @@
  * it maps the file itself; else NULL). */
 typedef struct pack_source {
 	const wire_list *lazy;
-	/* The main graph's IR nodes: lazy node k is nodes[k]; one the index unpacked
+	/* The main graph's IR nodes: wire node k is nodes[k]; one the index unpacked
 	 * (proto set: a node with a subgraph or a tensor, which annotations may have
 	 * changed) is packed from its message, the others are their bytes. */
 	const node *nodes;

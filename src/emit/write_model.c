@@ -19,7 +19,7 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "core/error.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "emit/pack_stream.h"
 #include "emit/write_ahead.h"
 #include "emit/write_model.h"
@@ -84,7 +84,7 @@ static int produce_packed(out_file *o, void *ctx)
 	return e ? e : o->err;
 }
 
-/* Every message built (loader_materialize: the value_info annotation added) and
+/* Every message built (loader_build_messages: the value_info annotation added) and
  * packed by protobuf-c into one buffer from malloc, *buf, of *n bytes: 0, or EFBIG
  * (over protobuf's limit), or ENOMEM building the messages (*buf NULL, *n 0) or the
  * buffer (*buf NULL, *n the bytes it needed). Both the plain write and
@@ -93,7 +93,7 @@ static int pack_whole(osh_model *m, uint8_t **buf, size_t *n)
 {
 	*buf = NULL;
 	*n = 0;
-	if (!loader_materialize(m))
+	if (!loader_build_messages(m))
 		return ENOMEM;
 	*n = protobuf_c_message_get_packed_size(&m->proto->base);
 	if (*n > PACK_MAX)

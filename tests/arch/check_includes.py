@@ -4,13 +4,13 @@ what it is.
 
 usage: check_includes.py SRC_DIR
 
-Each folder of src/ is a stage, ranked from the bottom: core (with core/schema), io,
-loader, emit, passes, api (the public functions), cli. A file may include files of its own folder and of folders
+Each folder of src/ is a stage, ranked from the bottom: core (with core/schema), io
+(the input and output devices), loader, emit, passes, api (the public functions), cli. A file may include files of its own folder and of folders
 below it; an include of a folder above is an error, and so is a circle of includes.
 A rule (passes/rules) sees the passes through its rule API alone: of passes/ it may
 include rule_api/rule_api.h and bcast/, and nothing of the pass (passes/infer).
 The passes' order is written out in passes/pipeline.c alone: no other file of the
-stages (core, loader, emit, passes) calls its entry points (pipeline_infer...), which
+stages (core, io, loader, emit, passes) calls its entry points (pipeline_infer...), which
 would run a pipeline inside a stage; and no file of the stages calls an osh_*
 function: the public API is defined in api/ for its clients.
 Every folder has a README.md whose first line is "# FOLDER: what it is", and no file

@@ -4,9 +4,9 @@
 usage: plain_vs_fast.py TOOL WORK MODEL_DIR... [--bench GEN_MODELS.PY] [--jobs N]
                         [--against OTHER_TOOL]
 
-The speed devices (threads, mappings, lazy decoding, streamed writing) sit behind two
-seams, each with a plain path (src/core/tuning.h): ONNXSHAPE_PLAIN_IO=1 takes it,
-=0 the fast one. Every *.onnx under each MODEL_DIR (copied into WORK first, beside
+The speed devices (threads, mappings, decoding from the wire bytes, streamed
+writing) sit behind two seams, each with a plain path (src/core/tuning.h):
+ONNXSHAPE_PLAIN_IO=1 takes it, =0 the fast one. Every *.onnx under each MODEL_DIR (copied into WORK first, beside
 the files they name) is run through
 
     check M | check --format json M | print M | infer M -o OUT | rewrite M -o OUT

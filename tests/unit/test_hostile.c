@@ -754,7 +754,7 @@ Test(budget, default_fits_and_is_tight, .timeout = 60)
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
 	/* The heaviest use: packing builds every message a rewrite would edit
-	 * (loader/materialize.c), which load, infer and annotate alone never do. */
+	 * (loader/build_messages.c), which load, infer and annotate alone never do. */
 	uint8_t *packed = NULL;
 	size_t npacked = 0;
 	cr_assert_eq(osh_model_pack(m, &packed, &npacked, &err), OSH_OK, "%s", err.message);

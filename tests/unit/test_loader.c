@@ -18,7 +18,7 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "loader/loader.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "loader/reindex.h"
 
 #include <criterion/criterion.h>
@@ -814,7 +814,7 @@ Test(validate_tensor, entry_count_overflow)
 /* The summary after the messages are built from the input's bytes (as a rewrite
  * builds them) and the IR is rebuilt: the initializers the loader counted while they
  * were still bytes are counted once, not again as messages. */
-Test(good_fixture, summary_after_materialize)
+Test(good_fixture, summary_after_building_messages)
 {
 	osh_model *m = load_ok(OSH_MODELS_DIR "/examples/cnn_residual.onnx");
 	/* Loaded the fast way, the initializers stay in the input until needed; the plain
@@ -825,7 +825,7 @@ Test(good_fixture, summary_after_materialize)
 	size_t n = s->n_initializers;
 	uint64_t bytes = s->initializer_bytes;
 	cr_assert(n > 0);
-	cr_assert(loader_materialize(m));
+	cr_assert(loader_build_messages(m));
 	cr_assert(model_reindex(m));
 	s = osh_model_summary(m);
 	cr_assert(s);

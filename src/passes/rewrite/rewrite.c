@@ -26,7 +26,7 @@
 #include "core/dtype.h"
 #include "passes/bcast/bcast_sites.h"
 #include "passes/bcast/broadcast.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -882,7 +882,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
 	/* The editing run: a fresh session, the same code, on messages (the loader left
 	 * the main graph's nodes and initializers as bytes until something changes). */
-	if (!loader_materialize(m))
+	if (!loader_build_messages(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

@@ -34,7 +34,7 @@
 #include "core/dtype.h"
 #include "passes/bcast/bcast_sites.h"
 #include "passes/bcast/bcast_ops.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -657,7 +657,7 @@ osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	rep->n_target_nodes = before.n_target_nodes, rep->n_lowered = before.n_lowered;
 	rep->n_reshape = before.n_reshape, rep->n_unsqueeze = before.n_unsqueeze;
 	rewrite_grow_budget(m, added);
-	if (!loader_materialize(m)) /* edits need messages (rewrite.c) */
+	if (!loader_build_messages(m)) /* edits need messages (rewrite.c) */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

@@ -1,12 +1,12 @@
-/* materialize.c: see materialize.h.
+/* build_messages.c: see build_messages.h.
  *
  * Invariant: while m->src.wire_nodes.n > 0 the main GraphProto has no nodes and IR
- * node k is lazy node k; while m->src.wire_inits.n > 0 it has no initializers and
+ * node k is wire node k; while m->src.wire_inits.n > 0 it has no initializers and
  * each is the init_view of the value of its name (loader/index.c builds them so). protobuf-c
  * unpacks the same bytes the one-call unpack would have, so the messages are the
  * ones it would have built, but for weights pointing into the input.
  */
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "loader/unpack_split.h"
 #include "loader/unpack_tensor.h"
 #include "onnx-ml.pb-c.h"
@@ -74,7 +74,7 @@ static bool initializers(osh_model *m)
 	return true;
 }
 
-bool loader_materialize_value_info(osh_model *m)
+bool loader_build_value_info(osh_model *m)
 {
 	const vi_list *l = &m->pending.value_info;
 	if (!l->n || !m->proto || !m->proto->graph)
@@ -98,10 +98,10 @@ bool loader_materialize_value_info(osh_model *m)
 	return true;
 }
 
-bool loader_materialize(osh_model *m)
+bool loader_build_messages(osh_model *m)
 {
 	if (!m->proto || !m->proto->graph)
 		return true;
 	return (!m->src.wire_nodes.n || nodes(m)) && (!m->src.wire_inits.n || initializers(m)) &&
-	       loader_materialize_value_info(m);
+	       loader_build_value_info(m);
 }

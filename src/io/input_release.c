@@ -1,11 +1,11 @@
-/* release.c: see release.h.
+/* input_release.c: see input_release.h.
  *
  * Invariant: the thread only calls madvise(MADV_DONTNEED) on ranges of the mapping it
  * was given, which stays mapped until releaser_free has joined it; it never reads or
  * writes the mapping, so the loader reads it meanwhile without any locking.
  */
 #define _DEFAULT_SOURCE /* madvise */
-#include "loader/release.h"
+#include "io/input_release.h"
 #include "core/quiet_thread.h"
 
 #include <pthread.h>

@@ -1,15 +1,15 @@
-/* release.h: giving the input mapping's pages back on another thread.
+/* input_release.h: giving the input mapping's pages back on another thread.
  *
- * The loader reads the weights' headers once more after the pre-scan and drops the
- * pages behind it (load.c, loader_release_input), so that a 1 GB model does not keep
- * a gigabyte of its file mapped. Dropping a page costs the kernel as much as faulting
- * it in (its table entry, its reverse map, its cgroup's count): done by the loader
-  * itself, that was a noticeable part of `check` on big models. A thread of its own
+ * The index reads the weights' headers once more after the pre-scan, and the fast
+ * input (input_fast.c) drops the pages behind it as it is told the reader passed
+ * them, so that a 1 GB model does not keep a gigabyte of its file mapped. Dropping a
+ * page costs the kernel as much as faulting it in (its table entry, its reverse map,
+ * its cgroup's count): done by the loading thread itself, that was a noticeable part of `check` on big models. A thread of its own
  * does it meanwhile. Only an optimisation: where no thread starts, the caller drops
  * the pages itself.
  */
-#ifndef OSH_LOADER_RELEASE_H
-#define OSH_LOADER_RELEASE_H
+#ifndef OSH_IO_INPUT_RELEASE_H
+#define OSH_IO_INPUT_RELEASE_H
 
 #include "core/tuning.h" /* RELEASE_LAG */
 
