@@ -48,9 +48,9 @@ build-tests: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The second run takes the plain paths through the input and output seams
-# (src/core/tuning.h): the same suite must pass without threads, mappings, lazy
-# decoding or streamed writing. Not run again: what only times the tool, and the test
-# that runs both paths itself.
+# (src/core/tuning.h): the same suite must pass without threads, mappings, nodes
+# decoded from their wire bytes or streamed writing. Not run again: what only times
+# the tool, and the test that runs both paths itself.
 PLAIN_EXCLUDE = python/timing|arch/plain-vs-fast
 PLAIN_ENV = ONNXSHAPE_PLAIN_IO=1
 

@@ -17,11 +17,18 @@
  *    starts threads of its own: osh_model_load pre-scans a file of 1 MB or more in a
  *    second thread, joined before it returns, and a model keeps a thread that faults
  *    its arena's memory in ahead of use until osh_model_free.
+ *  - Every options struct starts with its version (libgit2's convention): initialise
+ *    one with its _INIT macro (osh_load_options lo = OSH_LOAD_OPTIONS_INIT;) or its
+ *    _init function (C++ before C++20, whose initialisers cannot name a field), then
+ *    set the fields wanted. The other fields' defaults are 0, false and NULL. A version this library does not know, 0 included, is refused
+ *    (OSH_ERR_INVALID, naming the struct and the version); a NULL options pointer
+ *    means the defaults.
  *  - ONNXSHAPE_PLAIN_IO=1 in the environment (read by each load; =0 for the opposite
- *    of a library built with -DONNXSHAPE_PLAIN_IO=ON) loads and writes a model the
- *    plain way: no thread but the caller's, no mapping, protobuf-c unpacking and
- *    packing every message. Same results and the same bytes written, more time and
- *    memory: the reference the fast paths are tested against.
+ *    of a library built with -DONNXSHAPE_PLAIN_IO=ON), or osh_load_options.io set to
+ *    OSH_IO_PLAIN, loads and writes a model the plain way: no thread but the
+ *    caller's, no mapping, protobuf-c unpacking and packing every message. Same
+ *    results and the same bytes written, more time and memory: the reference the
+ *    fast paths are tested against.
  */
 #ifndef ONNXSHAPE_H
 #define ONNXSHAPE_H
@@ -55,7 +62,9 @@ typedef enum osh_status {
 	OSH_ERR_LIMIT,    /* over a size or memory limit */
 	OSH_ERR_NOMEM,    /* out of memory */
 	OSH_ERR_INVALID,  /* the model is malformed (diagnostics say how) */
-	OSH_ERR_SAME_FILE /* the output is the input and in_place was not set */
+	OSH_ERR_SAME_FILE, /* the output is the input and in_place was not set */
+	OSH_ERR_CHANGED,  /* the model's file changed on disk since it was loaded: nothing written */
+	OSH_ERR_FINDINGS  /* nothing written: the lint left for the write found an error (diagnostics) */
 } osh_status;
 
 typedef struct osh_error {
@@ -85,44 +94,47 @@ typedef struct osh_diag {
 
 typedef struct osh_model osh_model;
 
+#define OSH_LOAD_OPTIONS_VERSION 1
+
+/* How a model is read and written (osh_load_options.io). */
+typedef enum osh_io { OSH_IO_DEFAULT = 0, OSH_IO_PLAIN, OSH_IO_FAST } osh_io;
+
 typedef struct osh_load_options {
+	unsigned int version; /* OSH_LOAD_OPTIONS_VERSION */
 	/* Most bytes the model's arena may use for loading, inference and writing; 0
 	 * chooses a budget from the file size. osh_rewrite raises it for its edits, the
 	 * second index and the second inference: at each of its stages, by the bytes then
 	 * in use and 4 KiB per node the stage inserts. */
 	uint64_t memory_budget;
-	/* The model is to be written to this path (osh_model_write with the same
-	 * string, as `onnxshape infer -o PATH` does), most likely with its weights as
-	 * they are: they are copied there while it loads and is inferred, by a thread of
-	 * the library's, into a temporary file beside PATH. The write then writes exactly
-	 * what it would have written, with its refusals and results, skipping the bytes
-	 * already in place. A model freed without that write removes the temporary
-	 * file; so does a failed load. Only osh_model_load uses it, for a file of 1 MB
-	 * or more of nodes and weights, and not on the plain path. NULL: nothing begun. */
-	const char *write_ahead_to;
-	/* By default the file is read into memory the model owns, so that another
-	 * process shrinking or rewriting it meanwhile changes nothing we read (a shrink
-	 * during the read is the error "the input changed while it was read"; a change
-	 * after it is caught when the model is written back). With map_file the file
-	 * is mapped instead: no copy, and the pages of its weights are the page
-	 * cache's, not ours; but a page read after another process truncated the file
-	 * raises SIGBUS, in whichever thread reads it, while the model lives. The
-	 * library installs no handler for that (signal dispositions belong to the
-	 * program): set map_file only in a program that handles SIGBUS. on_map, when
-	 * set, is called with the mapping before anything reads it, so that the
-	 * handler can tell a fault in it from another; the mapping lasts until
-	 * osh_model_load fails or osh_model_free returns. The onnxshape tool names the
-	 * file, removes its temporary files (osh_write_abandon_all) and exits 2. On the
-	 * plain path (ONNXSHAPE_PLAIN_IO=1) the file is read, never mapped, and on_map
-	 * is not called. */
-	bool map_file;
-	void (*on_map)(void *ctx, const void *addr, size_t size);
-	void *map_ctx;
+	/* How the model is read and written: OSH_IO_DEFAULT as the build and the
+	 * environment say (ONNXSHAPE_PLAIN_IO, read by this load: above), OSH_IO_PLAIN
+	 * the plain way, OSH_IO_FAST the fast way whatever they say. The model keeps
+	 * the choice for everything done with it. */
+	osh_io io;
+	/* The path the model will be written to (osh_model_write with this same
+	 * string, as `onnxshape infer -o PATH` does), when the caller knows it at the
+	 * load. The library may prepare that write meanwhile: on the fast path, for a
+	 * file of 1 MB or more of nodes and weights, its weights are copied into a
+	 * temporary file beside PATH while the model loads and is inferred, and the
+	 * write skips the bytes already in place. The write's result is the same,
+	 * refusals included; a model freed without it, or a failed load, leaves no
+	 * temporary file. NULL: not known. */
+	const char *write_to;
 } osh_load_options;
+
+#define OSH_LOAD_OPTIONS_INIT {.version = OSH_LOAD_OPTIONS_VERSION}
+
+/* Fills *opts with the defaults of that version of the struct: OSH_OK, or
+ * OSH_ERR_INVALID (nothing changed) for a version this library does not know.
+ * NULL: none (OSH_ERR_INVALID). */
+OSH_API osh_status osh_load_options_init(osh_load_options *opts, unsigned int version);
 
 /* Loads and validates `path`. On OSH_OK *out owns a model whose diagnostics list the
  * structural problems found (osh_model_has_errors tells whether any is an error). On
- * failure *out is NULL and err says why. NULL: opts, err (out and path may not). */
+ * failure *out is NULL and err says why. The file is read into memory the model
+ * owns, so that another process shrinking or rewriting it meanwhile changes nothing
+ * read (a shrink during the read is the error "the input changed while it was
+ * read"; a change after it is refused when the model is written back). NULL: opts, err (out and path may not). */
 OSH_API osh_status osh_model_load(osh_model **out, const char *path, const osh_load_options *opts,
 				  osh_error *err);
 /* The same from bytes in memory (copied as needed); `name` is used in messages and as
@@ -230,7 +242,10 @@ typedef struct osh_assumption {
 	int64_t value;      /* 0 or more */
 } osh_assumption;
 
+#define OSH_INFER_OPTIONS_VERSION 1
+
 typedef struct osh_infer_options {
+	unsigned int version; /* OSH_INFER_OPTIONS_VERSION */
 	size_t n_input_shapes;
 	const osh_input_shape *input_shapes; /* NULL only when n_input_shapes is 0 */
 	size_t n_assumptions;
@@ -245,14 +260,6 @@ typedef struct osh_infer_options {
 	/* Report every node that still broadcasts implicitly (implicit-broadcast notes),
 	 * for targets without implicit broadcasting (check --require-explicit). */
 	bool require_explicit;
-	/* Leave the lint (the hazards and symbol facts found on top of inference, and
-	 * the shapes attached to each diagnostic) for later: the next osh_model_write
-	 * runs it on a second thread while it writes the model, and
-	 * commits nothing, returning OSH_ERR_INVALID, when the model then has an error;
-	 * osh_lint runs it at once. Until it has run, the model's diagnostics are
-	 * inference's alone (without their input shapes). For writing an inferred
-	 * model, as `onnxshape infer` does: the lint is off the critical path. */
-	bool defer_lint;
 	/* Debugging: after each run of the stage of this name (osh_pipeline_stages
 	 * lists them: "infer", "lint"...), the IR is written to dump_to as text, one
 	 * line per node with its values' types. For the stages of this call and of the
@@ -281,8 +288,13 @@ typedef struct osh_infer_options {
 	bool constant_initializers;
 } osh_infer_options;
 
+#define OSH_INFER_OPTIONS_INIT {.version = OSH_INFER_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_infer_options. */
+OSH_API osh_status osh_infer_options_init(osh_infer_options *opts, unsigned int version);
+
 /* Infers the type and shape of every value, adding diagnostics (unknown-op,
- * broadcast-mismatch, shape-conflict, ...), then lints (unless opts->defer_lint). A
+ * broadcast-mismatch, shape-conflict, ...), then lints. A
  * malformed model is refused (OSH_ERR_INVALID); a name in opts that the model does
  * not have, or options outside what osh_infer_options allows (a negative rank or
  * size, a NULL name), is OSH_ERR_INVALID with a message, before anything of opts is
@@ -300,8 +312,9 @@ OSH_API osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_er
  * (nothing stored: the count alone). */
 OSH_API size_t osh_pipeline_stages(const char *command, const char **names, size_t cap);
 
-/* Runs the lint osh_infer left for later (osh_infer_options.defer_lint), on this
- * thread; OSH_OK at once when none is pending. OSH_ERR_NOMEM when memory ran out.
+/* Runs the lint now if it was left for the model's write (as the onnxshape tool
+ * leaves it, to run beside the write), on this thread; OSH_OK at once when none is
+ * pending. OSH_ERR_NOMEM when memory ran out.
  * NULL: err. */
 OSH_API osh_status osh_lint(osh_model *m, osh_error *err);
 
@@ -319,7 +332,7 @@ OSH_API osh_status osh_model_set_input_value(osh_model *m, const char *name, int
  * a graph input or initializer (subgraphs too), and the graph outputs' types where
  * they are missing or less precise. New unknown sizes become fresh dim_param names
  * that clash with no existing one. After this the model counts as changed. Over the
- * memory budget it is OSH_ERR_LIMIT, naming the budget. NULL: err. */
+ * memory budget it is OSH_ERR_LIMIT, naming the budget (osh_load_options.memory_budget). NULL: err. */
 OSH_API osh_status osh_annotate(osh_model *m, osh_error *err);
 
 /* The inferred type of a value of the main graph, by name. False when there is no
@@ -429,7 +442,7 @@ typedef struct osh_severity_override {
  * osh_model_has_errors. A code that is not in osh_rules, or malformed-model (a
  * malformed model cannot be checked whatever its severity says), is refused with
  * OSH_ERR_INVALID and nothing changes, and so is a model whose lint is still
- * deferred (osh_infer_options.defer_lint; osh_lint runs it). Pointers from
+ * left for its write (osh_lint runs it). Pointers from
  * osh_model_diag_at taken before the call may then point at other diagnostics.
  * Each override's code may not be NULL and, unless it ignores, its severity is one
  * of osh_severity's. NULL: o when n is 0, err. */
@@ -442,7 +455,10 @@ OSH_API osh_status osh_model_override_severities(osh_model *m, const osh_severit
  * Runtime 1.30 runs). */
 #define OSH_REWRITE_MAX_OPSET 26
 
+#define OSH_REWRITE_OPTIONS_VERSION 1
+
 typedef struct osh_rewrite_options {
+	unsigned int version; /* OSH_REWRITE_OPTIONS_VERSION */
 	/* Only Paddle elementwise operators of this domain are rewritten; NULL: any
 	 * domain other than the standard ones (ai.onnx, ai.onnx.ml, ...). */
 	const char *paddle_domain;
@@ -496,6 +512,11 @@ typedef struct osh_rewrite_options {
 	 * input). Subgraph inputs are left alone: a body's are positional. */
 	bool drop_initializer_inputs;
 } osh_rewrite_options;
+
+#define OSH_REWRITE_OPTIONS_INIT {.version = OSH_REWRITE_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_rewrite_options. */
+OSH_API osh_status osh_rewrite_options_init(osh_rewrite_options *opts, unsigned int version);
 
 /* One change, for listings (--dry-run). Node fields describe the node as loaded. */
 typedef struct osh_rewrite_change {
@@ -563,7 +584,10 @@ OSH_API osh_status osh_rewrite(osh_model *m, const osh_rewrite_options *opts, os
 
 /* ---- Writing ------------------------------------------------------------------ */
 
+#define OSH_WRITE_OPTIONS_VERSION 1
+
 typedef struct osh_write_options {
+	unsigned int version; /* OSH_WRITE_OPTIONS_VERSION */
 	/* Allow the output to be the input file itself (same inode). */
 	bool in_place;
 	/* fsync the file before it is renamed into place and its directory after: the
@@ -575,21 +599,22 @@ typedef struct osh_write_options {
 	bool force_pack;
 } osh_write_options;
 
+#define OSH_WRITE_OPTIONS_INIT {.version = OSH_WRITE_OPTIONS_VERSION}
+
+/* As osh_load_options_init, for osh_write_options. */
+OSH_API osh_status osh_write_options_init(osh_write_options *opts, unsigned int version);
+
 /* Writes the model to `path` atomically: a temporary file in the destination
  * directory renamed over path (with opts->durable, fsync before and the directory's
  * fsync after); readers see the old file or the new one, never a part. On failure the destination is untouched
  * and no temporary file remains. Refuses (OSH_ERR_SAME_FILE) to write over the
  * model's own file unless opts->in_place. Refuses (OSH_ERR_INVALID) a malformed
- * model. A write to the path the load was told (osh_load_options.write_ahead_to)
- * finishes the file begun then; its result is the same. NULL: opts, err. */
+ * model, and (OSH_ERR_CHANGED) to write a model whose file another program changed
+ * or replaced since it was loaded, whose unread parts would be the new file's. A
+ * write to the path the load was told (osh_load_options.write_to) finishes what was
+ * prepared then; its result is the same. NULL: opts, err. */
 OSH_API osh_status osh_model_write(osh_model *m, const char *path, const osh_write_options *opts,
 				   osh_error *err);
-
-/* Removes the temporary file of every write in progress in the process, for a
- * program about to end from a handler of a fatal signal (SIGBUS from a mapped
- * input: osh_load_options.map_file); async-signal-safe. The writes themselves are
- * not usable afterwards: call it only on the way out. No pointers. */
-OSH_API void osh_write_abandon_all(void);
 
 /* Serializes the model into a buffer from malloc (the caller frees it): *data and
  * *size, NULL and 0 on failure. NULL: err. */

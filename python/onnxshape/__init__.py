@@ -170,8 +170,9 @@ class ModelIsADirectory(UnreadableModel, IsADirectoryError):
 
 class UnwritableModel(OnnxshapeError, OSError):
     """The model could not be written to output (osh_status OSH_ERR_IO at the write:
-    no such folder, no space left...); filename is the output, nothing is left
-    there."""
+    no such folder, no space left...; or OSH_ERR_CHANGED, status "changed": the
+    model's file changed since it was loaded); filename is the output, nothing is
+    left there."""
 
     def __init__(self, message: str, status: str = "", filename: Optional[str] = None) -> None:
         super().__init__(message, status)
@@ -238,9 +239,15 @@ def _io_error(message: str, name: str, path: Optional[str]) -> UnreadableModel:
     return cls(message, name, code, path)
 
 
+def _in_python_terms(message: str) -> str:
+    """The library's message naming the option as this package takes it (the load's
+    memory_budget is the memory_budget= argument)."""
+    return message.replace("osh_load_options.memory_budget", "memory_budget=")
+
+
 def _raise(err: _lib.Error, default: str = "", path: Optional[str] = None) -> NoReturn:
     status = err.status
-    message = _s(err.message) or default or _lib.STATUS_NAMES.get(status, str(status))
+    message = _in_python_terms(_s(err.message)) or default or _lib.STATUS_NAMES.get(status, str(status))
     name = _lib.STATUS_NAMES.get(status, str(status))
     if status == _lib.ERR_IO:
         raise _io_error(message, name, path)
@@ -563,8 +570,8 @@ class _Model:
         if _lib.lib.osh_model_write(self.ptr, _path_arg(output), byref(wo), byref(err)) != _lib.OK:
             if err.status == _lib.ERR_SAME_FILE:
                 raise InvalidOptions(_s(err.message), "same-file")
-            if err.status == _lib.ERR_IO:
-                raise UnwritableModel(_s(err.message), "io", target)
+            if err.status in (_lib.ERR_IO, _lib.ERR_CHANGED):
+                raise UnwritableModel(_s(err.message), _lib.STATUS_NAMES[err.status], target)
             _raise(err)
 
     def shapes(self, initializers: bool = True) -> Dict[str, Shape]:

@@ -47,6 +47,8 @@ ERR_LIMIT = 3
 ERR_NOMEM = 4
 ERR_INVALID = 5
 ERR_SAME_FILE = 6
+ERR_CHANGED = 7
+ERR_FINDINGS = 8
 STATUS_NAMES = {
     OK: "ok",
     ERR_IO: "io",
@@ -55,6 +57,8 @@ STATUS_NAMES = {
     ERR_NOMEM: "nomem",
     ERR_INVALID: "invalid",
     ERR_SAME_FILE: "same-file",
+    ERR_CHANGED: "changed",
+    ERR_FINDINGS: "findings",
 }
 
 # osh_severity, osh_dim_kind, osh_value_origin
@@ -68,22 +72,37 @@ class Error(Structure):
     _fields_ = [("status", c_int), ("message", c_char * 1024)]
 
 
-# void (*on_map)(void *ctx, const void *addr, size_t size): the package never maps.
-MapCallback = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+class _Options(Structure):
+    """An options struct of onnxshape.h: its first field is the version of its layout,
+    which the library checks; each subclass sets it to the one it mirrors."""
+
+    VERSION = 0
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("version", self.VERSION)
+        super().__init__(*args, **kw)
 
 
-class LoadOptions(Structure):
+# OSH_LOAD_OPTIONS_VERSION and the others: the layouts mirrored below.
+LOAD_OPTIONS_VERSION = 1
+INFER_OPTIONS_VERSION = 1
+REWRITE_OPTIONS_VERSION = 1
+WRITE_OPTIONS_VERSION = 1
+
+
+class LoadOptions(_Options):
+    VERSION = LOAD_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("memory_budget", ctypes.c_uint64),
-        ("write_ahead_to", c_char_p),
-        ("map_file", c_bool),
-        ("on_map", MapCallback),
-        ("map_ctx", c_void_p),
+        ("io", c_int),  # osh_io: the package leaves it to the build and the environment
+        ("write_to", c_char_p),
     ]
 
 
-class WriteOptions(Structure):
-    _fields_ = [("in_place", c_bool), ("durable", c_bool), ("force_pack", c_bool)]
+class WriteOptions(_Options):
+    VERSION = WRITE_OPTIONS_VERSION
+    _fields_ = [("version", ctypes.c_uint), ("in_place", c_bool), ("durable", c_bool), ("force_pack", c_bool)]
 
 
 class Dim(Structure):
@@ -121,8 +140,10 @@ class Assumption(Structure):
     _fields_ = [("symbol", c_char_p), ("value", c_int64)]
 
 
-class InferOptions(Structure):
+class InferOptions(_Options):
+    VERSION = INFER_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("n_input_shapes", c_size_t),
         ("input_shapes", POINTER(InputShape)),
         ("n_assumptions", c_size_t),
@@ -130,7 +151,6 @@ class InferOptions(Structure):
         ("ignore_declared", c_bool),
         ("require_static", c_bool),
         ("require_explicit", c_bool),
-        ("defer_lint", c_bool),
         ("dump_after", c_char_p),
         ("dump_to", c_void_p),  # FILE *: the package never dumps
         ("runtime", c_char_p),
@@ -169,8 +189,10 @@ class SeverityOverride(Structure):
     _fields_ = [("code", c_char_p), ("ignore", c_bool), ("severity", c_int)]
 
 
-class RewriteOptions(Structure):
+class RewriteOptions(_Options):
+    VERSION = REWRITE_OPTIONS_VERSION
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("paddle_domain", c_char_p),
         ("target_opset", c_int64),
         ("dry_run", c_bool),

@@ -1,9 +1,24 @@
 /* inference.c: the public API's inference (onnxshape.h, "Inference"): the passes
  * the pipeline runs (passes/pipeline.c), and the input values they may take. */
+#include "api/options.h"
 #include "loader/loader.h"
 #include "passes/pipeline.h"
 
-osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err) { return pipeline_infer(m, opts, err); }
+osh_status osh_infer_options_init(osh_infer_options *opts, unsigned int version)
+{
+	if (!opts || version != OSH_INFER_OPTIONS_VERSION)
+		return OSH_ERR_INVALID;
+	*opts = (osh_infer_options)OSH_INFER_OPTIONS_INIT;
+	return OSH_OK;
+}
+
+osh_status osh_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
+{
+	osh_status s = opts ? options_version_check("osh_infer_options", opts->version, OSH_INFER_OPTIONS_VERSION,
+						    "OSH_INFER_OPTIONS_INIT", err)
+			    : OSH_OK;
+	return s != OSH_OK ? s : pipeline_infer(m, opts, false, err);
+}
 
 osh_status osh_lint(osh_model *m, osh_error *err) { return pipeline_lint(m, err); }
 

@@ -53,19 +53,31 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d);
  * errors_only), f's descriptor written a block at a time. */
 void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only);
 void print_error(FILE *f, const style *st, const osh_error *err);
+/* The library's message in the tool's terms: the option it names is the flag that
+ * sets it (osh_load_options.memory_budget is --memory-budget). */
+void error_in_cli_terms(osh_error *err);
 
-/* Loads a model (opts may be NULL; "-": standard input), printing every diagnostic to stderr. Returns NULL
+/* How the tool loads a model: the public options, and whether the file is mapped
+ * (input_guard_claim sets it), with the hook told where. */
+typedef struct cli_load {
+	osh_load_options lo;
+	bool map;
+	void (*on_map)(void *ctx, const void *addr, size_t size);
+	void *map_ctx;
+} cli_load;
+
+/* Loads a model ("-": standard input), printing every diagnostic to stderr. Returns NULL
  * (after printing why) when the file cannot be read or the model is malformed;
  * *status gets the exit status to use then. */
-osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status);
+osh_model *load_or_report(const char *path, const cli_load *how, const style *st, int *status);
 
-/* The models the tool reads are mapped (osh_load_options.map_file), and a SIGBUS
- * from one truncated meanwhile ends the run with exit 2 and a message naming it
- * (input_guard.c). install: once, in main. claim: before loading `path` (which must
- * outlive the claim), sets lo's mapping fields; returns the slot to release once
- * the model is freed, or -1 (then lo asks for a copy, which needs no guard). */
+/* The models the tool reads are mapped (osh_model_load_mapped, api/devices.h), and a
+ * SIGBUS from one truncated meanwhile ends the run with exit 2 and a message naming
+ * it (input_guard.c). install: once, in main. claim: before loading `path` (which
+ * must outlive the claim), sets how's mapping fields; returns the slot to release
+ * once the model is freed, or -1 (then how asks for a copy, which needs no guard). */
 void input_guard_install(void);
-int input_guard_claim(const char *path, osh_load_options *lo);
+int input_guard_claim(const char *path, cli_load *how);
 void input_guard_release(int slot);
 
 /* Standard output and error as the tool uses them (std_streams.c). open: first in
@@ -185,7 +197,7 @@ bool is_stdin_path(const char *path);
 /* Whether writing to `out` means writing to standard output. */
 bool is_stdout_path(const char *out);
 /* osh_model_load, from standard input when path is "-" (named "<stdin>" then). */
-osh_status load_model_from(osh_model **m, const char *path, const osh_load_options *opts, osh_error *err);
+osh_status load_model_from(osh_model **m, const char *path, const cli_load *how, osh_error *err);
 /* The name reports give path: "<stdin>" for "-". */
 const char *shown_path(const char *path);
 /* Packs m onto standard output; false (after printing why) on failure. */

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "check.h"
 
+#include "api/devices.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -144,8 +146,11 @@ static void list_rules(check_format format)
 /* ---- checking one file --------------------------------------------------------------- */
 
 /* Renders what is known about r into its parts, in the chosen format. */
-static void render(const check_opts *o, file_result *r, osh_model *m, const osh_error *error)
+static void render(const check_opts *o, file_result *r, osh_model *m, const osh_error *library_error)
 {
+	osh_error cli_error;
+	const osh_error *error = library_error ? (cli_error = *library_error, error_in_cli_terms(&cli_error), &cli_error)
+					       : NULL;
 	if (o->format == FORMAT_SARIF) {
 		sarif_file(r, m, error);
 		return;
@@ -173,7 +178,7 @@ static void check_one(const check_opts *o, file_result *r)
 	r->path = shown_path(source); /* "-" is reported as "<stdin>" */
 	timings_start(&r->time, o->timings);
 	r->time.path = r->path;
-	osh_load_options lo = {.memory_budget = o->memory_budget};
+	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->memory_budget}};
 	int guard = input_guard_claim(r->path, &lo);
 	osh_status loaded = load_model_from(&m, source, &lo, &err);
 	timings_lap(&r->time, "load");
@@ -189,7 +194,6 @@ static void check_one(const check_opts *o, file_result *r)
 	bool refused = false;
 	/* The lint after inference rather than inside it: the same work, timed apart. */
 	osh_infer_options io = o->infer;
-	io.defer_lint = true;
 	osh_input_shape *kept = NULL;
 	/* A malformed model has no reliable graph to infer over: its loader diagnostics
 	 * are the report. */
@@ -202,7 +206,7 @@ static void check_one(const check_opts *o, file_result *r)
 	} else if (r->walked && !input_shapes_for(m, r->path, &io, &kept)) {
 		snprintf(err.message, sizeof err.message, "%s: out of memory", r->path);
 		refused = true;
-	} else if (osh_infer(m, &io, &err) != OSH_OK) {
+	} else if (osh_infer_lint_later(m, &io, &err) != OSH_OK) {
 		refused = true;
 	} else {
 		timings_lap(&r->time, "infer");
@@ -330,7 +334,7 @@ int cmd_check(int argc, char **argv)
 		{"custom-op", required_argument, NULL, OPT_CUSTOM_OP},
 		{0},
 	};
-	check_opts o = {.format = FORMAT_TEXT, .infer.runtime = "ort-cpu"};
+	check_opts o = {.format = FORMAT_TEXT, .infer = {.version = OSH_INFER_OPTIONS_VERSION, .runtime = "ort-cpu"}};
 	const char *color = NULL, *output = NULL;
 	int jobs = 0, c;
 	bool usage = false, rules = false;

@@ -344,7 +344,7 @@ int cmd_print(int argc, char **argv)
 			worst = EXIT_TROUBLE;
 			continue;
 		}
-		osh_load_options lo = {.memory_budget = budget};
+		cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget}};
 		int guard = input_guard_claim(shown_path(path), &lo);
 		osh_model *m = load_or_report(path, &lo, &st, &status);
 		if (status > worst)

@@ -172,7 +172,7 @@ static void table_free(table *t)
 static int shapes_one(const shapes_opts *o, const char *path, bool walked, bool several, size_t *listed)
 {
 	int status;
-	osh_load_options lo = {.memory_budget = o->budget};
+	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = o->budget}};
 	int guard = input_guard_claim(shown_path(path), &lo);
 	osh_model *m = load_or_report(path, &lo, &o->st, &status);
 	if (!m) {
@@ -180,7 +180,7 @@ static int shapes_one(const shapes_opts *o, const char *path, bool walked, bool 
 		return status;
 	}
 	osh_error err = {0};
-	osh_infer_options io = {0};
+	osh_infer_options io = {.version = OSH_INFER_OPTIONS_VERSION};
 	infer_args_apply(&o->args, &io);
 	osh_input_shape *kept = NULL;
 	if (walked && !input_shapes_for(m, shown_path(path), &io, &kept)) {

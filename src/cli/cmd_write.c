@@ -11,6 +11,8 @@
 #define _GNU_SOURCE /* isatty, asprintf */
 #include "check.h"
 
+#include "api/devices.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
@@ -352,7 +354,7 @@ static int rewrite_model(osh_model *m, const write_args *wa, bool *write, timing
 	osh_error err = {0};
 	osh_rewrite_report rep;
 	*write = false;
-	osh_infer_options io = {.dump_after = wa->dump_after, .dump_to = stderr};
+	osh_infer_options io = {.version = OSH_INFER_OPTIONS_VERSION, .dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	osh_input_shape *kept = NULL;
 	if (wa->walked && !input_shapes_for(m, in, &io, &kept)) {
@@ -612,7 +614,7 @@ static void report_inputs(osh_model *m, const write_args *wa, char **was, bool s
 
 /* Infers (infer) what the model is written with. Returns the exit status; *printed
  * how many diagnostics were there before (-1: none to print). The lint runs while
- * the model is written (defer_lint) unless severities are to change or the output
+ * the model is written (osh_infer_lint_later) unless severities are to change or the output
  * is a stream: an error it finds keeps the output from being committed. */
 static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, timings *tm)
 {
@@ -620,7 +622,7 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 	int status;
 	*printed = (ptrdiff_t)osh_model_diag_count(m);
 	bool defer = !wa->sev.n && !wa->to_stdout;
-	osh_infer_options io = {.ignore_declared = wa->ignore_declared, .defer_lint = defer,
+	osh_infer_options io = {.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = wa->ignore_declared,
 				.dump_after = wa->dump_after, .dump_to = stderr};
 	infer_args_apply(wa->ia, &io);
 	osh_input_shape *kept = NULL;
@@ -629,7 +631,7 @@ static int infer_model(osh_model *m, const write_args *wa, ptrdiff_t *printed, t
 		fprintf(stderr, "%s: error: out of memory\n", shown_path(wa->in));
 		return EXIT_TROUBLE;
 	}
-	osh_status inferred = osh_infer(m, &io, &err);
+	osh_status inferred = defer ? osh_infer_lint_later(m, &io, &err) : osh_infer(m, &io, &err);
 	free(kept);
 	if (inferred != OSH_OK) {
 		*printed = -1; /* the error alone */
@@ -665,10 +667,10 @@ static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 	timings_start(tm, wa->timed);
 	tm->path = in;
 	/* infer writes the weights back as they are: they are copied into the output
-	 * while the model is loaded and inferred (osh_load_options.write_ahead_to). A
+	 * while the model is loaded and inferred (osh_load_options.write_to). A
 	 * stream has no place to copy them ahead to. */
 	const char *ahead = cmd->infer && !wa->to_stdout ? wa->out : NULL;
-	osh_load_options lo = {.write_ahead_to = ahead, .memory_budget = wa->budget};
+	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = ahead, .memory_budget = wa->budget}};
 	int guard = input_guard_claim(in, &lo);
 	osh_model *m = load_or_report(wa->in, &lo, &wa->st, &status);
 	timings_lap(tm, "load");
@@ -706,11 +708,12 @@ static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 	if (status == EXIT_CLEAN && wa->to_stdout) {
 		status = write_stdout(m, &wa->st) ? EXIT_CLEAN : EXIT_TROUBLE;
 	} else if (status == EXIT_CLEAN) {
-		write_failed = osh_model_write(m, wa->out, &wa->wo, &err) != OSH_OK;
+		osh_status s = osh_model_write(m, wa->out, &wa->wo, &err);
+		write_failed = s != OSH_OK;
 		if (write_failed)
-			status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_TROUBLE;
+			status = s == OSH_ERR_FINDINGS ? EXIT_FINDINGS : EXIT_TROUBLE;
 	}
-	/* infer's lint ran on another thread meanwhile (defer_lint). */
+	/* infer's lint ran on another thread meanwhile (osh_infer_lint_later). */
 	timings_lap(tm, "write");
 	if (printed >= 0)
 		print_diag_span(stderr, &wa->st, in, m, (size_t)printed, wa->quiet);
@@ -802,7 +805,7 @@ static int run_with(const write_cmd *cmd, int argc, char **argv, write_args *wa,
 static int run(const write_cmd *cmd, int argc, char **argv)
 {
 	infer_args ia = {0};
-	write_args wa = {.ia = &ia};
+	write_args wa = {.ia = &ia, .wo = OSH_WRITE_OPTIONS_INIT, .ra.opts = OSH_REWRITE_OPTIONS_INIT};
 	timings tm = {0};
 	int status = run_with(cmd, argc, argv, &wa, &tm);
 	infer_args_free(&ia);

@@ -1,6 +1,6 @@
 /* input_guard.c: the tool's answer to an input that shrinks while it is mapped.
  *
- * The tool maps the models it reads (osh_load_options.map_file): no copy, and the
+ * The tool maps the models it reads (osh_model_load_mapped): no copy, and the
  * weights stay the page cache's. The price is that a page read after another
  * process truncated the file raises SIGBUS, in whichever thread reads it, the
  * library's own included. The library leaves signals to the program; here, the
@@ -16,6 +16,8 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+
+#include "api/devices.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -111,7 +113,7 @@ static void on_map(void *ctx, const void *addr, size_t size)
 	atomic_store(&g->end, (uintptr_t)addr + size);
 }
 
-int input_guard_claim(const char *path, osh_load_options *lo)
+int input_guard_claim(const char *path, cli_load *lo)
 {
 	for (int i = 0; i < GUARD_SLOTS; i++) {
 		bool expected = false;
@@ -120,13 +122,13 @@ int input_guard_claim(const char *path, osh_load_options *lo)
 		atomic_store(&slots[i].start, 0);
 		atomic_store(&slots[i].end, 0);
 		atomic_store(&slots[i].path, path);
-		lo->map_file = true;
+		lo->map = true;
 		lo->on_map = on_map;
 		lo->map_ctx = &slots[i];
 		return i;
 	}
 	/* More models at once than slots: this one is read, not mapped. */
-	lo->map_file = false;
+	lo->map = false;
 	return -1;
 }
 

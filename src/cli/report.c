@@ -83,9 +83,23 @@ void print_diag_span(FILE *f, const style *st, const char *path, const osh_model
 		fclose(out);
 }
 
-/* print_error into f. */
-static void put_error(FILE *f, const style *st, const osh_error *err)
+void error_in_cli_terms(osh_error *err)
 {
+	static const char field[] = "osh_load_options.memory_budget", flag[] = "--memory-budget";
+	char *at = strstr(err->message, field);
+	if (!at)
+		return;
+	/* The flag is the shorter: the rest of the message moves left, its end too. */
+	const char *rest = at + strlen(field);
+	memmove(at + strlen(flag), rest, strlen(rest) + 1);
+	memcpy(at, flag, strlen(flag));
+}
+
+/* print_error into f. */
+static void put_error(FILE *f, const style *st, const osh_error *library_err)
+{
+	osh_error cli_err = *library_err, *err = &cli_err;
+	error_in_cli_terms(err);
 	/* The message starts with the file name; put the severity after it, as for
 	 * diagnostics. Both name what the model holds: escaped as a diagnostic is. */
 	const char *msg = err->message;
@@ -146,11 +160,11 @@ void text_summary(FILE *f, const check_totals *t)
 	fprintf(f, "%s\n", line);
 }
 
-osh_model *load_or_report(const char *path, const osh_load_options *opts, const style *st, int *status)
+osh_model *load_or_report(const char *path, const cli_load *how, const style *st, int *status)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	if (load_model_from(&m, path, opts, &err) != OSH_OK) {
+	if (load_model_from(&m, path, how, &err) != OSH_OK) {
 		print_error(stderr, st, &err);
 		*status = EXIT_TROUBLE;
 		return NULL;

@@ -13,6 +13,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "api/devices.h"
+
 #include "core/grow.h"
 
 #include <errno.h>
@@ -69,10 +71,12 @@ static bool read_stdin(uint8_t **data, size_t *size)
 	return true;
 }
 
-osh_status load_model_from(osh_model **m, const char *path, const osh_load_options *opts, osh_error *err)
+osh_status load_model_from(osh_model **m, const char *path, const cli_load *how, osh_error *err)
 {
+	if (!is_stdin_path(path) && how->map)
+		return osh_model_load_mapped(m, path, &how->lo, how->on_map, how->map_ctx, err);
 	if (!is_stdin_path(path))
-		return osh_model_load(m, path, opts, err);
+		return osh_model_load(m, path, &how->lo, err);
 	*m = NULL;
 	uint8_t *data;
 	size_t size;
@@ -81,7 +85,7 @@ osh_status load_model_from(osh_model **m, const char *path, const osh_load_optio
 		snprintf(err->message, sizeof err->message, STDIN_NAME ": cannot read: %s", strerror(errno));
 		return OSH_ERR_IO;
 	}
-	osh_status s = osh_model_load_buffer(m, data, size, STDIN_NAME, opts, err);
+	osh_status s = osh_model_load_buffer(m, data, size, STDIN_NAME, &how->lo, err);
 	free(data);
 	return s;
 }

@@ -76,7 +76,7 @@ bool arena_exhausted(const arena *a);
  * (OSH_ERR_NOMEM). `what` names the work: "the infer pass". */
 osh_status arena_error(const arena *a, osh_error *err, const char *path, const char *what);
 /* How a user raises the budget, for the end of any message about it. */
-#define ARENA_BUDGET_HINT "(raise it with --memory-budget, or osh_load_options.memory_budget)"
+#define ARENA_BUDGET_HINT "(raise it with osh_load_options.memory_budget)"
 uint64_t arena_used(const arena *a);
 void arena_set_budget(arena *a, uint64_t budget);
 

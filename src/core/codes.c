@@ -205,7 +205,7 @@ osh_status codes_override_severities(osh_model *m, const osh_severity_override *
 		if (err) {
 			err->status = OSH_ERR_INVALID;
 			snprintf(err->message, sizeof err->message,
-				 "%s: the lint was deferred (defer_lint): run osh_lint before overriding severities", m->path);
+				 "%s: the lint was left for the write (osh_infer_lint_later): run osh_lint before overriding severities", m->path);
 		}
 		return OSH_ERR_INVALID;
 	}

@@ -128,7 +128,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(attr_view) == 48,
  * (value_extra_need), shared by the copies arena_grow makes of the value table. */
 typedef struct value_extra {
 	struct Onnx__TensorProto *init;    /* initializer message, when there is one (the main
-					    * graph's stay in the input until materialized) */
+					    * graph's stay in the input until their messages are built) */
 	struct Onnx__ValueInfoProto *decl; /* declared type: input, output or value_info */
 	const tensor_view *given;          /* a value supplied for inference (--input-data) */
 	/* From decl: what the file says; NULL when it says nothing. See value_declared. */
@@ -262,7 +262,7 @@ typedef struct beside_write {
 	osh_status (*run)(osh_model *m, osh_error *err);
 } beside_write;
 
-/* A write begun while the model loaded (osh_load_options.write_ahead_to: emit/
+/* A write begun while the model loaded (osh_load_options.write_to: emit/
  * write_ahead.c), until osh_model_write takes it or osh_model_free cancels it: the
  * loader frees a model without knowing what the job is. */
 typedef struct pending_write {
@@ -274,31 +274,29 @@ typedef struct pending_write {
  * read where they lie. The loader fills it (load.c; index.c counts the initializers,
  * views.c and external.c note external data); the writer reads it, to copy bytes
  * rather than pack them and to refuse a source that changed since it was loaded.
- * The wire lists are emptied when their messages are built (loader/materialize.c);
- * the scan job ends with the load; the rest stays until osh_model_free closes the
- * descriptor, joins the releaser and unmaps the input. */
+ * The wire lists are emptied when their messages are built (loader/build_messages.c);
+ * the scan job ends with the load; the input stays until osh_model_free closes it
+ * (io/input.h: its descriptor, and its view if the model kept it). */
 typedef struct model_source {
+	/* The file's input (io/input.h), which owns the descriptor and the view; NULL
+	 * when loaded from memory. */
+	struct input *input;
 	/* The input bytes, kept for an unchanged model to be written back byte for byte
-	 * without holding them in memory: a file descriptor of the source, or a copy when
-	 * loaded from memory. */
+	 * without holding them in memory: a file descriptor of the source (the input's,
+	 * borrowed), or a copy when loaded from memory. */
 	int fd;
 	const uint8_t *copy;
-	/* The input's bytes at their offsets in the file: the file mapped
-	 * (osh_load_options.map_file), or a private copy of it. Kept while the main
-	 * graph's nodes and initializers are read from it (wire_nodes, wire_inits) and
-	 * weights point into it; a mapping's pages are dropped as the loader is done
-	 * with them (they come back from the page cache when read again). */
-	uint8_t *map;
+	/* The input's bytes at their offsets in the file (the input's view: the file
+	 * mapped, osh_model_load_mapped, or a private copy of it). Kept while the
+	 * main graph's nodes and initializers are read from it (wire_nodes, wire_inits)
+	 * and weights point into it; a mapping's pages are given back as the index
+	 * passes them (they come back from the page cache when read again). */
+	const uint8_t *map;
 	size_t map_size;
-	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
-	 * back a few dozen pages took three madvise calls, and the writer's reads then
-	 * faulted them in again, for less memory than the process's own code. */
 	bool map_is_file;       /* map maps the file: its pages can be dropped */
 	bool viewed_external;   /* a view of a tensor in external data was made */
-	size_t released;        /* pages before this offset were dropped (loader_release_input) */
-	struct releaser *releaser; /* drops them on its own thread (loader/release.h), or NULL */
 	/* While loading, the second thread that pre-scans the main graph's initializers
-	 * and nodes as the index reads them (load.c); NULL when none runs. */
+	 * and nodes as the index reads them (loader/scan_job.h); NULL when none runs. */
 	struct scan_job *scan;
 	uint64_t size;
 	bool has_stat; /* the source's identity, to refuse writing over it by accident */
@@ -306,9 +304,9 @@ typedef struct model_source {
 	int64_t mtime_sec, mtime_nsec;
 	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
 	 * input like wire_inits: while wire_nodes.n > 0 the GraphProto holds no
-	 * NodeProto and the main graph's node k is lazy node k; a node decode_node.c
+	 * NodeProto and the main graph's node k is wire node k; a node decode_node.c
 	 * read has proto NULL. Emptied when the messages are built for a rewrite or a
-	 * packing (loader/materialize.c). */
+	 * packing (loader/build_messages.c). */
 	wire_list wire_nodes;
 	/* The same for the main graph's initializers: TensorProtos in the input
 	 * (map, or copy), which stays until the model is freed. While wire_inits.n > 0
@@ -325,7 +323,7 @@ typedef struct model_source {
  * in the lint osh_infer deferred (with how to run it beside a write) and the
  * debugging asked of the stages; emit/annotate.c the value_info entries;
  * emit/write_ahead.c the write begun while loading. What finishes each empties it:
- * pipeline_lint, or the join after a write, the lint; loader/materialize.c the value_info
+ * pipeline_lint, or the join after a write, the lint; loader/build_messages.c the value_info
  * entries (a streamed write packs them and leaves them); osh_model_write the write
  * begun (osh_model_free cancels one never taken). The next osh_infer replaces the
  * debugging. */
@@ -334,9 +332,9 @@ typedef struct model_pending {
 	 * GraphProto does not hold them yet: as names and types they take a fraction of
 	 * what ValueInfoProto messages and their pointers would. The
 	 * writer packs them after the graph's own entries (emit/pack_stream.c);
-	 * loader/materialize.c makes them messages when messages are needed. */
+	 * loader/build_messages.c makes them messages when messages are needed. */
 	vi_list value_info;
-	/* The lint inference left for later (osh_infer_options.defer_lint), or NULL:
+	/* The lint inference left for later (osh_infer_lint_later), or NULL:
 	 * passes/pipeline.c. */
 	struct lint_later *lint;
 	/* How to run it beside a write, or NULL. */

@@ -13,7 +13,7 @@ int quiet_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	/* Except the signals of a fault, which the kernel delivers to the faulting
 	 * thread whatever its mask, killing the process if they are blocked: a
 	 * program's handler for them (SIGBUS from a mapped input that shrank,
-	 * osh_load_options.map_file) must run in our threads too. */
+	 * osh_model_load_mapped) must run in our threads too. */
 	sigdelset(&all, SIGBUS);
 	sigdelset(&all, SIGSEGV);
 	sigdelset(&all, SIGFPE);

@@ -20,6 +20,15 @@ bool plain_io_chosen(void)
 	return OSH_PLAIN_IO_DEFAULT;
 }
 
+bool plain_io_for(osh_io io)
+{
+	if (io == OSH_IO_PLAIN)
+		return true;
+	if (io == OSH_IO_FAST)
+		return false;
+	return plain_io_chosen();
+}
+
 bool verify_ir_chosen(void)
 {
 	const char *env = getenv("ONNXSHAPE_VERIFY_IR");

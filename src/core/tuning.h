@@ -9,13 +9,17 @@
  * measurements in bench/README.md.
  *
  * The devices sit behind two seams (docs/ARCHITECTURE.md, "The seams"): the input
- * (loader/load.c: mapping, the pre-scan's second thread, the split unpack, the
- * second thread of the name look-ups, the arena's prefault, the page releaser) and
- * the output (emit/write_model.c: the streamed packer, flush-behind, write-ahead,
- * kernel copies). Each has a plain path beside it, which the tests also run.
+ * (io/input.h, chosen in loader/load.c: mapping and the page releaser in io/; the
+ * pre-scan's second thread, the split unpack, the second thread of the name
+ * look-ups in loader/; the arena's prefault in core/) and the output (io/output.h:
+ * flush-behind, kernel copies and writeback in io/output_fast.c, the copy ahead in
+ * io/copy_ahead.c; the streamed packer, emit/pack_stream.c). Each has a plain path
+ * beside it, which the tests also run.
  */
 #ifndef OSH_CORE_TUNING_H
 #define OSH_CORE_TUNING_H
+
+#include "onnxshape.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +38,9 @@
  * model remembers the answer (osh_model.plain_io): its passes and its writes follow
  * it, whatever the environment says later. */
 bool plain_io_chosen(void);
+/* What a load told `io` (osh_load_options.io) takes: OSH_IO_DEFAULT asks
+ * plain_io_chosen. */
+bool plain_io_for(osh_io io);
 
 /* ONNXSHAPE_VERIFY_IR in the environment, read now: "0" runs no IR checker between
  * the pipeline's stages, any other non-empty value runs it; unset or empty, the
@@ -41,7 +48,7 @@ bool plain_io_chosen(void);
  * plain_io_chosen are the only places the library reads the environment. */
 bool verify_ir_chosen(void);
 
-/* ---- Input: loader/ ------------------------------------------------------------- */
+/* ---- Input: io/ and loader/ ----------------------------------------------------- */
 
 /* A file this big is pre-scanned by a second thread while the index reads it: a
  * thread's start against the scan's time off the loading thread. */
@@ -54,7 +61,7 @@ bool verify_ir_chosen(void);
 /* A private copy of the input this big asks for huge pages: fewer page faults against
  * rounding a small file up to 2 MB. */
 #define INPUT_HUGE_MIN ((size_t)4 << 20)
-/* An input this big has its pages given back as the loader reads past them: memory
+/* An input this big has its pages given back as the index reads past them: memory
  * against the calls that drop them and the faults when the writer reads them again. */
 #define INPUT_DROP_MIN ((size_t)1 << 20)
 /* The pages are given back this many bytes at a time: fewer calls against a higher
@@ -63,8 +70,9 @@ bool verify_ir_chosen(void);
 /* An input this big has its pages dropped by a thread of its own: a thread's start
  * against the time the kernel takes to drop them. */
 #define RELEASER_MIN ((size_t)16 << 20)
-/* The most that thread may lag behind before the loader drops pages itself: bounded
- * memory when the thread gets no core, against the loader doing the work. */
+/* The most that thread may lag behind before the loading thread drops pages itself:
+ * bounded memory when the thread gets no core, against the loading thread doing the
+ * work. */
 #define RELEASE_LAG ((size_t)8 << 20)
 /* The arena a node or initializer is expected to take (one chunk asked for at once,
  * faulted in ahead): an estimate too high costs address space, too low faults. */
@@ -121,7 +129,7 @@ bool verify_ir_chosen(void);
  * huge pages where the host hands them out cheaply, small ones where it does not. */
 #define PREFAULT_SLOW_HUGE_NS ((uint64_t)3 * 1000 * 1000)
 
-/* ---- Output: emit/ ------------------------------------------------------------ */
+/* ---- Output: io/ and emit/ ---------------------------------------------------- */
 
 /* The output buffer starts at OUT_BUF_FIRST bytes and becomes OUT_BUF after
  * OUT_GROW_AFTER bytes went through it: a small output's fresh pages against a big

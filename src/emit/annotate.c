@@ -14,7 +14,7 @@
 #include "core/table_size.h"
 #include "emit/edit.h"
 #include "emit/type_proto.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "loader/prescan.h"
 #include "onnx-ml.pb-c.h"
 
@@ -284,7 +284,7 @@ osh_status annotate_model(osh_model *m, osh_error *err)
 		return error_set(err, OSH_ERR_INVALID, "%s: run inference before writing its results", m->path);
 	/* Entries an earlier call left as names and types become messages first: they
 	 * are the graph's own to this one. */
-	if (!loader_materialize_value_info(m))
+	if (!loader_build_value_info(m))
 		return arena_error(m->arena, err, m->path, "writing value_info");
 	size_t values = 0;
 	for (int32_t i = 0; i < m->ngraphs; i++)

@@ -628,7 +628,7 @@ static void emit_model_field(packer *p, uint32_t field, void *ctx)
 }
 
 /* A list of bytes stands for a field only while the field holds no message
- * (loader/materialize.c builds them all at once). */
+ * (loader/build_messages.c builds them all at once). */
 static const wire_list *in_use(const wire_list *w, const ProtobufCMessage *g, uint32_t field)
 {
 	ProtobufCMessage **arr;

@@ -4,7 +4,7 @@
 #define OSH_EMIT_PACK_STREAM_H
 
 #include "core/model.h"
-#include "emit/write_atomic.h"
+#include "io/output.h"
 #include "onnx-ml.pb-c.h"
 
 /* protobuf's limit for one message: 2 GiB - 1. */
@@ -15,7 +15,7 @@
  * it maps the file itself; else NULL). */
 typedef struct pack_source {
 	const wire_list *lazy;
-	/* The main graph's IR nodes: lazy node k is nodes[k]; one the index unpacked
+	/* The main graph's IR nodes: wire node k is nodes[k]; one the index unpacked
 	 * (proto set: a node with a subgraph or a tensor, which annotations may have
 	 * changed) is packed from its message, the others are their bytes. */
 	const node *nodes;
@@ -25,7 +25,7 @@ typedef struct pack_source {
 	 * packed after the graph's own entries, each a name and a type. */
 	const vi_list *lazy_vi;
 	/* The input file's bytes at their offsets: the file mapped, or a private copy
-	 * of it (osh_load_options.map_file). Bytes that lie in it are copied from fd. */
+	 * of it (osh_model_load_mapped). Bytes that lie in it are copied from fd. */
 	const uint8_t *map;
 	size_t map_size;
 	int fd;

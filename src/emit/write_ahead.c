@@ -1,4 +1,4 @@
-/* write_ahead.c: osh_load_options.write_ahead_to: writing a model's nodes and weights
+/* write_ahead.c: osh_load_options.write_to: writing a model's nodes and weights
  * while it is loaded and inferred, for the osh_model_write to that path that follows.
  *
  * Most of a model with inline weights is its initializers, and `infer` writes them
@@ -19,12 +19,12 @@
  * onnx.save writes it; from any other, the guess is wrong.
  *
  * With the guess, the job creates the temporary file and a thread copies that stretch
- * there (the kernel copies, file to file: copy_file_range) while the loader, inference
-  * and annotation run on the caller's thread: a copy of the file running beside a
-  * check does not slow it down. osh_model_write to the same path then writes the model
- * as it would have anyway, into that file, skipping the bytes already in place
- * (out_pre); a wrong guess costs the copy made ahead: the bytes produced go over it
- * and the file is cut to their length.
+ * there (io/copy_ahead.h: the kernel copies, file to file) while the loader, inference
+ * and annotation run on the caller's thread: a copy of the file running beside a
+ * check does not slow it down. osh_model_write to the same path (write_model.c)
+ * then writes the model as it would have anyway, into that file, skipping the bytes
+ * already in place (out_pre); a wrong guess costs the copy made ahead: the bytes
+ * produced go over it and the file is cut to their length.
  *
  * The write's options come only with osh_model_write. The temporary file is created
  * as for a write in place (a destination that is the input is not refused yet): a
@@ -33,19 +33,14 @@
  * cancels the job (osh_model.pending.write). None of this happens on the plain path. */
 #define _GNU_SOURCE
 #include "emit/write_ahead.h"
-#include "core/quiet_thread.h"
-#include "core/error.h"
 #include "core/pread_all.h"
 #include "core/tuning.h"
 #include "emit/pack_stream.h"
-#include "emit/write_atomic.h"
-#include "emit/write_model.h"
+#include "io/atomic_file.h"
+#include "io/copy_ahead.h"
 #include "onnx-ml.pb-c.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,8 +48,7 @@
 
 /* Copies ahead from WRITE_AHEAD_MIN bytes (the graph's nodes and initializers): the
  * loader reports a layout for files of SPLIT_SCAN_MIN and more, and from there the
- * thread saves more than it costs. The copy checks for cancellation every
- * WRITE_AHEAD_STEP bytes. Inference is guessed to grow the graph by
+ * thread saves more than it costs. Inference is guessed to grow the graph by
  * WRITE_AHEAD_GROWTH bytes per node or initializer (a value_info entry of a short
  * name and a 4-D shape): only which power of 128 the graph's length reaches depends
  * on it. The model's fields other than the graph are read to place the graph; more
@@ -66,10 +60,8 @@ struct write_job {
 	atomic_file *file; /* the temporary file, from the layout on; NULL before or without */
 	int src_fd;        /* the input, from the layout (a duplicate), or -1 */
 	out_pre pre;       /* what the thread copies */
-	pthread_t thread;
-	bool running;
-	atomic_bool cancel;
-	bool copied; /* the thread copied all of pre */
+	copy_ahead *copy;  /* the thread, until it is ended; NULL before or without */
+	bool copied;       /* it copied all of pre */
 };
 
 write_job *write_ahead_new(const char *path)
@@ -81,7 +73,6 @@ write_job *write_ahead_new(const char *path)
 	}
 	job->src_fd = -1;
 	job->pre.dst_off = UINT64_MAX;
-	atomic_init(&job->cancel, false);
 	return job;
 }
 
@@ -107,45 +98,6 @@ static uint64_t graph_content_at(const input_layout *l, uint64_t graph_len)
 	}
 	free(b);
 	return at;
-}
-
-/* The blocks of what the copy writes (the output up to its last initializer),
- * allocated at once: ext4 otherwise reserves them a page at a time as the copy goes.
- * Not the rest of the output: blocks allocated past the end of what is finally
- * written are given back by the truncate that ends every write made ahead
- * (atomic_commit), and that made it many times slower. KEEP_SIZE: the file's length
- * is what is written. Advice: a file system without it, or a disk too full, just goes
- * without. */
-static void preallocate(int fd, uint64_t size)
-{
-#ifdef FALLOC_FL_KEEP_SIZE
-	if (size && size <= (uint64_t)INT64_MAX)
-		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
-#else
-	(void)fd, (void)size;
-#endif
-}
-
-static void *copy_ahead(void *arg)
-{
-	write_job *job = arg;
-	const out_pre *p = &job->pre;
-	const sys_io *io = job->file->io;
-	/* Here, not on the loader's thread: reserving a big file's blocks takes a while. */
-	preallocate(job->file->fd, p->dst_off + p->len);
-	uint64_t done = 0;
-	while (done < p->len && !atomic_load(&job->cancel)) {
-		int64_t from = (int64_t)(p->src_off + done), to = (int64_t)(p->dst_off + done);
-		size_t step = p->len - done < WRITE_AHEAD_STEP ? (size_t)(p->len - done) : WRITE_AHEAD_STEP;
-		ssize_t c = io->copy(p->fd, &from, job->file->fd, &to, step);
-		if (c < 0 && errno == EINTR)
-			continue;
-		if (c <= 0)
-			return NULL; /* any failure: the write produces them the usual way */
-		done += (uint64_t)c;
-	}
-	job->copied = done == p->len;
-	return NULL;
 }
 
 void write_ahead_layout(void *ctx, const input_layout *l)
@@ -174,16 +126,15 @@ void write_ahead_layout(void *ctx, const input_layout *l)
 	job->pre = (out_pre){.fd = job->src_fd, .src_off = l->graph_start, .dst_off = dst,
 			     .len = l->inits_end - l->graph_start};
 	job->file->prefilled = true;
-	job->running = quiet_thread_start(&job->thread, copy_ahead, job) == 0;
+	job->copy = copy_ahead_start(job->file->io, job->file->fd, &job->pre);
 }
 
 static void end_thread(write_job *job, bool cancel)
 {
-	if (!job->running)
+	if (!job->copy)
 		return;
-	atomic_store(&job->cancel, cancel);
-	pthread_join(job->thread, NULL);
-	job->running = false;
+	job->copied = copy_ahead_end(job->copy, cancel);
+	job->copy = NULL;
 }
 
 static void job_free(write_job *job)
@@ -235,32 +186,26 @@ static bool same_source(int fd, const osh_model *m)
 	       (uint64_t)st.st_ino == m->src.ino;
 }
 
-osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_options *opts, uint64_t *skipped,
-			      osh_error *err)
+atomic_file *write_ahead_end(write_job *job, const osh_model *m, const atomic_opts *ao, out_pre *pre, bool *use)
 {
 	end_thread(job, false);
+	atomic_file *f = job->file;
+	*use = false;
 	/* Not in place to the input: the file opened in place ahead is not this write's. */
-	atomic_opts ao = write_atomic_opts(opts, m);
-	if (job->file && !ao.in_place && atomic_dest_is_source(job->file, &ao)) {
-		atomic_abort(job->file);
-		job->file = NULL;
+	if (f && !ao->in_place && atomic_dest_is_source(f, ao)) {
+		atomic_abort(f);
+		f = NULL;
 	}
-	osh_status s;
-	if (!job->file) {
-		s = write_model_fresh(m, job->path, opts, err);
-	} else if ((s = write_check_model(m, job->path, err)) != OSH_OK) {
-		atomic_abort(job->file);
-	} else {
+	if (f) {
 		/* The packer copies from the model's own descriptor of the file (pre.fd). */
-		out_pre pre = job->pre;
-		pre.fd = m->src.fd;
-		bool use = job->copied && same_source(job->src_fd, m);
-		job->file->durable = ao.durable;
+		*pre = job->pre;
+		pre->fd = m->src.fd;
+		*use = job->copied && same_source(job->src_fd, m);
+		f->durable = ao->durable;
 		/* The file was opened knowing the source only by its descriptor: whether
 		 * the destination is the path it was loaded by is known now. */
-		atomic_guard_source(job->file, &ao);
-		s = write_commit(m, job->path, job->file, opts, use ? &pre : NULL, skipped, err);
+		atomic_guard_source(f, ao);
 	}
 	job_free(job);
-	return s;
+	return f;
 }

@@ -1,11 +1,13 @@
-/* write_ahead.h: a write begun while its model loads (osh_load_options.write_ahead_to;
- * see write_ahead.c). api/model.c starts it, model_write finishes it, and
- * osh_model_free cancels one never finished (osh_model.pending.write).
+/* write_ahead.h: a write begun while its model loads (osh_load_options.write_to;
+ * see write_ahead.c). api/model.c starts it, write_model.c takes its temporary file
+ * and finishes the write, and osh_model_free cancels one never finished
+ * (osh_model.pending.write). Calls go one way: write_model.c calls this, never back.
  */
 #ifndef OSH_EMIT_WRITE_AHEAD_H
 #define OSH_EMIT_WRITE_AHEAD_H
 
 #include "core/model.h"
+#include "io/atomic_file.h"
 #include "loader/loader.h"
 
 #include <stdint.h>
@@ -26,12 +28,12 @@ void write_ahead_attach(osh_model *m, write_job *job);
 /* The model's job when it is for a write to `path` (detached from the model: the
  * caller finishes it), else NULL. */
 write_job *write_ahead_take(osh_model *m, const char *path);
-/* Writes m as model_write(m, path, opts) writes it, where path is the job's,
- * into the file begun ahead when it is fit for this write, and frees the job.
- * *skipped (not NULL): bytes the copy ahead put in place that were not written
- * again (0 when it was not used). */
-osh_status write_ahead_finish(write_job *job, osh_model *m, const osh_write_options *opts, uint64_t *skipped,
-			      osh_error *err);
+/* Ends the job (taken by write_ahead_take) and frees it: the temporary file it made,
+ * for the write with options ao to produce into, or NULL (none was made, or it is not
+ * this write's: made in place to the input for a write that is not, it is removed).
+ * With a file, *pre is what the copy ahead put in it and *use whether that may be
+ * skipped (it all came, from the file m was loaded from). */
+atomic_file *write_ahead_end(write_job *job, const osh_model *m, const atomic_opts *ao, out_pre *pre, bool *use);
 /* For tests: where the model's job guessed the graph's content goes in the output,
  * UINT64_MAX when it copies nothing ahead (no job, no layout came, or it was not
  * worth a copy). */

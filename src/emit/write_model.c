@@ -5,22 +5,25 @@
  * fields, field order). A changed model is packed straight into the output file
  * (pack_stream.c: protobuf-c's bytes, in one pass), never into a buffer the size of
  * the model. Unknown fields (newer than our schema) are kept in both cases. A write
- * begun while the model loaded (write_ahead.c) is finished here.
+ * begun while the model loaded (write_ahead.c) is finished here, into the temporary
+ * file it made.
  *
- * All of that is the fast path. A model loaded the plain way (osh_model.plain_io,
- * core/tuning.h) is written the plain way, the reference the fast one must agree
- * with byte for byte: its messages built whole and packed by protobuf-c into one
- * buffer, written by this thread with write, the deferred lint run before it on this
- * thread too; the same temporary file, refusals, fsync and rename.
+ * The bytes go through the output interface (io/output.h) into a temporary file
+ * renamed over the destination (io/atomic_file.h), which serves a model loaded the
+ * plain way (osh_model.plain_io, core/tuning.h) with the plain output and any other
+ * with the fast one; nothing here knows which. What differs here is what is
+ * produced: a plain model's messages are built whole and packed by protobuf-c into
+ * one buffer, the deferred lint run before it on this thread; the same temporary
+ * file, refusals, fsync and rename.
  */
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "core/error.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "emit/pack_stream.h"
 #include "emit/write_ahead.h"
-#include "emit/write_atomic.h"
 #include "emit/write_model.h"
+#include "io/atomic_file.h"
 #include "onnx-ml.pb-c.h"
 
 #include <errno.h>
@@ -47,7 +50,7 @@ typedef struct pack_job {
 	osh_model *m;
 	bool too_big; /* pack_stream refused: over 2 GiB (EFBIG from it, not from a write) */
 	produce_fn produce; /* produce_packed, produce_plain or produce_copy */
-	/* The lint inference deferred (defer_lint) ran alongside the write: */
+	/* The lint inference deferred (osh_infer_lint_later) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
 	bool build_nomem; /* building the messages to pack ran out of the arena */
@@ -81,7 +84,7 @@ static int produce_packed(out_file *o, void *ctx)
 	return e ? e : o->err;
 }
 
-/* Every message built (loader_materialize: the value_info annotation added) and
+/* Every message built (loader_build_messages: the value_info annotation added) and
  * packed by protobuf-c into one buffer from malloc, *buf, of *n bytes: 0, or EFBIG
  * (over protobuf's limit), or ENOMEM building the messages (*buf NULL, *n 0) or the
  * buffer (*buf NULL, *n the bytes it needed). Both the plain write and
@@ -90,7 +93,7 @@ static int pack_whole(osh_model *m, uint8_t **buf, size_t *n)
 {
 	*buf = NULL;
 	*n = 0;
-	if (!loader_materialize(m))
+	if (!loader_build_messages(m))
 		return ENOMEM;
 	*n = protobuf_c_message_get_packed_size(&m->proto->base);
 	if (*n > PACK_MAX)
@@ -140,11 +143,11 @@ static int produce_copy(out_file *o, void *ctx)
 	return o->err;
 }
 
-/* The bytes, with the lint inference deferred (osh_infer_options.defer_lint) run on
+/* The bytes, with the lint inference deferred (osh_infer_lint_later) run on
  * another core meanwhile: packing only reads the messages and the input, the lint
  * only the IR, and it adds its diagnostics in the model's arena, which nothing here
  * touches (core/model.h, beside_write). An error it finds keeps the file from being
-  * committed: ECANCELED, which write_commit turns into its own message. */
+  * committed: ECANCELED, which write_commit turns into OSH_ERR_FINDINGS. */
 static int produce_alongside_lint(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -220,7 +223,7 @@ static osh_status check_external_dir(osh_model *m, const char *path, osh_error *
 	return same ? OSH_OK : OSH_ERR_INVALID;
 }
 
-atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
+static atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
 {
 	const model_source *src = &m->src;
 	return (atomic_opts){
@@ -233,14 +236,14 @@ atomic_opts write_atomic_opts(const osh_write_options *opts, const osh_model *m)
 	};
 }
 
-osh_status write_check_model(osh_model *m, const char *path, osh_error *err)
+static osh_status write_check_model(osh_model *m, const char *path, osh_error *err)
 {
 	osh_status s = check_writable(m, path, err);
 	return s == OSH_OK ? check_external_dir(m, path, err) : s;
 }
 
-osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
-			 const out_pre *pre, uint64_t *skipped, osh_error *err)
+static osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const osh_write_options *opts,
+				const out_pre *pre, uint64_t *skipped, osh_error *err)
 {
 	bool pack = m->modified || (opts && opts->force_pack);
 	pack_job job = {.m = m, .produce = !pack ? produce_copy : m->plain_io ? produce_plain : produce_packed};
@@ -259,15 +262,14 @@ osh_status write_commit(osh_model *m, const char *path, atomic_file *f, const os
 		return s2;
 	}
 	if (s != OSH_OK && job.linted && m->has_errors)
-		return error_set(err, OSH_ERR_INVALID, "%s: the model has errors; nothing written to '%s'", m->path, path);
-	if (s == OSH_ERR_IO && err && strstr(err->message, strerror(ESTALE)))
-		snprintf(err->message, sizeof err->message,
-			 "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
-			 path);
+		return error_set(err, OSH_ERR_FINDINGS, "%s: the model has errors; nothing written to '%s'", m->path, path);
+	if (s == OSH_ERR_CHANGED)
+		error_set(err, s, "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
+			  path);
 	return s;
 }
 
-osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
+static osh_status write_model_fresh(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)
 {
 	osh_status s = write_check_model(m, path, err);
 	if (s != OSH_OK)
@@ -284,7 +286,20 @@ osh_status write_model(osh_model *m, const char *path, const osh_write_options *
 	if (skipped)
 		*skipped = 0;
 	write_job *job = write_ahead_take(m, path);
-	return job ? write_ahead_finish(job, m, opts, skipped, err) : write_model_fresh(m, path, opts, err);
+	if (!job)
+		return write_model_fresh(m, path, opts, err);
+	atomic_opts ao = write_atomic_opts(opts, m);
+	out_pre pre;
+	bool use;
+	atomic_file *f = write_ahead_end(job, m, &ao, &pre, &use);
+	if (!f)
+		return write_model_fresh(m, path, opts, err);
+	osh_status s = write_check_model(m, path, err);
+	if (s != OSH_OK) {
+		atomic_abort(f);
+		return s;
+	}
+	return write_commit(m, path, f, opts, use ? &pre : NULL, skipped, err);
 }
 
 osh_status model_write(osh_model *m, const char *path, const osh_write_options *opts, osh_error *err)

@@ -11,7 +11,7 @@
  * (5), domain (7); AttributeProto name (1), f (2), i (3), s (4), floats (7, packed or
  * not), ints (8, packed or not), strings (9), type (20), ref_attr_name (21). Other
  * known fields (doc strings) and unknown ones are skipped: they stay in the bytes,
- * which are what a write packs (materialize.c, emit/pack_stream.c). An attribute
+ * which are what a write packs (build_messages.c, emit/pack_stream.c). An attribute
  * holding a tensor, a graph, a sparse tensor or a type (or of such a type without
  * one), a type that is not an AttributeType, or a wire type the schema does not give
  * the field sends the node to protobuf-c, whose messages the index checks as before.

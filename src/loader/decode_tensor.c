@@ -1,7 +1,7 @@
 /* decode_tensor.c: reads a TensorProto's wire bytes into a message on scratch.
  *
  * Why: the index checks and views each initializer of the main graph from the input
- * (index.c, define_lazy_initializers), and through protobuf-c each one was a malloc
+ * (index.c, define_wire_initializers), and through protobuf-c each one was a malloc
  * per message, string, array and external_data entry, then a free for each: on a
   * CNN with external weights, a large part of what `check` did. A weight tensor is a
  * name, dims, a type and raw bytes or an external reference: those are read here

@@ -30,6 +30,8 @@
 #include "loader/decode_tensor.h"
 #include "loader/loader.h"
 #include "loader/resolve.h"
+#include "loader/scan_job.h"
+#include "io/input.h"
 #include "loader/unpack_tensor.h"
 #include "loader/wire.h"
 #include "loader/wire_short.h"
@@ -544,9 +546,22 @@ static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 }
 
 /* The main graph of a split load keeps its nodes as wire bytes (m->src.wire_nodes). */
-static bool is_lazy(const osh_model *m, const graph *g)
+static bool holds_wire_nodes(const osh_model *m, const graph *g)
 {
 	return g == m->main && m->src.wire_nodes.n && g->proto && !g->proto->n_node;
+}
+
+/* The model's one copy of s (m->interned, which decode_node.c fills): the passes
+ * memoize what they ask of a node type by these pointers (core/type_memo.h), so nodes
+ * protobuf-c unpacked (subgraphs, an edited model built again) share them with the
+ * decoded ones instead of each taking a slot of its own. NULL: out of memory. */
+static const char *interned(osh_model *m, const char *s)
+{
+	const char *k;
+	if (strmap_getn(&m->interned, s, strlen(s), &k) >= 0)
+		return k;
+	char *c = arena_strndup(m->arena, s, strlen(s));
+	return c && strmap_set(&m->interned, c, 0) ? c : NULL;
 }
 
 /* Fills node ni from its NodeProto (view_attrs for the attributes). */
@@ -556,8 +571,10 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
 	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
-	n->op_type = str(np->op_type);
-	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : str(np->domain);
+	n->op_type = interned(m, str(np->op_type));
+	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned(m, str(np->domain));
+	if (!n->op_type || !n->domain)
+		return false;
 	if (!view_attrs(m, n))
 		return false;
 	n->ninputs = (int32_t)np->n_input;
@@ -791,14 +808,14 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 
 static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
 {
-	bool lazy = is_lazy(m, g);
-	if (lazy)
+	bool from_wire = holds_wire_nodes(m, g);
+	if (from_wire)
 		count = m->src.wire_nodes.n;
 	if (count > INT32_MAX / 2) {
 		malformed(m, g, -1, NULL, "the graph has %zu nodes, more than onnxshape supports", count);
 		return true;
 	}
-	if (lazy && !loader_wait_room(m, (uint64_t)count * sizeof *g->nodes))
+	if (from_wire && !scan_job_wait_room(m, (uint64_t)count * sizeof *g->nodes))
 		return false; /* refused: the loader says why */
 	g->nnodes = (int32_t)count;
 	g->first_produced = g->nvalues;
@@ -823,7 +840,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	bool ahead_ok[OUTPUT_AHEAD];
 	uint32_t hash = 0;
 	bool hashed = false;
-	for (int32_t k = 0; lazy && k < OUTPUT_AHEAD; k++)
+	for (int32_t k = 0; from_wire && k < OUTPUT_AHEAD; k++)
 		ahead_ok[k] = k < g->nnodes &&
 			      prefetch_first_output(g, m->src.wire_nodes.bytes + m->src.wire_nodes.off[k],
 						    m->src.wire_nodes.len[k], &ahead_hash[k]);
@@ -834,8 +851,8 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 			rows_ahead(m, g->nodes, ni, g->nnodes, sizeof *g->nodes);
 		char *const *outs;
 		const uint32_t *first_hash = NULL;
-		if (lazy) {
-			if (!loader_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
+		if (from_wire) {
+			if (!scan_job_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
 				ok = false;
 				break;
 			}
@@ -1415,7 +1432,7 @@ static void check_defaults(osh_model *m, graph *g)
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
-static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
+static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	const wire_list *w = &m->src.wire_inits;
 	tensor_scratch scratch = {0};
@@ -1426,7 +1443,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data
 	uint32_t hash = 0, next_hash = 0;
 	bool hashed = false, next_hashed = false;
 	for (size_t i = 0; i < w->n && ok; i++) {
-		if (!loader_wait_scanned(m, 0, i)) { /* refused: the loader says why */
+		if (!scan_job_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
 			break;
 		}
@@ -1467,7 +1484,7 @@ static bool define_lazy_initializers(osh_model *m, graph *g, bool *unnamed, data
 		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL, unnamed);
 		if (!decoded)
 			free_tensor(t, aliased);
-		loader_release_input(m, w->off[i] + w->len[i]);
+		input_passed(m->src.input, w->off[i] + w->len[i]);
 	}
 	tensor_scratch_free(&scratch);
 	free(tw);
@@ -1527,7 +1544,7 @@ static bool define_sparse(osh_model *m, graph *g, const Onnx__SparseTensorProto 
 static bool define_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	Onnx__GraphProto *gp = g->proto;
-	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_lazy_initializers(m, g, unnamed, later))
+	if (g == m->main && m->src.wire_inits.n && !gp->n_initializer && !define_wire_initializers(m, g, unnamed, later))
 		return false;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		Onnx__TensorProto *t = gp->initializer[i];
@@ -1585,7 +1602,7 @@ static bool reserve_values(osh_model *m, graph *g, size_t n)
 		return true; /* beyond that, growth reports the limit as before */
 	if (n > SIZE_MAX / sizeof(value))
 		return false;
-	if (g == m->main && !loader_wait_room(m, (uint64_t)n * sizeof(value)))
+	if (g == m->main && !scan_job_wait_room(m, (uint64_t)n * sizeof(value)))
 		return false; /* refused: the loader says why */
 	value *v = arena_alloc(m->arena, n * sizeof *v);
 	if (!v)
@@ -1606,7 +1623,7 @@ static size_t node_outputs(Onnx__NodeProto **nodes, size_t n)
 }
 
 /* The same for nodes still in wire bytes: their output (2) fields. */
-static size_t lazy_outputs(const wire_list *w)
+static size_t wire_outputs(const wire_list *w)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < w->n; i++) {
@@ -1740,7 +1757,7 @@ static bool build_graph(osh_model *m, graph *g)
 {
 	size_t expect = g->proto ? g->proto->n_input + g->proto->n_initializer + g->proto->n_output +
 					   (g == m->main ? m->src.wire_inits.n : 0) +
-					   (is_lazy(m, g) ? lazy_outputs(&m->src.wire_nodes)
+					   (holds_wire_nodes(m, g) ? wire_outputs(&m->src.wire_nodes)
 							  : node_outputs(g->proto->node, g->proto->n_node))
 				 : g->function->n_input + g->function->n_output +
 					   node_outputs(g->function->node, g->function->n_node);

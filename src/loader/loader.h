@@ -53,7 +53,7 @@ void validate_function_counts(osh_model *m, const graph *g);
 void validate_external(osh_model *m, const graph *g, int32_t ni, const Onnx__TensorProto *t,
 		       const char *label);
 /* How the messages above name t: `label`, or (NULL) "initializer 'NAME'" written into
- * buf, TENSOR_WHAT_CAP bytes. */
+ * buf, TENSOR_WHAT_CAP bytes (tensor_what.c). */
 #define TENSOR_WHAT_CAP 300
 const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf);
 /* Checks the type a graph declares for one of its values (an input, an output, a
@@ -84,6 +84,12 @@ typedef struct input_layout {
 typedef struct load_how {
 	/* The plain path (core/tuning.h): the model's osh_model.plain_io. */
 	bool plain;
+	/* Map the file rather than read it (api/devices.h, osh_model_load_mapped);
+	 * on_map, when set, is told the mapping before anything reads it. Not on the
+	 * plain path. */
+	bool map_file;
+	void (*on_map)(void *ctx, const void *addr, size_t size);
+	void *map_ctx;
 	/* Called once, on the loading thread, when a file of SPLIT_SCAN_MIN bytes or more
 	 * holds its main graph's initializers in one stretch, each key and length in its
 	 * shortest encoding: as soon as the loader knows where, before it reads them
@@ -97,20 +103,6 @@ typedef struct load_how {
  * api/model.c decides it for the public entry point. */
 osh_status loader_load_file(osh_model **out, const char *path, const osh_load_options *opts, const load_how *how,
 			    osh_error *err);
-/* The index has read the input up to offset `upto`: when the input maps the file,
- * the pages behind go back to the page cache, in steps (load.c). Rereading them is
- * allowed (they come back from the file). */
-void loader_release_input(osh_model *m, size_t upto);
-/* The index calls this before it reads the main graph's initializer (kind 0) or
- * node (kind 1) number i from the input: it returns once the pre-scan has accepted
- * that one (at once when the whole input was pre-scanned first), false when the
- * pre-scan refused the input, which the loader then reports. */
-bool loader_wait_scanned(osh_model *m, int kind, size_t i);
-/* The index calls this before it takes memory in proportion to the main graph's
- * nodes or values (`bytes` of arena) while the pre-scan may still run: it returns
- * once a file the pre-scan goes on to refuse for its size cannot have cost that
- * much (load.c), false when the pre-scan refused the input. */
-bool loader_wait_room(osh_model *m, uint64_t bytes);
 
 /* views.c: protobuf-free views for the passes. NULL / false when memory ran out. */
 const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t);

@@ -7,7 +7,7 @@
  * kept as wire bytes, in the input like the initializers below when they are in one
  * stretch (else copied together: see interleaved), and decode_node.c reads them
  * straight into the IR; a node is unpacked by protobuf-c only when the index meets
- * one it does not decode, or when the model is rewritten or packed (materialize.c).
+ * one it does not decode, or when the model is rewritten or packed (build_messages.c).
  *
  * Initializers: a TensorProto costs protobuf-c over 200 bytes before its name, dims
  * and data, and an external one five more messages for its location, offset and

@@ -78,23 +78,6 @@ static size_t typed_total(const Onnx__TensorProto *t)
 	       t->n_double_data + t->n_uint64_data;
 }
 
-const char *tensor_what(const char *label, const Onnx__TensorProto *t, char *buf)
-{
-	if (label)
-		return label;
-	/* "initializer 'NAME'", NAME cut at 256 bytes, as snprintf's "%.256s" writes it. */
-	static const char pre[] = "initializer '";
-	const char *name = t->name ? t->name : "";
-	size_t n = 0, w = sizeof pre - 1;
-	while (n < 256 && name[n])
-		n++;
-	memcpy(buf, pre, w);
-	memcpy(buf + w, name, n);
-	buf[w + n] = '\'';
-	buf[w + n + 1] = '\0';
-	return buf;
-}
-
 /* W: how messages name t (tensor_what), written only when there is a message. */
 #define W tensor_what(label, t, buf)
 

@@ -144,7 +144,7 @@ typedef struct stage_run {
 	/* osh_rewrite's: */
 	const osh_rewrite_options *rw;
 	osh_rewrite_report *report;
-	/* What the last editing stage (axis, explicit, explicit-again, implicit) left
+	/* What the last editing stage (axis, explicit, implicit, fold) left
 	 * for the rows after it: */
 	strmap made; /* the values it made: value-info declares them */
 	bool edited; /* it changed the messages: the rows marked after_edit rebuild
@@ -263,25 +263,10 @@ static osh_status stage_value_info(osh_model *m, stage_run *r, osh_error *err)
  * expanded (rewrite_explicit.c); nothing under implicit_broadcast. */
 static osh_status stage_explicit(osh_model *m, stage_run *r, osh_error *err)
 {
-	osh_status s = rewrite_explicit_round(m, r->rw, r->report, &r->made, &r->edited, err);
+	osh_status s = rewrite_explicit_stage(m, r->rw, r->report, &r->made, &r->edited, err);
 	if (s == OSH_OK)
 		edit_done(r, "rewriting", "the explicit rewrite made a malformed model");
 	return s;
-}
-
-/* A second round catches what the first one's re-inference reveals: a size the
- * original model only knew from a declared output (bound to it through a symbol) is
- * unbound once an Expand gives that output its shape, and the input that carried
- * the symbol then broadcasts implicitly. Two rounds, not a fixpoint: an Expand whose
- * own output inference cannot size would otherwise be expanded again and again.
- * Only with explicit_broadcast: the first round lowered every Broadcast-3 node. */
-static osh_status stage_explicit_again(osh_model *m, stage_run *r, osh_error *err)
-{
-	if (!r->rw->explicit_broadcast) {
-		r->edited = false;
-		return OSH_OK;
-	}
-	return stage_explicit(m, r, err);
 }
 
 /* Redundant Expand and Tile removed (rewrite_implicit.c); only under
@@ -308,7 +293,7 @@ static osh_status stage_fold(osh_model *m, stage_run *r, osh_error *err)
 
 /* `check` and `infer`: load (osh_model_load's, already done), infer, lint, describe,
  * annotate. osh_infer runs infer, lint and describe, after load's row the first time;
- * with defer_lint only infer, leaving lint and describe to osh_lint or to the next
+ * with lint_later only infer, leaving lint and describe to osh_lint or to the next
  * write, which runs them beside it (after annotate, then). osh_annotate runs annotate
  * (`infer` only). Lint and describe build on inference's results without changing
  * the IR. */
@@ -322,13 +307,16 @@ static const stage check_stages[] = {
 #define NCHECK (sizeof check_stages / sizeof check_stages[0])
 
 /* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
- * Five stages edit the messages: axis, explicit, explicit-again, implicit and fold. After
+ * Four stages edit the messages: axis, explicit, implicit and fold. After
  * each, the rows marked after_edit rebuild the IR from the messages and infer it
  * again, from nothing and with default options (the --assume bindings live on in
  * the symbols, the --input-shape overrides in the graph inputs' messages:
  * declare-inputs), then declare the values the edit made; they are skipped when
  * that stage edited nothing (no option for it, nothing to do, a dry run).
- * explicit-again runs only after explicit edited. A blocked edit ends the run. */
+ * A blocked edit ends the run. explicit runs once: every input it expands gets the
+ * result's shape, so a second round could only expand again what inference still
+ * cannot size (an Expand of its own output to the same target), which computes the
+ * same and proves nothing more. */
 static const stage rewrite_stages[] = {
 	{"declare-inputs", stage_declare_inputs, false},
 	{"axis", stage_axis, false},
@@ -338,12 +326,6 @@ static const stage rewrite_stages[] = {
 	{"describe", stage_describe, true},
 	{"value-info", stage_value_info, true},
 	{"explicit", stage_explicit, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
-	{"value-info", stage_value_info, true},
-	{"explicit-again", stage_explicit_again, true},
 	{"reindex", stage_reindex, true},
 	{"infer", stage_infer, true},
 	{"lint", stage_lint, true},
@@ -445,7 +427,7 @@ static osh_status run_stages(osh_model *m, stage_run *r, const stage *stages, si
 }
 
 /* What check's later stages (lint, describe) need when they run after osh_infer
- * returns (defer_lint), in the model's arena: the caller's options may be gone by
+ * returns (lint_later), in the model's arena: the caller's options may be gone by
  * then. The debugging asked for is the model's (osh_model.pending.debug). Kept as
  * small as the passes' own state: it is allocated before inference, and what comes
  * after it in the arena moves with its size. */
@@ -552,7 +534,7 @@ static void *start_beside(osh_model *m) { return lint_later_start(m); }
 static bool join_beside(osh_model *m, void *handle) { return lint_later_join(m, handle); }
 static const beside_write lint_beside = {start_beside, join_beside, pipeline_lint};
 
-osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error *err)
+osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, bool lint_later, osh_error *err)
 {
 	static const osh_infer_options none = {0};
 	if (!opts)
@@ -596,7 +578,7 @@ osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error
 		.debug = debug_asked(opts->dump_after, opts->dump_to),
 	};
 	struct lint_later *later = NULL;
-	if (opts->defer_lint) {
+	if (lint_later) {
 		later = arena_zalloc(m->arena, sizeof *later);
 		if (!later)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);

@@ -7,7 +7,7 @@
 
 #include "core/model.h"
 
-osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, osh_error *err);
+osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, bool lint_later, osh_error *err);
 osh_status pipeline_lint(osh_model *m, osh_error *err);
 osh_status pipeline_annotate(osh_model *m, osh_error *err);
 osh_status pipeline_rewrite(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *report, osh_error *err);

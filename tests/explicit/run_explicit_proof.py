@@ -10,7 +10,8 @@ For every case of the manifest (gen_explicit_cases.py writes it):
             result reports no implicit-broadcast note (and on the original, at least
             one wherever an input lacks the result shape); onnx.checker (full_check)
             accepts it; it uses only ai.onnx operators, at the expected opset, with
-            the expected number of Expand nodes where the case says; then
+            the expected number of Expand nodes where the case says, none of them
+            expanding what another made; then
             `rewrite --implicit-broadcast` on it exits 0, passes the checker and has
             the node count of the original (for legacy/Paddle models: of the axis
             rewrite alone). On ONNX Runtime, at every binding of the case (two for
@@ -173,6 +174,14 @@ class Proof:
         nexp = sum(n.op_type == "Expand" for n in xm.graph.node)
         if "expect_expand" in case and nexp != case["expect_expand"]:
             return self.fail(what, "%d Expand nodes, expected %d (shared)" % (nexp, case["expect_expand"]))
+        # Each input is expanded once, to its node's result shape: an Expand the
+        # rewrite added that reads another it added is the same Expand again.
+        made = {o for n in xm.graph.node for o in n.output} - {o for n in orig.graph.node for o in n.output}
+        by_out = {o: n for n in xm.graph.node for o in n.output}
+        for n in xm.graph.node:
+            src = by_out.get(n.input[0]) if n.op_type == "Expand" and n.input else None
+            if n.output[0] in made and src is not None and src.op_type == "Expand" and src.output[0] in made:
+                return self.fail(what, "'%s' expands '%s', which the rewrite already expanded" % (n.output[0], n.input[0]))
         # The reverse: back to the original node count.
         base_count = len(orig.graph.node)
         if case.get("ref") != "ort":  # axis forms: the axis rewrite alone is the baseline

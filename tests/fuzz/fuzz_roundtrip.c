@@ -38,7 +38,7 @@ static void stream_trip(osh_model *m, const char *stage)
 	char path[64];
 	snprintf(path, sizeof path, "/dev/shm/osh_fuzz_stream_%d.onnx", (int)getpid());
 	osh_error err = {0};
-	osh_write_options wo = {.force_pack = true};
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	osh_status s = osh_model_write(m, path, &wo, &err);
 	if (s == OSH_ERR_LIMIT || (s == OSH_ERR_INVALID && strstr(err.message, "external data")) ||
 	    (s == OSH_ERR_IO && access("/dev/shm", W_OK) != 0))
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int k = 0; k < 3; k++) {
 		m = fuzz_load(data, size);
 		if (m && osh_infer(m, NULL, &err) == OSH_OK) {
-			osh_rewrite_options opts = {.explicit_broadcast = k == 1, .implicit_broadcast = k == 2};
+			osh_rewrite_options opts = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = k == 1, .implicit_broadcast = k == 2};
 			osh_rewrite_report rep;
 			osh_status s = osh_rewrite(m, &opts, &rep, &err);
 			if (s == OSH_ERR_INVALID && strstr(err.message, "internal error"))

@@ -96,7 +96,9 @@ int main(int argc, char **argv)
 	}
 	osh_model *m;
 	osh_error err;
-	if (osh_model_load(&m, argv[1], NULL, &err) != OSH_OK) {
+	/* The options as a client initialises them: the version first (NULL would do). */
+	osh_load_options lo = OSH_LOAD_OPTIONS_INIT;
+	if (osh_model_load(&m, argv[1], &lo, &err) != OSH_OK) {
 		fprintf(stderr, "%s\n", err.message);
 		return 2;
 	}

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # (name, file, text, replacement, tests that should catch it)
 MUTANTS = [
-    ("SwiGLU's rank check removed", "src/passes/rules/rules_opset24.c",
+    ("SwiGLU's rank check removed", "src/passes/rules/rules_elementwise.c",
      "if (a && b && a->rank != b->rank) {", "if (0) {", "unit/test_rules_opset24"),
     ("Clip-11's min and max swapped", "src/passes/rules/rules_elementwise.c",
      'static const char *const names[] = {NULL, "min", "max"};',
@@ -35,8 +35,13 @@ MUTANTS = [
     ("Concat-1's default axis changed", "src/passes/rules/rules_tensor_index.c",
      'concat_rule(c, attr_i(c, "axis", 1));', 'concat_rule(c, attr_i(c, "axis", 0));',
      "unit/test_rules_tensor_index"),
-    ("BiasSplitGelu's even-width check removed", "src/passes/rules/rules_ms2.c",
+    ("BiasSplitGelu's even-width check removed", "src/passes/rules/rules_ms_fused.c",
      "if (d[2].kind == DIM_KNOWN && d[2].v % 2 != 0) {", "if (0) {", "unit/test_rules_ms_fused"),
+    ("A second explicit round after the first's re-inference", "src/passes/pipeline.c",
+     '\t{"explicit", stage_explicit, false},\n',
+     '\t{"explicit", stage_explicit, false},\n\t{"reindex", stage_reindex, true},\n\t{"infer", stage_infer, true},\n'
+     '\t{"lint", stage_lint, true},\n\t{"describe", stage_describe, true},\n\t{"value-info", stage_value_info, true},\n'
+     '\t{"explicit", stage_explicit, true},\n', "explicit/ort-proof"),
 ]
 
 

@@ -49,6 +49,8 @@ import onnx
 from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The ONNX Runtime runner the proofs share.
+RUNNER = os.path.join(HERE, os.pardir, "support", "run_ort.js")
 DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 9: "bool",
           10: "float16", 11: "float64", 12: "uint32", 13: "uint64"}
 NP = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16,
@@ -181,7 +183,7 @@ def run_ort(args, jobs, tag):
         jf = os.path.join(args.work, "jobs-%s-%d.json" % (tag, base))
         with open(jf, "w") as fh:
             json.dump(h, fh)
-        p = subprocess.run([args.node, os.path.join(HERE, "run_ort.js"), args.modules, jf],
+        p = subprocess.run([args.node, RUNNER, args.modules, jf],
                            capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit("opset_proof.py: run_ort.js failed: %s" % p.stderr.strip())

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""onnxshape's shapes for the contrib operators of rules_ms4.c against ONNX Runtime's.
+"""onnxshape's shapes for the layout, FFT and embedding contrib operators vs ONNX Runtime's.
 
 One-node models as in ms_vs_ort.py (whose case builders, model writer and feeds this
 reuses), compared by the shared harness (ort_compare.py): a wrong rank, size or element

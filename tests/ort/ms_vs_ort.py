@@ -10,14 +10,14 @@ it, ONNX Runtime (tests/ort/run_shapes.js) runs it, and every listed output is c
   contradiction  a wrong rank, a wrong size or a wrong element type: the test fails
 Cases ONNX Runtime refuses to run are listed and not compared.
 
-The operators are those rules_ms.c covers: FastGelu, BiasGelu, QuickGelu, FusedMatMul,
-FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; and those of
-rules_ms2.c that ONNX Runtime's CPU provider runs: Gelu, TransposeMatMul,
+The operators (src/passes/rules/rules_ms_*.c): FastGelu, BiasGelu, QuickGelu, FusedMatMul,
+FusedGemm, SkipLayerNormalization, SkipSimplifiedLayerNormalization; and those others
+that ONNX Runtime's CPU provider runs: Gelu, TransposeMatMul,
 RotaryEmbedding, EmbedLayerNormalization, Attention, MatMulNBits, MatMulIntegerToFloat,
 DynamicQuantizeMatMul (the CUDA-only ones are in tests/unit/test_rules_ms_*.c); the attention
-operators of rules_ms_attn.c (ATTN_CASES), the quantized ones of rules_ms_quant.c
-(QUANT_CASES), and of rules_ms3.c MoE and QMoE, with GroupQueryAttention's present length
-(MS3_CASES). rules_ms3.c's PackedAttention, PackedMultiHeadAttention,
+operators of rules_ms_attention.c (ATTN_CASES), the quantized ones of rules_ms_quant.c and
+rules_ms_other.c's (QUANT_CASES), and MoE and QMoE, with GroupQueryAttention's present
+length (MS3_CASES). PackedAttention, PackedMultiHeadAttention,
 RelativePositionBias, GatedRelativePositionBias, RemovePadding and RestorePadding have no
 CPU kernel, and the CPU SparseAttention runs only with past and present bound to one
 buffer, which a plain run cannot do: tests/unit/test_rules_ms_attention.c checks those. The cases
@@ -136,7 +136,7 @@ CASES = [
     case("ssln_2d", "SkipSimplifiedLayerNormalization", [x("x", 6, 4), x("s", 6, 4), x("g", 4), x("bi", 4)], SLN_ALL),
     case("ssln_sym", "SkipSimplifiedLayerNormalization", [x("x", "N", "S", 8), x("s", "N", "S", 8), x("g", 8)],
          SLN_ALL),
-    # ---- rules_ms2.c: Gelu ----
+    # ---- Gelu ----
     case("gelu", "Gelu", [x("x", 2, 3, 4)], ["y"]),
     case("gelu_sym", "Gelu", [x("x", "N", "S", 8)], ["y"]),
     case("gelu_1d", "Gelu", [x("x", 6)], ["y"]),
@@ -208,7 +208,7 @@ CASES = [
 ]
 
 
-# ---- attention operators (rules_ms_attn.c): MultiHeadAttention, GroupQueryAttention,
+# ---- attention operators (rules_ms_attention.c): MultiHeadAttention, GroupQueryAttention,
 # QAttention; DecoderMaskedMultiHeadAttention and LongformerAttention (CUDA only) are in
 # tests/unit/test_rules_ms_attention.c. num_heads 2 of head size 4 (MHA, QAttention); GQA has
 # 4 query heads and 2 key/value heads of size 4.
@@ -260,7 +260,7 @@ CASES += ATTN_CASES
 # ---- end of the attention operators ----
 
 
-# ---- begin: rules_ms_quant.c (quantized and other com.microsoft operators) ----
+# ---- begin: quantized and other com.microsoft operators ----
 def const(name, elem, dims, vals):
     """An initializer: vals one value for every element, or the list of them."""
     return (name, elem, list(dims), vals, "init")
@@ -361,10 +361,10 @@ QUANT_CASES = [
          dict(mode="reflect")),
 ]
 CASES += QUANT_CASES
-# ---- end: rules_ms_quant.c ----
+# ---- end: quantized and other com.microsoft operators ----
 
 
-# ---- begin: rules_ms3.c (MoE, QMoE) and GroupQueryAttention's present length ----
+# ---- begin: MoE, QMoE (rules_ms_other.c) and GroupQueryAttention's present length ----
 # MoE and QMoE: 4 experts, hidden 8, inner 16 (QMoE's weights 4-bit unless said, two
 # values a byte); the CPU MoE runs no fc3. GQA: 4 query heads, 2 kv heads of 8.
 def moe_w(*shapes):
@@ -424,7 +424,7 @@ MS3_CASES = [
          dict(GQA, sliding_window_cache=1, local_window_size=4)),
 ]
 CASES += MS3_CASES
-# ---- end: rules_ms3.c ----
+# ---- end: MoE, QMoE and GroupQueryAttention's present length ----
 
 
 def build(c, path):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Inferred shapes of the rules of ops_nn_more.def (recurrent layers, losses, NMS,
+"""Inferred shapes of the layer rules of ops_nn.def (recurrent layers, losses, NMS,
 Attention, RotaryEmbedding, TensorScatter, DeformConv, Swish, CumProd, BitCast) against
 ONNX Runtime. The training operators have no ONNX Runtime CPU kernels; the corpus
 covers them.

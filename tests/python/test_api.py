@@ -324,7 +324,7 @@ class Errors(unittest.TestCase):
         self.assertNotIsInstance(cm.exception, MemoryError)
         self.assertEqual(cm.exception.status, "limit")
         self.assertIn("needs more than the memory budget of", cm.exception.message)
-        self.assertIn("--memory-budget", cm.exception.message)
+        self.assertIn("(raise it with memory_budget=)", cm.exception.message)
 
     def test_model_errors(self):
         for f in (onnxshape.infer, onnxshape.shapes, onnxshape.rewrite):

@@ -38,6 +38,8 @@ import onnx
 from onnx import checker, mapping, numpy_helper, shape_inference
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The ONNX Runtime runner the proofs share.
+RUNNER = os.path.join(HERE, os.pardir, "support", "run_ort.js")
 sys.path.insert(0, HERE)
 import gen_rewrite_cases as gen  # noqa: E402
 import ref_broadcast as ref  # noqa: E402
@@ -397,7 +399,7 @@ def main():
     jobs_file = os.path.join(a.work, "jobs.json")
     with open(jobs_file, "w") as f:
         json.dump(jobs, f)
-    r = subprocess.run([a.node, os.path.join(HERE, "run_ort.js"), a.modules, jobs_file], capture_output=True,
+    r = subprocess.run([a.node, RUNNER, a.modules, jobs_file], capture_output=True,
                        text=True)
     if r.returncode != 0:
         print(r.stderr)

@@ -8,12 +8,18 @@
  *  - NULL where a status is promised: every such function refuses a NULL it does
  *    not allow with OSH_ERR_INVALID (err filled, or NULL itself), never a crash.
  *  - NULL where a value is returned: NULL, 0 or false; indices past the counts too.
+ *  - versions: every options struct with a version the library does not know (0,
+ *    as a struct never initialised has, or one past it) is refused with
+ *    OSH_ERR_INVALID naming the struct and the version, before anything is done;
+ *    _INIT and the _init functions give the defaults NULL gives.
  */
+#define _GNU_SOURCE
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MODEL OSH_MODELS_DIR "/lint/dynamic_shape.onnx" /* x FLOAT (N, 3) -> y */
 
@@ -30,7 +36,7 @@ static osh_model *load(void)
 static void refused_shape(osh_input_shape s, const char *says)
 {
 	osh_model *m = load();
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = &s};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = &s};
 	osh_error err = {0};
 	cr_expect_eq(osh_infer(m, &o, &err), OSH_ERR_INVALID, "%s: status %d: %s", says, err.status, err.message);
 	cr_expect(strstr(err.message, says), "want '%s' in: %s", says, err.message);
@@ -74,14 +80,14 @@ Test(api_contract, counts_without_arrays_refused)
 {
 	osh_model *m = load();
 	osh_error err = {0};
-	osh_infer_options o = {.n_input_shapes = 1};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1};
 	cr_expect_eq(osh_infer(m, &o, &err), OSH_ERR_INVALID, "%s", err.message);
 	cr_expect(strstr(err.message, "input_shapes is NULL"), "%s", err.message);
-	o = (osh_infer_options){.n_assumptions = 2};
+	o = (osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .n_assumptions = 2};
 	cr_expect_eq(osh_infer(m, &o, &err), OSH_ERR_INVALID, "%s", err.message);
 	cr_expect(strstr(err.message, "assumptions is NULL"), "%s", err.message);
 	osh_assumption a = {NULL, 4};
-	o = (osh_infer_options){.n_assumptions = 1, .assumptions = &a};
+	o = (osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .n_assumptions = 1, .assumptions = &a};
 	cr_expect_eq(osh_infer(m, &o, &err), OSH_ERR_INVALID, "%s", err.message);
 	cr_expect(strstr(err.message, "assumption #0 has no symbol"), "%s", err.message);
 	osh_model_free(m);
@@ -93,7 +99,7 @@ Test(api_contract, unknown_size_and_rank_zero_accepted)
 	osh_error err = {0};
 	osh_dim d[] = {{OSH_DIM_UNKNOWN, 0, NULL}, {OSH_DIM_VALUE, 3, NULL}};
 	osh_input_shape s = {"x", 2, d};
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = &s};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = &s};
 	cr_assert_eq(osh_infer(m, &o, &err), OSH_OK, "%s", err.message);
 	osh_type t;
 	cr_assert(osh_value_type(m, "x", &t));
@@ -233,4 +239,100 @@ Test(api_contract, past_the_counts_and_null_out)
 	cr_expect(osh_graph_node_at(m, 0, 0, &n));
 	cr_expect(osh_value_type(m, "x", &t));
 	osh_model_free(m);
+}
+
+/* err must name the struct and the version. */
+static void names_version(const osh_error *err, const char *strct, unsigned v)
+{
+	char want[64];
+	snprintf(want, sizeof want, "%s version %u", strct, v);
+	cr_expect(strstr(err->message, want), "want '%s' in: %s", want, err->message);
+}
+
+Test(api_contract, unknown_versions_refused)
+{
+	const unsigned versions[] = {0, 2, 1000};
+	for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
+		unsigned v = versions[i];
+		osh_error err = {0};
+		osh_model *m = (osh_model *)&err; /* set to NULL by the refusal */
+		cr_expect_eq(osh_model_load(&m, MODEL, &(osh_load_options){.version = v}, &err), OSH_ERR_INVALID);
+		cr_expect_null(m);
+		names_version(&err, "osh_load_options", v);
+		uint8_t byte = 0;
+		m = (osh_model *)&err;
+		cr_expect_eq(osh_model_load_buffer(&m, &byte, 1, "b", &(osh_load_options){.version = v}, &err),
+			     OSH_ERR_INVALID);
+		cr_expect_null(m);
+		names_version(&err, "osh_load_options", v);
+
+		m = load();
+		cr_expect_eq(osh_infer(m, &(osh_infer_options){.version = v}, &err), OSH_ERR_INVALID);
+		names_version(&err, "osh_infer_options", v);
+		cr_expect_eq(osh_value_type(m, "x", &(osh_type){0}), false, "refused, yet inferred");
+		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+		osh_rewrite_report rep;
+		memset(&rep, 0x5a, sizeof rep);
+		cr_expect_eq(osh_rewrite(m, &(osh_rewrite_options){.version = v}, &rep, &err), OSH_ERR_INVALID);
+		names_version(&err, "osh_rewrite_options", v);
+		cr_expect(!rep.changed && rep.n_changes == 0 && rep.opset_before == -1, "the report is filled");
+		cr_expect_eq(osh_model_write(m, "/nonexistent/never", &(osh_write_options){.version = v}, &err),
+			     OSH_ERR_INVALID);
+		names_version(&err, "osh_write_options", v);
+		osh_model_free(m);
+	}
+}
+
+Test(api_contract, init_gives_the_defaults)
+{
+	osh_load_options lo = OSH_LOAD_OPTIONS_INIT, lo2;
+	osh_infer_options io = OSH_INFER_OPTIONS_INIT, io2;
+	osh_rewrite_options ro = OSH_REWRITE_OPTIONS_INIT, ro2;
+	osh_write_options wo = OSH_WRITE_OPTIONS_INIT, wo2;
+	memset(&lo2, 0x5a, sizeof lo2);
+	memset(&io2, 0x5a, sizeof io2);
+	memset(&ro2, 0x5a, sizeof ro2);
+	memset(&wo2, 0x5a, sizeof wo2);
+	cr_assert_eq(osh_load_options_init(&lo2, OSH_LOAD_OPTIONS_VERSION), OSH_OK);
+	cr_assert_eq(osh_infer_options_init(&io2, OSH_INFER_OPTIONS_VERSION), OSH_OK);
+	cr_assert_eq(osh_rewrite_options_init(&ro2, OSH_REWRITE_OPTIONS_VERSION), OSH_OK);
+	cr_assert_eq(osh_write_options_init(&wo2, OSH_WRITE_OPTIONS_VERSION), OSH_OK);
+	cr_expect(lo2.version == OSH_LOAD_OPTIONS_VERSION && lo2.memory_budget == 0);
+	cr_expect(io2.version == OSH_INFER_OPTIONS_VERSION && io2.n_input_shapes == 0 && !io2.runtime &&
+		  !io2.ignore_declared && !io2.dump_to);
+	cr_expect(ro2.version == OSH_REWRITE_OPTIONS_VERSION && !ro2.paddle_domain && ro2.target_opset == 0 &&
+		  !ro2.fold_shapes);
+	cr_expect(wo2.version == OSH_WRITE_OPTIONS_VERSION && !wo2.in_place && !wo2.durable);
+	cr_expect_eq(osh_load_options_init(&lo2, 2), OSH_ERR_INVALID);
+	cr_expect_eq(osh_infer_options_init(&io2, 0), OSH_ERR_INVALID);
+	cr_expect_eq(osh_rewrite_options_init(NULL, OSH_REWRITE_OPTIONS_VERSION), OSH_ERR_INVALID);
+	cr_expect_eq(osh_write_options_init(&wo2, 7), OSH_ERR_INVALID);
+	cr_expect(wo2.version == OSH_WRITE_OPTIONS_VERSION, "a refused init changes nothing");
+
+	/* _INIT means what NULL means. */
+	osh_error err = {0};
+	osh_model *m = NULL;
+	cr_assert_eq(osh_model_load(&m, MODEL, &lo, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, &io, &err), OSH_OK, "%s", err.message);
+	osh_type t;
+	cr_assert(osh_value_type(m, "x", &t));
+	cr_expect_eq(t.rank, 2);
+	osh_rewrite_report rep;
+	cr_expect_eq(osh_rewrite(m, &ro, &rep, &err), OSH_OK, "%s", err.message);
+	cr_expect(!rep.changed);
+	uint8_t *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	cr_assert_eq(osh_model_pack(m, &a, &na, &err), OSH_OK, "%s", err.message);
+	char path[] = "/tmp/osh-api-init-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_expect_eq(osh_model_write(m, path, &wo, &err), OSH_OK, "%s", err.message);
+	osh_model_free(m);
+	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_model_pack(m, &b, &nb, &err), OSH_OK, "%s", err.message);
+	cr_expect(na == nb && !memcmp(a, b, na), "the model written with _INIT is what it packs");
+	osh_model_free(m);
+	unlink(path);
+	free(a), free(b);
 }

@@ -1,6 +1,7 @@
 /* test_budget_write.c: the work after the load refuses as the load does when the
  * memory budget runs out: OSH_ERR_LIMIT, a message naming the budget and how to
- * raise it (--memory-budget), never a bare "out of memory" (which Python raises as
+ * raise it (--memory-budget from the tool, osh_load_options.memory_budget from the
+ * library), never a bare "out of memory" (which Python raises as
  * MemoryError).
  *
  *  - concat: `infer -o` of a Concat of 300k uses of one input of symbolic size (2.7
@@ -20,6 +21,7 @@
 #include "wbuf.h"
 
 #define HINT "--memory-budget"
+#define LIBRARY_HINT "(raise it with osh_load_options.memory_budget)"
 
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
 
@@ -122,7 +124,7 @@ static void expect_budget(osh_status s, const osh_error *err, const char *stage,
 {
 	cr_expect_eq(s, OSH_ERR_LIMIT, "budget %llu, %s: status %d: %s", (unsigned long long)budget, stage, (int)s,
 		     err->message);
-	cr_expect(contains(err->message, "memory budget") && contains(err->message, HINT), "budget %llu, %s: %s",
+	cr_expect(contains(err->message, "memory budget") && contains(err->message, LIBRARY_HINT), "budget %llu, %s: %s",
 		  (unsigned long long)budget, stage, err->message);
 }
 
@@ -130,7 +132,7 @@ static void expect_budget(osh_status s, const osh_error *err, const char *stage,
  * a file, 5 none. */
 static int run_under(const wbuf *b, uint64_t budget, const char *out)
 {
-	osh_load_options lo = {.memory_budget = budget};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 	osh_model *m = NULL;
 	osh_error err = {0};
 	osh_status s = osh_model_load_buffer(&m, b->p, b->n, "chain.onnx", &lo, &err);

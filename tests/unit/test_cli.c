@@ -821,7 +821,7 @@ Test(cli, memory_budget_option)
 	const char *model = GOOD_DIR "/if_outer.onnx";
 	result r = run("check", "--memory-budget", "20K", model, NULL);
 	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
-	cr_expect(contains(r.out, "the memory budget of 20480 bytes (raise it with --memory-budget"), "%s", r.out);
+	cr_expect(contains(r.out, "the memory budget of 20480 bytes (raise it with --memory-budget)"), "%s", r.out);
 	cr_expect(!contains(r.out, "out of memory"), "%s", r.out);
 	cli_result_free(&r);
 	r = run("check", "--memory-budget", "64M", model, NULL);

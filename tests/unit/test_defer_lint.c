@@ -1,4 +1,4 @@
-/* test_defer_lint.c: osh_infer_options.defer_lint. The lint left for later runs in
+/* test_defer_lint.c: osh_infer_lint_later (api/devices.h). The lint left for later runs in
  * the write (beside the packing) or in osh_lint, and either way the model ends with
  * the diagnostics a plain osh_infer gives, in the same order and with their input
  * shapes; an error it finds keeps the write from committing anything; what it needs
@@ -10,6 +10,7 @@
 
 #include "test_files.h"
 #include "mb.h"
+#include "api/devices.h"
 #include "onnxshape.h"
 
 #include <stdio.h>
@@ -33,6 +34,15 @@ static osh_model *inferred(const char *name, const osh_infer_options *o)
 	osh_model *m = load(name);
 	osh_error err = {0};
 	cr_assert_eq(osh_infer(m, o, &err), OSH_OK, "%s: %s", name, err.message);
+	return m;
+}
+
+/* The same, the lint left for later. */
+static osh_model *inferred_later(const char *name, const osh_infer_options *o)
+{
+	osh_model *m = load(name);
+	osh_error err = {0};
+	cr_assert_eq(osh_infer_lint_later(m, o, &err), OSH_OK, "%s: %s", name, err.message);
 	return m;
 }
 
@@ -75,7 +85,7 @@ Test(defer_lint, osh_lint_gives_what_infer_gives)
 	size_t added = 0;
 	for (size_t i = 0; i < NFIXTURES; i++) {
 		osh_model *plain = inferred(fixtures[i], NULL);
-		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		osh_model *later = inferred_later(fixtures[i], NULL);
 		size_t before = osh_model_diag_count(later);
 		osh_error err = {0};
 		cr_assert_eq(osh_lint(later, &err), OSH_OK, "%s", err.message);
@@ -104,7 +114,7 @@ Test(defer_lint, the_write_runs_it)
 			osh_model_free(plain);
 			continue;
 		}
-		osh_model *later = inferred(fixtures[i], &(osh_infer_options){.defer_lint = true});
+		osh_model *later = inferred_later(fixtures[i], NULL);
 		osh_error err = {0};
 		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
 		cr_assert_eq(osh_model_write(later, out, NULL, &err), OSH_OK, "%s: %s", fixtures[i], err.message);
@@ -130,7 +140,7 @@ Test(defer_lint, the_write_runs_it)
 
 /* An error only the lint finds ('N' must be 1 or 8, and is 5): nothing is written,
  * neither the output nor a temporary file, whether the write was begun ahead
- * (write_ahead_to) or not. */
+ * (write_to) or not. */
 Test(defer_lint, an_error_it_finds_blocks_the_write)
 {
 	char *dir = make_tmpdir_for("defer");
@@ -140,13 +150,13 @@ Test(defer_lint, an_error_it_finds_blocks_the_write)
 	for (int via_job = 0; via_job < 2; via_job++) {
 		osh_error err = {0};
 		osh_model *m = NULL;
-		osh_load_options lo = {.write_ahead_to = out};
+		osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = out};
 		cr_assert_eq(osh_model_load(&m, in, via_job ? &lo : NULL, &err), OSH_OK, "%s", err.message);
-		cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK);
+		cr_assert_eq(osh_infer_lint_later(m, NULL, &err), OSH_OK);
 		cr_expect_not(osh_model_has_errors(m), "inference alone finds no error here");
 		cr_assert_eq(osh_annotate(m, &err), OSH_OK);
 		osh_status s = osh_model_write(m, out, NULL, &err);
-		cr_expect_eq(s, OSH_ERR_INVALID, "job %d: %d %s", via_job, s, err.message);
+		cr_expect_eq(s, OSH_ERR_FINDINGS, "job %d: %d %s", via_job, s, err.message);
 		cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
 		cr_expect(osh_model_has_errors(m));
 		expect_listing(dir, "", "nothing written");
@@ -170,10 +180,9 @@ Test(defer_lint, keeps_the_assumptions)
 {
 	char *sym = strdup("N"), *other = strdup("M");
 	osh_assumption a[2] = {{sym, 8}, {other, 2}};
-	osh_infer_options o = {.n_assumptions = 2, .assumptions = a};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_assumptions = 2, .assumptions = a};
 	osh_model *plain = inferred("symbol_constraint.onnx", &o);
-	o.defer_lint = true;
-	osh_model *later = inferred("symbol_constraint.onnx", &o);
+	osh_model *later = inferred_later("symbol_constraint.onnx", &o);
 	memset(a, 0, sizeof a);
 	sym[0] = 'X', other[0] = 'Y';
 	free(sym), free(other);
@@ -191,7 +200,7 @@ Test(defer_lint, keeps_the_assumptions)
 
 Test(defer_lint, no_overrides_while_pending_and_pack_runs_it)
 {
-	osh_model *m = inferred("outer_broadcast.onnx", &(osh_infer_options){.defer_lint = true});
+	osh_model *m = inferred_later("outer_broadcast.onnx", NULL);
 	osh_error err = {0};
 	osh_severity_override o = {.code = "outer-broadcast", .severity = OSH_ERROR};
 	cr_expect_eq(osh_model_override_severities(m, &o, 1, &err), OSH_ERR_INVALID);
@@ -301,7 +310,7 @@ Test(defer_lint, on_a_thread_for_a_big_model)
 		cr_assert_eq(osh_model_load(&later, in, NULL, &err), OSH_OK, "%s", err.message);
 		cr_assert_geq(osh_model_node_count(later), 4096, "too few nodes for the lint's thread");
 		cr_assert_eq(osh_infer(plain, NULL, &err), OSH_OK, "%s", err.message);
-		cr_assert_eq(osh_infer(later, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_infer_lint_later(later, NULL, &err), OSH_OK, "%s", err.message);
 		cr_expect_lt(osh_model_diag_count(later), osh_model_diag_count(plain), "the lint's findings are pending");
 		cr_assert_eq(osh_annotate(later, &err), OSH_OK, "%s", err.message);
 		osh_status s = osh_model_write(later, out, NULL, &err);
@@ -309,7 +318,7 @@ Test(defer_lint, on_a_thread_for_a_big_model)
 		cr_expect_str_eq(got, want, "conflict %d", conflict);
 		cr_expect(strstr(want, "outer-broadcast"), "the lint's warnings are there");
 		if (conflict) {
-			cr_expect_eq(s, OSH_ERR_INVALID, "%d %s", s, err.message);
+			cr_expect_eq(s, OSH_ERR_FINDINGS, "%d %s", s, err.message);
 			cr_expect(strstr(err.message, "the model has errors; nothing written"), "%s", err.message);
 			cr_expect(strstr(want, "symbol-constraint"), "%s", want);
 		} else {

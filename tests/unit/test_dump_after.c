@@ -157,7 +157,7 @@ Test(dump_after, unknown_stage_lists_the_stages)
 		{"rewrite", "help",
 		 "onnxshape rewrite: error: --dump-after=help: the stages of rewrite, in order: load, infer, lint, describe, "
 		 "declare-inputs, axis, reindex, infer, lint, describe, value-info, explicit, reindex, infer, lint, "
-		 "describe, value-info, explicit-again, reindex, infer, lint, describe, value-info, implicit, reindex, "
+		 "describe, value-info, implicit, reindex, "
 		 "infer, lint, describe, fold, reindex, infer, lint, describe\n"
 		 "try 'onnxshape rewrite --help'\n"},
 	};

@@ -128,7 +128,7 @@ static osh_model *add_model(const char *a, const char *bshape, bool require)
 	mb_input(b, "a", DT_FLOAT, a);
 	mb_input(b, "b", DT_FLOAT, bshape);
 	mb_node(b, "Add", "a,b", "y");
-	osh_infer_options o = {.require_explicit = require};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .require_explicit = require};
 	return mb_infer_opts(b, &o);
 }
 
@@ -159,7 +159,7 @@ Test(explicit, require_explicit_unidirectional_and_variadic)
 	mb_node(b, "PRelu", "x,slope", "p");
 	mb_node(b, "Sum", "p,x,x", "q");      /* same shapes: fine */
 	mb_node(b, "Max", "q,s", "r");        /* s broadcasts */
-	osh_infer_options o = {.require_explicit = true};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .require_explicit = true};
 	osh_model *m = mb_infer_opts(b, &o);
 	cr_expect_eq(mb_count(m, "implicit-broadcast"), 2);
 	expect_has(mb_message(m, "implicit-broadcast"), "(unidirectional rule)");
@@ -216,7 +216,7 @@ static int notes_after(const char *path)
 	osh_model *m = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, path, NULL, &err), OSH_OK, "%s", err.message);
-	osh_infer_options o = {.require_explicit = true};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .require_explicit = true};
 	cr_assert_eq(osh_infer(m, &o, &err), OSH_OK, "%s", err.message);
 	int n = mb_count(m, "implicit-broadcast");
 	osh_model_free(m);
@@ -236,13 +236,13 @@ Test(explicit, rewrite_shares_expand_and_round_trips)
 	mb_output(b, "y", DT_FLOAT, "2,3,4");
 	mb_save(b, in);
 	cr_expect_eq(notes_after(in), 2);
-	osh_rewrite_options eo = {.explicit_broadcast = true};
+	osh_rewrite_options eo = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true};
 	osh_rewrite_report rep = rewrite_file(in, &eo, x);
 	cr_expect_eq(rep.n_explicit, 2);
 	cr_expect_eq(rep.n_expand, 1, "one Expand for both consumers of 'bias'");
 	cr_expect_eq(rep.n_target_nodes, 0, "a known result shape is a constant");
 	cr_expect_eq(notes_after(x), 0);
-	osh_rewrite_options io = {.implicit_broadcast = true};
+	osh_rewrite_options io = {.version = OSH_REWRITE_OPTIONS_VERSION, .implicit_broadcast = true};
 	rep = rewrite_file(x, &io, i);
 	cr_expect_eq(rep.n_removed, 1);
 	cr_expect_eq(notes_after(i), 2);
@@ -258,13 +258,13 @@ Test(explicit, rewrite_symbolic_target_in_graph)
 	mb_node(b, "Add", "p,q", "y");
 	mb_output(b, "y", DT_FLOAT, "N,M");
 	mb_save(b, in);
-	osh_rewrite_options eo = {.explicit_broadcast = true};
+	osh_rewrite_options eo = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true};
 	osh_rewrite_report rep = rewrite_file(in, &eo, x);
 	cr_expect_eq(rep.n_expand, 2);
 	/* Shape(p), Shape(q), Concat, Gather: N from p, M from q */
 	cr_expect_eq(rep.n_target_nodes, 4);
 	cr_expect_eq(notes_after(x), 0);
-	osh_rewrite_options io = {.implicit_broadcast = true};
+	osh_rewrite_options io = {.version = OSH_REWRITE_OPTIONS_VERSION, .implicit_broadcast = true};
 	rep = rewrite_file(x, &io, i);
 	cr_expect_eq(rep.n_removed, 2);
 	cr_expect_eq(rep.n_dead_removed, 4, "the shape computation goes with the Expands");
@@ -280,7 +280,7 @@ Test(explicit, rewrite_raises_opset_for_expand)
 	mb_node(b, "Add", "x,b", "y");
 	mb_output(b, "y", DT_FLOAT, "2,3");
 	mb_save(b, in);
-	osh_rewrite_options eo = {.explicit_broadcast = true};
+	osh_rewrite_options eo = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true};
 	osh_rewrite_report rep = rewrite_file(in, &eo, x);
 	cr_expect_eq(rep.opset_before, 7);
 	cr_expect_eq(rep.opset_after, 8);
@@ -291,7 +291,7 @@ Test(explicit, rewrite_raises_opset_for_expand)
 Test(explicit, explicit_and_implicit_exclude_each_other)
 {
 	osh_model *m = add_model("2,3", "3", false);
-	osh_rewrite_options o = {.explicit_broadcast = true, .implicit_broadcast = true};
+	osh_rewrite_options o = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true, .implicit_broadcast = true};
 	osh_rewrite_report rep;
 	osh_error err = {0};
 	cr_expect_eq(osh_rewrite(m, &o, &rep, &err), OSH_ERR_INVALID);
@@ -311,7 +311,7 @@ Test(explicit, rewrite_shares_symbolic_target)
 	mb_node(b, "Mul", "r,b2", "y");
 	mb_output(b, "y", DT_FLOAT, "N,3");
 	mb_save(b, in);
-	osh_rewrite_options eo = {.explicit_broadcast = true};
+	osh_rewrite_options eo = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true};
 	osh_rewrite_report rep = rewrite_file(in, &eo, x);
 	cr_expect_eq(rep.n_explicit, 2);
 	cr_expect_eq(rep.n_expand, 2);

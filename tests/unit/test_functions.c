@@ -19,7 +19,7 @@ static osh_model *load_infer(const char *file)
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, file, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_not(osh_model_is_malformed(m), "%s is malformed", file);
-	cr_assert_eq(osh_infer(m, &(osh_infer_options){.ignore_declared = true}, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer(m, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = true}, &err), OSH_OK, "%s", err.message);
 	return m;
 }
 

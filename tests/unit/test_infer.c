@@ -28,7 +28,7 @@ static osh_model *reload(osh_model *m)
 /* The declared type of a main-graph value in a reloaded model, as mb_type prints it. */
 static const char *declared(osh_model *r, const char *name)
 {
-	cr_assert_eq(osh_infer(r, &(osh_infer_options){.ignore_declared = false}, NULL), OSH_OK);
+	cr_assert_eq(osh_infer(r, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = false}, NULL), OSH_OK);
 	int32_t id = strmap_get(&r->main->names, name);
 	cr_assert(id >= 0, "no value %s", name);
 	cr_assert(value_decl(&r->main->values[id]) != NULL, "%s has no value_info", name);
@@ -92,7 +92,7 @@ Test(infer, ignore_declared_infers_from_inputs_only)
 	mb_node_domain(b, "custom");
 	mb_opset(b, "custom", 1);
 	mb_output(b, "y", DT_FLOAT, "2,3");
-	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.ignore_declared = true});
+	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = true});
 	cr_assert_not_null(m);
 	cr_expect_str_eq(mb_type(m, "y"), "unknown");
 	osh_model_free(m);
@@ -108,7 +108,7 @@ Test(infer, input_shape_override_and_assume)
 	osh_dim dims[] = {{OSH_DIM_VALUE, 8, NULL}, {OSH_DIM_VALUE, 3, NULL}};
 	osh_input_shape shapes[] = {{"x", 2, dims}};
 	osh_assumption assume[] = {{"M", 8}};
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes, .n_assumptions = 1, .assumptions = assume};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = shapes, .n_assumptions = 1, .assumptions = assume};
 	osh_model *m = mb_infer_opts(b, &o);
 	cr_assert_not_null(m);
 	cr_expect_str_eq(mb_type(m, "x"), "FLOAT (8, 3)");
@@ -127,7 +127,7 @@ Test(infer, unknown_input_name_is_refused)
 	size_t len;
 	(void)buf, (void)len;
 	osh_input_shape shapes[] = {{"nope", 0, NULL}};
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = shapes};
 	m = mb_infer_opts(b, &o); /* mb prints the failure and returns NULL */
 	cr_expect_null(m);
 }
@@ -220,7 +220,7 @@ Test(infer, input_values_make_runtime_shapes_exact)
 		mb_input(b, "shape", DT_INT64, "2");
 		mb_node(b, "Reshape", "x,shape", "y");
 		mb_output(b, "y", 0, NULL);
-		m = mb_infer_opts(b, &(osh_infer_options){.ignore_declared = true});
+		m = mb_infer_opts(b, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .ignore_declared = true});
 		cr_assert_not_null(m);
 		size_t len;
 		uint8_t *bytes = int_tensor_bytes(by_name ? "" : "stale-name", (int64_t[]){6, -1}, 2, &len);

@@ -149,7 +149,7 @@ static void on_bus(int sig, siginfo_t *info, void *uctx)
 	_exit(a >= mapped->map_start && a < mapped->map_end ? FAULT_INSIDE : FAULT_OUTSIDE);
 }
 
-/* map_file maps: the fault of a page past the new end is SIGBUS, whichever thread
+/* A load told to map (osh_model_load_mapped) maps: the fault of a page past the new end is SIGBUS, whichever thread
  * reads it, at an address inside the range given to on_map before the loader read
  * anything. In a child, whose handler tells which by its exit status. */
 Test(input_changed, a_mapping_faults_inside_the_range_given_to_on_map, .timeout = 60)
@@ -164,15 +164,14 @@ Test(input_changed, a_mapping_faults_inside_the_range_given_to_on_map, .timeout 
 	if (pid == 0) {
 		truncating t = {.path = in};
 		mapped = &t;
-		osh_load_options lo = {.map_file = true, .on_map = note_map, .map_ctx = &t};
-		load_how how = {.on_layout = truncate_now, .layout_ctx = &t};
+		load_how how = {.map_file = true, .on_map = note_map, .map_ctx = &t, .on_layout = truncate_now, .layout_ctx = &t};
 		struct sigaction sa = {0};
 		sa.sa_sigaction = on_bus;
 		sa.sa_flags = SA_SIGINFO;
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGBUS, &sa, NULL);
 		osh_model *m = NULL;
-		loader_load_file(&m, in, &lo, &how, NULL);
+		loader_load_file(&m, in, NULL, &how, NULL);
 		_exit(LOAD_RETURNED);
 	}
 	int ws;
@@ -276,7 +275,7 @@ static void replaced_before_the_write(bool ahead, bool plain, bool inferred)
 	spit(in, b.p, b.n);
 	spit(newer, newer_bytes, sizeof newer_bytes - 1);
 	setenv(PLAIN_IO_ENV, plain ? "1" : "0", 1);
-	osh_load_options lo = {.write_ahead_to = ahead ? in : NULL};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = ahead ? in : NULL};
 	osh_model *m = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
@@ -289,8 +288,8 @@ static void replaced_before_the_write(bool ahead, bool plain, bool inferred)
 		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 		cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
 	}
-	osh_write_options wo = {.in_place = true};
-	cr_expect_eq(osh_model_write(m, in, &wo, &err), OSH_ERR_IO, "%s: written over the newer file", ctx);
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .in_place = true};
+	cr_expect_eq(osh_model_write(m, in, &wo, &err), OSH_ERR_CHANGED, "%s: written over the newer file", ctx);
 	cr_expect(strstr(err.message, "m.onnx: the input changed on disk since it was loaded; nothing written"),
 		  "%s: %s", ctx, err.message);
 	size_t n;
@@ -321,13 +320,13 @@ Test(input_changed, an_unchanged_source_is_written_in_place, .timeout = 60)
 	char *in = path_in(dir, "m.onnx");
 	wbuf b = relu_model(2000, 2048);
 	spit(in, b.p, b.n);
-	osh_load_options lo = {.write_ahead_to = in};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = in};
 	osh_model *m = NULL;
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
-	osh_write_options wo = {.in_place = true};
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .in_place = true};
 	cr_expect_eq(osh_model_write(m, in, &wo, &err), OSH_OK, "%s", err.message);
 	osh_model_free(m);
 	expect_listing(dir, "m.onnx", "in place");

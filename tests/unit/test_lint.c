@@ -117,7 +117,7 @@ Test(lint, every_fixture_gives_exactly_its_findings)
 	for (size_t i = 0; i < NFIXTURES; i++) {
 		char path[512];
 		snprintf(path, sizeof path, "%s/%s", LINT_DIR, fixtures[i].file);
-		osh_infer_options o = {.require_static = fixtures[i].require_static};
+		osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .require_static = fixtures[i].require_static};
 		osh_model *m = load_file(path, &o);
 		for (size_t c = 0; c < ncodes; c++) {
 			const expect_code *e = NULL;
@@ -551,7 +551,7 @@ Test(lint, facts_the_user_settled_are_not_news)
 	mb_input(b, "x", DT_FLOAT, "N,3");
 	mb_input(b, "y", DT_FLOAT, "8,3");
 	mb_node(b, "Add", "x,y", "s");
-	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.n_assumptions = 1, .assumptions = n8});
+	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .n_assumptions = 1, .assumptions = n8});
 	cr_assert_not_null(m);
 	cr_expect_eq(mb_count(m, "symbol-constraint"), 0, "%s", mb_message(m, "symbol-constraint"));
 	osh_model_free(m);
@@ -593,7 +593,7 @@ Test(lint, dynamic_shape_order_and_wording)
 	mb_node_domain(b, "com.example");
 	mb_node(b, "Relu", "u", "y");
 	mb_output(b, "y", 0, NULL);
-	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.require_static = true});
+	osh_model *m = mb_infer_opts(b, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .require_static = true});
 	cr_assert_not_null(m);
 	cr_assert_eq(mb_count(m, "dynamic-shape"), 4);
 	expect_has(nth_message(m, "dynamic-shape", 0), "graph input 'x' has shape (N, ?, 4), not static: 'N' is "
@@ -611,7 +611,7 @@ Test(lint, dynamic_shape_quiet_when_given)
 	static const osh_input_shape shapes[] = {{"x", 2, dims}};
 	char path[512];
 	snprintf(path, sizeof path, "%s/dynamic_shape.onnx", LINT_DIR);
-	osh_model *m = load_file(path, &(osh_infer_options){.require_static = true, .n_input_shapes = 1,
+	osh_model *m = load_file(path, &(osh_infer_options){.version = OSH_INFER_OPTIONS_VERSION, .require_static = true, .n_input_shapes = 1,
 							     .input_shapes = shapes});
 	cr_expect_eq(mb_count(m, "dynamic-shape"), 0, "%s", mb_message(m, "dynamic-shape"));
 	osh_model_free(m);

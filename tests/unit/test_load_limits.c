@@ -23,7 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "core/model.h"
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 #include "loader/loader.h"
 #include "loader/prescan.h"
 
@@ -755,7 +755,7 @@ Test(budget, default_fits_and_is_tight, .timeout = 60)
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
 	/* The heaviest use: packing builds every message a rewrite would edit
-	 * (loader/materialize.c), which load, infer and annotate alone never do. */
+	 * (loader/build_messages.c), which load, infer and annotate alone never do. */
 	uint8_t *packed = NULL;
 	size_t npacked = 0;
 	cr_assert_eq(osh_model_pack(m, &packed, &npacked, &err), OSH_OK, "%s", err.message);
@@ -775,7 +775,7 @@ Test(budget, callers_budget_checked_before_decoding)
 	wbuf b = relu_chain(1000);
 	osh_model *m = (osh_model *)1;
 	osh_error err = {0};
-	osh_load_options opts = {.memory_budget = 50000};
+	osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = 50000};
 	cr_assert_eq(osh_model_load_buffer(&m, b.p, b.n, "chain.onnx", &opts, &err), OSH_ERR_LIMIT);
 	cr_expect_null(m);
 	cr_expect(contains(err.message, "chain.onnx: decoding needs "), "%s", err.message);

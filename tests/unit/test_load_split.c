@@ -261,7 +261,7 @@ Test(load_split, changed_source_not_written)
 	close(fd);
 	char out[64];
 	snprintf(out, sizeof out, "/tmp/osh_split_stale_out_%d.onnx", (int)getpid());
-	osh_write_options wo = {.force_pack = true};
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	cr_assert_neq(osh_model_write(a, out, &wo, &err), OSH_OK);
 	cr_assert(strstr(err.message, "changed on disk"), "%s", err.message);
 	cr_assert(access(out, F_OK) != 0, "nothing may be written");

@@ -18,7 +18,7 @@
 #define _GNU_SOURCE
 #include "core/model.h"
 #include "loader/loader.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 #include "loader/reindex.h"
 
 #include <criterion/criterion.h>
@@ -396,7 +396,7 @@ Test(good_fixture, unknown_fields_survive_pack)
 	char *dir = make_tmpdir();
 	char out[PATH_MAX];
 	snprintf(out, sizeof out, "%s/repacked.onnx", dir);
-	osh_write_options wo = {.force_pack = true};
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s", err.message);
 	size_t olen;
 	uint8_t *odata = slurp(out, &olen);
@@ -607,7 +607,7 @@ static void sweep_budget(const char *path)
 	for (budget = 1; budget <= need + step; budget += step) {
 		osh_model *m = (osh_model *)1;
 		osh_error err = {0};
-		osh_load_options opts = {.memory_budget = budget};
+		osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 		osh_status s = osh_model_load(&m, path, &opts, &err);
 		if (s == OSH_OK) {
 			cr_expect_eq(osh_model_diag_count(m), ndiags, "%s, budget %llu: a finding lost to memory",
@@ -638,7 +638,7 @@ Test(load, budget_failures_are_limit)
 	for (uint64_t budget = 1; budget < 100000; budget += budget < 64 ? budget : budget / 8) {
 		osh_model *m = NULL;
 		osh_error err = {0};
-		osh_load_options opts = {.memory_budget = budget};
+		osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 		osh_status s = osh_model_load(&m, path, &opts, &err);
 		if (s == OSH_OK) {
 			osh_model_free(m);
@@ -663,7 +663,7 @@ Test(load, budget_overrun_in_a_pass_names_the_budget)
 	for (uint64_t budget = 4096; budget < ((uint64_t)64 << 20) && !seen; budget += budget / 16) {
 		osh_model *m = NULL;
 		osh_error err = {0};
-		osh_load_options opts = {.memory_budget = budget};
+		osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 		if (osh_model_load(&m, path, &opts, &err) != OSH_OK)
 			continue;
 		osh_status s = osh_infer(m, NULL, &err);
@@ -674,7 +674,8 @@ Test(load, budget_overrun_in_a_pass_names_the_budget)
 			cr_expect_eq(s, OSH_ERR_LIMIT, "budget %llu: status %d (%s)", (unsigned long long)budget, (int)s,
 				     err.message);
 			cr_expect(contains(err.message, num), "%s", err.message);
-			cr_expect(contains(err.message, "--memory-budget"), "%s", err.message);
+			cr_expect(contains(err.message, "osh_load_options.memory_budget"), "%s", err.message);
+			cr_expect(!contains(err.message, "--memory-budget"), "the library names no flag: %s", err.message);
 			cr_expect(!contains(err.message, "out of memory"), "%s", err.message);
 		}
 		osh_model_free(m);
@@ -813,7 +814,7 @@ Test(validate_tensor, entry_count_overflow)
 /* The summary after the messages are built from the input's bytes (as a rewrite
  * builds them) and the IR is rebuilt: the initializers the loader counted while they
  * were still bytes are counted once, not again as messages. */
-Test(good_fixture, summary_after_materialize)
+Test(good_fixture, summary_after_building_messages)
 {
 	osh_model *m = load_ok(OSH_MODELS_DIR "/examples/cnn_residual.onnx");
 	/* Loaded the fast way, the initializers stay in the input until needed; the plain
@@ -824,7 +825,7 @@ Test(good_fixture, summary_after_materialize)
 	size_t n = s->n_initializers;
 	uint64_t bytes = s->initializer_bytes;
 	cr_assert(n > 0);
-	cr_assert(loader_materialize(m));
+	cr_assert(loader_build_messages(m));
 	cr_assert(model_reindex(m));
 	s = osh_model_summary(m);
 	cr_assert(s);

@@ -12,6 +12,7 @@
  * the scratch buffer (streamed through pack_to_buffer) and a model without a graph.
  */
 #define _GNU_SOURCE
+#include "api/devices.h"
 #include "core/tuning.h"
 #include "mb.h"
 #include "onnxshape.h"
@@ -69,7 +70,7 @@ static bool same_pack(const char *path)
 	bool ext = strstr(path, "external") != NULL;
 	if (ext)
 		snprintf(out, sizeof out, "%.*s/.osh_pack_stream_%d.onnx", (int)(slash - path), path, (int)getpid());
-	osh_write_options wo = {.force_pack = true};
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	/* First with the nodes as the file's bytes. */
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s: %s", path, err.message);
 	osh_model *back = NULL;
@@ -415,9 +416,9 @@ Test(pack_stream, written_runs_give_the_input_back)
 	fclose(f);
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.map_file = true}; /* what the tool does: pages to give back */
-	cr_assert_eq(osh_model_load(&m, path, &lo, &err), OSH_OK, "%s", err.message);
-	osh_write_options wo = {.force_pack = true};
+	/* Mapped, as the tool loads: pages to give back. */
+	cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
+	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s", err.message);
 	bool mapped;
 	size_t left = resident_kb(path, &mapped), all = model.n / 1024;

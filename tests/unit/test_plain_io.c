@@ -12,6 +12,7 @@
  * some (so the count can fail), and the two files are the same bytes.
  */
 #define _GNU_SOURCE
+#include "api/devices.h"
 #include "core/model.h"
 #include "core/tuning.h"
 #include "onnxshape.h"
@@ -72,9 +73,9 @@ static int infer_write(const char *in, const char *out, bool plain)
 	int before = atomic_load(&threads_started);
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.map_file = true, .write_ahead_to = out};
-	cr_assert_eq(osh_model_load(&m, in, &lo, &err), OSH_OK, "%s", err.message);
-	cr_assert_eq(osh_infer(m, &(osh_infer_options){.defer_lint = true}, &err), OSH_OK, "%s", err.message);
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = out};
+	cr_assert_eq(osh_model_load_mapped(&m, in, &lo, NULL, NULL, &err), OSH_OK, "%s", err.message);
+	cr_assert_eq(osh_infer_lint_later(m, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_not(osh_model_has_errors(m));
 	cr_assert_eq(osh_annotate(m, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_model_write(m, out, NULL, &err), OSH_OK, "%s", err.message);
@@ -126,4 +127,30 @@ Test(plain_io, the_switch)
 		cr_expect_eq(m->plain_io, plain);
 		osh_model_free(m);
 	}
+	/* osh_load_options.io decides whatever the environment says; OSH_IO_DEFAULT
+	 * leaves it to the environment. */
+	const struct {
+		osh_io io;
+		const char *env;
+		bool plain;
+	} io[] = {{OSH_IO_PLAIN, "0", true}, {OSH_IO_FAST, "1", false}, {OSH_IO_DEFAULT, "1", true},
+		  {OSH_IO_DEFAULT, "0", false}};
+	char path[] = "/tmp/osh-plain-io-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, tiny, sizeof tiny), (ssize_t)sizeof tiny);
+	close(fd);
+	for (size_t i = 0; i < sizeof io / sizeof *io; i++) {
+		setenv(PLAIN_IO_ENV, io[i].env, 1);
+		osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .io = io[i].io};
+		osh_model *m = NULL, *b = NULL;
+		cr_assert_eq(osh_model_load(&m, path, &lo, NULL), OSH_OK);
+		cr_assert_eq(osh_model_load_buffer(&b, tiny, sizeof tiny, "tiny", &lo, NULL), OSH_OK);
+		cr_expect_eq(m->plain_io, io[i].plain, "io %d, environment %s: file", (int)io[i].io, io[i].env);
+		cr_expect_eq(b->plain_io, io[i].plain, "io %d, environment %s: buffer", (int)io[i].io, io[i].env);
+		osh_model_free(m);
+		osh_model_free(b);
+	}
+	unlink(path);
+	unsetenv(PLAIN_IO_ENV);
 }

@@ -1,4 +1,4 @@
-/* test_release.c: loader/release.c, the thread that gives the input's pages back.
+/* test_release.c: io/input_release.c, the thread that gives the input's pages back.
  *
  * Pages it is asked to drop leave this process's resident set and come back, with
  * the same bytes, when read again; a request that would leave it more than
@@ -6,7 +6,7 @@
  * with work pending returns at once.
  */
 #define _GNU_SOURCE
-#include "loader/release.h"
+#include "io/input_release.h"
 
 #include <criterion/criterion.h>
 #include "test_files.h"

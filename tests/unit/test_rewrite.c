@@ -109,7 +109,7 @@ Test(rewrite, paddle_domain_restricts_the_rewrite)
 	mb_output(b, "p", 0, NULL);
 	osh_model *m = mb_infer(b);
 	cr_assert_not_null(m);
-	osh_rewrite_report rep = rewrite(m, &(osh_rewrite_options){.paddle_domain = "pd"}, OSH_OK);
+	osh_rewrite_report rep = rewrite(m, &(osh_rewrite_options){.version = OSH_REWRITE_OPTIONS_VERSION, .paddle_domain = "pd"}, OSH_OK);
 	cr_expect_eq(rep.n_paddle, 1);
 	cr_expect_eq(rep.n_reshape, 1);
 	osh_model *r = reload(m);
@@ -145,7 +145,7 @@ Test(rewrite, dry_run_changes_nothing)
 	osh_error err = {0};
 	cr_assert_eq(osh_model_load(&m, in, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
-	osh_rewrite_report rep = rewrite(m, &(osh_rewrite_options){.dry_run = true}, OSH_OK);
+	osh_rewrite_report rep = rewrite(m, &(osh_rewrite_options){.version = OSH_REWRITE_OPTIONS_VERSION, .dry_run = true}, OSH_OK);
 	/* The report says what would change... */
 	cr_expect(rep.changed);
 	cr_expect_eq(rep.n_legacy, 1);
@@ -194,7 +194,7 @@ Test(rewrite, target_opset_refusals)
 		cr_assert_not_null(m);
 		osh_rewrite_report rep;
 		osh_error err = {0};
-		osh_status s = osh_rewrite(m, &(osh_rewrite_options){.target_opset = rows[i].target}, &rep, &err);
+		osh_status s = osh_rewrite(m, &(osh_rewrite_options){.version = OSH_REWRITE_OPTIONS_VERSION, .target_opset = rows[i].target}, &rep, &err);
 		cr_expect_eq(s, OSH_ERR_INVALID, "row %zu: status %d", i, s);
 		cr_expect(strstr(err.message, rows[i].phrase), "row %zu: '%s'", i, err.message);
 		char name[64], op[64];
@@ -540,7 +540,7 @@ static bool fits(const char *path, uint64_t budget)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.memory_budget = budget};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = budget};
 	bool ok = osh_model_load(&m, path, &lo, &err) == OSH_OK && osh_infer(m, NULL, &err) == OSH_OK &&
 		  !osh_model_has_errors(m);
 	osh_model_free(m);
@@ -585,7 +585,7 @@ Test(rewrite, a_budget_that_fits_inference_fits_the_rewrite)
 	}
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options opts = {.memory_budget = hi};
+	osh_load_options opts = {.version = OSH_LOAD_OPTIONS_VERSION, .memory_budget = hi};
 	cr_assert_eq(osh_model_load(&m, in, &opts, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 	osh_rewrite_report rep = rewrite(m, NULL, OSH_OK);
@@ -622,7 +622,7 @@ Test(rewrite, a_type_error_the_rewrite_does_not_cure_writes_nothing)
 	osh_model *m = mb_infer(legacy_equal_on_floats());
 	cr_assert_not_null(m);
 	cr_assert_eq(mb_count(m, "type-error"), 1);
-	osh_rewrite_options o = {.target_opset = 7};
+	osh_rewrite_options o = {.version = OSH_REWRITE_OPTIONS_VERSION, .target_opset = 7};
 	rewrite(m, &o, OSH_OK);
 	cr_expect(osh_model_has_errors(m), "the rewritten model lost its type-error");
 	cr_expect_eq(mb_count(m, "type-error"), 1);

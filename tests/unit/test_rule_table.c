@@ -2,11 +2,14 @@
  *
  * ops.def's rows of the schema domains name schema rows at compile time
  * (rule_table.c), so a rule for a row that does not exist cannot be built; what is
- * left to check is the other direction, and that nothing of a schema domain hides
+ * left to check is the other direction (a row holds until the operator's next row, so
+ * every operator's first version needs one), and that nothing of a schema domain hides
  * among the rows keyed by name: adding an ONNX operator is one schema row, one rule
  * row and one function, and forgetting the rule row fails here.
  */
 #include <criterion/criterion.h>
+
+#include <string.h>
 
 #include "core/arena.h"
 #include "core/schema/schema.h"
@@ -24,6 +27,43 @@ Test(rule_table, every_schema_row_has_a_rule)
 		missing++;
 	}
 	cr_assert_eq(missing, 0, "%d schema rows without a rule", missing);
+}
+
+/* A row holds until the operator's next row: Relu's one row serves its four versions,
+ * and a version with a row of its own takes that row's rule. */
+Test(rule_table, a_row_holds_until_the_next)
+{
+	const sch_row *relu1 = schema_lookup("", "Relu", 1);
+	cr_assert_not_null(relu1);
+	for (int64_t v = 6; v <= 14; v++) {
+		const sch_row *r = schema_lookup("", "Relu", v);
+		cr_assert_not_null(r);
+		cr_expect_eq(rule_of_schema(r), rule_of_schema(relu1), "Relu-%d", r->since);
+	}
+	const sch_row *scan8 = schema_lookup("", "Scan", 8), *scan9 = schema_lookup("", "Scan", 9),
+		      *scan25 = schema_lookup("", "Scan", 25);
+	cr_assert(scan8 && scan9 && scan25);
+	cr_expect_neq(rule_of_schema(scan8), rule_of_schema(scan9));
+	cr_expect_eq(rule_of_schema(scan25), rule_of_schema(scan9));
+}
+
+/* A version that takes its predecessor's rule has no row of its own: the table lists
+ * where rules change, not every version. */
+Test(rule_table, no_row_restates_the_previous_version)
+{
+	int32_t n, restated = 0;
+	const sch_row *rows = schema_rows(&n);
+	for (int32_t i = 1; i < n; i++) {
+		if (strcmp(rows[i].domain, rows[i - 1].domain) || strcmp(rows[i].op_type, rows[i - 1].op_type))
+			continue;
+		infer_fn own = rule_row_of_schema(&rows[i]);
+		if (!own || own != rule_of_schema(&rows[i - 1]))
+			continue;
+		cr_log_error("%s %s-%d: its row restates version %d's rule", rows[i].domain[0] ? rows[i].domain : "ai.onnx",
+			     rows[i].op_type, rows[i].since, rows[i - 1].since);
+		restated++;
+	}
+	cr_assert_eq(restated, 0, "%d rows restate the previous version's rule", restated);
 }
 
 Test(rule_table, name_keyed_rows_are_of_other_domains)

@@ -148,7 +148,7 @@ Test(symbolic, input_shape_and_assume_evaluate_expressions)
 	osh_dim dims[] = {{OSH_DIM_VALUE, 2, NULL}, {OSH_DIM_SYMBOL, 0, "seq"}, {OSH_DIM_VALUE, 64, NULL}};
 	osh_input_shape shapes[] = {{"x", 3, dims}};
 	osh_assumption assume[] = {{"seq", 7}, {"H", 224}};
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes, .n_assumptions = 2, .assumptions = assume};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = shapes, .n_assumptions = 2, .assumptions = assume};
 	osh_model *m = mb_infer_opts(b, &o);
 	cr_assert_not_null(m);
 	cr_expect_str_eq(mb_type(m, "f"), "FLOAT (14, 64)");
@@ -265,7 +265,7 @@ Test(symbolic, an_output_declared_static_does_not_pin_an_input_made_dynamic)
 	mb_output(b, "y", DT_FLOAT, "1,3");
 	osh_dim dims[] = {{OSH_DIM_SYMBOL, 0, "N"}, {OSH_DIM_VALUE, 3, NULL}};
 	osh_input_shape shapes[] = {{"x", 2, dims}};
-	osh_infer_options o = {.n_input_shapes = 1, .input_shapes = shapes};
+	osh_infer_options o = {.version = OSH_INFER_OPTIONS_VERSION, .n_input_shapes = 1, .input_shapes = shapes};
 	osh_model *m = mb_infer_opts(b, &o);
 	cr_assert_not_null(m);
 	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (N, 3)");
@@ -485,7 +485,7 @@ Test(symbolic, a_claim_keeps_its_name_when_a_rewrite_infers_again)
 	cr_assert_eq(osh_model_load(&m, in, NULL, &err), OSH_OK, "%s", err.message);
 	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
 	cr_expect_str_eq(mb_type(m, "p"), "FLOAT (once, 3)");
-	osh_rewrite_options o = {.explicit_broadcast = true};
+	osh_rewrite_options o = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = true};
 	osh_rewrite_report report;
 	cr_assert_eq(osh_rewrite(m, &o, &report, &err), OSH_OK, "%s", err.message);
 	cr_assert(report.n_expand > 0 || report.n_explicit > 0, "the rewrite edited the graph");

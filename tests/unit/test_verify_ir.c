@@ -256,7 +256,7 @@ static void verify_fixture(const char *path, void *ctx)
 			s->inferred++;
 			cr_expect_eq(ir_verify(m, why, sizeof why), OSH_OK, "%s inferred: %s", path, why);
 			osh_rewrite_report rep;
-			osh_rewrite_options ro = {.explicit_broadcast = s->rewritten % 2 == 1};
+			osh_rewrite_options ro = {.version = OSH_REWRITE_OPTIONS_VERSION, .explicit_broadcast = s->rewritten % 2 == 1};
 			st = osh_rewrite(m, &ro, &rep, &err);
 			cr_expect(st == OSH_OK || !strstr(err.message, "internal error"), "%s", err.message);
 			s->rewritten += st == OSH_OK;

@@ -1,4 +1,4 @@
-/* test_write_ahead.c: osh_load_options.write_ahead_to.
+/* test_write_ahead.c: osh_load_options.write_to.
  *
  * While a model is loaded and inferred, a thread copies its graph's nodes and
  * initializers to where they will most likely be in the output (emit/write_ahead.c).
@@ -86,7 +86,7 @@ static osh_model *load_for(const char *path, const char *dest)
 {
 	osh_model *m = NULL;
 	osh_error err = {0};
-	osh_load_options lo = {.write_ahead_to = dest};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = dest};
 	cr_assert_eq(osh_model_load(&m, path, &lo, &err), OSH_OK, "%s", err.message);
 	return m;
 }
@@ -334,7 +334,7 @@ Test(write_ahead, a_load_that_fails_after_the_layout_leaves_nothing)
 	write_ahead_cancel(job);
 	expect_listing(dir, "model.onnx", "failed load");
 	/* And the public way: the failed load removes what it began. */
-	osh_load_options lo = {.write_ahead_to = dest};
+	osh_load_options lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = dest};
 	cr_expect_eq(osh_model_load(&m, model, &lo, &err), OSH_ERR_DECODE);
 	expect_listing(dir, "model.onnx", "failed load, public");
 	free(model), free(dest);
@@ -373,7 +373,7 @@ Test(write_ahead, source_changed_after_load)
 	fputs("appended", f);
 	fclose(f);
 	osh_error err = {0};
-	cr_expect_eq(osh_model_write(s.m, s.dest, NULL, &err), OSH_ERR_IO);
+	cr_expect_eq(osh_model_write(s.m, s.dest, NULL, &err), OSH_ERR_CHANGED);
 	cr_expect(strstr(err.message, "changed on disk"), "%s", err.message);
 	end(&s, "model.onnx", "source changed");
 }
@@ -389,7 +389,7 @@ Test(write_ahead, in_place)
 	infer_annotate(m);
 	uint64_t skipped = 0;
 	osh_error err = {0};
-	cr_assert_eq(write_model(m, model, &(osh_write_options){.in_place = true, .durable = true}, &skipped, &err),
+	cr_assert_eq(write_model(m, model, &(osh_write_options){.version = OSH_WRITE_OPTIONS_VERSION, .in_place = true, .durable = true}, &skipped, &err),
 		     OSH_OK, "%s", err.message);
 	cr_expect_geq(skipped, (uint64_t)WEIGHTS * FLOATS * 4);
 	osh_model_free(m);

@@ -1,4 +1,4 @@
-/* test_write_atomic.c: the promise of emit/write_atomic.c under fault injection.
+/* test_write_atomic.c: the promise of io/atomic_file.c under fault injection.
  *
  * A sys_io whose Nth call (write, copy, fsync, close or rename, counted together)
  * fails with EIO or ENOSPC is run for EVERY N of a real multi-megabyte write, part
@@ -13,7 +13,7 @@
  * left as it is.
  */
 #define _GNU_SOURCE
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 
 #include <criterion/criterion.h>
 #include "test_files.h"
@@ -47,7 +47,7 @@ static struct {
 
 /* Whether the fault-injection runs ask for a durable output (fsync, writeback
  * started as it goes, every write from the caller's thread) or not (full buffers
- * written by a thread of their own: emit/flush_behind.c). */
+ * written by a thread of their own: io/flush_behind.c). */
 static bool fx_durable = true;
 
 static bool hit(void)
@@ -557,7 +557,7 @@ Test(write_atomic, source_that_shrank_is_an_error)
 		p.copy_blind = blind;
 		atomic_opts ao = {.io = &faulty};
 		osh_error err = {0};
-		cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_IO);
+		cr_expect_eq(write_atomic(dest, &ao, produce, &p, &err), OSH_ERR_CHANGED);
 		cr_expect(strstr(err.message, strerror(ESTALE)), "%s", err.message);
 		cr_expect(file_is(dest, old_bytes, sizeof old_bytes - 1));
 		expect_listing_at(dir, "out.bin", "source shrank", blind);
@@ -849,7 +849,7 @@ static void swapped_under(int what, bool early, const char *as_name)
 	osh_error err = {0};
 	char ctx[64];
 	snprintf(ctx, sizeof ctx, "change %d%s, written as %s", what, early ? " before the write" : "", as_name);
-	cr_expect_eq(write_atomic(as, &ao, produce, &p, &err), OSH_ERR_IO, "%s: written", ctx);
+	cr_expect_eq(write_atomic(as, &ao, produce, &p, &err), OSH_ERR_CHANGED, "%s: written", ctx);
 	cr_expect(swap.done, "%s", ctx);
 	cr_expect(strstr(err.message, strerror(ESTALE)) && strstr(err.message, "the destination is unchanged"),
 		  "%s: %s", ctx, err.message);

@@ -15,7 +15,7 @@
  *    other's temporary files.
  */
 #define _GNU_SOURCE
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 #include "onnxshape.h"
 
 #include <criterion/criterion.h>

@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "pristine.h"
-#include "emit/write_atomic.h"
+#include "io/atomic_file.h"
 
 #include <criterion/criterion.h>
 #include "test_files.h"

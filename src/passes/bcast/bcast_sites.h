@@ -32,7 +32,7 @@ bool bsite_of(const node *n, bsite *s);
 
 /* The axis forms of broadcasting, where a node places one operand inside the other at
  * its `axis`: Paddle's elementwise_* operators (in any domain but ai.onnx's "", as
- * inference reads them: rules_paddle.h) and, before opset 7, the ai.onnx operators
+ * inference reads them: rules_paddle.c) and, before opset 7, the ai.onnx operators
  * whose schemas had the broadcast/axis attributes. Inference reads the attributes
  * through its own look-up (a function's caller may supply them); everything that
  * reads them from the node (lint, the sites below, the rewrite, the HTML report's

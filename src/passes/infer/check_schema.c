@@ -1143,7 +1143,7 @@ bool check_schema_missing(infer_ctx *c)
 		return true;
 	const char *dom = n->domain[0] ? n->domain : "ai.onnx";
 	/* ONNX Runtime registers kernels of its own in ai.onnx where ONNX has none
-	 * (ops_ms.def's ORT_EXTRA rows: LayerNormalization before opset 17,
+	 * (ops_ort_extra.def's ORT_EXTRA rows: LayerNormalization before opset 17,
 	 * SimplifiedLayerNormalization, and up to opset 9 the experimental operators
 	 * ONNX removed, Crop, ImageScaler...) and runs them: the spec's complaint only,
 	 * but for the types their schemas take. */

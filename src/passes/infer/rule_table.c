@@ -1,11 +1,15 @@
 /* rule_table.c: ops.def as tables, and the lookup that gives a node type its schema
  * row and its rule together.
  *
- * The rows of the domains the schemas cover name a schema row (ONNX(Abs, 13, fn) is
- * SCH_ai_onnx__Abs_13 of core/schema/schema_ids.h) and fill an array parallel to the
- * schema table, joined at compile time: such a node resolves by schema_lookup alone
- * and its rule is the entry at its row's index. A rule row that names no schema row
- * does not compile; a schema row without a rule is test_rule_table's failure.
+ * The rows of the domains the schemas cover name a schema row (ONNX(Abs, 1, fn) is
+ * SCH_ai_onnx__Abs_1 of core/schema/schema_ids.h) and fill an array parallel to the
+ * schema table, joined at compile time: such a node resolves by schema_lookup alone.
+ * A row holds from its schema row until the operator's next row, so the versions
+ * after it with no row of their own (Abs-6 and Abs-13) take the nearest earlier
+ * version's rule: the schema table keeps an operator's versions together in since
+ * order, and the walk back is a few entries, once per operator type a pass meets. A
+ * rule row that names no schema row does not compile; an operator whose first
+ * version has no row is test_rule_table's failure.
  *
  * The other domains' rows are constant data too; each pass run indexes them by
  * operator type (rule_table.h's rule_index: rows bucketed by a cheap hash of their
@@ -14,8 +18,9 @@
  */
 #include "passes/infer/rule_table.h"
 
+#include "passes/rules/rule_protos.h"
+
 #include "core/schema/schema_ids.h"
-#include "passes/rules/rules.h"
 
 #include <string.h>
 
@@ -87,7 +92,17 @@ bool rule_index_build(rule_index *ri, arena *a)
 	return true;
 }
 
-infer_fn rule_of_schema(const sch_row *r) { return by_schema[schema_index(r)]; }
+infer_fn rule_of_schema(const sch_row *r)
+{
+	int32_t n, i = schema_index(r);
+	const sch_row *rows = schema_rows(&n);
+	while (!by_schema[i] && i > 0 && !strcmp(rows[i - 1].op_type, r->op_type) &&
+	       !strcmp(rows[i - 1].domain, r->domain))
+		i--;
+	return by_schema[i];
+}
+
+infer_fn rule_row_of_schema(const sch_row *r) { return by_schema[schema_index(r)]; }
 
 const ort_extra *rule_ort_extra(const char *domain, const char *op_type, int64_t version)
 {

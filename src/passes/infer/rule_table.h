@@ -54,11 +54,16 @@ typedef struct rule_hit {
  * ANY_DOMAIN row's (outside ai.onnx and its sub-domains). */
 rule_hit rule_lookup(const rule_index *ri, const char *domain, const char *op_type, int64_t version);
 
-/* The rule attached to schema row r; every row has one (test_rule_table). */
+/* The rule of schema row r: its own rule row's, else that of the operator's nearest
+ * earlier version with one (a row holds until the operator's next row). Every schema
+ * row has one (test_rule_table). */
 infer_fn rule_of_schema(const sch_row *r);
 
+/* The rule of schema row r's own rule row, NULL where it has none, for tests. */
+infer_fn rule_row_of_schema(const sch_row *r);
+
 /* An operator ONNX Runtime registers in the ai.onnx domain where ONNX has no row for
- * it (ops_ms.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
+ * it (ops_ort_extra.def's ORT_EXTRA rows): its rule, up to which opset ONNX Runtime has it,
  * and whether its kernels take FLOAT16, FLOAT and DOUBLE only. */
 typedef struct ort_extra {
 	const char *op;

@@ -32,7 +32,7 @@
 #include "core/schema/schema.h"
 #include "core/symbols.h"
 
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -869,7 +869,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		return OSH_OK;
 	rep->n_fold_inits_dropped = rep->n_fold_inits = 0; /* counted again by the edit */
 	rewrite_grow_budget(m, 0);
-	if (!loader_materialize(m))
+	if (!loader_build_messages(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	if (!r->e)

@@ -26,9 +26,8 @@
 #include "core/dtype.h"
 #include "passes/bcast/bcast_sites.h"
 #include "passes/bcast/broadcast.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,168 +91,6 @@ static type_class classify_type(int32_t elem)
 	default:
 		return TC_OTHER;
 	}
-}
-
-/* ---- shared helpers ------------------------------------------------------------------- */
-
-void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *fmt, ...)
-{
-	if (r->apply)
-		return;
-	if (r->nchanges == r->cap_changes) {
-		osh_rewrite_change *c = grow_arena(r->m->arena, r->changes, &r->cap_changes, 16, sizeof *c);
-		if (!c) {
-			rw_nomem(r);
-			return;
-		}
-		r->changes = c;
-	}
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	const node *n = &g->nodes[ni];
-	osh_rewrite_change c = {
-		.graph = g->path,
-		.node_index = ni,
-		.node_name = n->name,
-		.op_type = n->op_type,
-		.kind = kind,
-		.what = arena_strdup(r->m->arena, buf),
-	};
-	if (!c.what) {
-		rw_nomem(r);
-		return;
-	}
-	r->changes[r->nchanges++] = c;
-}
-
-void rw_error(rw *r, const graph *g, int32_t ni, const char *code, const char *fmt, ...)
-{
-	if (r->apply)
-		return;
-	char buf[1536];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	model_diag(r->m, OSH_ERROR, code, g, ni, NULL, "%s", buf);
-	r->rep->n_errors++;
-}
-
-bool rw_continue_changes(rw *r)
-{
-	size_t n = r->rep->n_changes;
-	r->nchanges = r->cap_changes = n;
-	if (!n)
-		return true;
-	r->changes = arena_array(r->m->arena, n, sizeof *r->changes);
-	if (!r->changes)
-		return false;
-	memcpy(r->changes, r->rep->changes, n * sizeof *r->changes);
-	return true;
-}
-
-const char *rw_base(rw *r, const graph *g, int32_t ni)
-{
-	const node *n = &g->nodes[ni];
-	const char *b = n->name[0] ? n->name : arena_printf(r->m->arena, "%s_%d", n->op_type, ni);
-	if (!b)
-		rw_nomem(r);
-	return b ? b : "";
-}
-
-static const char *fresh(rw *r, const char *base, const char *role)
-{
-	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
-	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
-	if (!s)
-		rw_nomem(r);
-	return s ? s : "";
-}
-
-const char *rw_value(rw *r, const char *base, const char *role)
-{
-	const char *s = fresh(r, base, role);
-	if (r->apply && s[0] && strmap_put(&r->made, s, 0) == -2)
-		rw_nomem(r);
-	return s;
-}
-
-const char *rw_init_name(rw *r, const char *base, const char *role) { return fresh(r, base, role); }
-
-/* Inserts without counting. */
-static bool insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role,
-		   int32_t nin, const char *const *inputs, const char **out, struct Onnx__NodeProto **np)
-{
-	const char *name = rw_value(r, base, role);
-	*out = name;
-	*np = NULL;
-	if (!r->apply)
-		return !r->nomem;
-	/* The node is named after the one value it makes: unique among nodes too. */
-	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
-	if (!*np)
-		rw_nomem(r);
-	return *np != NULL;
-}
-
-bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role, int32_t nin,
-	       const char *const *inputs, const char **out, struct Onnx__NodeProto **np)
-{
-	r->rep->n_other_inserted++;
-	return insert(r, g, ni, op_type, base, role, nin, inputs, out, np);
-}
-
-static bool add_init(rw *r, graph *g, const char *name, int32_t dtype, const int64_t *dims, int32_t rank,
-		     const int64_t *iv, const double *fv)
-{
-	r->ninits++;
-	if (!r->apply)
-		return true;
-	if (!edit_add_initializer(r->e, g, name, dtype, dims, rank, iv, fv)) {
-		rw_nomem(r);
-		return false;
-	}
-	return true;
-}
-
-bool rw_scalar(rw *r, graph *g, const char *base, const char *role, int32_t dtype, double v, const char **out)
-{
-	bool is_float = false;
-	if (!edit_dtype_encodable(dtype, &is_float))
-		return false;
-	int64_t iv = 0;
-	if (!is_float && !f64_to_i64(v, &iv))
-		return false;
-	*out = rw_init_name(r, base, role);
-	return add_init(r, g, *out, dtype, NULL, 0, is_float ? NULL : &iv, is_float ? &v : NULL);
-}
-
-bool rw_ints(rw *r, graph *g, const char *base, const char *role, const int64_t *v, int32_t n, const char **out)
-{
-	*out = rw_init_name(r, base, role);
-	int64_t dims[1] = {n};
-	return add_init(r, g, *out, DT_INT64, dims, 1, v, NULL);
-}
-
-bool rw_set_attr_i(rw *r, struct Onnx__NodeProto *np, const char *name, int64_t v)
-{
-	if (r->apply && !edit_node_set_attr_i(r->e, np, name, v)) {
-		rw_nomem(r);
-		return false;
-	}
-	return true;
-}
-
-bool rw_set_attr_ints(rw *r, struct Onnx__NodeProto *np, const char *name, const int64_t *v, int32_t n)
-{
-	if (r->apply && !edit_node_set_attr_ints(r->e, np, name, v, n)) {
-		rw_nomem(r);
-		return false;
-	}
-	return true;
 }
 
 /* ---- candidates ----------------------------------------------------------------------- */
@@ -591,7 +428,7 @@ static const char *place_operand(rw *r, const cand *c, const char *base)
 		if (!rw_ints(r, c->g, base, srole, vals, c->to_rank, &shp))
 			return "";
 		const char *in[2] = {src, shp};
-		insert(r, c->g, c->ni, "Reshape", base, role, 2, in, &out, &np);
+		rw_insert_uncounted(r, c->g, c->ni, "Reshape", base, role, 2, in, &out, &np);
 		return out;
 	}
 	/* Unsqueeze appends 1s after the operand's own dims; Squeeze drops trailing 1s
@@ -615,11 +452,11 @@ static const char *place_operand(rw *r, const cand *c, const char *base)
 		if (!rw_ints(r, c->g, base, arole, axes, na, &an))
 			return "";
 		const char *in[2] = {src, an};
-		insert(r, c->g, c->ni, op, base, role, 2, in, &out, &np);
+		rw_insert_uncounted(r, c->g, c->ni, op, base, role, 2, in, &out, &np);
 		return out;
 	}
 	const char *in[1] = {src};
-	if (insert(r, c->g, c->ni, op, base, role, 1, in, &out, &np))
+	if (rw_insert_uncounted(r, c->g, c->ni, op, base, role, 1, in, &out, &np))
 		rw_set_attr_ints(r, np, "axes", axes, na);
 	return out;
 }
@@ -1045,7 +882,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
 	/* The editing run: a fresh session, the same code, on messages (the loader left
 	 * the main graph's nodes and initializers as bytes until something changes). */
-	if (!loader_materialize(m))
+	if (!loader_build_messages(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

@@ -3,7 +3,7 @@
  * standard ONNX. It runs after the axis stage (rewrite.c), on the re-indexed and
  * re-inferred model, so Paddle and legacy nodes are already numpy ones here. It only
  * edits the messages: the re-index, inference and value_info after it are rows of
- * pipeline.c's table, as is the second round.
+ * pipeline.c's table.
  *
  * For a node that broadcasts implicitly (bcast_sites.h), each site input whose shape
  * is not proven equal to the node's result gets Expand(input, target). Expand
@@ -34,7 +34,7 @@
 #include "core/dtype.h"
 #include "passes/bcast/bcast_sites.h"
 #include "passes/bcast/bcast_ops.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -550,22 +550,6 @@ static void drop_lowered_imports(xrun *x)
 
 /* ---- the stage ------------------------------------------------------------------------- */
 
-/* Room for a stage's edits and the re-index and inference after them. The load-time
- * budget covers one IR and one inference; re-indexing builds a second IR beside the first (the old
- * one stays in the arena) and inference runs again, on a model with `added` more
- * nodes. That growth is bounded by what the model already used plus a per-node cost
- * (a node message, its names and IR entries, measured at most 1,664 bytes each by
- * load.c's budget: 4 KiB leaves room for content on shape values), so the budget
- * grows by that much, not without bound. */
-void rewrite_grow_budget(osh_model *m, size_t added)
-{
-	if (!m->budget)
-		return; /* no limit */
-	uint64_t more = arena_used(m->arena) + (uint64_t)added * 4096;
-	m->budget = m->budget + more < m->budget ? UINT64_MAX : m->budget + more;
-	arena_set_budget(m->arena, m->budget);
-}
-
 static bool has_b3(const osh_model *m, const osh_rewrite_options *opts)
 {
 	for (int32_t gi = 0; gi < m->ngraphs; gi++) {
@@ -633,8 +617,8 @@ static void run(xrun *x, bool explicit_on)
 	}
 }
 
-/* One round of the stage (pipeline.c runs a second, explicit-again: see there). */
-osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
+/* The stage (rewrite.h). It runs once (pipeline.c says why). */
+osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
 				  strmap *made, bool *edited, osh_error *err)
 {
 	*edited = false;
@@ -673,7 +657,7 @@ osh_status rewrite_explicit_round(osh_model *m, const osh_rewrite_options *opts,
 	rep->n_target_nodes = before.n_target_nodes, rep->n_lowered = before.n_lowered;
 	rep->n_reshape = before.n_reshape, rep->n_unsqueeze = before.n_unsqueeze;
 	rewrite_grow_budget(m, added);
-	if (!loader_materialize(m)) /* edits need messages (rewrite.c) */
+	if (!loader_build_messages(m)) /* edits need messages (rewrite.c) */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

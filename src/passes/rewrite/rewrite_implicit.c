@@ -23,7 +23,7 @@
 #include "core/schema/schema.h"
 
 #include "passes/bcast/bcast_sites.h"
-#include "loader/materialize.h"
+#include "loader/build_messages.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,7 +311,7 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (opts->dry_run)
 		return OSH_OK;
 	rewrite_grow_budget(m, 0); /* a second IR and inference (removal adds no node) */
-	if (!loader_materialize(m)) /* edits need messages (rewrite.c) */
+	if (!loader_build_messages(m)) /* edits need messages (rewrite.c) */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	if (!r->e)

@@ -1,11 +1,13 @@
 /* rewrite_opset.c: converting a model's ai.onnx opset, up or down: every node adapted
  * so that it means the same at the target version, or refused.
  *
- * The steps are one table, rewrite_opset_steps.h, generated from the schema's history
- * (src/core/schema/gen_opset_steps.py): every version of every operator with an
- * adapter for each direction, KEPT where the change kept the meaning of every valid
- * node (new types, new optional inputs or attributes whose defaults are the old
- * behaviour) and NONE where no exact adapter exists. A node is taken through every
+ * The steps are every version of every operator in the schema table
+ * (src/core/schema), each with an adapter for each direction: KEPT where the change
+ * kept the meaning of every valid node (new types, new optional inputs or attributes
+ * whose defaults are the old behaviour), NONE where no exact adapter exists. Only the
+ * versions that need an adapter or a refusal are kept by hand (opset_steps.def, which
+ * says what the others get; tests/opset/check_steps.py holds every changed version to
+ * a row there or a review). A node is taken through every
  * step between the model's opset and the target, in order (downward: the newest
  * first), following a rename onto the new operator's rows (Upsample to Resize at 10,
  * Scatter to ScatterElements at 11, and back); an operator the target predates is
@@ -1163,41 +1165,34 @@ static bool dn_scatter18(nstate *s)
 }
 
 /* Scatter-9 became ScatterElements-11, the same operator renamed. */
+/* A rename: the operator becomes op, which the walk then follows onto op's own
+ * versions; refused where the target predates `lowest` (0: none does). */
+static bool rename_to(nstate *s, int64_t lowest, const char *op, const char *why)
+{
+	if (s->r->to < lowest)
+		return no_adapter(s);
+	s->op = op;
+	s->op_set = s->renamed = true;
+	note(s, "%s", why);
+	return true;
+}
+
 static bool up_scatter11(nstate *s)
 {
-	s->op = "ScatterElements";
-	s->op_set = s->renamed = true;
-	note(s, "Scatter (deprecated at 11) becomes ScatterElements");
-	return true;
+	return rename_to(s, 0, "ScatterElements", "Scatter (deprecated at 11) becomes ScatterElements");
 }
 
 static bool dn_scatter_elements11(nstate *s)
 {
-	if (s->r->to < 9)
-		return no_adapter(s);
-	s->op = "Scatter";
-	s->op_set = s->renamed = true;
-	note(s, "ScatterElements becomes Scatter (its name before opset 11)");
-	return true;
+	return rename_to(s, 9, "Scatter", "ScatterElements becomes Scatter (its name before opset 11)");
 }
 
 /* Upsample-9 and Resize-10 are one operator: X, scales, mode nearest or linear. */
-static bool up_upsample10(nstate *s)
-{
-	s->op = "Resize";
-	s->op_set = s->renamed = true;
-	note(s, "Upsample (deprecated at 10) becomes Resize");
-	return true;
-}
+static bool up_upsample10(nstate *s) { return rename_to(s, 0, "Resize", "Upsample (deprecated at 10) becomes Resize"); }
 
 static bool dn_resize10(nstate *s)
 {
-	if (s->r->to < 9)
-		return no_adapter(s);
-	s->op = "Upsample";
-	s->op_set = s->renamed = true;
-	note(s, "Resize becomes Upsample (its name before opset 10)");
-	return true;
+	return rename_to(s, 9, "Upsample", "Resize becomes Upsample (its name before opset 10)");
 }
 
 /* Resize-10 maps output pixel x to x / scale (asymmetric) and, for nearest, takes
@@ -1606,30 +1601,90 @@ typedef struct op_step {
 
 #define KEPT NULL
 #define NONE no_adapter
-static const op_step steps[] = {
+static const op_step hand_steps[] = {
 #define OPSET_STEP(op, since, up, down) {op, since, up, down},
-#include "passes/rewrite/rewrite_opset_steps.h"
+#include "passes/rewrite/opset_steps.def"
 #undef OPSET_STEP
 };
 #undef KEPT
 #undef NONE
 
-#define NSTEPS ((int32_t)(sizeof steps / sizeof steps[0]))
+#define NHAND ((int32_t)(sizeof hand_steps / sizeof hand_steps[0]))
 
-/* The first row of op, through a map built once per model (rows of one operator are
- * contiguous). -1 when the operator is not in the table. */
-static int32_t first_step(rw *r, const char *op)
+/* An operator's versions: its ai.onnx rows of the schema table (contiguous,
+ * ascending) and its hand-kept rows of opset_steps.def (contiguous, ascending). */
+typedef struct op_history {
+	const sch_row *rows;
+	int32_t nrows;
+	int32_t hand, nhand; /* hand_steps[hand .. hand + nhand) */
+} op_history;
+
+static bool has_attr(const sch_row *row, const char *name)
+{
+	for (int32_t k = 0; k < row->nattrs; k++)
+		if (!strcmp(row->attrs[k].name, name))
+			return true;
+	return false;
+}
+
+/* The step at version i of h: its hand-kept row, else what the schema's history
+ * implies (opset_steps.def says what). */
+static op_step step_at(const op_history *h, int32_t i)
+{
+	const sch_row *row = &h->rows[i];
+	for (int32_t k = h->hand; k < h->hand + h->nhand; k++)
+		if (hand_steps[k].since == row->since)
+			return hand_steps[k];
+	op_step st = {row->op_type, row->since, NULL, NULL};
+	if (i == 0)
+		st.down = no_adapter;
+	else if (has_attr(&h->rows[i - 1], "consumed_inputs") && !has_attr(row, "consumed_inputs"))
+		st.up = up_drop_consumed;
+	return st;
+}
+
+/* The indexes, built once per model: operator → its first ai.onnx schema row
+ * (steps_index) and → its first hand-kept row (hand_index). */
+static bool build_index(rw *r)
+{
+	strmap_init(&r->steps_index, r->m->arena);
+	strmap_init(&r->hand_index, r->m->arena);
+	int32_t n = 0;
+	const sch_row *rows = schema_rows(&n);
+	for (int32_t i = 0; i < n && !rows[i].domain[0]; i++)
+		if ((i == 0 || strcmp(rows[i - 1].op_type, rows[i].op_type)) &&
+		    strmap_put(&r->steps_index, rows[i].op_type, i) == -2)
+			return false;
+	for (int32_t i = 0; i < NHAND; i++)
+		if ((i == 0 || strcmp(hand_steps[i - 1].op, hand_steps[i].op)) &&
+		    strmap_put(&r->hand_index, hand_steps[i].op, i) == -2)
+			return false;
+	return true;
+}
+
+/* The history of op; false when the operator is not in the schema's ai.onnx rows. */
+static bool history_of(rw *r, const char *op, op_history *h)
 {
 	if (!r->steps_built) {
-		strmap_init(&r->steps_index, r->m->arena);
-		for (int32_t i = 0; i < NSTEPS; i++)
-			if ((i == 0 || strcmp(steps[i - 1].op, steps[i].op)) && strmap_put(&r->steps_index, steps[i].op, i) == -2) {
-				rw_nomem(r);
-				return -1;
-			}
+		if (!build_index(r)) {
+			rw_nomem(r);
+			return false;
+		}
 		r->steps_built = true;
 	}
-	return strmap_get(&r->steps_index, op);
+	int32_t first = strmap_get(&r->steps_index, op);
+	if (first < 0)
+		return false;
+	int32_t n = 0;
+	const sch_row *rows = schema_rows(&n);
+	*h = (op_history){.rows = &rows[first], .nrows = 1, .hand = strmap_get(&r->hand_index, op)};
+	while (first + h->nrows < n && !rows[first + h->nrows].domain[0] &&
+	       !strcmp(rows[first + h->nrows].op_type, op))
+		h->nrows++;
+	if (h->hand >= 0)
+		while (h->hand + h->nhand < NHAND && !strcmp(hand_steps[h->hand + h->nhand].op, op))
+			h->nhand++;
+	return true;
 }
 
 /* ---- the schema fit check -------------------------------------------------------------- */
@@ -1808,36 +1863,30 @@ static bool walk(nstate *s)
 	rw *r = s->r;
 	int64_t at = r->from;
 	for (int hops = 0; hops < 4; hops++) {
-		int32_t first = first_step(r, s->op);
-		if (r->nomem)
-			return false;
-		if (first < 0)
-			return refuse(s, "onnxshape knows no history for %s", s->op);
-		int32_t last = first;
-		while (last + 1 < NSTEPS && !strcmp(steps[last + 1].op, steps[first].op))
-			last++;
-		if (!hops && steps[first].since > at)
+		op_history h;
+		if (!history_of(r, s->op, &h))
+			return r->nomem ? false : refuse(s, "onnxshape knows no history for %s", s->op);
+		if (!hops && h.rows[0].since > at)
 			return refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
-				      steps[first].since);
-		int32_t n = last - first + 1;
-		for (int32_t j = 0; j < n; j++) {
-			int32_t i = s->down ? last - j : first + j;
-			const op_step *st = &steps[i];
-			bool in = s->down ? st->since > r->to && st->since <= at : st->since > at && st->since <= r->to;
+				      h.rows[0].since);
+		for (int32_t j = 0; j < h.nrows; j++) {
+			int32_t i = s->down ? h.nrows - 1 - j : j;
+			op_step st = step_at(&h, i);
+			bool in = s->down ? st.since > r->to && st.since <= at : st.since > at && st.since <= r->to;
 			if (!in)
 				continue;
-			adapt_fn fn = s->down ? st->down : i == first ? NULL : st->up;
+			adapt_fn fn = s->down ? st.down : i == 0 ? NULL : st.up;
 			if (!fn)
 				continue;
-			s->step = st->since;
-			s->first_row = i == first;
+			s->step = st.since;
+			s->first_row = i == 0;
 			if (!fn(s))
 				return false;
 			if (s->refused || s->built)
 				return true;
 			if (s->renamed) {
 				s->renamed = false;
-				at = s->down ? st->since - 1 : st->since;
+				at = s->down ? st.since - 1 : st.since;
 				goto next;
 			}
 		}
@@ -1850,7 +1899,8 @@ static bool walk(nstate *s)
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 {
 	const node *n = &g->nodes[ni];
-	if (first_step(r, n->op_type) < 0) {
+	op_history h;
+	if (!history_of(r, n->op_type, &h)) {
 		if (r->nomem)
 			return false;
 		/* A model-local function of the default domain is the model's own. */

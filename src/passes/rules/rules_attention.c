@@ -1,5 +1,6 @@
-/* rules_attention.c: Attention (23, 24, 25), RotaryEmbedding (23) and
- * TensorScatter (24), the KV cache update (described where it is defined).
+/* rules_attention.c: Attention (23, 24, 25), RotaryEmbedding (23), TensorScatter (24),
+ * the KV cache update (described where it is defined), LinearAttention (27) and
+ * ai.onnx.preview's FlexAttention.
  *
  * Attention takes Q, K, V all 4-D, (batch, heads, seq, head_size), or all 3-D,
  * (batch, seq, heads * head_size) with the head counts in q_num_heads and
@@ -16,11 +17,24 @@
  * batch; opset 25's window attributes change no shape. RotaryEmbedding keeps
  * X's shape.
  *
+ * LinearAttention (27): query (B, T, Hq * dk), key (B, T, Hkv * dk), value
+ * (B, T, Hkv * dv), past_state (B, Hkv, dk, dv), decay (B, T, Hkv * dk or Hkv), beta
+ * (B, T, Hkv or 1): output (B, T, Hq * dv), present_state (B, Hkv, dk, dv); Hq and Hkv
+ * are the required q_num_heads and kv_num_heads, Hq a multiple of Hkv. Output takes
+ * query's type, present_state past_state's (its own type constraint S), else query's.
+ * ai.onnx.preview's FlexAttention (1): Q (B, Hq, L, E), K (B, Hkv, S, E), V
+ * (B, Hkv, S, Ev): Y (B, Hq, L, Ev); the score_mod and prob_mod bodies see
+ * (B, Hq, L, S) in softmax_precision's type.
+ *
  * Invariant: a head size read from a 3-D hidden size is written only when the
  * head count divides it; every dim with several witnesses is merged (a conflict
  * is reported and the outputs keep their element types only).
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
+
+#include "core/dtype.h"
 
 enum { IN_Q, IN_K, IN_V, IN_MASK, IN_PAST_KEY, IN_PAST_VALUE, IN_NONPAD };
 enum { OUT_Y, OUT_PRESENT_KEY, OUT_PRESENT_VALUE, OUT_QK };
@@ -261,4 +275,160 @@ void infer_tensor_scatter(infer_ctx *c)
 	if (w && (w->rank != 1 || !nn_merge_dim(c, &out[0], w->dims[0], "batch_size", 2)))
 		return;
 	set_out(c, 0, elem, r, out);
+}
+
+/* ---- LinearAttention ---- */
+
+enum { LA_Q, LA_K, LA_V, LA_PAST, LA_DECAY, LA_BETA };
+
+/* hidden / heads into *out when both are known (hidden itself for one head);
+ * unknown otherwise. False (reported) when heads does not divide hidden. */
+static bool per_head(infer_ctx *c, int32_t i, dim hidden, int64_t heads, dim *out)
+{
+	hidden = dim_resolve(c->syms, hidden);
+	*out = heads == 1 ? hidden : dim_unknown();
+	if (heads == 1 || hidden.kind != DIM_KNOWN)
+		return true;
+	if (hidden.v % heads) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim %lld is not a multiple of %lld heads",
+			   in_name(c, i), fmt_shape(c, in(c, i)), (long long)hidden.v, (long long)heads);
+		return false;
+	}
+	*out = dim_known(hidden.v / heads);
+	return true;
+}
+
+/* A known last dim of decay or beta must be one of the two sizes the spec allows
+ * (b unknown: only a). */
+static bool last_is_one_of(infer_ctx *c, int32_t i, dim a, dim b, const char *sizes)
+{
+	const tinfo *t = in(c, i);
+	dim d = dim_resolve(c->syms, t->dims[2]);
+	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
+	if (d.kind != DIM_KNOWN || a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || d.v == a.v || d.v == b.v)
+		return true;
+	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim must be %s (%lld or %lld)", in_name(c, i),
+		   fmt_shape(c, t), sizes, (long long)a.v, (long long)b.v);
+	return false;
+}
+
+void infer_linear_attention(infer_ctx *c)
+{
+	int32_t eq = in_elem(c, LA_Q), ep = in(c, LA_PAST) ? in_elem(c, LA_PAST) : eq;
+	set_out_elem(c, 0, eq);
+	set_out_elem(c, 1, ep);
+	int64_t hq = attr_i(c, "q_num_heads", 0), hkv = attr_i(c, "kv_num_heads", 0);
+	if (!attr_has(c, "q_num_heads") || !attr_has(c, "kv_num_heads"))
+		return; /* the schema check reports the missing attribute */
+	if (hq < 1 || hkv < 1 || hq % hkv) {
+		infer_diag(c, OSH_ERROR, "shape-error",
+			   "q_num_heads %lld must be a positive multiple of kv_num_heads %lld", (long long)hq,
+			   (long long)hkv);
+		return;
+	}
+	bool bad = false;
+	const char *packed = "(B, T, heads * head size)";
+	int32_t r[6] = {nn_rank_want(c, LA_Q, 3, packed, &bad),
+			nn_rank_want(c, LA_K, 3, packed, &bad),
+			nn_rank_want(c, LA_V, 3, packed, &bad),
+			nn_rank_want(c, LA_PAST, 4, "(B, kv_num_heads, d_k, d_v)", &bad),
+			nn_rank_want(c, LA_DECAY, 3, "(B, T, kv_num_heads * d_k or kv_num_heads)", &bad),
+			nn_rank_want(c, LA_BETA, 3, "(B, T, kv_num_heads or 1)", &bad)};
+	if (bad)
+		return;
+	dim batch = dim_unknown(), seq = dim_unknown(), heads = dim_known(hkv), dk = dim_unknown(),
+	    dv = dim_unknown();
+	for (int32_t i = LA_Q; i <= LA_BETA; i++) {
+		if (r[i] < 0)
+			continue;
+		const tinfo *t = in(c, i);
+		if (!nn_merge_dim(c, &batch, t->dims[0], "B", i))
+			return;
+		if (i == LA_PAST) {
+			if (!nn_merge_dim(c, &heads, t->dims[1], "kv_num_heads", i) ||
+			    !nn_merge_dim(c, &dk, t->dims[2], "d_k", i) || !nn_merge_dim(c, &dv, t->dims[3], "d_v", i))
+				return;
+			continue;
+		}
+		if (!nn_merge_dim(c, &seq, t->dims[1], "T", i))
+			return;
+		dim d;
+		if (i == LA_Q || i == LA_K) {
+			if (!per_head(c, i, t->dims[2], i == LA_Q ? hq : hkv, &d) || !nn_merge_dim(c, &dk, d, "d_k", i))
+				return;
+		} else if (i == LA_V) {
+			if (!per_head(c, i, t->dims[2], hkv, &d) || !nn_merge_dim(c, &dv, d, "d_v", i))
+				return;
+		}
+	}
+	if (r[LA_DECAY] == 3 &&
+	    !last_is_one_of(c, LA_DECAY, dim_mul(c, dim_known(hkv), dk), dim_known(hkv), "kv_num_heads * d_k or kv_num_heads"))
+		return;
+	if (r[LA_BETA] == 3 && !last_is_one_of(c, LA_BETA, dim_known(hkv), dim_known(1), "kv_num_heads or 1"))
+		return;
+	/* Hq == Hkv: value's hidden size as it is, even when symbolic. */
+	dim hidden = hq == hkv && r[LA_V] == 3 ? in(c, LA_V)->dims[2] : dim_mul(c, dim_known(hq), dv);
+	dim y[3] = {batch, seq, hidden}, s[4] = {batch, heads, dk, dv};
+	set_out(c, 0, eq, 3, y);
+	set_out(c, 1, ep, 4, s);
+}
+
+/* ---- FlexAttention (ai.onnx.preview) ---- */
+
+enum { FA_Q, FA_K, FA_V };
+
+/* Infers modifier body `name` on scores of shape s and type elem. */
+static void flex_body(infer_ctx *c, const char *name, int32_t elem, const dim *s)
+{
+	graph *g = attr_graph(c, name);
+	if (!g)
+		return;
+	tinfo t = tinfo_unknown();
+	t.kind = TK_TENSOR, t.elem = elem, t.rank = 4, t.dims = dims_dup(c, s, 4);
+	if (!t.dims)
+		return;
+	infer_subgraph(c, g, &t, 1);
+}
+
+void infer_flex_attention(infer_ctx *c)
+{
+	int32_t eq = in_elem(c, FA_Q);
+	set_out_elem(c, 0, eq);
+	bool bad = false;
+	const char *layout = "(batch_size, heads, sequence_length, head size)";
+	int32_t rq = nn_rank_want(c, FA_Q, 4, layout, &bad), rk = nn_rank_want(c, FA_K, 4, layout, &bad),
+		rv = nn_rank_want(c, FA_V, 4, layout, &bad);
+	if (bad)
+		return;
+	dim batch = dim_unknown(), hq = dim_unknown(), hkv = dim_unknown(), l = dim_unknown(), s = dim_unknown(),
+	    e = dim_unknown(), ev = dim_unknown();
+	const tinfo *q = in(c, FA_Q), *k = in(c, FA_K), *v = in(c, FA_V);
+	if (rq == 4)
+		batch = q->dims[0], hq = q->dims[1], l = q->dims[2], e = q->dims[3];
+	if (rk == 4 &&
+	    (!nn_merge_dim(c, &batch, k->dims[0], "batch_size", FA_K) ||
+	     !nn_merge_dim(c, &hkv, k->dims[1], "kv_num_heads", FA_K) ||
+	     !nn_merge_dim(c, &s, k->dims[2], "kv_sequence_length", FA_K) ||
+	     !nn_merge_dim(c, &e, k->dims[3], "head_size", FA_K)))
+		return;
+	if (rv == 4 &&
+	    (!nn_merge_dim(c, &batch, v->dims[0], "batch_size", FA_V) ||
+	     !nn_merge_dim(c, &hkv, v->dims[1], "kv_num_heads", FA_V) ||
+	     !nn_merge_dim(c, &s, v->dims[2], "kv_sequence_length", FA_V)))
+		return;
+	if (rv == 4)
+		ev = v->dims[3];
+	dim a = dim_resolve(c->syms, hq), b = dim_resolve(c->syms, hkv);
+	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && (b.v < 1 || a.v % b.v)) {
+		infer_diag(c, OSH_ERROR, "shape-error", "Q's %lld heads are not a multiple of K's and V's %lld",
+			   (long long)a.v, (long long)b.v);
+		return;
+	}
+	/* The scores' type: softmax_precision, else float (double for double inputs). */
+	int32_t sp = (int32_t)attr_i(c, "softmax_precision", eq == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT);
+	dim scores[4] = {batch, hq, l, s};
+	flex_body(c, "score_mod", sp, scores);
+	flex_body(c, "prob_mod", sp, scores);
+	dim y[4] = {batch, hq, l, ev};
+	set_out(c, 0, eq, 4, y);
 }

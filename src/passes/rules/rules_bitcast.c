@@ -6,7 +6,9 @@
  *
  * Invariant: the output's element type is `to` only when `to` is a valid type.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
 

@@ -1,4 +1,4 @@
-/* rules_broadcast3.c: the shape rule of OpenVINO's Broadcast-3 (rules_broadcast3.h).
+/* rules_broadcast3.c: the shape rule of OpenVINO's Broadcast-3 (ops_broadcast3.def).
  *
  * The target shape is the content of input 1; unknown entries are sizes fixed at run
  * time (fresh symbols, as Expand's rule does). Each mode is one rule family of the
@@ -7,7 +7,7 @@
  * explicit maps data axes onto target axes. A refusal is a broadcast-mismatch error
  * and the output keeps only its element type: never a guessed shape.
  */
-#include "passes/rules/rules_broadcast3.h"
+#include "passes/rules/rule_protos.h"
 
 #include <stdio.h>
 #include <string.h>

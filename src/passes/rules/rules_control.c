@@ -13,7 +13,7 @@
  * what the node passes it), scan lengths known to differ. Only facts known on both
  * sides are compared: what is unknown, or a symbol, is never a finding.
  */
-#include "passes/rules/rules_control.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/dtype.h"
 

@@ -10,7 +10,9 @@
  * Invariant: every written dim is either computed from known sizes with checked
  * arithmetic or read from an input that must hold it; all witnesses are merged.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 enum { IN_X, IN_W, IN_OFFSET, IN_B, IN_MASK };
 

@@ -6,7 +6,8 @@
  * before that either identical shapes or, with `broadcast=1`, the pdpd placement of B
  * inside A at `axis`. Which operator does what beyond its shape (its output element
  * type, its data propagation) is read from small tables keyed by op_type, so one rule
- * function serves a whole family of rows in ops_elementwise.def.
+ * function serves a whole family of rows in ops_elementwise.def. SwiGLU (28) takes A
+ * and B of one shape, no broadcasting, and gives that shape.
  *
  * Data propagation: when every input's integer content is known (shapes, sizes) the
  * output's content is computed elementwise with broadcasting, entry by entry. An entry
@@ -19,10 +20,11 @@
  * Invariant: a rule either sets an output to what is certain, or reports the problem
  * (shape-error, broadcast-mismatch) and leaves the outputs it cannot vouch for unknown.
  */
-#include "passes/rules/rules_elementwise.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/checked.h"
 #include "core/dtype.h"
+#include "passes/rules/rules_nn.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1322,4 +1324,32 @@ void infer_mvn(infer_ctx *c)
 			if (!axis_of(c, x, axes[k], false, &axis))
 				return;
 	same_shape(c, 0, x, elem_of(x));
+}
+
+/* ---- SwiGLU ---- */
+
+void infer_swiglu(infer_ctx *c)
+{
+	int32_t elem = in_elem(c, 0);
+	if (!elem)
+		elem = in_elem(c, 1);
+	set_out_elem(c, 0, elem);
+	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
+	if (a && b && a->rank != b->rank) {
+		infer_diag(c, OSH_ERROR, "shape-error", "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
+			   fmt_shape(c, a), in_name(c, 1), fmt_shape(c, b));
+		return;
+	}
+	const tinfo *t = a ? a : b;
+	if (!t || t->rank > RULE_MAX_RANK)
+		return;
+	dim small[SCRATCH_SMALL], *y = dims_room(c, small, t->rank);
+	if (!y)
+		return;
+	for (int32_t k = 0; k < t->rank; k++) {
+		y[k] = t->dims[k];
+		if (a && b && !nn_merge_dim(c, &y[k], b->dims[k], "a dim of A", 1))
+			return;
+	}
+	set_out(c, 0, elem, t->rank, y);
 }

@@ -10,7 +10,9 @@
  * Invariant: the unreduced loss takes each dim from the scores or the target,
  * whichever knows it, after checking the two (and the weight against C) agree.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 #include <string.h>
 

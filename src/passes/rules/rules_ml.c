@@ -14,7 +14,7 @@
  * `elem` (tinfo.h); a sequence of maps (ZipMap) is a TK_SEQUENCE with inner TK_MAP and
  * the same two fields. No dims are ever claimed for a map.
  */
-#include "passes/rules/rules_ml.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/dtype.h"
 #include "passes/rules/rules_tensor.h"
@@ -514,7 +514,6 @@ void infer_ml_tree_ensemble_regressor(infer_ctx *c)
 	dim d[2] = {n, t};
 	set_out(c, 0, DT_FLOAT, 2, d);
 }
-
 
 /* TreeEnsemble (5): the input's type, [N, n_targets]. The thresholds and the leaf
  * weights are tensors of the input's type; one target id per leaf weight. */

@@ -1,14 +1,14 @@
-/* rules_ms_quant.c: ONNX Runtime's com.microsoft quantized operators (the QLinear*
- * family, QGemm, MatMulInteger16) and the other com.microsoft operators that ONNX later
- * took in or that ai.onnx has under another shape (ExpandDims, Inverse, CDist, Unique).
- * Rows whose inputs sit where the ai.onnx rule reads them reuse that rule
- * (ops_ms_quant.def); the functions here serve the rest.
+/* rules_ms_quant.c: ONNX Runtime's com.microsoft quantized operators: the QLinear*
+ * family, QGemm, MatMulInteger16, GatherBlockQuantized, and the products with
+ * quantised weights (MatMulNBits, MatMulBnb4, MatMulIntegerToFloat). Rows whose inputs
+ * sit where the ai.onnx rule reads them reuse that rule (ops_ms_quant.def); the
+ * functions here serve the rest.
  *
  * Facts from ONNX Runtime's docs/ContribOperators.md, checked against what its CPU
- * kernels produce (tests/ort/ms_vs_ort.py) or, where they do not run, by
- * tests/unit/test_rules_ms_quant.c:
+ * kernels produce (tests/ort/ms_vs_ort.py, ms4_vs_ort.py) or, where they do not run,
+ * by the unit tests:
  *   - QLinearAdd, QLinearMul: A (0) and B (3) broadcast numpy-style, C of A's type;
- *   - QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, Inverse: Y like X;
+ *   - QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: Y like X;
  *   - QLinearConcat(Y_scale, Y_zero_point, (X, scale, zero point)...): Concat of the
  *     X's along axis, of Y_zero_point's type;
  *   - QLinearWhere(cond, X, .., .., Y, .., .., z_scale, z_zero_point): the three-way
@@ -16,28 +16,28 @@
  *   - QLinearAveragePool, QLinearGlobalAveragePool: AveragePool's and
  *     GlobalAveragePool's shapes, (N, D..., C) when channels_last;
  *   - QLinearConv: Conv's shape, X and Y (N, D..., C) when channels_last;
- *   - Range: ai.onnx Range's, delta optional (1);
  *   - QGemm(A, .., .., B, .., .., C, y_scale, y_zero_point): (M, N), y_zero_point's type
  *     with y_scale, FLOAT without;
  *   - GatherBlockQuantized(data, indices, scales, ..): Gather of the unpacked data,
  *     UINT8 data holding 8 / bits values a byte along its last axis, of scales' type;
- *   - ExpandDims(X, axis): X with a 1 inserted at axis, in [-r - 1, r];
- *   - CDist(A (N, K), B (M, K)): (N, M);
- *   - Unique(x (L)): y (U), idx (L) INT64, counts (U) INT64, U known at run time.
+ *   - MatMulNBits: A (..., K), Y (..., N), N and K attributes;
+ *   - MatMulIntegerToFloat: MatMul's shape, a_scale's element type;
+ *   - MatMulBnb4: A (..., K) -> (..., N) with transB (the default), A (..., N) ->
+ *     (..., K) without; B is 1-D of (N * K + 1) / 2 bytes, absmax one scale a block.
  *
  * Invariant: as every rule (rule_api.h), outputs are set to what is certain; a problem
  * is reported and leaves the outputs it concerns with no shape.
  */
-#include "passes/rules/rules_ms_quant.h"
+#include "passes/rules/rule_protos.h"
 
 #include <math.h>
 
 #include "core/dtype.h"
+#include "passes/rules/ms_channels_last.h"
+#include "passes/rules/ms_inputs.h"
 #include "passes/rules/rules_tensor.h"
 #include "passes/rules/rules_nn.h"
 
-
-/* Numpy broadcast of inputs ins[0..n) into output 0 of type elem. */
 static void broadcast_inputs(infer_ctx *c, const int32_t *ins, int32_t n, int32_t elem)
 {
 	set_out_elem(c, 0, elem);
@@ -83,7 +83,6 @@ void infer_ms_qlinear_where(infer_ctx *c)
 	static const int32_t ins[3] = {0, 1, 4};
 	broadcast_inputs(c, ins, 3, in_elem(c, 1));
 }
-
 
 /* ---- QLinearConcat ------------------------------------------------------------------ */
 
@@ -138,54 +137,6 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 
 /* ---- pools and conv ------------------------------------------------------------------- */
 
-/* Its messages name the moved shape: the one the rule saw. */
-void ms_channels_last(infer_ctx *c, infer_fn rule)
-{
-	int32_t r = in_rank(c, 0);
-	if (r < 3) {
-		if (r >= 0)
-			infer_diag(c, OSH_ERROR, "shape-error",
-				   "input '%s' %s needs at least 3 dimensions (N, D..., C)", in_name(c, 0),
-				   fmt_shape(c, in(c, 0)));
-		set_out_elem(c, 0, in_elem(c, 0));
-		return;
-	}
-	value *xv = &c->g->values[c->n->inputs[0]];
-	tinfo saved = xv->ti;
-	dim *moved = dims_alloc(c, r);
-	if (!moved)
-		return;
-	moved[0] = saved.dims[0];
-	moved[1] = saved.dims[r - 1];
-	for (int32_t k = 1; k < r - 1; k++)
-		moved[k + 1] = saved.dims[k];
-	xv->ti.dims = moved;
-	rule(c);
-	xv->ti = saved;
-	if (!out_present(c, 0))
-		return;
-	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
-	if (y->kind != TK_TENSOR || y->rank != r)
-		return;
-	dim *back = dims_alloc(c, r);
-	if (!back)
-		return;
-	back[0] = y->dims[0];
-	for (int32_t k = 1; k < r - 1; k++)
-		back[k] = y->dims[k + 1];
-	back[r - 1] = y->dims[1];
-	set_out(c, 0, y->elem, r, back);
-}
-
-/* Opset 19 has every window attribute: ceil_mode, which QLinearAveragePool has, came
- * in AveragePool-10, dilations in AveragePool-19 (MaxPool-10). */
-void ms_pool_latest(infer_ctx *c)
-{
-	infer_ctx d = *c;
-	d.opset = 19;
-	infer_pool(&d);
-}
-
 void infer_ms_qlinear_avg_pool(infer_ctx *c)
 {
 	if (attr_i(c, "channels_last", 0))
@@ -208,37 +159,6 @@ void infer_ms_qlinear_conv(infer_ctx *c)
 		ms_channels_last(c, infer_qlinear_conv);
 	else
 		infer_qlinear_conv(c);
-}
-
-/* ---- Range --------------------------------------------------------------------------- */
-
-/* Range's rule; without delta (which defaults to 1 here) the length is
- * max(ceil(limit - start), 0) from known start and limit. */
-void infer_ms_range(infer_ctx *c)
-{
-	if (in(c, 2)) {
-		infer_range(c);
-		return;
-	}
-	int32_t elem = in_elem(c, 0);
-	if (!elem)
-		elem = in_elem(c, 1);
-	dim len = dim_fresh(c);
-	int64_t s[1], l[1];
-	int32_t ns, nl;
-	const double *fs, *fl;
-	if (in_known_ints(c, 0, s, 1, &ns) && in_known_ints(c, 1, l, 1, &nl) && ns == 1 && nl == 1) {
-		dim d = dim_sub(c, dim_known(l[0]), dim_known(s[0]));
-		if (d.kind == DIM_KNOWN)
-			len = dim_known(d.v > 0 ? d.v : 0);
-	} else if (in_floats(c, 0, &fs, &ns) && ns == 1 && in_floats(c, 1, &fl, &nl) && nl == 1) {
-		double n = ceil(fl[0] - fs[0]);
-		if (n <= 0)
-			len = dim_known(0);
-		else if (n < 9.0e15)
-			len = dim_known((int64_t)n);
-	}
-	set_out(c, 0, elem, 1, &len);
 }
 
 /* ---- QGemm ------------------------------------------------------------------------- */
@@ -316,64 +236,100 @@ void infer_ms_gather_block_quantized(infer_ctx *c)
 	set_out(c, 0, elem, n, out);
 }
 
-/* ---- ExpandDims, CDist, Unique -------------------------------------------------------- */
+/* ---- MatMulNBits, MatMulIntegerToFloat ----------------------------------------- */
 
-void infer_ms_expand_dims(infer_ctx *c)
+static bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n)
 {
-	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
-	set_out_elem(c, 0, elem);
-	dim axis;
-	if (r < 0 || !in_int1(c, 1, &axis) || axis.kind != DIM_KNOWN)
-		return;
-	int32_t a;
-	if (!norm_axis(c, axis.v, r, true, "axis", &a))
-		return;
-	const tinfo *x = in(c, 0);
-	dim *out = dims_alloc(c, r + 1);
-	if (!out)
-		return;
-	for (int32_t k = 0, j = 0; k <= r; k++)
-		out[k] = k == a ? dim_known(1) : x->dims[j++];
-	set_out(c, 0, elem, r + 1, out);
+	*k = attr_i(c, "K", 0);
+	*n = attr_i(c, "N", 0);
+	if (*k > 0 && *n > 0)
+		return true;
+	infer_diag(c, OSH_ERROR, "attribute-error", "K and N must be positive (K %lld, N %lld)", (long long)*k,
+		   (long long)*n);
+	return false;
 }
 
-void infer_ms_cdist(infer_ctx *c)
+static void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 {
 	int32_t elem = in_elem(c, 0);
 	set_out_elem(c, 0, elem);
-	for (int32_t i = 0; i < 2; i++) {
-		int32_t r = in_rank(c, i);
-		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 2-D (rows, features)", in_name(c, i),
-				   fmt_shape(c, in(c, i)));
-			return;
-		}
-	}
-	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
-	if (a && b) {
-		dim k = a->dims[1];
-		if (!nn_merge_dim(c, &k, b->dims[1], "the feature count (A's second dim)", 1))
-			return;
-	}
-	dim out[2] = {a ? a->dims[0] : dim_unknown(), b ? b->dims[0] : dim_unknown()};
-	set_out(c, 0, elem, 2, out);
-}
-
-void infer_ms_unique(infer_ctx *c)
-{
-	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
-	if (r >= 0 && r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
-		set_out_elem(c, 0, elem);
-		set_out_elem(c, 1, DT_INT64);
-		set_out_elem(c, 2, DT_INT64);
+	int32_t r = in_rank(c, 0);
+	if (r < 0)
+		return;
+	if (r == 0) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; it needs at least one dimension", in_name(c, 0));
 		return;
 	}
-	dim u = dim_fresh(c);
-	set_out(c, 0, elem, 1, &u);
-	if (r == 1)
-		set_out(c, 1, DT_INT64, 1, in(c, 0)->dims);
-	else
-		set_out_elem(c, 1, DT_INT64);
-	set_out(c, 2, DT_INT64, 1, &u);
+	dim small[SCRATCH_SMALL];
+	dim *d = dims_room(c, small, r);
+	if (!d)
+		return;
+	const tinfo *a = in(c, 0);
+	for (int32_t i = 0; i < r; i++)
+		d[i] = a->dims[i];
+	if (!nn_merge_dim(c, &d[r - 1], dim_known(in_size), "the weight's input size (an attribute)", 0))
+		return;
+	d[r - 1] = dim_known(out_size);
+	set_out(c, 0, elem, r, d);
+}
+
+/* A (..., K) times the dequantised B (K, N): Y (..., N), of A's type. */
+void infer_ms_matmul_nbits(infer_ctx *c)
+{
+	int64_t k, n;
+	set_out_elem(c, 0, in_elem(c, 0));
+	if (ms_kn_attrs(c, &k, &n))
+		ms_matmul_sized(c, k, n);
+}
+
+/* A, B, a_scale, b_scale, ...: MatMul(A, B)'s shape, of a_scale's type. */
+void infer_ms_matmul_integer_to_float(infer_ctx *c)
+{
+	infer_matmul(c);
+	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
+	tinfo t = *y;
+	t.elem = in_elem(c, 2);
+	set_out_info(c, 0, &t);
+}
+
+/* ---- MatMulBnb4 -------------------------------------------------------------------- */
+
+/* Input i, when of known rank, must be 1-D of `size` entries (a known one): false,
+ * reported, if not. */
+static bool packed_1d(infer_ctx *c, int32_t i, int64_t size, const char *what)
+{
+	if (!ms_rank_is(c, i, 1, "1-D"))
+		return false;
+	const tinfo *t = in_ranked(c, i);
+	dim d = t ? dim_resolve(c->syms, t->dims[0]) : dim_unknown();
+	if (d.kind != DIM_KNOWN || d.v == size)
+		return true;
+	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must hold %lld entries (%s)", in_name(c, i), fmt_shape(c, t),
+		   (long long)size, what);
+	return false;
+}
+
+/* B is the (N, K) weight quantised to 4 bits, absmax one scale per block_size of it. */
+void infer_ms_matmul_bnb4(infer_ctx *c)
+{
+	int64_t k, n, kn;
+	set_out_elem(c, 0, in_elem(c, 0));
+	if (!ms_kn_attrs(c, &k, &n))
+		return;
+	int64_t bs = attr_i(c, "block_size", 0);
+	if (bs < 16 || (bs & (bs - 1))) {
+		infer_diag(c, OSH_ERROR, "attribute-error", "block_size is %lld; it must be a power of 2, at least 16",
+			   (long long)bs);
+		return;
+	}
+	if (__builtin_mul_overflow(k, n, &kn)) {
+		infer_diag(c, OSH_ERROR, "shape-error", "N * K (%lld * %lld) overflows int64", (long long)n,
+			   (long long)k);
+		return;
+	}
+	if (!packed_1d(c, 1, kn / 2 + kn % 2, "(N * K + 1) / 2 bytes") ||
+	    !packed_1d(c, 2, kn / bs + (kn % bs != 0), "one scale per block_size weights"))
+		return;
+	bool trans = attr_i(c, "transB", 1) != 0;
+	ms_matmul_sized(c, trans ? k : n, trans ? n : k);
 }

@@ -10,7 +10,9 @@
  *
  * Invariant: num_selected is never a number the data could contradict.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
 

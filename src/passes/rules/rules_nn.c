@@ -6,6 +6,8 @@
  * and an operand pairing no valid model can have is reported and leaves the output
  * with its element type only.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
@@ -494,4 +496,18 @@ void infer_einsum(infer_ctx *c)
 				out[r++] = ldim[l];
 	}
 	set_out(c, 0, elem, r, out);
+}
+
+/* Input i's rank when known; reports a rank other than `want` (naming what the
+ * input holds) and sets *bad. -1 when unknown or omitted. */
+int32_t nn_rank_want(infer_ctx *c, int32_t i, int32_t want, const char *layout, bool *bad)
+{
+	int32_t r = in_rank(c, i);
+	if (r >= 0 && r != want) {
+		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
+			   want, layout);
+		*bad = true;
+		return -1;
+	}
+	return r;
 }

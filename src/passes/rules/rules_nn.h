@@ -1,5 +1,5 @@
-/* rules_nn.h: the rule functions of the neural-network family, for ops_nn.def, and the
- * few helpers the family's files share.
+/* rules_nn.h: the helpers the neural-network family's files share (its rules, named
+ * by ops_nn.def's rows, are declared in the generated rule_protos.h).
  *
  * The family is split by what the operators compute:
  *   rules_nn.c         helpers; MatMul, MatMulInteger, QLinearMatMul, Gemm, Einsum
@@ -15,7 +15,6 @@
 #include "passes/rule_api/rule_api.h"
 
 /* ---- helpers shared by the family (defined in rules_nn.c) ---- */
-
 
 /* How a broadcast-mismatch names an operand: `fmt` with the name of input `input` for
  * its one %s ("the batch dims of '%s'"), or fmt itself, holding no %, when input < 0.
@@ -48,59 +47,17 @@ bool nn_merge_dim(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i);
  * optional from 11), for Gemm and for operators shaped like it (FusedGemm). */
 void nn_gemm(infer_ctx *c, int64_t version);
 
-/* ---- rules ---- */
+/* ---- defined in rules_nn_conv.c ---- */
 
-/* rules_nn.c */
-void infer_matmul(infer_ctx *c);
-void infer_matmul_integer(infer_ctx *c);
-void infer_qlinear_matmul(infer_ctx *c);
-void infer_gemm1(infer_ctx *c);
-void infer_gemm7(infer_ctx *c);
-void infer_einsum(infer_ctx *c);
-
-/* rules_nn_conv.c */
 /* Output size along spatial axis i (of n) of a window with explicit pads (2n: begins,
  * then ends), no auto_pad and no ceil_mode: what Conv computes, for DeformConv.
  * kernel[i] is -1 when unknown. False (with an error) when the window does not fit or
  * the size overflows. */
 bool nn_conv_out(infer_ctx *c, int32_t i, int32_t n, dim in, const int64_t *kernel, const int64_t *strides,
 		 const int64_t *dil, const int64_t *pads, dim *out);
-void infer_conv(infer_ctx *c);
-void infer_conv_integer(infer_ctx *c);
-void infer_qlinear_conv(infer_ctx *c);
-void infer_conv_transpose(infer_ctx *c);
-void infer_pool(infer_ctx *c);
-void infer_global_pool(infer_ctx *c);
-void infer_max_roi_pool(infer_ctx *c);
-void infer_roi_align(infer_ctx *c);
-void infer_max_unpool(infer_ctx *c);
-void infer_col2im(infer_ctx *c);
 
-/* rules_reduce.c */
-void infer_reduce_attr(infer_ctx *c);
-void infer_reduce_input(infer_ctx *c);
-void infer_argmax(infer_ctx *c);
-void infer_topk1(infer_ctx *c);
-void infer_topk10(infer_ctx *c);
-
-/* rules_nn_resize.c */
-void infer_resize10(infer_ctx *c);
-void infer_resize11(infer_ctx *c);
-void infer_resize18(infer_ctx *c);
-void infer_upsample1(infer_ctx *c);
-void infer_upsample7(infer_ctx *c);
-void infer_upsample9(infer_ctx *c);
-void infer_depth_to_space(infer_ctx *c);
-void infer_space_to_depth(infer_ctx *c);
-void infer_grid_sample16(infer_ctx *c);
-void infer_grid_sample20(infer_ctx *c);
-void infer_affine_grid(infer_ctx *c);
-void infer_center_crop_pad(infer_ctx *c);
-void infer_dft17(infer_ctx *c);
-void infer_dft20(infer_ctx *c);
-void infer_stft(infer_ctx *c);
-void infer_cumsum(infer_ctx *c);
-void infer_trilu(infer_ctx *c);
-void infer_lrn(infer_ctx *c);
+/* Input i's rank when known; reports a rank other than `want` (naming the layout it
+ * must have) and sets *bad. -1 when unknown or omitted. */
+int32_t nn_rank_want(infer_ctx *c, int32_t i, int32_t want, const char *layout, bool *bad);
 
 #endif

@@ -1,6 +1,8 @@
 /* rules_nn_conv.c: sliding-window operators: Conv, ConvInteger, QLinearConv,
  * ConvTranspose, AveragePool, MaxPool, LpPool, the global pools, MaxRoiPool, RoiAlign,
- * MaxUnpool and Col2Im.
+ * MaxUnpool, Col2Im and CausalConvWithState (27: input (B, C, L), weight (C, 1, k),
+ * bias (C), past_state (B, C, k - 1): output (B, C, L), present_state (B, C, k - 1),
+ * present_state of past_state's type, else of the input's).
  *
  * Every one reads the same window attributes (kernel_shape, strides, dilations, pads,
  * auto_pad, ceil_mode) through read_window, which validates them once (lengths equal
@@ -11,6 +13,8 @@
  * known input size, or a symbolic one the window provably keeps (stride 1 and the
  * padding exactly filling the kernel). Batch N passes through as it is.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"
@@ -917,4 +921,56 @@ void infer_col2im(infer_ctx *c)
 		return;
 	}
 	set_out(c, 0, elem, n + 2, out);
+}
+
+/* ---- CausalConvWithState ---- */
+
+enum { CC_INPUT, CC_WEIGHT, CC_BIAS, CC_PAST };
+
+void infer_causal_conv_with_state(infer_ctx *c)
+{
+	int32_t elem = in_elem(c, CC_INPUT);
+	set_out_elem(c, 0, elem);
+	set_out_elem(c, 1, elem);
+	bool bad = false;
+	int32_t rx = nn_rank_want(c, CC_INPUT, 3, "(batch_size, channels, length)", &bad),
+		rw = nn_rank_want(c, CC_WEIGHT, 3, "(channels, 1, k)", &bad),
+		rb = nn_rank_want(c, CC_BIAS, 1, "(channels)", &bad),
+		rp = nn_rank_want(c, CC_PAST, 3, "(batch_size, channels, k - 1)", &bad);
+	if (bad)
+		return;
+	dim batch = dim_unknown(), ch = dim_unknown(), len = dim_unknown(), state = dim_unknown();
+	if (rx == 3) {
+		const tinfo *x = in(c, CC_INPUT);
+		batch = x->dims[0], ch = x->dims[1], len = x->dims[2];
+	}
+	if (rw == 3) {
+		const tinfo *w = in(c, CC_WEIGHT);
+		dim one = dim_known(1), k = dim_resolve(c->syms, w->dims[2]);
+		if (!nn_merge_dim(c, &ch, w->dims[0], "channels", CC_WEIGHT) ||
+		    !nn_merge_dim(c, &one, w->dims[1], "the weight's middle dim (depthwise: 1)", CC_WEIGHT))
+			return;
+		if (k.kind == DIM_KNOWN && k.v < 1) {
+			infer_diag(c, OSH_ERROR, "shape-error", "weight '%s' %s has kernel size %lld; it must be at least 1",
+				   in_name(c, CC_WEIGHT), fmt_shape(c, in(c, CC_WEIGHT)), (long long)k.v);
+			return;
+		}
+		if (k.kind == DIM_KNOWN)
+			state = dim_known(k.v - 1);
+	}
+	if (rb == 1 && !nn_merge_dim(c, &ch, in(c, CC_BIAS)->dims[0], "channels", CC_BIAS))
+		return;
+	if (rp == 3) {
+		const tinfo *p = in(c, CC_PAST);
+		if (!nn_merge_dim(c, &batch, p->dims[0], "batch_size", CC_PAST) ||
+		    !nn_merge_dim(c, &ch, p->dims[1], "channels", CC_PAST) ||
+		    !nn_merge_dim(c, &state, p->dims[2], "k - 1", CC_PAST))
+			return;
+	}
+	if (rx == 3) {
+		dim y[3] = {batch, ch, len};
+		set_out(c, 0, elem, 3, y);
+	}
+	dim s[3] = {batch, ch, state};
+	set_out(c, 1, elem, 3, s);
 }

@@ -8,6 +8,8 @@
  * unlucky scale like 0.6666667 on 3 leaves the dim unknown rather than guessed. On a
  * symbolic size, only scales both compute exactly (p/2^k) give an expression.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/checked.h"

@@ -9,7 +9,7 @@
  * Invariant: the output is set only when the inputs broadcast; a mismatch is reported
  * (by infer_broadcast, which names the rule) and leaves it unknown.
  */
-#include "passes/rules/rules_paddle.h"
+#include "passes/rules/rule_protos.h"
 
 #include <string.h>
 

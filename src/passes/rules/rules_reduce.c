@@ -11,6 +11,8 @@
  * Invariant: with the axes unknown, only what holds for every choice of axes is
  * written (keepdims keeps the rank; a dim of 1 stays 1).
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_nn.h"
 
 #include "core/dtype.h"

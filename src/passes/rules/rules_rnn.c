@@ -15,7 +15,9 @@
  * older version is ambiguous (strict runtimes ignore it), so its shapes are
  * then left unknown.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 #include <string.h>
 

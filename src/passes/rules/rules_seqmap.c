@@ -9,7 +9,7 @@
  * unknown in the result; symbols of the model (and their known values) are shared by
  * every element and kept.
  */
-#include "passes/rules/rules_misc.h"
+#include "passes/rules/rule_protos.h"
 
 #include "passes/rules/rules_tensor.h"
 

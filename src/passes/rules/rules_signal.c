@@ -7,7 +7,7 @@
  * symbol otherwise: a size fixed at run time. `periodic` only changes the values of a
  * window, never its length.
  */
-#include "passes/rules/rules_misc.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/arena.h"
 #include "core/dtype.h"

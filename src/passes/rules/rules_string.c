@@ -7,7 +7,7 @@
  * value given for inference) and otherwise a fresh symbol: fixed at run time, unknown
  * now. What the attributes alone decide is exact.
  */
-#include "passes/rules/rules_misc.h"
+#include "passes/rules/rule_protos.h"
 
 #include "core/dtype.h"
 #include "passes/rules/rules_tensor.h"

@@ -11,6 +11,8 @@
  * Range of computed bounds) is a fresh symbol, never a guess; a model no valid run can
  * have is reported (shape-error) and leaves the output with its element type only.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_tensor.h"
 
 #include "core/checked.h"
@@ -108,7 +110,6 @@ void tr_pass_content(infer_ctx *c, int32_t i, int32_t o)
 	if (in_floats(c, i, &f, &n))
 		set_out_floats(c, o, f, n);
 }
-
 
 void tr_map_content(infer_ctx *c, int32_t i, int32_t o, const int32_t *map, int32_t n)
 {

@@ -1,5 +1,6 @@
-/* rules_tensor.h: the rule functions of the tensor family (shape manipulation and shape
- * arithmetic), for ops_tensor.def, and the few helpers the family's files share.
+/* rules_tensor.h: the helpers the tensor family's files share (shape manipulation and
+ * shape arithmetic; its rules, named by ops_tensor.def's rows, are declared in the
+ * generated rule_protos.h).
  *
  * The family is split by what the operators do:
  *   rules_tensor.c          helpers; Shape, Size, Constant, ConstantOfShape, Range, the
@@ -24,7 +25,6 @@
 #include "passes/rule_api/rule_api.h"
 
 /* ---- helpers shared by the family (defined in rules_tensor.c) ---- */
-
 
 /* A shape-error about this node: "<op_type>: <message>". */
 void tr_error(infer_ctx *c, const char *fmt, ...)
@@ -67,82 +67,5 @@ void tr_same_shape(infer_ctx *c, int32_t o, const tinfo *x, int32_t elem);
 /* Normalises axis list `axes` (n entries) against `rank` in place, rejecting entries
  * out of range and repeats; `what` names the list in messages. */
 bool tr_norm_axes(infer_ctx *c, int64_t *axes, int32_t n, int32_t rank, const char *what);
-
-/* ---- rules ---- */
-
-/* rules_tensor.c */
-void infer_shape1(infer_ctx *c);
-void infer_shape15(infer_ctx *c);
-void infer_size(infer_ctx *c);
-void infer_constant1(infer_ctx *c);
-void infer_constant11(infer_ctx *c);
-void infer_constant12(infer_ctx *c);
-void infer_constant_of_shape(infer_ctx *c);
-void infer_range(infer_ctx *c);
-void infer_eye_like(infer_ctx *c);
-void infer_random(infer_ctx *c);
-void infer_random_like(infer_ctx *c);
-void infer_multinomial(infer_ctx *c);
-void infer_bernoulli(infer_ctx *c);
-void infer_det(infer_ctx *c);
-void infer_quantize_linear10(infer_ctx *c);
-void infer_quantize_linear21(infer_ctx *c);
-void infer_dequantize_linear10(infer_ctx *c);
-void infer_dequantize_linear19(infer_ctx *c);
-void infer_dequantize_linear23(infer_ctx *c);
-void infer_dynamic_quantize_linear(infer_ctx *c);
-
-/* rules_tensor_reshape.c */
-void infer_reshape1(infer_ctx *c);
-void infer_reshape5(infer_ctx *c);
-void infer_reshape14(infer_ctx *c);
-void infer_flatten(infer_ctx *c);
-void infer_transpose(infer_ctx *c);
-void infer_squeeze1(infer_ctx *c);
-void infer_squeeze13(infer_ctx *c);
-void infer_unsqueeze1(infer_ctx *c);
-void infer_unsqueeze13(infer_ctx *c);
-void infer_expand(infer_ctx *c);
-void infer_tile1(infer_ctx *c);
-void infer_tile6(infer_ctx *c);
-void infer_pad1(infer_ctx *c);
-void infer_pad2(infer_ctx *c);
-void infer_pad11(infer_ctx *c);
-void infer_pad18(infer_ctx *c);
-
-/* rules_tensor_index.c */
-void infer_concat1(infer_ctx *c);
-void infer_concat4(infer_ctx *c);
-void infer_split1(infer_ctx *c);
-void infer_split2(infer_ctx *c);
-void infer_split13(infer_ctx *c);
-void infer_split18(infer_ctx *c);
-void infer_slice1(infer_ctx *c);
-void infer_slice10(infer_ctx *c);
-void infer_crop(infer_ctx *c);
-void infer_gather(infer_ctx *c);
-void infer_gather_elements(infer_ctx *c);
-void infer_gather_nd(infer_ctx *c);
-void infer_scatter_elements(infer_ctx *c);
-void infer_scatter_nd(infer_ctx *c);
-void infer_nonzero(infer_ctx *c);
-void infer_compress(infer_ctx *c);
-void infer_unique(infer_ctx *c);
-void infer_onehot(infer_ctx *c);
-void infer_reverse_sequence(infer_ctx *c);
-
-/* rules_tensor_seq.c */
-void infer_sequence_construct(infer_ctx *c);
-void infer_sequence_empty(infer_ctx *c);
-void infer_sequence_at(infer_ctx *c);
-void infer_sequence_length(infer_ctx *c);
-void infer_sequence_insert(infer_ctx *c);
-void infer_sequence_erase(infer_ctx *c);
-void infer_concat_from_sequence(infer_ctx *c);
-void infer_split_to_sequence(infer_ctx *c);
-void infer_optional(infer_ctx *c);
-void infer_optional_has_element(infer_ctx *c);
-void infer_optional_get_element15(infer_ctx *c);
-void infer_optional_get_element18(infer_ctx *c);
 
 #endif

@@ -12,6 +12,8 @@
  * can have (dims that must agree and do not, an index out of range) is reported as a
  * shape-error and leaves the output with its element type only.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_tensor.h"
 
 #include "core/dtype.h"
@@ -71,7 +73,6 @@ static void affine_content(infer_ctx *c, int32_t i, int32_t o, const int64_t *id
 }
 
 /* ---- Concat ------------------------------------------------------------------- */
-
 
 /* One input of a Concat whose content is copied: its content and the length of one of
  * its rows (its dims from the axis on). */

@@ -20,6 +20,8 @@
  * symbol; a model no valid run can have is reported (shape-error or
  * broadcast-mismatch) and leaves the output with its element type only.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_tensor.h"
 
 #include "core/checked.h"

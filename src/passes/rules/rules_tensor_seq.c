@@ -11,6 +11,8 @@
  * Invariant: element descriptions only get less precise when sequences meet (a join),
  * so whatever is written holds for every element; content is never carried.
  */
+#include "passes/rules/rule_protos.h"
+
 #include "passes/rules/rules_tensor.h"
 
 #include "core/dtype.h"

@@ -17,7 +17,9 @@
  * Invariant: an output's dims are the merge of inputs that must all have them;
  * a group whose shapes disagree is reported and left with element types only.
  */
-#include "passes/rules/rules_nn_more.h"
+#include "passes/rules/rule_protos.h"
+
+#include "passes/rules/rules_nn.h"
 
 /* Inputs before the variadic groups: R and T. */
 #define OPT_FIXED 2

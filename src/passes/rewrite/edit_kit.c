@@ -1,0 +1,192 @@
+/* edit_kit.c: the rewrite stages' editing kit (edit_kit.h): change lines, blocking
+ * errors, fresh names, inserted nodes, initializers, attributes and the budget an
+ * edit needs.
+ *
+ * Invariant: while planning (r->apply false) nothing here touches the messages, yet
+ * every name, count and change is made exactly as the editing run makes it, so the
+ * plan reports what the edit does.
+ */
+#include "passes/rewrite/edit_kit.h"
+#include "core/arena.h"
+#include "core/checked.h"
+#include "core/dtype.h"
+#include "core/grow.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *fmt, ...)
+{
+	if (r->apply)
+		return;
+	if (r->nchanges == r->cap_changes) {
+		osh_rewrite_change *c = grow_arena(r->m->arena, r->changes, &r->cap_changes, 16, sizeof *c);
+		if (!c) {
+			rw_nomem(r);
+			return;
+		}
+		r->changes = c;
+	}
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	const node *n = &g->nodes[ni];
+	osh_rewrite_change c = {
+		.graph = g->path,
+		.node_index = ni,
+		.node_name = n->name,
+		.op_type = n->op_type,
+		.kind = kind,
+		.what = arena_strdup(r->m->arena, buf),
+	};
+	if (!c.what) {
+		rw_nomem(r);
+		return;
+	}
+	r->changes[r->nchanges++] = c;
+}
+
+void rw_error(rw *r, const graph *g, int32_t ni, const char *code, const char *fmt, ...)
+{
+	if (r->apply)
+		return;
+	char buf[1536];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	model_diag(r->m, OSH_ERROR, code, g, ni, NULL, "%s", buf);
+	r->rep->n_errors++;
+}
+
+bool rw_continue_changes(rw *r)
+{
+	size_t n = r->rep->n_changes;
+	r->nchanges = r->cap_changes = n;
+	if (!n)
+		return true;
+	r->changes = arena_array(r->m->arena, n, sizeof *r->changes);
+	if (!r->changes)
+		return false;
+	memcpy(r->changes, r->rep->changes, n * sizeof *r->changes);
+	return true;
+}
+
+const char *rw_base(rw *r, const graph *g, int32_t ni)
+{
+	const node *n = &g->nodes[ni];
+	const char *b = n->name[0] ? n->name : arena_printf(r->m->arena, "%s_%d", n->op_type, ni);
+	if (!b)
+		rw_nomem(r);
+	return b ? b : "";
+}
+
+static const char *fresh(rw *r, const char *base, const char *role)
+{
+	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
+	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
+	if (!s)
+		rw_nomem(r);
+	return s ? s : "";
+}
+
+const char *rw_value(rw *r, const char *base, const char *role)
+{
+	const char *s = fresh(r, base, role);
+	if (r->apply && s[0] && strmap_put(&r->made, s, 0) == -2)
+		rw_nomem(r);
+	return s;
+}
+
+const char *rw_init_name(rw *r, const char *base, const char *role) { return fresh(r, base, role); }
+
+bool rw_insert_uncounted(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role,
+			 int32_t nin, const char *const *inputs, const char **out, struct Onnx__NodeProto **np)
+{
+	const char *name = rw_value(r, base, role);
+	*out = name;
+	*np = NULL;
+	if (!r->apply)
+		return !r->nomem;
+	/* The node is named after the one value it makes: unique among nodes too. */
+	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
+	if (!*np)
+		rw_nomem(r);
+	return *np != NULL;
+}
+
+bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role, int32_t nin,
+	       const char *const *inputs, const char **out, struct Onnx__NodeProto **np)
+{
+	r->rep->n_other_inserted++;
+	return rw_insert_uncounted(r, g, ni, op_type, base, role, nin, inputs, out, np);
+}
+
+static bool add_init(rw *r, graph *g, const char *name, int32_t dtype, const int64_t *dims, int32_t rank,
+		     const int64_t *iv, const double *fv)
+{
+	r->ninits++;
+	if (!r->apply)
+		return true;
+	if (!edit_add_initializer(r->e, g, name, dtype, dims, rank, iv, fv)) {
+		rw_nomem(r);
+		return false;
+	}
+	return true;
+}
+
+bool rw_scalar(rw *r, graph *g, const char *base, const char *role, int32_t dtype, double v, const char **out)
+{
+	bool is_float = false;
+	if (!edit_dtype_encodable(dtype, &is_float))
+		return false;
+	int64_t iv = 0;
+	if (!is_float && !f64_to_i64(v, &iv))
+		return false;
+	*out = rw_init_name(r, base, role);
+	return add_init(r, g, *out, dtype, NULL, 0, is_float ? NULL : &iv, is_float ? &v : NULL);
+}
+
+bool rw_ints(rw *r, graph *g, const char *base, const char *role, const int64_t *v, int32_t n, const char **out)
+{
+	*out = rw_init_name(r, base, role);
+	int64_t dims[1] = {n};
+	return add_init(r, g, *out, DT_INT64, dims, 1, v, NULL);
+}
+
+bool rw_set_attr_i(rw *r, struct Onnx__NodeProto *np, const char *name, int64_t v)
+{
+	if (r->apply && !edit_node_set_attr_i(r->e, np, name, v)) {
+		rw_nomem(r);
+		return false;
+	}
+	return true;
+}
+
+bool rw_set_attr_ints(rw *r, struct Onnx__NodeProto *np, const char *name, const int64_t *v, int32_t n)
+{
+	if (r->apply && !edit_node_set_attr_ints(r->e, np, name, v, n)) {
+		rw_nomem(r);
+		return false;
+	}
+	return true;
+}
+
+/* Room for a stage's edits and the re-index and inference after them. The load-time
+ * budget covers one IR and one inference; re-indexing builds a second IR beside the first (the old
+ * one stays in the arena) and inference runs again, on a model with `added` more
+ * nodes. That growth is bounded by what the model already used plus a per-node cost
+ * (a node message, its names and IR entries, measured at most 1,664 bytes each by
+ * load.c's budget: 4 KiB leaves room for content on shape values), so the budget
+ * grows by that much, not without bound. */
+void rewrite_grow_budget(osh_model *m, size_t added)
+{
+	if (!m->budget)
+		return; /* no limit */
+	uint64_t more = arena_used(m->arena) + (uint64_t)added * 4096;
+	m->budget = m->budget + more < m->budget ? UINT64_MAX : m->budget + more;
+	arena_set_budget(m->arena, m->budget);
+}
