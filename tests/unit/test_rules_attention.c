@@ -1,5 +1,6 @@
-/* test_rules_attention.c: Attention (23, 24, 25) and RotaryEmbedding (23), one table row
- * per one-node model (see tests/support/rule_case.h). Shapes from Changelog.md
+/* test_rules_attention.c: Attention (23, 24, 25), RotaryEmbedding (23), TensorScatter,
+ * LinearAttention (27) and FlexAttention (ai.onnx.preview), one table row per one-node
+ * model (see tests/support/rule_case.h). Shapes from Changelog.md
  * (Attention-23):
  *   Q (B, Hq, Sq, E), K (B, Hkv, Skv, E), V (B, Hkv, Skv, Ev); 3-D: (B, S, H * size)
  *   Y (B, Hq, Sq, Ev), 3-D: (B, Sq, Hq * Ev)
@@ -91,3 +92,128 @@ static const rule_case tensor_scatter_cases[] = {
 };
 
 Test(rules_attention, tensor_scatter) { RULE_CASES(tensor_scatter_cases); }
+
+/* LinearAttention (opset 27), from Changelog.md: query (B, T, Hq * dk), key
+ * (B, T, Hkv * dk), value (B, T, Hkv * dv), past_state (B, Hkv, dk, dv) -> output
+ * (B, T, Hq * dv), present_state (B, Hkv, dk, dv); sizes mostly from the onnx 1.23.1
+ * backend tests test_linear_attention_*. */
+/* ---- LinearAttention (27) ---- */
+
+#define HEADS(q, kv) "i:q_num_heads=" #q "|i:kv_num_heads=" #kv
+
+static const rule_case linear_attention_cases[] = {
+	{"gated_delta", 27, "LinearAttention", "q,k,v,,d,bt", "y,s",
+	 .decls = "q:2,4,32|k:2,4,32|v:2,4,32|d:2,4,32|bt:2,4,4", .attrs = HEADS(4, 4),
+	 .expect = {"FLOAT (2, 4, 32)", "FLOAT (2, 4, 8, 8)"}},
+	{"gqa", 27, "LinearAttention", "q,k,v,,d,bt", "y,s", .decls = "q:2,4,64|k:2,4,32|v:2,4,32|d:2,4,32|bt:2,4,4",
+	 .attrs = HEADS(8, 4), .expect = {"FLOAT (2, 4, 64)", "FLOAT (2, 4, 8, 8)"}},
+	{"mqa, scalar beta", 27, "LinearAttention", "q,k,v,,d,bt", "y,s",
+	 .decls = "q:2,4,64|k:2,4,8|v:2,4,8|d:2,4,8|bt:2,4,1", .attrs = HEADS(8, 1),
+	 .expect = {"FLOAT (2, 4, 64)", "FLOAT (2, 1, 8, 8)"}},
+	{"decode step with past, per-head decay", 27, "LinearAttention", "q,k,v,p,d,bt", "y,s",
+	 .decls = "q:2,1,32|k:2,1,32|v:2,1,32|p:2,4,8,8|d:2,1,4|bt:2,1,4", .attrs = HEADS(4, 4),
+	 .expect = {"FLOAT (2, 1, 32)", "FLOAT (2, 4, 8, 8)"}},
+	{"linear", 27, "LinearAttention", "q,k,v", "y,s", .decls = "q:2,4,64|k:2,4,32|v:2,4,32",
+	 .attrs = HEADS(8, 4) "|s:update_rule=linear", .expect = {"FLOAT (2, 4, 64)", "FLOAT (2, 4, 8, 8)"}},
+	{"symbolic value kept with equal heads", 27, "LinearAttention", "q,k,v", "y,s",
+	 .decls = "q:B,T,32|k:B,T,32|v:B,T,D", .attrs = HEADS(4, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (B, T, D)", "FLOAT (B, 4, 8, ?)"}},
+	{"d_v from past_state", 27, "LinearAttention", "q,k,v,p", "y,s",
+	 .decls = "q:B,T,64|k:B,T,32|v:B,T,?|p:B,4,8,16", .attrs = HEADS(8, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (B, T, 128)", "FLOAT (B, 4, 8, 16)"}},
+	{"q heads not a multiple of kv heads", 27, "LinearAttention", "q,k,v", "y,s",
+	 .decls = "q:2,4,48|k:2,4,32|v:2,4,32", .attrs = HEADS(6, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"hidden size not a multiple of the heads", 27, "LinearAttention", "q,k,v", "y,s",
+	 .decls = "q:2,4,30|k:2,4,32|v:2,4,32", .attrs = HEADS(4, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"d_k of query and key disagree", 27, "LinearAttention", "q,k,v", "y,s",
+	 .decls = "q:2,4,64|k:2,4,32|v:2,4,32", .attrs = HEADS(4, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"beta of a wrong size", 27, "LinearAttention", "q,k,v,,d,bt", "y,s",
+	 .decls = "q:2,4,32|k:2,4,32|v:2,4,32|d:2,4,32|bt:2,4,3", .attrs = HEADS(4, 4),
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"past_state not 4-D", 27, "LinearAttention", "q,k,v,p", "y,s",
+	 .decls = "q:2,4,32|k:2,4,32|v:2,4,32|p:2,4,64", .attrs = HEADS(4, 4) "|s:update_rule=linear",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+};
+
+Test(rules_attention, linear_attention) { RULE_CASES(linear_attention_cases); }
+
+/* The output takes query's type; present_state past_state's (type constraint S), else
+ * query's. */
+Test(rules_attention, linear_attention_fp16)
+{
+	mb *b = mb_new(27);
+	mb_input(b, "q", DT_FLOAT16, "2,4,64");
+	mb_input(b, "k", DT_FLOAT16, "2,4,32");
+	mb_input(b, "v", DT_FLOAT16, "2,4,32");
+	mb_node(b, "LinearAttention", "q,k,v", "ly,ls");
+	mb_attr_i(b, "q_num_heads", 8);
+	mb_attr_i(b, "kv_num_heads", 4);
+	mb_attr_s(b, "update_rule", "linear");
+	mb_input(b, "p", DT_FLOAT, "2,4,8,8");
+	mb_node(b, "LinearAttention", "q,k,v,p", "py,ps");
+	mb_attr_i(b, "q_num_heads", 8);
+	mb_attr_i(b, "kv_num_heads", 4);
+	mb_attr_s(b, "update_rule", "linear");
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "ly"), "FLOAT16 (2, 4, 64)");
+	cr_expect_str_eq(mb_type(m, "ls"), "FLOAT16 (2, 4, 8, 8)");
+	cr_expect_str_eq(mb_type(m, "py"), "FLOAT16 (2, 4, 64)");
+	cr_expect_str_eq(mb_type(m, "ps"), "FLOAT (2, 4, 8, 8)");
+	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "type-error") + mb_count(m, "unknown-op"), 0, "%s%s",
+		     mb_message(m, "shape-error"), mb_message(m, "type-error"));
+	osh_model_free(m);
+}
+
+/* FlexAttention (ai.onnx.preview 1): Q (B, Hq, L, E), K (B, Hkv, S, E), V (B, Hkv, S, Ev)
+ * -> Y (B, Hq, L, Ev); sizes mostly from the onnx 1.23.1 backend tests
+ * test_flexattention_*. */
+/* ---- FlexAttention (ai.onnx.preview 1) ---- */
+
+#define FLEX "FlexAttention", "q,k,v", "y", .domain = "ai.onnx.preview"
+#define FU "FLOAT (rank unknown)"
+
+static const rule_case flex_cases[] = {
+	{"basic", 26, FLEX, .decls = "q:2,4,8,16|k:2,4,6,16|v:2,4,6,16", .expect = {"FLOAT (2, 4, 8, 16)"}},
+	{"diff head sizes", 26, FLEX, .decls = "q:2,4,8,16|k:2,4,6,16|v:2,4,6,32", .expect = {"FLOAT (2, 4, 8, 32)"}},
+	{"gqa", 26, FLEX, .decls = "q:2,8,4,16|k:2,2,6,16|v:2,2,6,16", .expect = {"FLOAT (2, 8, 4, 16)"}},
+	{"double", 26, FLEX, .decls = "q:DOUBLE:2,4,8,16|k:DOUBLE:2,4,6,16|v:DOUBLE:2,4,6,16",
+	 .expect = {"DOUBLE (2, 4, 8, 16)"}},
+	{"symbolic, merged", 26, FLEX, .decls = "q:FLOAT16:B,H,L,?|k:FLOAT16:?,2,S,64|v:FLOAT16:B,?,S,Ev",
+	 .expect = {"FLOAT16 (B, H, L, Ev)"}},
+	{"heads not a multiple", 26, FLEX, .decls = "q:2,3,8,16|k:2,2,6,16|v:2,2,6,16", .expect = {FU},
+	 .diag = "shape-error"},
+	{"head sizes of Q and K differ", 26, FLEX, .decls = "q:2,4,8,16|k:2,4,6,8|v:2,4,6,16", .expect = {FU},
+	 .diag = "shape-error"},
+	{"3-D", 26, FLEX, .decls = "q:2,8,16|k:2,6,16|v:2,6,16", .expect = {FU}, .diag = "shape-error"},
+};
+
+Test(rules_attention, flex_attention) { RULE_CASES(flex_cases); }
+
+/* A score_mod body (a graph attribute, which a table row does not carry): the output
+ * keeps Q's shape with V's head size. */
+Test(rules_attention, flex_attention_score_mod)
+{
+	mb *b = mb_new(26);
+	mb_opset(b, "ai.onnx.preview", 1);
+	rule_case_decls(b, "score_mod body", "q:1,2,3,4|k:1,2,3,4|v:1,2,3,4");
+	mb_node(b, "FlexAttention", "q,k,v", "y");
+	mb_node_domain(b, "ai.onnx.preview");
+	mb *g = mb_new(26);
+	mb_input(g, "scores", DT_FLOAT, NULL);
+	mb_node(g, "Neg", "scores", "out");
+	mb_output(g, "out", 0, NULL);
+	mb_attr_graph(b, "score_mod", g);
+	mb_output(b, "y", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m, "score_mod body: the model did not load");
+	cr_expect_str_eq(mb_type(m, "y"), "FLOAT (1, 2, 3, 4)");
+	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "unknown-op") + mb_count(m, "type-error") +
+			     mb_count(m, "arity-error") + mb_count(m, "attribute-error"),
+		     0, "score_mod body: unexpected finding: %s%s", mb_message(m, "shape-error"),
+		     mb_message(m, "type-error"));
+	osh_model_free(m);
+}

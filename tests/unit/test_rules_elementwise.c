@@ -1,4 +1,5 @@
-/* test_rules_elementwise.c: elementwise operators, activations and normalisations.
+/* test_rules_elementwise.c: elementwise operators, activations (SwiGLU among them) and
+ * normalisations.
  *
  * Expected shapes come from Operators.md/Changelog.md and ../shared/spec/broadcasting.md
  * (its numpy and pdpd example tables are replayed through Add), worked out by hand.
@@ -1168,5 +1169,53 @@ Test(rules_elementwise, huge_ranks_and_many_inputs_stay_bounded)
 	/* An empty argument of the variadic: ONNX Runtime fails on it (arity-error). */
 	cr_expect_eq(mb_count(m, "arity-error"), 1);
 	cr_expect_eq(mb_count(m, "shape-error"), 0);
+	osh_model_free(m);
+}
+
+/* SwiGLU (opset 28): A and B of one shape (no broadcasting) -> Y that shape; sizes
+ * mostly from the onnx 1.23.1 backend tests test_swiglu*. */
+/* ---- SwiGLU (28) ---- */
+
+static const rule_case swiglu_cases[] = {
+	{"same shapes", 28, "SwiGLU", "a,b", "y", .decls = "a:2,4|b:2,4", .expect = {"FLOAT (2, 4)"}},
+	{"alpha, double", 28, "SwiGLU", "a,b", "y", .decls = "a:DOUBLE:2,4|b:DOUBLE:2,4", .attrs = "f:alpha=0.5",
+	 .expect = {"DOUBLE (2, 4)"}},
+	{"dims merged from both", 28, "SwiGLU", "a,b", "y", .decls = "a:B,?,?|b:?,S,11008",
+	 .expect = {"FLOAT (B, S, 11008)"}},
+	{"one shape unknown", 28, "SwiGLU", "a,b", "y", .decls = "a:*|b:B,8", .expect = {"FLOAT (B, 8)"}},
+	{"no broadcasting", 28, "SwiGLU", "a,b", "y", .decls = "a:2,4|b:2,1", .expect = {"FLOAT (rank unknown)"},
+	 .diag = "shape-error"},
+	{"ranks differ", 28, "SwiGLU", "a,b", "y", .decls = "a:2,4|b:4", .expect = {"FLOAT (rank unknown)"},
+	 .diag = "shape-error"},
+	/* B's leading dims match A's whole shape: only the ranks tell them apart. */
+	{"ranks differ, A's lower", 28, "SwiGLU", "a,b", "y", .decls = "a:4|b:4,4",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+};
+
+Test(rules_elementwise, swiglu) { RULE_CASES(swiglu_cases); }
+
+Test(rules_elementwise, swiglu_fp16)
+{
+	mb *b = mb_new(28);
+	mb_input(b, "a", DT_FLOAT16, "2,4");
+	mb_node(b, "SwiGLU", "a,a", "sy");
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "sy"), "FLOAT16 (2, 4)");
+	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "type-error") + mb_count(m, "unknown-op"), 0, "%s%s",
+		     mb_message(m, "shape-error"), mb_message(m, "type-error"));
+	osh_model_free(m);
+}
+
+/* Below its opset SwiGLU has no rule. */
+Test(rules_elementwise, not_before_their_opset)
+{
+	mb *b = mb_new(27);
+	mb_input(b, "a", DT_FLOAT, "2,4");
+	mb_node(b, "SwiGLU", "a,a", "sy");
+	mb_output(b, "sy", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_neq(mb_type(m, "sy"), "FLOAT (2, 4)");
 	osh_model_free(m);
 }

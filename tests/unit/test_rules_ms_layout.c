@@ -2,7 +2,7 @@
  * ones (rules_ms_layout.c): NhwcConv, NhwcMaxPool, ReorderInput, ReorderOutput, Conv,
  * the pools and Upsample of nchwc; also how a model using com.microsoft.nchwc loads with
  * and without importing it. Where ONNX Runtime's CPU provider runs an operator,
- * tests/ort/ms_vs_ort.py and tests/ort/ms4_vs_ort.py compare the rule with it as well;
+ * tests/ort/ms_vs_ort.py and tests/ort/ms_layout_vs_ort.py compare the rule with it as well;
  * the CUDA-only operators, the outputs ONNX Runtime's own inference refuses and the
  * models it refuses are checked here alone. One table row per one-node model
  * (tests/support/rule_case.h); the expected shapes are derived by hand from ONNX

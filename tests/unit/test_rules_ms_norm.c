@@ -1,7 +1,7 @@
 /* test_rules_ms_norm.c: the com.microsoft normalisations and embeddings
  * (rules_ms_norm.c): GroupNorm, SkipGroupNorm, WordConvEmbedding, TorchEmbedding. Where
  * ONNX Runtime's CPU provider runs an operator, tests/ort/ms_vs_ort.py and
- * tests/ort/ms4_vs_ort.py compare the rule with it as well; the CUDA-only operators, the
+ * tests/ort/ms_layout_vs_ort.py compare the rule with it as well; the CUDA-only operators, the
  * outputs ONNX Runtime's own inference refuses and the models it refuses are checked
  * here alone. One table row per one-node model (tests/support/rule_case.h); the expected
  * shapes are derived by hand from ONNX Runtime's docs/ContribOperators.md (and, for

@@ -1,7 +1,7 @@
 /* test_rules_ms_quant.c: the quantized com.microsoft operators (rules_ms_quant.c): the
  * QLinear operators, QGemm, MatMulBnb4, GatherBlockQuantized, and the models a rule must
  * refuse with a shape-error and no shape claimed. Where ONNX Runtime's CPU provider runs
- * an operator, tests/ort/ms_vs_ort.py and tests/ort/ms4_vs_ort.py compare the rule with
+ * an operator, tests/ort/ms_vs_ort.py and tests/ort/ms_layout_vs_ort.py compare the rule with
  * it as well; the CUDA-only operators, the outputs ONNX Runtime's own inference refuses
  * and the models it refuses are checked here alone. One table row per one-node model
  * (tests/support/rule_case.h); the expected shapes are derived by hand from ONNX

@@ -1,6 +1,7 @@
-/* test_rules_nn.c: MatMul, Gemm, Einsum, the convolutions and the pools: one table
- * per operator group, each row a one-node model (see tests/support/rule_case.h), expected
- * shapes worked out by hand from Operators.md in the comments. */
+/* test_rules_nn.c: MatMul, Gemm, Einsum, the convolutions (CausalConvWithState among
+ * them) and the pools: one table per operator group, each row a one-node model (see
+ * tests/support/rule_case.h), expected shapes worked out by hand from Operators.md in
+ * the comments. */
 #include <criterion/criterion.h>
 
 #include "rule_case.h"
@@ -395,3 +396,51 @@ static const rule_case pool_cases[] = {
 };
 
 Test(rules_nn, pools) { RULE_CASES(pool_cases); }
+
+/* CausalConvWithState (opset 27), from Changelog.md: input (B, C, L), weight (C, 1, k),
+ * past_state (B, C, k - 1) -> output (B, C, L), present_state (B, C, k - 1); most rows
+ * take their sizes from the onnx 1.23.1 backend tests test_causal_conv_with_state_*. */
+/* ---- CausalConvWithState (27) ---- */
+
+static const rule_case causal_conv_cases[] = {
+	{"basic", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,8|w:4,1,4",
+	 .expect = {"FLOAT (2, 4, 8)", "FLOAT (2, 4, 3)"}},
+	{"decode step with bias and past", 27, "CausalConvWithState", "x,w,b,p", "y,s",
+	 .decls = "x:2,4,1|w:4,1,4|b:4|p:2,4,3", .expect = {"FLOAT (2, 4, 1)", "FLOAT (2, 4, 3)"}},
+	{"kernel size one: an empty state", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,8|w:4,1,1",
+	 .expect = {"FLOAT (2, 4, 8)", "FLOAT (2, 4, 0)"}},
+	{"short input, no past", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,2|w:4,1,5",
+	 .expect = {"FLOAT (2, 4, 2)", "FLOAT (2, 4, 4)"}},
+	{"silu", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,8|w:4,1,4", .attrs = "s:activation=silu",
+	 .expect = {"FLOAT (2, 4, 8)", "FLOAT (2, 4, 3)"}},
+	{"symbolic, channels from the weight", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:B,?,L|w:64,1,4",
+	 .expect = {"FLOAT (B, 64, L)", "FLOAT (B, 64, 3)"}},
+	{"state size from past_state alone", 27, "CausalConvWithState", "x,w,,p", "y,s",
+	 .decls = "x:B,C,L|w:*|p:B,C,3", .expect = {"FLOAT (B, C, L)", "FLOAT (B, C, 3)"}},
+	{"channels disagree", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,8|w:5,1,4",
+	 .expect = {"FLOAT (rank unknown)", "FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"past_state of the wrong length", 27, "CausalConvWithState", "x,w,,p", "y,s",
+	 .decls = "x:2,4,8|w:4,1,4|p:2,4,2", .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"weight not depthwise", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:2,4,8|w:4,2,4",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	{"input not 3-D", 27, "CausalConvWithState", "x,w", "y,s", .decls = "x:4,8|w:4,1,4",
+	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+};
+
+Test(rules_nn, causal_conv_with_state) { RULE_CASES(causal_conv_cases); }
+
+/* The outputs take the input's type. */
+Test(rules_nn, causal_conv_with_state_fp16)
+{
+	mb *b = mb_new(27);
+	mb_input(b, "x", DT_FLOAT16, "2,4,8");
+	mb_input(b, "w", DT_FLOAT16, "4,1,4");
+	mb_node(b, "CausalConvWithState", "x,w", "cy,cs");
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	cr_expect_str_eq(mb_type(m, "cy"), "FLOAT16 (2, 4, 8)");
+	cr_expect_str_eq(mb_type(m, "cs"), "FLOAT16 (2, 4, 3)");
+	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "type-error") + mb_count(m, "unknown-op"), 0, "%s%s",
+		     mb_message(m, "shape-error"), mb_message(m, "type-error"));
+	osh_model_free(m);
+}

@@ -5,7 +5,7 @@
  * ops_ms_norm.def).
  *
  * Facts from ONNX Runtime's docs/ContribOperators.md and, where its CPU kernels run
- * the operator, from what they produce (tests/ort/ms_vs_ort.py, ms4_vs_ort.py):
+ * the operator, from what they produce (tests/ort/ms_vs_ort.py, ms_layout_vs_ort.py):
  *   - Skip*LayerNormalization: output and input_skip_bias_sum have the input's shape
  *     and type, mean and inv_std_var the input's shape with a last dim of 1, float;
  *   - SkipGroupNorm: Y and S like X;

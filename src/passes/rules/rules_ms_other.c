@@ -5,7 +5,7 @@
  * GridSample, Pad and Inverse reuse other rules: ops_ms_other.def).
  *
  * Facts from ONNX Runtime's docs/ContribOperators.md and what its kernels check and
- * allocate (tests/ort/ms_vs_ort.py, ms4_vs_ort.py; the unit tests for the CUDA-only):
+ * allocate (tests/ort/ms_vs_ort.py, ms_layout_vs_ort.py; the unit tests for the CUDA-only):
  *   - Rfft: (..., n) -> (..., n / 2 + 1, 2), or (..., n, 2) not one-sided; Irfft:
  *     (..., m, 2) -> (..., 2m - 1), or (..., m) not one-sided (the CUDA kernel, the
  *     only one, allocates these); either needs signal_ndim signal axes;

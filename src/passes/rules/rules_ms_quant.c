@@ -5,7 +5,7 @@
  * functions here serve the rest.
  *
  * Facts from ONNX Runtime's docs/ContribOperators.md, checked against what its CPU
- * kernels produce (tests/ort/ms_vs_ort.py, ms4_vs_ort.py) or, where they do not run,
+ * kernels produce (tests/ort/ms_vs_ort.py, ms_layout_vs_ort.py) or, where they do not run,
  * by the unit tests:
  *   - QLinearAdd, QLinearMul: A (0) and B (3) broadcast numpy-style, C of A's type;
  *   - QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: Y like X;

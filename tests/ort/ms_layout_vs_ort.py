@@ -12,7 +12,7 @@ Cases ONNX Runtime refuses to run (kernels of the CUDA provider only) are listed
 compared; the unit tests of their families (tests/unit/test_rules_ms_*.c) check those
 rules.
 
-usage: ms4_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
+usage: ms_layout_vs_ort.py ONNXSHAPE ORT_DIR WORK_DIR
 """
 import sys
 
@@ -131,7 +131,7 @@ CASES = [
 def main():
     tool, ort_dir, work = sys.argv[1:4]
     return ort_compare.compare(tool, ort_dir, work, CASES, ms.build, ms.feeds, ms.NP_TYPES,
-                               "rules_ms4 contrib shapes vs ONNX Runtime", (22, 3), False)
+                               "layout, FFT and embedding contrib shapes vs ONNX Runtime", (22, 3), False)
 
 
 if __name__ == "__main__":
