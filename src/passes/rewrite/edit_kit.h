@@ -31,6 +31,7 @@ typedef struct rw {
 	strmap steps_index; /* rewrite_opset.c: operator → its first ai.onnx schema row, */
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
+	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
 	bool nomem;
 } rw;
 

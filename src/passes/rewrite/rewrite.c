@@ -276,6 +276,10 @@ static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c)
 	if (n->domain[0] || n->opset < 1)
 		return false;
 	c->gemm = !strcmp(n->op_type, "Gemm");
+	/* Either kind below needs one of the two attributes: most nodes are ruled out
+	 * before the schema is asked whether their operator ever had them. */
+	if (!c->gemm && !node_attr(n, "broadcast") && !node_attr(n, "axis"))
+		return false;
 	if (!c->gemm && !is_legacy_op(n->op_type))
 		return false;
 	c->pdpd = bsite_axis_read(n).rule == BCAST_PDPD;

@@ -36,6 +36,7 @@
 #include "core/schema/schema.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "core/type_memo.h"
 #include "passes/rewrite/rewrite.h"
 
 #include <math.h>
@@ -1663,7 +1664,7 @@ static bool build_index(rw *r)
 }
 
 /* The history of op; false when the operator is not in the schema's ai.onnx rows. */
-static bool history_of(rw *r, const char *op, op_history *h)
+static bool find_history(rw *r, const char *op, op_history *h)
 {
 	if (!r->steps_built) {
 		if (!build_index(r)) {
@@ -1685,6 +1686,42 @@ static bool history_of(rw *r, const char *op, op_history *h)
 		while (h->hand + h->nhand < NHAND && !strcmp(hand_steps[h->hand + h->nhand].op, op))
 			h->nhand++;
 	return true;
+}
+
+/* find_history's answers by op_type (core/type_memo.h): every node of a type asks
+ * the same, once to plan and once to edit. */
+#define HISTORY_MEMO_SLOTS 128 /* a power of two */
+
+struct history_memo {
+	type_key key[HISTORY_MEMO_SLOTS];
+	op_history h[HISTORY_MEMO_SLOTS];
+	bool known[HISTORY_MEMO_SLOTS];
+};
+
+static bool history_of(rw *r, const char *op, op_history *h)
+{
+	if (!r->histories && !(r->histories = arena_array(r->m->arena, 1, sizeof *r->histories)))
+		return rw_nomem(r), false;
+	bool found;
+	int32_t i = type_memo_slot(r->histories->key, HISTORY_MEMO_SLOTS, (type_key){.op_type = op}, &found);
+	if (i < 0)
+		return find_history(r, op, h);
+	if (!found) {
+		r->histories->known[i] = find_history(r, op, &r->histories->h[i]);
+		if (r->nomem)
+			return false;
+	}
+	*h = r->histories->h[i];
+	return r->histories->known[i];
+}
+
+/* The row of history h in force at opset v, or NULL before its first. */
+static const sch_row *row_at(const op_history *h, int64_t v)
+{
+	const sch_row *row = NULL;
+	for (int32_t i = 0; i < h->nrows && h->rows[i].since <= v; i++)
+		row = &h->rows[i];
+	return row;
 }
 
 /* ---- the schema fit check -------------------------------------------------------------- */
@@ -1768,10 +1805,15 @@ static bool runs(const sch_row *row)
 static bool fit(nstate *s)
 {
 	rw *r = s->r;
-	const sch_row *row = schema_lookup("", s->op, r->to);
+	op_history h;
+	const sch_row *row = history_of(r, s->op, &h) ? row_at(&h, r->to) : NULL;
+	if (r->nomem)
+		return false;
 	if (!row || row->deprecated)
 		return refuse(s, "%s does not exist at opset %lld", s->op, (long long)r->to);
-	const sch_row *own = schema_lookup("", s->n->op_type, r->from);
+	const sch_row *own = history_of(r, s->n->op_type, &h) ? row_at(&h, r->from) : NULL;
+	if (r->nomem)
+		return false;
 	for (int32_t i = 0; i < s->nattrs; i++) {
 		sattr *a = &s->attrs[i];
 		if (a->gone)
