@@ -14,6 +14,7 @@
 #define OSH_CORE_MODEL_H
 
 #include "core/arena.h"
+#include "core/codes.h"
 #include "core/shape.h"
 #include "core/strmap.h"
 #include "core/symbols.h"
@@ -442,7 +443,7 @@ static inline value_extra *value_extra_need(arena *a, value *v)
 
 /* Adds a diagnostic; all strings are copied into the arena. node may be NULL. On
  * memory exhaustion marks m->nomem and drops the diagnostic. */
-void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g, int32_t node_index,
+void model_diag(osh_model *m, osh_severity sev, diag_code code, const graph *g, int32_t node_index,
 		const char *val, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 7, 8)))

@@ -44,7 +44,7 @@ static void gelu_like(infer_ctx *c, int32_t bias_i)
 	int32_t rb = b ? in_rank(c, bias_i) : -1;
 	if (b && rb >= 0) {
 		if (rb != 1 || r == 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D, of the last dim of '%s' %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "bias '%s' %s must be 1-D, of the last dim of '%s' %s",
 				   in_name(c, bias_i), fmt_shape(c, b), in_name(c, 0), fmt_shape(c, x));
 			return;
 		}
@@ -83,7 +83,7 @@ void infer_ms_fused_matmul(infer_ctx *c)
 	if (ra < 0 || rb < 0)
 		return;
 	if (ra == 0 || rb == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; both operands need at least one dimension",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' is a scalar; both operands need at least one dimension",
 			   in_name(c, ra == 0 ? 0 : 1));
 		return;
 	}
@@ -102,7 +102,7 @@ void infer_ms_fused_matmul(infer_ctx *c)
 		matmul_view(tb->dims, rb, attr_i(c, "transB", 0) != 0, attr_i(c, "transBatchB", 0) != 0, vb);
 	dim cols = va[ra - 1], rows = vb[rb == 1 ? 0 : rb - 2], k;
 	if (!dim_merge(c, cols, rows, &k)) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "the inner dimensions differ: '%s' %s gives %s columns, '%s' %s gives %s rows (after "
 			   "the transpositions its attributes ask for)",
 			   in_name(c, 0), fmt_shape(c, ta), nn_dim_text(c, cols), in_name(c, 1), fmt_shape(c, tb),
@@ -140,7 +140,7 @@ static bool hidden_vector(infer_ctx *c, int32_t i, dim *hidden)
 	if (r < 0)
 		return true;
 	if (r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D, of the hidden size", in_name(c, i),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 1-D, of the hidden size", in_name(c, i),
 			   fmt_shape(c, t));
 		return false;
 	}
@@ -163,7 +163,7 @@ static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 		return;
 	const tinfo *x = in(c, 0);
 	if (r != 2 && r != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 2-D or 3-D", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 2-D or 3-D", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -173,7 +173,7 @@ static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 	const tinfo *s = in(c, 1);
 	int32_t rs = s ? in_rank(c, 1) : -1;
 	if (rs == 0 || rs > 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
 			   fmt_shape(c, s));
 		return;
 	}

@@ -81,7 +81,7 @@ void infer_ms_bias_split_gelu(infer_ctx *c)
 	if (b && !nn_merge_dim(c, &d[2], b->dims[0], "the hidden size (the input's last dim)", 1))
 		return;
 	if (d[2].kind == DIM_KNOWN && d[2].v % 2 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the hidden size of '%s' %s must be even", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the hidden size of '%s' %s must be even", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -146,14 +146,14 @@ bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
 	sizes[0] = sizes[1] = sizes[2] = dim_unknown();
 	if (attr_ints(c, "qkv_hidden_sizes", &qkv, &nq)) {
 		if (nq != 3 || qkv[0] <= 0 || qkv[1] <= 0 || qkv[2] <= 0) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "qkv_hidden_sizes must hold three positive sizes");
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "qkv_hidden_sizes must hold three positive sizes");
 			return false;
 		}
 		for (int32_t k = 0; k < 3; k++)
 			sizes[k] = dim_known(qkv[k]);
 	} else if (w && w->rank == 2 && w->dims[1].kind == DIM_KNOWN) {
 		if (w->dims[1].v % 3 != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "the width of weights '%s' %s must be three hidden sizes (no qkv_hidden_sizes)",
 				   in_name(c, wi), fmt_shape(c, w));
 			return false;
@@ -163,7 +163,7 @@ bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
 	}
 	for (int32_t k = 0; k < 2; k++)
 		if (sizes[k].kind == DIM_KNOWN && sizes[k].v % heads != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "hidden size %lld is not a multiple of num_heads %lld",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "hidden size %lld is not a multiple of num_heads %lld",
 				   (long long)sizes[k].v, (long long)heads);
 			return false;
 		}
@@ -182,7 +182,7 @@ void infer_ms_attention(infer_ctx *c)
 		return;
 	int64_t heads = attr_i(c, "num_heads", 0);
 	if (heads <= 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "num_heads must be positive, not %lld", (long long)heads);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "num_heads must be positive, not %lld", (long long)heads);
 		return;
 	}
 	const tinfo *x = in_ranked(c, 0), *w = in_ranked(c, 1), *past = in_ranked(c, 4);
@@ -215,7 +215,7 @@ bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n)
 	*n = attr_i(c, "N", 0);
 	if (*k > 0 && *n > 0)
 		return true;
-	infer_diag(c, OSH_ERROR, "attribute-error", "K and N must be positive (K %lld, N %lld)", (long long)*k,
+	infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "K and N must be positive (K %lld, N %lld)", (long long)*k,
 		   (long long)*n);
 	return false;
 }
@@ -228,7 +228,7 @@ void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 	if (r < 0)
 		return;
 	if (r == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; it needs at least one dimension", in_name(c, 0));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' is a scalar; it needs at least one dimension", in_name(c, 0));
 		return;
 	}
 	dim small[SCRATCH_SMALL];

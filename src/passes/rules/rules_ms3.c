@@ -67,7 +67,7 @@ void infer_ms_packed_attention(infer_ctx *c)
 		return;
 	dim sum = dim_add(c, dim_add(c, sizes[0], sizes[1]), sizes[2]);
 	if (w.kind == DIM_KNOWN && sum.kind == DIM_KNOWN && w.v != sum.v) {
-		infer_diag(c, OSH_ERROR, "shape-error", "qkv_hidden_sizes add up to %lld, but the weights are %lld wide",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "qkv_hidden_sizes add up to %lld, but the weights are %lld wide",
 			   (long long)sum.v, (long long)w.v);
 		return;
 	}
@@ -141,7 +141,7 @@ void infer_ms_sparse_attention(infer_ctx *c)
 		return;
 	dim layouts = ms_dim_of(c, 5, 0);
 	if (layouts.kind == DIM_KNOWN && (layouts.v == 0 || n % layouts.v != 0)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "num_heads %lld is not a multiple of the %lld block mask layouts",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "num_heads %lld is not a multiple of the %lld block mask layouts",
 			   (long long)n, (long long)layouts.v);
 		return;
 	}
@@ -190,7 +190,7 @@ void infer_ms_gated_relative_position_bias(infer_ctx *c)
 	if (!n)
 		return;
 	if (rq == 2 && !in(c, 6)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "a 2-D query_layer '%s' needs token_offset for its batch",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "a 2-D query_layer '%s' needs token_offset for its batch",
 			   in_name(c, 0));
 		return;
 	}
@@ -204,7 +204,7 @@ void infer_ms_gated_relative_position_bias(infer_ctx *c)
 	    !same(c, &head, 3, 0, "the head size") || !same(c, &d, 4, 0, "the gate's width"))
 		return;
 	if (d.kind == DIM_KNOWN && d.v % 2 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the gate's width %lld is not even", (long long)d.v);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the gate's width %lld is not even", (long long)d.v);
 		return;
 	}
 	dim o[4] = {batch, dim_known(n), seq, seq};
@@ -258,7 +258,7 @@ static bool moe_input(infer_ctx *c, dim *hidden, dim *experts)
 	if (r == 3)
 		tokens = dim_mul(c, ms_dim_of(c, 0, 0), ms_dim_of(c, 0, 1));
 	if (tokens.kind == DIM_KNOWN && rows.kind == DIM_KNOWN && tokens.v != rows.v) {
-		infer_diag(c, OSH_ERROR, "shape-error", "router_probs '%s' %s has %lld rows for %lld tokens",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "router_probs '%s' %s has %lld rows for %lld tokens",
 			   in_name(c, 1), fmt_shape(c, in(c, 1)), (long long)rows.v, (long long)tokens.v);
 		return false;
 	}
@@ -292,7 +292,7 @@ void infer_ms_moe(infer_ctx *c)
 	int64_t fusion = swiglu ? (attr_i(c, "swiglu_fusion", 0) ? 2 : 0) : 1;
 	dim want = fusion ? dim_mul(c, dim_known(fusion), inter) : dim_unknown();
 	if (want.kind == DIM_KNOWN && f1.kind == DIM_KNOWN && want.v != f1.v)
-		infer_diag(c, OSH_ERROR, "shape-error", "fc1's width %lld is not %lld inner sizes of %lld", (long long)f1.v,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "fc1's width %lld is not %lld inner sizes of %lld", (long long)f1.v,
 			   (long long)fusion, (long long)inter.v);
 }
 

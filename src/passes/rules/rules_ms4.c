@@ -59,7 +59,7 @@ static bool packed_1d(infer_ctx *c, int32_t i, int64_t size, const char *what)
 	dim d = t ? dim_resolve(c->syms, t->dims[0]) : dim_unknown();
 	if (d.kind != DIM_KNOWN || d.v == size)
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must hold %lld entries (%s)", in_name(c, i), fmt_shape(c, t),
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must hold %lld entries (%s)", in_name(c, i), fmt_shape(c, t),
 		   (long long)size, what);
 	return false;
 }
@@ -73,12 +73,12 @@ void infer_ms_matmul_bnb4(infer_ctx *c)
 		return;
 	int64_t bs = attr_i(c, "block_size", 0);
 	if (bs < 16 || (bs & (bs - 1))) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "block_size is %lld; it must be a power of 2, at least 16",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "block_size is %lld; it must be a power of 2, at least 16",
 			   (long long)bs);
 		return;
 	}
 	if (__builtin_mul_overflow(k, n, &kn)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "N * K (%lld * %lld) overflows int64", (long long)n,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "N * K (%lld * %lld) overflows int64", (long long)n,
 			   (long long)k);
 		return;
 	}
@@ -98,12 +98,12 @@ static bool fft_rank(infer_ctx *c, bool complex, int32_t *r)
 	int64_t nd = attr_i(c, "signal_ndim", 1);
 	*r = in_rank(c, 0);
 	if (nd < 1) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "signal_ndim is %lld; it must be at least 1",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "signal_ndim is %lld; it must be at least 1",
 			   (long long)nd);
 		return false;
 	}
 	if (*r >= 0 && *r < nd + complex) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has fewer than signal_ndim (%lld)%s axes",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has fewer than signal_ndim (%lld)%s axes",
 			   in_name(c, 0), fmt_shape(c, in(c, 0)), (long long)nd,
 			   complex ? " + 1 (real, imaginary)" : "");
 		return false;
@@ -137,7 +137,7 @@ void infer_ms_irfft(infer_ctx *c)
 	int32_t elem = in_elem(c, 0), r;
 	set_out_elem(c, 0, elem);
 	if (!attr_has(c, "signal_ndim")) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "the signal_ndim attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "the signal_ndim attribute is required");
 		return;
 	}
 	if (!fft_rank(c, true, &r) || r < 0)
@@ -167,7 +167,7 @@ void infer_ms_complex_mul(infer_ctx *c)
 		const tinfo *t = in_ranked(c, i);
 		dim two = dim_known(2);
 		if (t && t->rank == 0) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' is a scalar; its last dim must hold (real, imaginary)", in_name(c, i));
 			return;
 		}
@@ -196,7 +196,7 @@ static bool size_attr(infer_ctx *c, const char *name, dim *size, const char *who
 		return true;
 	dim d = dim_resolve(c->syms, *size);
 	if (v < 0 || (d.kind == DIM_KNOWN && d.v != v)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s is %lld, but %s is %s", name, (long long)v, whose,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %lld, but %s is %s", name, (long long)v, whose,
 			   nn_dim_text(c, d));
 		return false;
 	}
@@ -267,7 +267,7 @@ void infer_ms_murmur_hash3(infer_ctx *c)
 {
 	int32_t out = attr_i(c, "positive", 1) == 1 ? DT_UINT32 : DT_INT32, e = in_elem(c, 0);
 	if (e && !hashable(e)) {
-		infer_diag(c, OSH_ERROR, "type-error",
+		infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 			   "'%s' is %s; MurmurHash3 hashes int32, uint32, int64, uint64, float, double or string",
 			   in_name(c, 0), dtype_name(e));
 		set_out_elem(c, 0, out);
@@ -300,7 +300,7 @@ static void conv_with_sum(infer_ctx *c)
 	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
 	int32_t r = sum->rank;
 	if (tinfo_has_rank(y) && y->rank != r) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s is added into the output %s: it must have its shape",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s is added into the output %s: it must have its shape",
 			   in_name(c, 3), fmt_shape(c, sum), fmt_shape(c, y));
 		set_out_elem(c, 0, elem);
 		return;
@@ -335,7 +335,7 @@ void infer_nchwc_pool(infer_ctx *c)
 	const int64_t *k;
 	int32_t nk;
 	if (attr_ints(c, "kernel_shape", &k, &nk) && nk != 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "kernel_shape has %d values; the NCHWc pools are 2-D", nk);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "kernel_shape has %d values; the NCHWc pools are 2-D", nk);
 		return;
 	}
 	if (nchwc_4d(c, 0))
@@ -359,7 +359,7 @@ void infer_nchwc_reorder_input(infer_ctx *c)
 	bool last = attr_i(c, "channels_last", 0) != 0;
 	dim ch = dim_resolve(c->syms, x->dims[last ? 3 : 1]);
 	if (ch.kind == DIM_KNOWN && ch.v % 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has %lld channels; ReorderInput takes a multiple of 4",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has %lld channels; ReorderInput takes a multiple of 4",
 			   in_name(c, 0), fmt_shape(c, x), (long long)ch.v);
 		return;
 	}
@@ -375,7 +375,7 @@ void infer_nchwc_reorder_output(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	int64_t ch = attr_i(c, "channels", 0);
 	if (ch <= 0) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "channels is %lld; it must be positive", (long long)ch);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "channels is %lld; it must be positive", (long long)ch);
 		return;
 	}
 	const tinfo *x = nchwc_x(c);
@@ -383,7 +383,7 @@ void infer_nchwc_reorder_output(infer_ctx *c)
 		return;
 	dim padded = dim_resolve(c->syms, x->dims[1]);
 	if (padded.kind == DIM_KNOWN && padded.v < ch) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has %lld channels, fewer than channels (%lld)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has %lld channels, fewer than channels (%lld)",
 			   in_name(c, 0), fmt_shape(c, x), (long long)padded.v, (long long)ch);
 		return;
 	}
@@ -404,7 +404,7 @@ void infer_nchwc_upsample(infer_ctx *c)
 	const int64_t *s;
 	int32_t ns;
 	if (!attr_ints(c, "scales", &s, &ns) || ns != 4 || s[0] != 1 || s[1] != 1 || s[2] < 1 || s[3] < 1) {
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "scales must be four integers (1, 1, h, w), h and w at least 1");
 		return;
 	}

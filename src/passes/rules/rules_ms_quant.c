@@ -92,7 +92,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 	int32_t elem = in_elem(c, 1), n = in_count(c), r = -1;
 	set_out_elem(c, 0, elem);
 	if (n < 5 || (n - 2) % 3 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "QLinearConcat takes Y_scale, Y_zero_point and (tensor, scale, zero point) triples, not "
 			   "%d inputs",
 			   n);
@@ -103,7 +103,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 		if (ri < 0)
 			continue;
 		if (r >= 0 && ri != r) {
-			infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s has rank %d where '%s' has rank %d",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s has rank %d where '%s' has rank %d",
 				   in_name(c, i), fmt_shape(c, in(c, i)), ri, in_name(c, 2), r);
 			return;
 		}
@@ -144,7 +144,7 @@ void ms_channels_last(infer_ctx *c, infer_fn rule)
 	int32_t r = in_rank(c, 0);
 	if (r < 3) {
 		if (r >= 0)
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s needs at least 3 dimensions (N, D..., C)", in_name(c, 0),
 				   fmt_shape(c, in(c, 0)));
 		set_out_elem(c, 0, in_elem(c, 0));
@@ -252,7 +252,7 @@ void infer_ms_qgemm(infer_ctx *c)
 	for (int32_t k = 0; k < 2; k++) {
 		int32_t r = in_rank(c, ins[k]);
 		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %s", in_name(c, ins[k]),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be %s", in_name(c, ins[k]),
 				   fmt_shape(c, in(c, ins[k])), what[k]);
 			return;
 		}
@@ -263,7 +263,7 @@ void infer_ms_qgemm(infer_ctx *c)
 	if (a && b) {
 		dim ka = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0], k;
 		if (!dim_merge(c, ka, kb, &k)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "the inner dimensions of '%s' %s and '%s' %s differ",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the inner dimensions of '%s' %s and '%s' %s differ",
 				   in_name(c, 0), fmt_shape(c, a), in_name(c, 3), fmt_shape(c, b));
 			return;
 		}
@@ -284,14 +284,14 @@ void infer_ms_gather_block_quantized(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	int64_t bits = attr_i(c, "bits", 4);
 	if (bits != 2 && bits != 4 && bits != 8) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "bits must be 2, 4 or 8, not %lld", (long long)bits);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "bits must be 2, 4 or 8, not %lld", (long long)bits);
 		return;
 	}
 	if (r < 0 || ri < 0)
 		return;
 	const tinfo *d = in(c, 0), *ix = in(c, 1);
 	if (r < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "data '%s' %s must have at least one dimension", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "data '%s' %s must have at least one dimension", in_name(c, 0),
 			   fmt_shape(c, d));
 		return;
 	}
@@ -344,7 +344,7 @@ void infer_ms_cdist(infer_ctx *c)
 	for (int32_t i = 0; i < 2; i++) {
 		int32_t r = in_rank(c, i);
 		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 2-D (rows, features)", in_name(c, i),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 2-D (rows, features)", in_name(c, i),
 				   fmt_shape(c, in(c, i)));
 			return;
 		}
@@ -363,7 +363,7 @@ void infer_ms_unique(infer_ctx *c)
 {
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (r >= 0 && r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
 		set_out_elem(c, 0, elem);
 		set_out_elem(c, 1, DT_INT64);
 		set_out_elem(c, 2, DT_INT64);

@@ -31,7 +31,7 @@ static int32_t rank_is(infer_ctx *c, int32_t i, int32_t want, const char *layout
 {
 	int32_t r = in_rank(c, i);
 	if (r >= 0 && r != want) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
 			   want, layout);
 		*bad = true;
 		return -1;
@@ -67,7 +67,7 @@ void infer_causal_conv_with_state(infer_ctx *c)
 		    !nn_merge_dim(c, &one, w->dims[1], "the weight's middle dim (depthwise: 1)", CC_WEIGHT))
 			return;
 		if (k.kind == DIM_KNOWN && k.v < 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "weight '%s' %s has kernel size %lld; it must be at least 1",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "weight '%s' %s has kernel size %lld; it must be at least 1",
 				   in_name(c, CC_WEIGHT), fmt_shape(c, in(c, CC_WEIGHT)), (long long)k.v);
 			return;
 		}
@@ -104,7 +104,7 @@ static bool per_head(infer_ctx *c, int32_t i, dim hidden, int64_t heads, dim *ou
 	if (heads == 1 || hidden.kind != DIM_KNOWN)
 		return true;
 	if (hidden.v % heads) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim %lld is not a multiple of %lld heads",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: its last dim %lld is not a multiple of %lld heads",
 			   in_name(c, i), fmt_shape(c, in(c, i)), (long long)hidden.v, (long long)heads);
 		return false;
 	}
@@ -121,7 +121,7 @@ static bool last_is_one_of(infer_ctx *c, int32_t i, dim a, dim b, const char *si
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
 	if (d.kind != DIM_KNOWN || a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || d.v == a.v || d.v == b.v)
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim must be %s (%lld or %lld)", in_name(c, i),
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: its last dim must be %s (%lld or %lld)", in_name(c, i),
 		   fmt_shape(c, t), sizes, (long long)a.v, (long long)b.v);
 	return false;
 }
@@ -135,7 +135,7 @@ void infer_linear_attention(infer_ctx *c)
 	if (!attr_has(c, "q_num_heads") || !attr_has(c, "kv_num_heads"))
 		return; /* the schema check reports the missing attribute */
 	if (hq < 1 || hkv < 1 || hq % hkv) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "q_num_heads %lld must be a positive multiple of kv_num_heads %lld", (long long)hq,
 			   (long long)hkv);
 		return;
@@ -197,7 +197,7 @@ void infer_swiglu(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
 	if (a && b && a->rank != b->rank) {
-		infer_diag(c, OSH_ERROR, "shape-error", "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
 			   fmt_shape(c, a), in_name(c, 1), fmt_shape(c, b));
 		return;
 	}
@@ -262,7 +262,7 @@ void infer_flex_attention(infer_ctx *c)
 		ev = v->dims[3];
 	dim a = dim_resolve(c->syms, hq), b = dim_resolve(c->syms, hkv);
 	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && (b.v < 1 || a.v % b.v)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Q's %lld heads are not a multiple of K's and V's %lld",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Q's %lld heads are not a multiple of K's and V's %lld",
 			   (long long)a.v, (long long)b.v);
 		return;
 	}
