@@ -119,8 +119,9 @@ typedef struct attr_view {
 #define ATTR_MIXED (-2)
 
 /* One exists per attribute of every node (millions in a large model): the union
- * took it from 96 bytes to 48 (with 64-bit pointers). A field added here costs that
- * much memory again per attribute; this makes the cost a decision, not an accident. */
+ * keeps it at 48 bytes (with 64-bit pointers), half of what a field per kind takes.
+ * A field added here costs that much memory again per attribute; this makes the
+ * cost a decision, not an accident. */
 _Static_assert(sizeof(void *) != 8 || sizeof(attr_view) == 48,
 	       "attr_view grew: it exists once per attribute of every node");
 
@@ -292,8 +293,8 @@ typedef struct model_source {
 	uint8_t *map;
 	size_t map_size;
 	/* Below INPUT_DROP_MIN bytes (core/tuning.h) its pages stay until the model is freed: giving
-	 * back a few dozen pages took three madvise calls, and the writer's reads then
-	 * faulted them in again, for less memory than the process's own code. */
+	 * back a few dozen pages costs madvise calls, and the writer's reads then fault
+	 * them in again, for less memory than the process's own code. */
 	bool map_is_file;       /* map maps the file: its pages can be dropped */
 	bool viewed_external;   /* a view of a tensor in external data was made */
 	size_t released;        /* pages before this offset were dropped (loader_release_input) */

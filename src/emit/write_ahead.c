@@ -113,7 +113,7 @@ static uint64_t graph_content_at(const input_layout *l, uint64_t graph_len)
  * allocated at once: ext4 otherwise reserves them a page at a time as the copy goes.
  * Not the rest of the output: blocks allocated past the end of what is finally
  * written are given back by the truncate that ends every write made ahead
- * (atomic_commit), and that made it many times slower. KEEP_SIZE: the file's length
+ * (atomic_commit), which slows that truncate down. KEEP_SIZE: the file's length
  * is what is written. Advice: a file system without it, or a disk too full, just goes
  * without. */
 static void preallocate(int fd, uint64_t size)

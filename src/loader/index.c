@@ -64,9 +64,9 @@ static graph *graph_new(osh_model *m, const char *path, graph *parent, int32_t p
 
 /* A big table the index fills row by row (values, nodes) is faulted in by the
  * prefault thread TABLE_AHEAD rows ahead of the row being written: left to the
- * index, its pages were a good part of the loader's page faults, and made resident
- * whole at the start, they added to the peak while the input's pages were still in
- * memory. */
+ * index, its pages would be a good part of the loader's page faults, and made
+ * resident whole at the start, they would add to the peak while the input's pages
+ * are still in memory. */
 #define TABLE_AHEAD 4096
 
 /* At row `row` of a table of `cap` rows: the next TABLE_AHEAD rows after the ones
@@ -965,9 +965,9 @@ static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bo
  * thread goes on in node order: settling a name g's map does not hold may define a
  * value, so that waits until the other thread is done reading the map.
  *
- * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): the look-ups were about a sixth
- * of the loader's thread on a 100k-node transformer, and starting a thread costs
- * some tens of microseconds. Never on the plain path: one thread there. */
+ * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): there the look-ups are a real part
+ * of the loader's thread, and starting a thread costs some tens of microseconds.
+ * Never on the plain path: one thread there. */
 static bool resolve_inputs(osh_model *m, graph *g)
 {
 	resolve_job job;
@@ -1574,11 +1574,11 @@ static void check_unnamed_read(osh_model *m, graph *g)
 }
 
 /* Sizes g's value table and name map for `n` values up front: grown by doubling, each
- * step left the old array in the arena (half the index's memory on big graphs). The
+ * step would leave the old array in the arena (together, as much again as the last). The
  * table is not zeroed: value_new and graph_lookup write each entry whole, and pages
  * that nothing wrote yet cost no memory while the input's pages, still mapped from
- * the pre-scan, are given back (zeroed up front, the table was a tenth of a CNN's
- * peak). */
+ * the pre-scan, are given back (zeroed up front, the whole table would be resident
+ * at the peak). */
 static bool reserve_values(osh_model *m, graph *g, size_t n)
 {
 	if (n > (size_t)INT32_MAX / 2 || (int32_t)n <= g->cap_values)

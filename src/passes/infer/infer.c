@@ -34,8 +34,8 @@
 
 /* Float content of an initializer (or of a value given for this run) is decoded only
  * when a rule asks for it, unless it is tiny (EAGER_FLOATS): decoding every weight up
- * front stored each model's weights a second time, as doubles (twice their size), and
- * took much of the inference time, for content hardly any rule reads. Integer
+ * front would store each model's weights a second time, as doubles (twice their size),
+ * and take much of the inference time, for content hardly any rule reads. Integer
  * content (shapes, axes, sizes: small, read everywhere) stays eager. Eager float
  * content follows a tensor through pass-through nodes (Identity before Resize);
  * 8 entries cover scalars and a scale per axis, where a much higher bound would store

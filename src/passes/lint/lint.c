@@ -970,8 +970,8 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	strmap_init(&L.seen_facts, m->arena);
 	strmap_init(&L.one_or, m->arena);
 	/* Scratch that resolved and mono_of write before anything reads it: not zeroed,
-	 * so that only the rows a node uses are ever touched (zeroed, the 100 KB of the
-	 * two were 24 pages that every run faulted in, a large part of a small model). */
+	 * so that only the rows a node uses are ever touched (zeroed, every page of the
+	 * two would be faulted in by every run, a large part of a small model's). */
 	L.dims = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.dims);
 	L.counts = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.counts);
 	L.silent = arena_array(m->arena, SILENT_SLOTS, sizeof *L.silent);

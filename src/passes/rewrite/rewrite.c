@@ -1041,7 +1041,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 		return OSH_OK;
 	}
 	/* Room for the edits, the second IR and the inference on it: the load's budget
-	 * covers one of each (a 200k-node legacy model ran out of it re-indexing). */
+	 * covers one IR and one inference, and re-indexing a big model needs the second. */
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
 	/* The editing run: a fresh session, the same code, on messages (the loader left
 	 * the main graph's nodes and initializers as bytes until something changes). */
