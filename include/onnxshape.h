@@ -217,7 +217,7 @@ typedef struct osh_summary {
  * (returns NULL). */
 OSH_API const osh_summary *osh_model_summary(osh_model *m);
 /* osh_summary.n_nodes_total without the rest of the summary (whose operator counts
- * look at every node: 10 ms of a million-node model's check). NULL: m (0). */
+ * look at every node, a cost a big model's check would notice). NULL: m (0). */
 OSH_API size_t osh_model_node_count(const osh_model *m);
 
 /* "FLOAT", "INT64", ... or NULL for a value outside onnx.TensorProto.DataType. No

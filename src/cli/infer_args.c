@@ -2,9 +2,9 @@
  * and rewrite take them (see cli.h), and --constant-initializers (check, infer,
  * shapes).
  *
-  * The arrays grow as options come: a fixed table for the most options anyone could
-  * give was zeroed memory that every run of infer faulted in, a good part of a small
-  * model's time.
+ * The arrays grow as options come: a fixed table for the most options anyone could
+ * give would be zeroed memory that every run of infer faults in, however few options
+ * it has, and a small model's run is short.
  */
 #include "cli.h"
 

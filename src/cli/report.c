@@ -60,8 +60,8 @@ void print_diag(FILE *f, const style *st, const char *path, const osh_diag *d)
 	fprintf(f, " [%s]\n", d->code);
 }
 
-/* Unbuffered (stderr), a diagnostic is a dozen write calls: a big legacy model's
- * notes took seconds to print into a pipe. So f's descriptor gets
+/* Unbuffered (stderr), a diagnostic is a dozen write calls, and a big legacy model
+ * has a note per node. So f's descriptor gets
  * a buffered stream of its own for the span, flushed before returning; f itself, if
  * that cannot be had. */
 void print_diag_span(FILE *f, const style *st, const char *path, const osh_model *m, size_t from, bool errors_only)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g, int32_t node_index,
+void model_diag(osh_model *m, osh_severity sev, diag_code code, const graph *g, int32_t node_index,
 		const char *val, const char *fmt, ...)
 {
 	if (m->ndiags == m->cap_diags) {
@@ -29,7 +29,7 @@ void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g
 	const node *n = g && node_index >= 0 && node_index < g->nnodes ? &g->nodes[node_index] : NULL;
 	osh_diag d = {
 		.severity = sev,
-		.code = code,
+		.code = diag_code_name(code),
 		.graph = g ? g->path : "",
 		.node_index = n ? node_index : -1,
 		.node_name = n ? n->name : "",

@@ -14,6 +14,7 @@
 #define OSH_CORE_MODEL_H
 
 #include "core/arena.h"
+#include "core/codes.h"
 #include "core/shape.h"
 #include "core/strmap.h"
 #include "core/symbols.h"
@@ -118,8 +119,9 @@ typedef struct attr_view {
 #define ATTR_MIXED (-2)
 
 /* One exists per attribute of every node (millions in a large model): the union
- * took it from 96 bytes to 48 (with 64-bit pointers). A field added here costs that
- * much memory again per attribute; this makes the cost a decision, not an accident. */
+ * keeps it at 48 bytes (with 64-bit pointers), half of what a field per kind takes.
+ * A field added here costs that much memory again per attribute; this makes the
+ * cost a decision, not an accident. */
 _Static_assert(sizeof(void *) != 8 || sizeof(attr_view) == 48,
 	       "attr_view grew: it exists once per attribute of every node");
 
@@ -440,7 +442,7 @@ static inline value_extra *value_extra_need(arena *a, value *v)
 
 /* Adds a diagnostic; all strings are copied into the arena. node may be NULL. On
  * memory exhaustion marks m->nomem and drops the diagnostic. */
-void model_diag(osh_model *m, osh_severity sev, const char *code, const graph *g, int32_t node_index,
+void model_diag(osh_model *m, osh_severity sev, diag_code code, const graph *g, int32_t node_index,
 		const char *val, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 7, 8)))

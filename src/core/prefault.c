@@ -129,8 +129,8 @@ static bool follow_step(prefault *p, range *r)
 {
 	uintptr_t f = atomic_load_explicit(p->front, memory_order_relaxed);
 	/* Against the chunk's start, not lo: lo passes the front whenever the thread
-	 * is ahead (measured before this was so: the thread gave every chunk up at its
-	 * second look, and the owner faulted in nearly all of it). */
+	 * is ahead, so against lo the thread would give every chunk up at its second
+	 * look and leave the owner to fault in nearly all of it. */
 	if (f < r->start || f > r->hi)
 		return false; /* the owner has moved on */
 	size_t ahead = (r->hi - r->start) / 32;

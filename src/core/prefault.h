@@ -1,12 +1,12 @@
 /* prefault.h: a second thread that makes fresh memory resident ahead of its use.
  *
  * A model of a million nodes fills about a gigabyte of arena, and the kernel zeroes
- * every fresh page the first time it is written: on the virtual machines where these
- * tools run that took as long as all of onnxshape's own work. The arena hands each
+ * every fresh page the first time it is written, which on a virtual machine can cost
+ * as much as all of onnxshape's own work. The arena hands each
  * big chunk to this thread, which faults it in (MADV_POPULATE_WRITE: resident and
  * writable, contents untouched) on another core while the loader fills the chunk.
  * Only an optimisation: where the call or the thread is not available, nothing
- * happens and the pages are faulted in as they are written, as before.
+ * happens and the pages are faulted in as they are written.
  */
 #ifndef OSH_CORE_PREFAULT_H
 #define OSH_CORE_PREFAULT_H

@@ -3,7 +3,8 @@
  * Used for every name lookup (value names, symbols, operator rules) so that nothing
  * in the tool scans a list to find a name. Keys are not copied: they must outlive the
  * map (they live in the same arena). Load factor stays at most 3/4: the value table
- * of a big model is the biggest map, and its slots were a tenth of the index.
+ * of a big model is the biggest map, and a lower load factor would make its slots a
+ * larger part of the index's memory.
  */
 #ifndef OSH_CORE_STRMAP_H
 #define OSH_CORE_STRMAP_H

@@ -78,7 +78,7 @@ bool verify_ir_chosen(void);
  * faulted in ahead): an estimate too high costs address space, too low faults. */
 #define ARENA_BYTES_PER_ELEMENT 384
 /* A graph this big has its nodes' input names looked up by a second thread too: a
- * thread's start against a sixth of the loading thread's work on a big graph. */
+ * thread's start against the share of the loading thread's work the look-ups are. */
 #define RESOLVE_THREAD_MIN 16384
 /* The stretch of nodes each of the two threads takes at a time: the two meeting
  * evenly against the lock taken per stretch. */

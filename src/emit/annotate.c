@@ -25,9 +25,9 @@
 #include <string.h>
 
 /* Values of equal types share one TypeProto (packing a message twice is fine, and
- * nothing changes one once written): a million-node model's value_info was 40 bytes
- * of messages per dimension, as much as its whole index. A lossy cache, as for the
- * dims it keys on: inference publishes equal shapes as one array (passes/
+ * nothing changes one once written): a TypeProto per value would be messages for
+ * every dimension of every value, as much memory as the index. A lossy cache, as for
+ * the dims it keys on: inference publishes equal shapes as one array (passes/
  * rule_api/dims_share.c), so the array's address stands for the shape. A shape with an
  * unknown size is never shared: each such size gets a name of its own. */
 #define TYPE_SLOTS 4096

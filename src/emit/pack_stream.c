@@ -3,8 +3,8 @@
  *
  * protobuf_c_message_pack_to_buffer writes every sub-message's length before its
  * bytes by computing its packed size, recursively, at every level: a dim inside a
- * value_info's type is sized once per enclosing message, six times, and packing a
- * model took more time than loading and inferring it. protobuf_c_message_pack does not
+ * value_info's type is sized once per enclosing message, six times, so packing costs
+ * more than loading and inferring. protobuf_c_message_pack does not
  * (it packs a sub-message, then moves it behind its length), but it needs a buffer
  * the size of the model.
  *
@@ -20,8 +20,8 @@
  * The value_info, input and output entries that inference wrote share their types
  * (emit/annotate.c: one TypeProto for all the values of the same type): each type is
  * packed once, and every entry pointing at it gets a copy of those bytes, merged
- * after its name the same way (protobuf-c packed every entry's type anew: a sixth of
- * `infer` on transformer-100k).
+ * after its name the same way (protobuf-c would pack every entry's type anew, the
+ * same bytes once per value).
  *
  * Nodes a split load kept as bytes (m->src.wire_nodes: loader/unpack_split.c) are
  * written as those bytes: unchanged nodes need no message, and their fields stay as

@@ -27,8 +27,8 @@ struct copy_ahead {
 /* The blocks of what the copy writes, allocated at once: ext4 otherwise reserves
  * them a page at a time as the copy goes. Not the rest of the output: blocks
  * allocated past the end of what is finally written are given back by the truncate
- * that ends every write made ahead (atomic_commit), and that made it many times
- * slower. KEEP_SIZE: the file's length is what is written. Advice: a file system
+ * that ends every write made ahead (atomic_commit), which slows that truncate
+ * down. KEEP_SIZE: the file's length is what is written. Advice: a file system
  * without it, or a disk too full, just goes without. */
 static void preallocate(int fd, uint64_t size)
 {

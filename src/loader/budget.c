@@ -20,10 +20,9 @@
 /* Room for the index and the passes beside the unpacked messages. They cost per
  * message (a node's entry, its attributes' views, a declared type) and per string
  * (a value name: its table entry, its consumers, its inferred type), not per byte:
- * weights cost them nothing. The figures below were set from the most that load,
- * infer and annotate took per node, and kept when views and value entries later
- * became smaller (bench/README.md). The budget stays as tight as it was,
- * which test_hostile's budget test checks against the heaviest use (load, infer,
+ * weights cost them nothing. The figures below cover the most that load, infer and
+ * annotate take per node, with room to spare (bench/README.md), and
+ * test_load_limits's budget test checks them against the heaviest use (load, infer,
  * annotate and pack). A node with its op_type, an input and an output is allowed
  * 416 + 3 * 224 = 1,088. */
 #define INDEX_BYTES_PER_MESSAGE 416

@@ -54,8 +54,8 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 /* strcmp(k, lit) == 0 for a literal of n bytes, inlined and unrolled: it stops at
  * the first byte that differs (so never reads past k's NUL), which for the keys of
- * another name is the first. Three strcmp calls a tensor were a tenth of a
- * CNN-with-external-weights' check. */
+ * another name is the first. It runs three times a tensor, a real part of checking a
+ * model whose weights are external. */
 #define KEY_IS(k, lit) key_is((k), (lit), sizeof(lit) - 1)
 static inline bool key_is(const char *k, const char *lit, size_t n)
 {

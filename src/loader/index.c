@@ -66,9 +66,9 @@ static graph *graph_new(osh_model *m, const char *path, graph *parent, int32_t p
 
 /* A big table the index fills row by row (values, nodes) is faulted in by the
  * prefault thread TABLE_AHEAD rows ahead of the row being written: left to the
- * index, its pages were a good part of the loader's page faults, and made resident
- * whole at the start, they added to the peak while the input's pages were still in
- * memory. */
+ * index, its pages would be a good part of the loader's page faults, and made
+ * resident whole at the start, they would add to the peak while the input's pages
+ * are still in memory. */
 #define TABLE_AHEAD 4096
 
 /* At row `row` of a table of `cap` rows: the next TABLE_AHEAD rows after the ones
@@ -272,12 +272,12 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 		if (!found) {
 			*seen = 0;
 			if (own < 0)
-				model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+				model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, NULL,
 					   "domain '%s' is not in the function's own opset_import: ONNX Runtime refuses the "
 					   "function",
 					   domain[0] ? domain : "ai.onnx");
 			else if (model_opset(m, domain) >= 0 && model_opset(m, domain) != own)
-				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, NULL,
 					   "the function imports %s version %lld, the model %lld: ONNX Runtime inlines the body "
 					   "into the model and resolves its nodes at the model's version",
 					   domain[0] ? domain : "ai.onnx", (long long)own, (long long)model_opset(m, domain));
@@ -302,7 +302,7 @@ static int64_t node_opset(osh_model *m, graph *g, int32_t ni, const char *domain
 	}
 	/* Without any opset_import the model was refused already: nothing to add. */
 	if (m->proto->n_opset_import)
-		model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+		model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, NULL,
 			   "operator domain '%s' is not in the model's opset_import: resolved at its newest version, %lld "
 			   "(ONNX Runtime takes its own newest)",
 			   domain[0] ? domain : "ai.onnx", (long long)newest);
@@ -435,14 +435,14 @@ static void check_call(osh_model *m, graph *g, int32_t ni, const Onnx__FunctionP
 {
 	const node *n = &g->nodes[ni];
 	if (n->opset < 0)
-		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, NULL,
 			   "calls function '%s' of domain '%s', which the model's opset_import does not list",
 			   n->op_type, n->domain);
 	if ((size_t)n->ninputs > f->n_input)
-		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, NULL,
 			   "calls function '%s' with %d inputs: it declares %zu", n->op_type, n->ninputs, f->n_input);
 	if ((size_t)n->noutputs > f->n_output)
-		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, NULL,
 			   "calls function '%s' with %d outputs: it declares %zu", n->op_type, n->noutputs,
 			   f->n_output);
 }
@@ -497,7 +497,7 @@ static void report_data_later(osh_model *m, graph *g, const data_later *l)
 		if (v && (v->nconsumers || v->is_output))
 			malformed(m, g, e->node, e->name[0] ? e->name : NULL, "%s", e->why);
 		else
-			model_diag(m, OSH_WARNING, "not-in-spec", g, e->node, e->name[0] ? e->name : NULL,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, e->node, e->name[0] ? e->name : NULL,
 				   "%s; nothing reads it, and ONNX Runtime drops it unread", e->why);
 	}
 }
@@ -514,13 +514,13 @@ static void check_node(osh_model *m, graph *g, int32_t ni, data_later *later)
 	if (fn >= 0)
 		check_call(m, g, ni, m->proto->functions[fn]);
 	else if (n->opset < 0)
-		model_diag(m, OSH_ERROR, "opset-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_OPSET_ERROR, g, ni, NULL,
 			   "operator domain '%s' is not in the model's opset_import", n->domain[0] ? n->domain : "ai.onnx");
 	/* A name in a domain of the model's functions that none of them has, where no
 	 * runtime publishes operators: ONNX Runtime finds nothing to run. */
 	if (fn < 0 && m->function_domains.len && strmap_get(&m->function_domains, n->domain) >= 0 &&
 	    !opset_newest_known(n->domain))
-		model_diag(m, OSH_ERROR, "function-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, NULL,
 			   "no function '%s' in domain '%s': the model's functions there do not include it", n->op_type,
 			   n->domain);
 	/* A node decoded from its bytes has no tensor, sparse tensor or type in its
@@ -713,12 +713,12 @@ static bool define_outputs_of(osh_model *m, graph *g, int32_t ni, char *const *n
 			return false;
 		}
 		if (scope == SCOPE_BEFORE)
-			model_diag(m, OSH_ERROR, "subgraph-error", g, ni, name,
+			model_diag(m, OSH_ERROR, DIAG_SUBGRAPH_ERROR, g, ni, name,
 				   "'%s' is defined in an enclosing graph already: ONNX Runtime wants each name defined once "
 				   "across nested graphs (SSA) and refuses the model",
 				   name);
 		else if (scope == SCOPE_ANYWHERE)
-			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, name,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, name,
 				   "'%s' is defined in an enclosing graph too, by a node that need not run before this "
 				   "subgraph's: the spec wants each name defined once across nested graphs (SSA); ONNX "
 				   "Runtime refuses it only when its order puts that node first",
@@ -755,7 +755,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 	for (int32_t i = 0; i < n->nattrs; i++) {
 		attr_view *a = &n->attrs[i];
 		if (a->ref && !function_body) {
-			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, NULL,
 				   "attribute '%s' refers to '%s' (ref_attr_name) outside a function body: ONNX Runtime "
 				   "reads it as its own value",
 				   a->name, a->ref);
@@ -763,7 +763,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 		}
 		if ((a->graph_index == ATTR_MIXED || graph_typed_mixed(n, i)) && ort_checks(g) &&
 		    !(g == m->main && !strcmp(n->op_type, "Constant")))
-			model_diag(m, OSH_ERROR, "attribute-error", g, ni, NULL,
+			model_diag(m, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, g, ni, NULL,
 				   "attribute '%s' is typed %s but holds its value in a field of another type, or in "
 				   "several: ONNX Runtime refuses it",
 				   a->name, attr_type_text(a->type));
@@ -895,7 +895,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 		/* ONNX Runtime makes every Constant of the main graph an initializer, of
 		 * whatever domain, before it resolves a domain: one of ai.onnx here. */
 		if (g == m->main && n->domain[0] && !strcmp(n->op_type, "Constant")) {
-			model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, NULL,
 				   "Constant in domain '%s': ONNX Runtime makes every Constant of the main graph an "
 				   "initializer, whatever its domain",
 				   n->domain);
@@ -982,9 +982,9 @@ static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bo
  * thread goes on in node order: settling a name g's map does not hold may define a
  * value, so that waits until the other thread is done reading the map.
  *
- * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): the look-ups were about a sixth
- * of the loader's thread on a 100k-node transformer, and starting a thread costs
- * some tens of microseconds. Never on the plain path: one thread there. */
+ * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): there the look-ups are a real part
+ * of the loader's thread, and starting a thread costs some tens of microseconds.
+ * Never on the plain path: one thread there. */
 static bool resolve_inputs(osh_model *m, graph *g)
 {
 	resolve_job job;
@@ -1095,7 +1095,7 @@ static bool order_nodes(osh_model *m, graph *g)
 		const value *v = &g->values[bad_value];
 		const node *p = &g->nodes[v->producer];
 		bool refused = g != m->main && ort_checks(g);
-		model_diag(m, refused ? OSH_ERROR : OSH_WARNING, refused ? "subgraph-error" : "not-in-spec", g,
+		model_diag(m, refused ? OSH_ERROR : OSH_WARNING, refused ? DIAG_SUBGRAPH_ERROR : DIAG_NOT_IN_SPEC, g,
 			   bad_consumer, v->name,
 			   "nodes are not in topological order: this node uses '%s', which node %d '%s' (%s) produces "
 			   "%s%s",
@@ -1211,7 +1211,7 @@ static bool define_outputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfo
 				return false;
 		}
 		if (g->parent && g->values[id].origin == VAL_OUTER && ort_checks(g))
-			model_diag(m, OSH_ERROR, "subgraph-error", g, -1, name,
+			model_diag(m, OSH_ERROR, DIAG_SUBGRAPH_ERROR, g, -1, name,
 				   "output '%s' is a value of an enclosing graph returned as it is: ONNX Runtime refuses it "
 				   "(an Identity in the body gives it a value of its own)",
 				   name);
@@ -1237,7 +1237,7 @@ static bool define_inputs(osh_model *m, graph *g, size_t count, Onnx__ValueInfoP
 		if (vis)
 			validate_value_info(m, g, vis[i]);
 		if (!name[0] && ort_checks(g))
-			model_diag(m, OSH_ERROR, "graph-error", g, -1, NULL,
+			model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, NULL,
 				   "graph input #%zu has no name: ONNX Runtime refuses it", i);
 		int32_t id = define(m, g, name, VAL_INPUT);
 		if (id == -1)
@@ -1304,7 +1304,7 @@ static void check_default(osh_model *m, graph *g, const value *v, const tensor_v
 		return;
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 	if (tt->has_elem_type && dtype_valid(tt->elem_type) && dtype_valid(tv->dtype) && tt->elem_type != tv->dtype) {
-		model_diag(m, OSH_ERROR, "type-error", g, -1, v->name,
+		model_diag(m, OSH_ERROR, DIAG_TYPE_ERROR, g, -1, v->name,
 			   "initializer '%s' is %s but graph input '%s' is declared %s", v->name, dtype_name(tv->dtype),
 			   v->name, dtype_name(tt->elem_type));
 		return;
@@ -1318,7 +1318,7 @@ static void check_default(osh_model *m, graph *g, const value *v, const tensor_v
 			  shp->dim[k]->dim_value >= 0 && shp->dim[k]->dim_value != tv->dims[k];
 	if (differs) {
 		char have[128], want[128];
-		model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+		model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, v->name,
 			   "initializer '%s' has shape %s but graph input '%s' is declared %s", v->name,
 			   dims_text(have, sizeof have, tv->dims, (size_t)tv->rank, NULL), v->name,
 			   dims_text(want, sizeof want, NULL, shp->n_dim, shp));
@@ -1345,18 +1345,18 @@ static void check_redefined(osh_model *m, graph *g, const value *v, const tensor
 	char have[128], want[128];
 	if (v->origin == VAL_INITIALIZER && had && dtype_valid(had->dtype) && dtype_valid(now->dtype) &&
 	    had->dtype != now->dtype)
-		model_diag(m, OSH_ERROR, "type-error", g, -1, v->name,
+		model_diag(m, OSH_ERROR, DIAG_TYPE_ERROR, g, -1, v->name,
 			   "%s '%s' is defined again as %s, the first one is %s: ONNX Runtime types the value by the first "
 			   "and refuses the data of the last",
 			   what, v->name, dtype_name(now->dtype), dtype_name(had->dtype));
 	else if (v->origin == VAL_INITIALIZER && had && had->count >= 0 && now->count >= 0 && !same_dims(had, now))
-		model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+		model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, v->name,
 			   "%s '%s' is defined again with shape %s, the first one has %s: ONNX Runtime shapes the value by "
 			   "the first and refuses the data of the last",
 			   what, v->name, dims_text(have, sizeof have, now->dims, (size_t)now->rank, NULL),
 			   dims_text(want, sizeof want, had->dims, (size_t)had->rank, NULL));
 	else
-		model_diag(m, OSH_WARNING, "not-in-spec", g, -1, v->name,
+		model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, -1, v->name,
 			   "%s '%s' is defined twice: the spec wants each name once; ONNX Runtime takes the last", what,
 			   v->name);
 }
@@ -1370,7 +1370,7 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	if (!name[0]) {
 		/* ONNX Runtime skips one in the main graph: no node can name it. */
 		if (g == m->main)
-			model_diag(m, OSH_WARNING, "not-in-spec", g, -1, NULL,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, -1, NULL,
 				   "initializer #%zu has no name: the spec wants one; ONNX Runtime loads it, and no node can "
 				   "read it",
 				   i);
@@ -1394,7 +1394,7 @@ static bool define_initializer(osh_model *m, graph *g, size_t i, Onnx__TensorPro
 	/* IR version 3 wanted every initializer listed among the graph inputs; ONNX's
 	 * checker still does for a subgraph of such a model, and ONNX Runtime runs it. */
 	if (g->parent && m->proto->has_ir_version && m->proto->ir_version <= 3 && ort_checks(g))
-		model_diag(m, OSH_ERROR, "subgraph-error", g, -1, name,
+		model_diag(m, OSH_ERROR, DIAG_SUBGRAPH_ERROR, g, -1, name,
 			   "initializer '%s' is not among the graph's inputs, which IR version %lld wants: ONNX Runtime "
 			   "refuses the subgraph",
 			   name, (long long)m->proto->ir_version);
@@ -1582,7 +1582,7 @@ static void check_unnamed_read(osh_model *m, graph *g)
 	for (int32_t ni = 0; ni < g->nnodes; ni++)
 		for (int32_t k = 0; k < g->nodes[ni].ninputs; k++)
 			if (g->nodes[ni].inputs[k] < 0) {
-				model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+				model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, ni, NULL,
 					   "input %d is omitted (''), and the graph has an initializer without a name: ONNX "
 					   "Runtime reads it there and fails to run the model",
 					   k);
@@ -1591,11 +1591,11 @@ static void check_unnamed_read(osh_model *m, graph *g)
 }
 
 /* Sizes g's value table and name map for `n` values up front: grown by doubling, each
- * step left the old array in the arena (half the index's memory on big graphs). The
+ * step would leave the old array in the arena (together, as much again as the last). The
  * table is not zeroed: value_new and graph_lookup write each entry whole, and pages
  * that nothing wrote yet cost no memory while the input's pages, still mapped from
- * the pre-scan, are given back (zeroed up front, the table was a tenth of a CNN's
- * peak). */
+ * the pre-scan, are given back (zeroed up front, the whole table would be resident
+ * at the peak). */
 static bool reserve_values(osh_model *m, graph *g, size_t n)
 {
 	if (n > (size_t)INT32_MAX / 2 || (int32_t)n <= g->cap_values)
@@ -1728,7 +1728,7 @@ static bool check_node_names(osh_model *m, graph *g)
 		if (!found)
 			*first = ni;
 		else
-			model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+			model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, ni, NULL,
 				   "node name '%s' is taken by node %d (%s): ONNX Runtime refuses two nodes of one name",
 				   name, *first, g->nodes[*first].op_type);
 	}
@@ -1747,7 +1747,7 @@ static bool check_inputs_typed(osh_model *m, graph *g)
 		const Onnx__ValueInfoProto *decl = value_decl(v);
 		bool typed = decl && decl->type && decl->type->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET;
 		if (!typed && !v->init_view)
-			model_diag(m, OSH_ERROR, "graph-error", g, -1, v->name,
+			model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, v->name,
 				   "graph input '%s' has no type (and no initializer to give it one)", v->name);
 	}
 	return !m->nomem;
@@ -2120,7 +2120,7 @@ static bool check_free_names(osh_model *m)
 			for (int32_t k = 0; k < fn[f].n; k++) {
 				if (visible_from(g, fn[f].names[k]))
 					continue;
-				model_diag(m, OSH_ERROR, "function-error", g, ni, fn[f].names[k],
+				model_diag(m, OSH_ERROR, DIAG_FUNCTION_ERROR, g, ni, fn[f].names[k],
 					   "function '%s' reads '%s', which neither its body nor this graph defines: ONNX "
 					   "Runtime inlines the body here and refuses it",
 					   g->nodes[ni].op_type, fn[f].names[k]);
@@ -2145,7 +2145,7 @@ static bool check_ir3_initializers(osh_model *m, graph *g)
 				read[g->nodes[ni].inputs[k]] = true;
 	for (int32_t v = 0; v < g->nvalues; v++)
 		if (g->values[v].origin == VAL_INITIALIZER && !read[v])
-			model_diag(m, OSH_ERROR, "graph-error", g, -1, g->values[v].name,
+			model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, g->values[v].name,
 				   "initializer '%s' is not among the graph inputs, which IR version %lld wants, and no node "
 				   "of the graph reads it: ONNX Runtime refuses it",
 				   g->values[v].name, (long long)m->proto->ir_version);
@@ -2170,7 +2170,7 @@ bool index_model(osh_model *m)
 		if (!build_graph(m, m->main))
 			return false;
 		if (!mp->graph->n_output)
-			model_diag(m, OSH_ERROR, "graph-error", m->main, -1, NULL,
+			model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, m->main, -1, NULL,
 				   "the graph has no outputs: ONNX Runtime has nothing to run");
 		if (mp->has_ir_version && mp->ir_version <= 3 && !check_ir3_initializers(m, m->main))
 			return false;
@@ -2191,7 +2191,7 @@ bool index_model(osh_model *m)
 		 * it. Indexed all the same (every function has a graph), without a word. */
 		bool replaced = find_function(m, str(f->domain), str(f->name)) != (int32_t)i;
 		if (replaced)
-			model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, NULL, -1, NULL,
 				   "function '%s' of domain '%s' is defined again later: the spec wants each function once; "
 				   "ONNX Runtime takes the last definition",
 				   str(f->name), str(f->domain));

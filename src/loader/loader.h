@@ -24,7 +24,7 @@
 /* Reports a malformed-model error and marks the model malformed. */
 #define malformed(m, g, node, value, ...)                                                  \
 	do {                                                                               \
-		model_diag((m), OSH_ERROR, "malformed-model", (g), (node), (value), __VA_ARGS__); \
+		model_diag((m), OSH_ERROR, DIAG_MALFORMED_MODEL, (g), (node), (value), __VA_ARGS__); \
 		(m)->malformed = true;                                                     \
 	} while (0)
 

@@ -30,7 +30,7 @@ bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t 
  * (core/tuning.h) at a time: the caller's from the front, in node order, a thread of
  * the job's own from the back, until they meet. Which does more is decided as they
  * go: the second core is sometimes busy with other work (a writer's copy), and a
- * fixed share had one thread wait for the other. */
+ * fixed share would have one thread wait for the other. */
 
 typedef struct resolve_job {
 	const osh_model *m;

@@ -153,12 +153,12 @@ static bool check_tensor(osh_model *m, const graph *g, int32_t ni, const Onnx__T
 			bool as_is = g && g == m->main &&
 				     (ni < 0 || (!g->nodes[ni].domain[0] && !strcmp(g->nodes[ni].op_type, "Constant")));
 			if (as_is)
-				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, name,
+				model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, name,
 					   "%s has both raw_data and typed data fields: the spec wants one; ONNX Runtime reads "
 					   "raw_data",
 					   W);
 			else
-				model_diag(m, OSH_ERROR, "graph-error", g, ni, name,
+				model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, ni, name,
 					   "%s has both raw_data and typed data fields: ONNX Runtime refuses a tensor of two "
 					   "value fields there",
 					   W);
@@ -235,7 +235,7 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 	size_t rank = st->n_dims;
 	bool linear = idx->n_dims == 1;
 	if (!(linear && idx->dims[0] == nnz) && !(idx->n_dims == 2 && idx->dims[0] == nnz && (size_t)idx->dims[1] == rank)) {
-		model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+		model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, ni, NULL,
 			   "%s has %lld values but indices of shape %s%lld%s: ONNX Runtime wants (%lld,) or (%lld, %zu)",
 			   what, (long long)nnz, idx->n_dims ? "(" : "()", idx->n_dims ? (long long)idx->dims[0] : 0LL,
 			   idx->n_dims == 1 ? ",)" : idx->n_dims ? ", ...)" : "", (long long)nnz, (long long)nnz, rank);
@@ -250,12 +250,12 @@ void validate_sparse(osh_model *m, const graph *g, int32_t ni, const Onnx__Spars
 			/* A dense tensor of no element has nowhere to put a value: ONNX
 			 * Runtime makes it without reading the indices. */
 			if (numel == 0)
-				model_diag(m, OSH_WARNING, "not-in-spec", g, ni, NULL,
+				model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, ni, NULL,
 					   "%s has index %lld (entry %lld of its indices), outside its dims, which hold no "
 					   "element: ONNX Runtime ignores its values",
 					   what, (long long)v, (long long)e);
 			else
-				model_diag(m, OSH_ERROR, "graph-error", g, ni, NULL,
+				model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, ni, NULL,
 					   "%s has index %lld (entry %lld of its indices), outside its dims: ONNX Runtime "
 					   "refuses it",
 					   what, (long long)v, (long long)e);
@@ -296,7 +296,7 @@ static void body_counts(osh_model *m, const graph *g, const Onnx__FunctionProto 
 		 * (a variadic last one takes the rest): too few is nothing to it. */
 		bool ins = n->ninputs > r->max_inputs;
 		if (ins || n->noutputs > r->max_outputs)
-			model_diag(m, OSH_ERROR, "arity-error", g, ni, NULL,
+			model_diag(m, OSH_ERROR, DIAG_ARITY_ERROR, g, ni, NULL,
 				   "%s-%d (at the function's opset %lld) has %d %s%s, the node %d: ONNX Runtime makes the "
 				   "function a schema from its body and refuses a node with more than its operator takes",
 				   r->op_type, r->since, (long long)own, ins ? r->max_inputs : r->max_outputs,
@@ -328,7 +328,7 @@ static void validate_declared_dims(osh_model *m, const graph *g, const char *nam
 			continue;
 		if (d->dim_value < 0) {
 			/* Exporters write -1 for "any size"; ONNX Runtime reads it so. */
-			model_diag(m, OSH_WARNING, "not-in-spec", g, -1, name,
+			model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, g, -1, name,
 				   "'%s' is declared with dimension %lld at axis %zu: the spec wants a size of 0 or more "
 				   "(dim_param or no value for an unknown one); ONNX Runtime reads it as unknown",
 				   name, (long long)d->dim_value, i);
@@ -340,7 +340,7 @@ static void validate_declared_dims(osh_model *m, const graph *g, const char *nam
 	}
 	/* A negative dim is unknown: the count says nothing then. */
 	if (overflow && !empty && !negative)
-		model_diag(m, OSH_ERROR, "shape-error", g, -1, name,
+		model_diag(m, OSH_ERROR, DIAG_SHAPE_ERROR, g, -1, name,
 			   "'%s' is declared with dims whose element count overflows int64: no tensor has that shape",
 			   name);
 }
@@ -401,7 +401,7 @@ static void validate_type(osh_model *m, const graph *g, const char *name, const 
 	 * the same to it, but is taken here as what the writer meant, an element type
 	 * not known yet (onnxshape's own tests build such declarations). */
 	if (declared && has_et && et == 0)
-		model_diag(m, OSH_ERROR, "graph-error", g, -1, name,
+		model_diag(m, OSH_ERROR, DIAG_GRAPH_ERROR, g, -1, name,
 			   "'%s' is declared a tensor of element type 0 (UNDEFINED): ONNX Runtime refuses it", name);
 	else if (has_et && et != 0 && !dtype_valid(et))
 		malformed(m, g, -1, name, "'%s' has an unknown element type %lld", name, (long long)et);
@@ -449,7 +449,7 @@ static bool opsets_from(osh_model *m, Onnx__OperatorSetIdProto **ops, size_t n)
 		}
 		int64_t newest = opset_newest_known(dom);
 		if (newest > 0 && ops[i]->version > newest)
-			model_diag(m, OSH_ERROR, "opset-error", NULL, -1, NULL,
+			model_diag(m, OSH_ERROR, DIAG_OPSET_ERROR, NULL, -1, NULL,
 				   "opset_import asks for %s version %lld, newer than any released (the newest is %lld)",
 				   dom[0] ? dom : "ai.onnx", (long long)ops[i]->version, (long long)newest);
 		int32_t at = strmap_put(&m->opset_index, dom, m->nopsets);
@@ -459,11 +459,11 @@ static bool opsets_from(osh_model *m, Onnx__OperatorSetIdProto **ops, size_t n)
 			/* The spec wants each domain once; ONNX Runtime keeps the last entry. */
 			int64_t had = m->opsets[at].version;
 			if (had == ops[i]->version)
-				model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+				model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, NULL, -1, NULL,
 					   "opset_import lists domain '%s' twice (versions %lld and %lld)",
 					   dom[0] ? dom : "ai.onnx", (long long)had, (long long)ops[i]->version);
 			else
-				model_diag(m, OSH_WARNING, "not-in-spec", NULL, -1, NULL,
+				model_diag(m, OSH_WARNING, DIAG_NOT_IN_SPEC, NULL, -1, NULL,
 					   "opset_import lists domain '%s' twice (versions %lld and %lld): "
 					   "resolved at %lld, the last, as ONNX Runtime does",
 					   dom[0] ? dom : "ai.onnx", (long long)had, (long long)ops[i]->version,
@@ -485,7 +485,7 @@ bool validate_model(osh_model *m)
 		malformed(m, NULL, -1, NULL, "ir_version %lld is not a valid IR version",
 			  (long long)mp->ir_version);
 	else if (mp->ir_version > IR_NEWEST)
-		model_diag(m, OSH_ERROR, "opset-error", NULL, -1, NULL,
+		model_diag(m, OSH_ERROR, DIAG_OPSET_ERROR, NULL, -1, NULL,
 			   "ir_version %lld is newer than any released (the newest is %d)",
 			   (long long)mp->ir_version, IR_NEWEST);
 	if (!opsets_from(m, mp->opset_import, mp->n_opset_import))

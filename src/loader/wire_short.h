@@ -1,10 +1,10 @@
 /* wire_short.h: wire_next with a fast path for the fields a node or an initializer is
  * mostly made of: a one-byte key and a one-byte length (a name) or value (an enum, a
  * small int). The loader's own readers (decode_node.c, decode_tensor.c, index.c) walk
- * every node's bytes several times; on the general path each field took a switch on
+ * every node's bytes several times; on the general path each field takes a switch on
  * the wire type and two calls' worth of varint checks.
  *
- * Two flavours, because a test that fails costs too (callgrind, check): a NodeProto's
+ * Two flavours, because a test that fails costs too: a NodeProto's
  * own fields are all strings (wire_next_str), a tensor's and an attribute's mix strings
  * and varints (wire_next_short).
  *

@@ -7,6 +7,7 @@
  * table (every code the sources emit has a row). */
 #include <criterion/criterion.h>
 
+#include "core/model.h"
 #include "mb.h"
 
 #include <dirent.h>
@@ -674,8 +675,8 @@ static void scan_file(const char *path, regex_t *re)
 		for (const char *p = line; !regexec(re, p, 3, mt, 0); p += mt[0].rm_eo) {
 			char code[64];
 			snprintf(code, sizeof code, "%.*s", (int)(mt[2].rm_eo - mt[2].rm_so), p + mt[2].rm_so);
-			cr_expect_not_null(osh_rule_find(code), "%s:%d: code '%s' has no row in src/core/codes.c", path, ln,
-					   code);
+			cr_expect_fail("%s:%d: code '%s' is a string: name it by its DIAG_ value (core/codes.h)%s", path, ln,
+				       code, osh_rule_find(code) ? "" : ", after giving it a row in src/core/codes.def");
 		}
 	}
 	fclose(f);
@@ -700,11 +701,19 @@ static void scan_dir(const char *dir, regex_t *re)
 	closedir(d);
 }
 
-/* Every code passed to model_diag / infer_diag (a literal after the severity) or to
- * the rewrite's error helper has a row: SARIF's rule list and --error/--warn/--ignore
- * depend on it. */
+/* Every code passed to model_diag / infer_diag or to the rewrite's error helper has a
+ * row, which SARIF's rule list and --error/--warn/--ignore depend on: the stages name
+ * codes by their DIAG_ values, so none is a literal after the severity (a literal would
+ * be a code the table need not have), and each DIAG_ value's string is its own row. */
 Test(lint, every_emitted_code_has_a_row)
 {
+	size_t n = 0;
+	const osh_rule *rows = codes_table(&n);
+	cr_assert_eq(n, DIAG_CODE_COUNT);
+	for (int c = 0; c < DIAG_CODE_COUNT; c++) {
+		cr_expect_str_eq(diag_code_name((diag_code)c), rows[c].code);
+		cr_expect_eq(osh_rule_find(diag_code_name((diag_code)c)), &rows[c]);
+	}
 	regex_t re;
 	cr_assert_eq(regcomp(&re, "(OSH_ERROR|OSH_WARNING|OSH_NOTE|rw_error\\([^\"]*), *\"([a-z]+(-[a-z]+)+)\"",
 			     REG_EXTENDED),

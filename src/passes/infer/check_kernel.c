@@ -40,13 +40,13 @@ void check_runtime_versions(osh_model *m)
 		const char *d = o->domain && strcmp(o->domain, "ai.onnx") ? o->domain : "";
 		for (int32_t k = 0; k < nd; k++)
 			if (!strcmp(kd[k].domain, d) && o->version > kd[k].newest)
-				model_diag(m, OSH_ERROR, "runtime-version", NULL, -1, NULL,
+				model_diag(m, OSH_ERROR, DIAG_RUNTIME_VERSION, NULL, -1, NULL,
 					   "opset_import asks for %s version %lld; %s runs it up to version %d",
 					   shown_domain(d), (long long)o->version, kernel_runtime, kd[k].newest);
 	}
 	int64_t ir = edit_ir_version(m);
 	if (ir > kernel_ir_newest)
-		model_diag(m, OSH_ERROR, "runtime-version", NULL, -1, NULL,
+		model_diag(m, OSH_ERROR, DIAG_RUNTIME_VERSION, NULL, -1, NULL,
 			   "ir_version is %lld; %s loads models up to IR version %d", (long long)ir, kernel_runtime,
 			   kernel_ir_newest);
 }
@@ -69,7 +69,7 @@ bool check_kernel_domain(infer_ctx *c)
 	const char *d = c->n->domain ? c->n->domain : "";
 	if (covered_domain(d) || declared(c->opts, d, c->n->op_type))
 		return false;
-	infer_diag(c, OSH_ERROR, "no-kernel",
+	infer_diag(c, OSH_ERROR, DIAG_NO_KERNEL,
 		   "no kernel table covers domain %s: %s refuses %s::%s unless a custom-op library registers it "
 		   "(declare one with --custom-op %s or --custom-op %s::%s); its outputs are unknown",
 		   d, kernel_runtime, d, c->n->op_type, d, d, c->n->op_type);
@@ -294,7 +294,7 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
 	if (!strncmp(domain, "com.microsoft", 13))
 		snprintf(tag, sizeof tag, " (%s)", domain);
 	if (s == KV_UNKNOWN_OP) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s does not know %s-%d (%s): it is not a registered function/op there",
+		infer_diag(c, OSH_ERROR, DIAG_NO_KERNEL, "%s does not know %s-%d (%s): it is not a registered function/op there",
 			   kernel_runtime, op_type, since, dom);
 		return;
 	}
@@ -308,19 +308,19 @@ static void report(infer_ctx *c, binding *b, const char *op_type, int32_t since,
 			  : s == KV_SCHEMA ? " (its own schema of the operator does not take that type)"
 					   : "";
 	if (v < 0) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d (%s) has no CPU kernel in %s for %s%s", op_type, since, dom,
+		infer_diag(c, OSH_ERROR, DIAG_NO_KERNEL, "%s-%d (%s) has no CPU kernel in %s for %s%s", op_type, since, dom,
 			   kernel_runtime, bound[0] ? bound : "these types", why);
 		return;
 	}
 	char not[64];
 	code_text(not, sizeof not, b->types[v][b->idx[v]]);
 	if (kr->nvars == 1) {
-		infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has CPU kernels for %s; not %s (%s)%s", op_type, since,
+		infer_diag(c, OSH_ERROR, DIAG_NO_KERNEL, "%s-%d%s has CPU kernels for %s; not %s (%s)%s", op_type, since,
 			   tag, runs, not, kernel_runtime, why);
 		return;
 	}
 	binding_text(others, sizeof others, b, v);
-	infer_diag(c, OSH_ERROR, "no-kernel", "%s-%d%s has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
+	infer_diag(c, OSH_ERROR, DIAG_NO_KERNEL, "%s-%d%s has no CPU kernel for %s (%s)%s; with %s it has them for %s = %s",
 		   op_type, since, tag, bound, kernel_runtime, why,
 		   others[0] ? others : "the others free", b->vars[v], runs);
 }
@@ -380,7 +380,7 @@ static bool check_refused_attrs(infer_ctx *c, const sch_row *r, const char *cons
 		if (!a)
 			continue;
 		if (!eq) {
-			infer_diag(c, OSH_ERROR, "runtime-attribute",
+			infer_diag(c, OSH_ERROR, DIAG_RUNTIME_ATTRIBUTE,
 				   "%s does not know attribute '%s' of %s-%d (%s): ONNX added it to that version after the "
 				   "runtime took its schema, and the runtime refuses the model",
 				   kernel_runtime, name, r->op_type, r->since, shown_domain(r->domain));
@@ -388,7 +388,7 @@ static bool check_refused_attrs(infer_ctx *c, const sch_row *r, const char *cons
 		}
 		long long v = strtoll(eq + 1, NULL, 10);
 		if (a->type == AT_INT && a->i == v) {
-			infer_diag(c, OSH_ERROR, "runtime-attribute",
+			infer_diag(c, OSH_ERROR, DIAG_RUNTIME_ATTRIBUTE,
 				   "%s-%d with %s=%lld: the CPU kernel of %s does not implement it, and the runtime refuses "
 				   "the node when it loads the model",
 				   r->op_type, r->since, name, v, kernel_runtime);

@@ -154,12 +154,12 @@ static void check_types(infer_ctx *c, const sch_row *r)
 			type_text(got, sizeof got, t);
 			allowed_text(want, sizeof want, allowed);
 			if (f->constraint >= 0)
-				infer_diag(c, OSH_ERROR, "type-error",
+				infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 					   "input %d '%s' (%s) is %s, which %s-%d does not take: %s of %s is one of %s", k,
 					   in_name(c, k), f->name, got, r->op_type, r->since,
 					   r->constraints[f->constraint].var, r->op_type, want);
 			else
-				infer_diag(c, OSH_ERROR, "type-error", "input %d '%s' (%s) is %s; %s-%d takes %s", k,
+				infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR, "input %d '%s' (%s) is %s; %s-%d takes %s", k,
 					   in_name(c, k), f->name, got, r->op_type, r->since, want);
 			continue;
 		}
@@ -172,7 +172,7 @@ static void check_types(infer_ctx *c, const sch_row *r)
 			char first[64];
 			type_text(first, sizeof first, bound[v]);
 			type_text(got, sizeof got, t);
-			infer_diag(c, OSH_ERROR, "type-error",
+			infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 				   "input %d '%s' is %s but input %d '%s' is %s: %s takes one type %s for both",
 				   bound_by[v], in_name(c, bound_by[v]), first, k, in_name(c, k), got, r->op_type,
 				   r->constraints[v].var);
@@ -260,23 +260,23 @@ static bool check_empty_names(infer_ctx *c, const sch_row *r)
 		if (n->inputs[k] >= 0 && !call)
 			continue;
 		if (call)
-			infer_diag(c, OSH_ERROR, "arity-error",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR,
 				   "input %d (%s) of %s-%d is '%s', an input of function '%s' that the call at node '%s' "
 				   "leaves out: ONNX Runtime inlines the body and refuses the empty input",
 				   k, f->name, r->op_type, r->since, in_name(c, k), c->caller->n->op_type,
 				   c->caller->n->name);
 		else if (f->option == SCH_SINGLE)
-			infer_diag(c, OSH_ERROR, "arity-error", "input %d (%s) of %s-%d is required, the node leaves it empty",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "input %d (%s) of %s-%d is required, the node leaves it empty",
 				   k, f->name, r->op_type, r->since);
 		else if (trailing_in_fixed_branch(c, k)) {
-			infer_diag(c, OSH_WARNING, "not-in-spec",
+			infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 				   "input %d of %s-%d, an argument of the variadic '%s', is left empty: the spec wants "
 				   "each one given; ONNX Runtime inlines this branch of an If of a fixed condition and "
 				   "drops the trailing empty inputs",
 				   k, r->op_type, r->since, f->name);
 			break;
 		} else
-			infer_diag(c, OSH_ERROR, "arity-error",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR,
 				   "input %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
 				   r->op_type, r->since, f->name);
 		return false;
@@ -288,11 +288,11 @@ static bool check_empty_names(infer_ctx *c, const sch_row *r)
 		if (!f || f->option == SCH_OPTIONAL)
 			continue;
 		if (f->option == SCH_SINGLE)
-			infer_diag(c, OSH_ERROR, "arity-error",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR,
 				   "output %d (%s) of %s-%d is required, the node leaves it empty", k, f->name, r->op_type,
 				   r->since);
 		else
-			infer_diag(c, OSH_ERROR, "arity-error",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR,
 				   "output %d of %s-%d is an argument of the variadic '%s' and cannot be left empty", k,
 				   r->op_type, r->since, f->name);
 		return false;
@@ -305,22 +305,22 @@ static bool check_arity(infer_ctx *c, const sch_row *r)
 	const node *n = c->n;
 	if (n->ninputs < r->min_inputs || n->ninputs > r->max_inputs) {
 		if (r->min_inputs == r->max_inputs)
-			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d takes %d input%s, the node has %d", r->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "%s-%d takes %d input%s, the node has %d", r->op_type,
 				   r->since, r->min_inputs, r->min_inputs == 1 ? "" : "s", n->ninputs);
 		else if (r->max_inputs == INT32_MAX)
-			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d takes at least %d input%s, the node has %d",
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "%s-%d takes at least %d input%s, the node has %d",
 				   r->op_type, r->since, r->min_inputs, r->min_inputs == 1 ? "" : "s", n->ninputs);
 		else
-			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d takes %d to %d inputs, the node has %d", r->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "%s-%d takes %d to %d inputs, the node has %d", r->op_type,
 				   r->since, r->min_inputs, r->max_inputs, n->ninputs);
 		return false;
 	}
 	if (n->noutputs < r->min_outputs || n->noutputs > r->max_outputs) {
 		if (r->min_outputs == r->max_outputs)
-			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d has %d output%s, the node lists %d", r->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "%s-%d has %d output%s, the node lists %d", r->op_type,
 				   r->since, r->min_outputs, r->min_outputs == 1 ? "" : "s", n->noutputs);
 		else
-			infer_diag(c, OSH_ERROR, "arity-error", "%s-%d has %d to %d outputs, the node lists %d", r->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR, "%s-%d has %d to %d outputs, the node lists %d", r->op_type,
 				   r->since, r->min_outputs, r->max_outputs, n->noutputs);
 		return false;
 	}
@@ -445,10 +445,10 @@ static bool check_string_value(infer_ctx *c, const sch_row *r, const char *name,
 			continue;
 		if (!word_in(v, strlen(v), e->values, e->nocase)) {
 			if (a->type == AT_STRINGS)
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s[%d] '%s' is not one of: %s%s", name, k, v,
+				infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "%s[%d] '%s' is not one of: %s%s", name, k, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			else
-				infer_diag(c, OSH_ERROR, "attribute-error", "%s '%s' is not one of: %s%s", name, v,
+				infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "%s '%s' is not one of: %s%s", name, v,
 					   e->values, e->nocase ? " (in any case)" : "");
 			return false;
 		}
@@ -505,7 +505,7 @@ static bool check_bound_refs(infer_ctx *c, const sch_row *r)
 		const attr_view *a = node_attr(c->n, r->attrs[k].name);
 		if (!a || !a->ref || attr(c, r->attrs[k].name))
 			continue;
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "%s-%d requires the attribute '%s', which refers to the function's '%s': the call does not give "
 			   "it",
 			   r->op_type, r->since, r->attrs[k].name, a->ref);
@@ -523,7 +523,7 @@ static bool check_given_ref(infer_ctx *c, const sch_row *r, const attr_view *a, 
 	if (!given || given == a)
 		return true;
 	if (given->type != AT_UNDEFINED && given->type != (attr_type)s->type) {
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "attribute '%s' of %s-%d is %s; the call gives it as %s ('%s')", a->name, r->op_type,
 			   r->since, attr_type_name(s->type), attr_type_name(given->type), a->ref);
 		return false;
@@ -557,29 +557,29 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 			return false;
 		}
 		if (twice) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' is given twice", a->name);
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "attribute '%s' is given twice", a->name);
 			ok = false;
 		}
 		if (a->graph_index == ATTR_UNTYPED) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' has no type (AttributeProto.type)",
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "attribute '%s' has no type (AttributeProto.type)",
 				   a->name);
 			ok = false;
 		}
 		const sch_attr *s = attr_schema(r, a->name);
 		if (!s) {
 			if (takes_any_attribute(r))
-				infer_diag(c, OSH_WARNING, "not-in-spec",
+				infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 					   "'%s' is not an attribute of %s-%d (%s); ONNX Runtime's schema of it takes any",
 					   a->name, r->op_type, r->since, row_domain(r));
 			else
-				infer_diag(c, OSH_ERROR, "attribute-error", "'%s' is not an attribute of %s-%d (%s)", a->name,
+				infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "'%s' is not an attribute of %s-%d (%s)", a->name,
 					   r->op_type, r->since, row_domain(r));
 			continue;
 		}
 		/* AT_UNDEFINED: files of old converters leave the type out; the loader
 		 * took it from the field that is set. */
 		if (a->type != AT_UNDEFINED && a->type != (attr_type)s->type) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "attribute '%s' of %s-%d is %s, given as %s", a->name,
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "attribute '%s' of %s-%d is %s, given as %s", a->name,
 				   r->op_type, r->since, attr_type_name(s->type), attr_type_name(a->type));
 			ok = false;
 			continue;
@@ -599,7 +599,7 @@ static bool check_attrs(infer_ctx *c, const sch_row *r)
 		for (int32_t i = 0; i < n->nattrs && !present; i++)
 			present = !strcmp(n->attrs[i].name, r->attrs[k].name);
 		if (!present) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "%s-%d requires the attribute '%s' (%s)", r->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "%s-%d requires the attribute '%s' (%s)", r->op_type,
 				   r->since, r->attrs[k].name, attr_type_name(r->attrs[k].type));
 			ok = false;
 		}
@@ -698,7 +698,7 @@ static void check_sequence_position(infer_ctx *c, const sch_row *r)
 		return;
 	/* Insert may append (position len); the others need an element there. */
 	if (pos.v < -len || pos.v > len || (pos.v == len && !insert))
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "position %lld is out of range of '%s', a sequence of %lld tensor%s: ONNX Runtime fails to run it",
 			   (long long)pos.v, in_name(c, 0), (long long)len, len == 1 ? "" : "s");
 }
@@ -720,7 +720,7 @@ static void check_optional_get(infer_ctx *c, const sch_row *r)
 			continue;
 		}
 		if (!strcmp(p->op_type, "Optional") && (!p->ninputs || p->inputs[0] < 0))
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' is an optional built empty (Optional without an input): OptionalGetElement on it "
 				   "fails at run time",
 				   in_name(c, 0));
@@ -746,13 +746,13 @@ static void check_cast(infer_ctx *c, const sch_row *r)
 	const char *tn = dtype_name((int32_t)to);
 	const attr_view *sat = attr(c, "saturate");
 	if (sat && sat->type == AT_INT && sat->i == 0 && !is_float8(to))
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "saturate is 0 for a cast to %s: it applies to float8 targets only, and ONNX Runtime refuses "
 			   "it for any other",
 			   tn ? tn : "?");
 	const char *round = attr_s(c, "round_mode", "up");
 	if (strcmp(round, "up") && to != DT_FLOAT8E8M0)
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "round_mode is '%s' for a cast to %s: it applies to float8e8m0 only, and ONNX Runtime refuses "
 			   "another mode for any other target",
 			   round, tn ? tn : "?");
@@ -776,7 +776,7 @@ static void check_scan_length(infer_ctx *c, const sch_row *r)
 		if (t && axis < 0)
 			axis += t->rank;
 		if (t && axis >= 0 && axis < t->rank && known_dim(c, t, (int32_t)axis, &len) && len == 0)
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "scan input %d '%s' has length 0 along its scan axis %lld: ONNX Runtime fails to run a "
 				   "Scan of no iteration",
 				   k, in_name(c, i), (long long)axis);
@@ -794,7 +794,7 @@ static void check_if_branches(infer_ctx *c, const sch_row *r)
 			const value *v = &sg->values[sg->inputs[i]];
 			if (v->init_view)
 				continue;
-			infer_diag(c, OSH_ERROR, "subgraph-error",
+			infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 				   "%s declares the input '%s': an If branch takes none, and ONNX Runtime refuses it", sg->path,
 				   v->name);
 			break;
@@ -807,7 +807,7 @@ static void check_if_branches(infer_ctx *c, const sch_row *r)
 static void check_hidden_size(infer_ctx *c, const sch_row *r)
 {
 	if (!attr(c, "hidden_size"))
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "%s has no hidden_size: the schema leaves it optional, ONNX Runtime's kernel requires it",
 			   r->op_type);
 }
@@ -819,7 +819,7 @@ static void check_flag(infer_ctx *c, const char *name)
 {
 	const attr_view *a = attr(c, name);
 	if (a && a->type == AT_INT && a->i != 0 && a->i != 1)
-		infer_diag(c, OSH_ERROR, "attribute-error", "%s is %lld: it must be 0 or 1", name, (long long)a->i);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "%s is %lld: it must be 0 or 1", name, (long long)a->i);
 }
 
 static void check_cumsum(infer_ctx *c, const sch_row *r)
@@ -854,7 +854,7 @@ static void check_attention(infer_ctx *c, const sch_row *r)
 	(void)r;
 	int64_t mode = attr_i(c, "qk_matmul_output_mode", 0);
 	if (out_present(c, 3) && (mode < -1 || mode > 3))
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "qk_matmul_output_mode is %lld: it must be 0, 1, 2 or 3 for output 3 ('qk_matmul_output')",
 			   (long long)mode);
 }
@@ -867,7 +867,7 @@ static void check_input_ranks(infer_ctx *c, const sch_row *r, int32_t first, int
 		const tinfo *t = in_ranked(c, i);
 		if (t && (t->rank > 1 || t->rank < lowest)) {
 			const sch_param *f = formal_of(r, r->inputs, r->ninputs, i);
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "%s '%s' has rank %d: ONNX Runtime's %s kernel wants a 1-D tensor%s", f ? f->name : "input",
 				   in_name(c, i), t->rank, r->op_type, lowest ? "" : " or a scalar");
 		}
@@ -881,7 +881,7 @@ static void check_input_ranks(infer_ctx *c, const sch_row *r, int32_t first, int
 static void check_squeeze_axes(infer_ctx *c, const sch_row *r)
 {
 	if (c->n->ninputs >= 2 && c->n->inputs[1] < 0 && !trailing_in_fixed_branch(c, 1))
-		infer_diag(c, OSH_ERROR, "arity-error",
+		infer_diag(c, OSH_ERROR, DIAG_ARITY_ERROR,
 			   "%s-%d's axes is listed as '': ONNX Runtime's kernel then looks for the axes and fails to run "
 			   "(leave the input off to squeeze every dimension of 1)",
 			   r->op_type, r->since);
@@ -898,7 +898,7 @@ static void check_slice_inputs(infer_ctx *c, const sch_row *r) { check_input_ran
 static void check_split_count(infer_ctx *c, const sch_row *r)
 {
 	if (attr(c, "num_outputs") && c->n->ninputs >= 2 && c->n->inputs[1] < 0 && !trailing_in_fixed_branch(c, 1))
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "%s-%d has num_outputs and lists its split input as '': ONNX Runtime counts it as given "
 			   "and refuses the two together",
 			   r->op_type, r->since);
@@ -909,7 +909,7 @@ static void check_split_count(infer_ctx *c, const sch_row *r)
 static void check_regex_pattern(infer_ctx *c, const sch_row *r)
 {
 	if (!attr(c, "pattern"))
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "%s has no pattern: the schema leaves it optional, ONNX Runtime's kernel requires it",
 			   r->op_type);
 }
@@ -938,7 +938,7 @@ static void check_resize_inputs(infer_ctx *c, const sch_row *r)
 	int32_t si = resize11 ? 2 : 1;
 	const tinfo *sizes = resize11 ? in_ranked(c, 3) : NULL;
 	if (sizes && sizes->rank != 1 && content_unseen_at_load(c, 3))
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "sizes '%s' has rank %d: ONNX's inference, which ONNX Runtime runs on loading, wants a 1-D "
 			   "sizes when the file does not fix its content",
 			   in_name(c, 3), sizes->rank);
@@ -952,7 +952,7 @@ static void check_resize_inputs(infer_ctx *c, const sch_row *r)
 		count *= len;
 	}
 	if (count > 0 && count != x->rank)
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "scales '%s' holds %lld values for '%s' of rank %d: ONNX Runtime's kernel wants one per "
 			   "dimension",
 			   in_name(c, si), (long long)count, in_name(c, 0), x->rank);
@@ -1032,7 +1032,7 @@ static bool check_main_constant(infer_ctx *c, const sch_row *r)
 {
 	const node *n = c->n;
 	if (!n->nattrs) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "Constant has no attribute: ONNX Runtime refuses it");
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "Constant has no attribute: ONNX Runtime refuses it");
 		return false;
 	}
 	const attr_view *a = &n->attrs[0];
@@ -1047,20 +1047,20 @@ static bool check_main_constant(infer_ctx *c, const sch_row *r)
 	case AT_STRINGS:
 		break;
 	default:
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "Constant's first attribute '%s' is of type %s, which ONNX Runtime cannot make a tensor of",
 			   a->name, attr_type_name(a->type));
 		return false;
 	}
 	if (a->type == AT_TENSOR && !a->t) {
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "Constant's first attribute '%s' is typed %s but holds none: ONNX Runtime refuses it", a->name,
 			   attr_type_name(a->type));
 		return false;
 	}
 	const sch_attr *s = attr_schema(r, a->name);
 	if (n->nattrs != 1 || !s || (attr_type)s->type != a->type)
-		infer_diag(c, OSH_WARNING, "not-in-spec",
+		infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 			   "Constant-%d takes one of its value attributes, the node has %d attribute%s, the first '%s' "
 			   "(%s): ONNX Runtime makes a Constant of the main graph an initializer from its first attribute "
 			   "and ignores the rest",
@@ -1079,12 +1079,12 @@ bool check_schema_node(infer_ctx *c, const sch_row *r)
 	if (r->deprecated) {
 		const sch_row *newest = schema_lookup(r->domain, r->op_type, INT32_MAX);
 		if (newest != r) {
-			infer_diag(c, OSH_WARNING, "deprecated",
+			infer_diag(c, OSH_WARNING, DIAG_DEPRECATED,
 				   "%s-%d is deprecated (%s-%d replaces it): its signature is not checked", r->op_type,
 				   r->since, newest->op_type, newest->since);
 			return true;
 		}
-		infer_diag(c, OSH_ERROR, "op-not-in-opset",
+		infer_diag(c, OSH_ERROR, DIAG_OP_NOT_IN_OPSET,
 			   "%s was deprecated in opset %d of %s: ONNX Runtime refuses it from then on", r->op_type,
 			   r->deprecated, row_domain(r));
 		return false;
@@ -1116,7 +1116,7 @@ static bool check_ort_layernorm(infer_ctx *c)
 			continue;
 		const char *en = dtype_name(e);
 		if (e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16 && e != DT_BFLOAT16) {
-			infer_diag(c, OSH_ERROR, "type-error",
+			infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 				   "input %d '%s' is %s: ONNX Runtime's %s takes FLOAT16, FLOAT, DOUBLE or BFLOAT16",
 				   k, in_name(c, k), en ? en : "?", n->op_type);
 			return false;
@@ -1125,7 +1125,7 @@ static bool check_ort_layernorm(infer_ctx *c)
 			continue;
 		if (v && e != v) {
 			const char *vn = dtype_name(v);
-			infer_diag(c, OSH_ERROR, "type-error",
+			infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 				   "input %d '%s' is %s but input %d '%s' is %s: ONNX Runtime's %s takes one type V "
 				   "for its scale and bias",
 				   v_at, in_name(c, v_at), vn ? vn : "?", k, in_name(c, k), en ? en : "?", n->op_type);
@@ -1149,7 +1149,7 @@ bool check_schema_missing(infer_ctx *c)
 	 * but for the types their schemas take. */
 	const ort_extra *extra = rule_ort_extra(n->domain, n->op_type, n->opset);
 	if (extra) {
-		infer_diag(c, OSH_WARNING, "not-in-spec",
+		infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 			   "%s is not defined in opset %lld of %s; ONNX Runtime runs its own kernel of that name",
 			   n->op_type, (long long)n->opset, dom);
 		if (strstr(n->op_type, "LayerNormalization"))
@@ -1157,7 +1157,7 @@ bool check_schema_missing(infer_ctx *c)
 		int32_t e = in_elem(c, 0);
 		if (extra->floats_only && e && e != DT_FLOAT && e != DT_DOUBLE && e != DT_FLOAT16) {
 			const char *en = dtype_name(e);
-			infer_diag(c, OSH_ERROR, "type-error",
+			infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 				   "input 0 '%s' is %s: ONNX Runtime's %s takes FLOAT16, FLOAT or DOUBLE", in_name(c, 0),
 				   en ? en : "?", n->op_type);
 			return false;
@@ -1166,14 +1166,14 @@ bool check_schema_missing(infer_ctx *c)
 	}
 	const sch_row *later = schema_lookup(n->domain, n->op_type, INT32_MAX);
 	if (!later && model_function(c->m, n->domain, n->op_type)) {
-		infer_diag(c, OSH_ERROR, "op-not-in-opset",
+		infer_diag(c, OSH_ERROR, DIAG_OP_NOT_IN_OPSET,
 			   "%s is a model-local function of %s, a domain of ONNX's own operators: ONNX Runtime "
 			   "looks it up there and refuses the call (give the function a domain of its own)",
 			   n->op_type, dom);
 		return false;
 	}
 	if (!later) {
-		infer_diag(c, OSH_ERROR, "op-not-in-opset", "%s is not an operator of %s", n->op_type, dom);
+		infer_diag(c, OSH_ERROR, DIAG_OP_NOT_IN_OPSET, "%s is not an operator of %s", n->op_type, dom);
 		return false;
 	}
 	/* The first version: the rows of one operator are ordered by since. */
@@ -1185,7 +1185,7 @@ bool check_schema_missing(infer_ctx *c)
 		first = r->since;
 		v = r->since;
 	}
-	infer_diag(c, OSH_ERROR, "op-not-in-opset", "%s is not defined in opset %lld of %s: it came in opset %d",
+	infer_diag(c, OSH_ERROR, DIAG_OP_NOT_IN_OPSET, "%s is not defined in opset %lld of %s: it came in opset %d",
 		   n->op_type, (long long)n->opset, dom, first);
 	return false;
 }

@@ -34,8 +34,8 @@
 
 /* Float content of an initializer (or of a value given for this run) is decoded only
  * when a rule asks for it, unless it is tiny (EAGER_FLOATS): decoding every weight up
- * front stored each model's weights a second time, as doubles (twice their size), and
- * took much of the inference time, for content hardly any rule reads. Integer
+ * front would store each model's weights a second time, as doubles (twice their size),
+ * and take much of the inference time, for content hardly any rule reads. Integer
  * content (shapes, axes, sizes: small, read everywhere) stays eager. Eager float
  * content follows a tensor through pass-through nodes (Identity before Resize);
  * 8 entries cover scalars and a scale per axis, where a much higher bound would store
@@ -259,7 +259,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 	 * is the value whatever the file declares for it. */
 	if (why && c->g == c->m->main && !c->n->domain[0] && !strcmp(c->n->op_type, "Constant")) {
 		tinfo inferred = *t;
-		model_diag(c->m, OSH_WARNING, "not-in-spec", c->g, v->producer, v->name,
+		model_diag(c->m, OSH_WARNING, DIAG_NOT_IN_SPEC, c->g, v->producer, v->name,
 			   "'%s' is declared %s %s but the Constant gives %s: %s; ONNX Runtime makes the Constant an "
 			   "initializer and runs it as it is",
 			   v->name, d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
@@ -267,7 +267,7 @@ static void reconcile(infer_ctx *c, value *v, bool use_declared)
 	}
 	if (why) {
 		tinfo inferred = *t;
-		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, "shape-conflict", c->g, v->producer, v->name,
+		model_diag(c->m, type_differs ? OSH_ERROR : OSH_WARNING, DIAG_SHAPE_CONFLICT, c->g, v->producer, v->name,
 			   "'%s' is declared %s %s but inferred %s: %s", v->name,
 			   d->elem ? dtype_name(d->elem) : "?", fmt_shape(c, d), fmt_shape(c, &inferred), why);
 		/* ONNX Runtime refuses the other type, and runs the sizes it computes
@@ -499,7 +499,7 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		else if (body)
 			infer_call(&c, body);
 		else if (!c.quiet && !refused)
-			model_diag(c.m, OSH_WARNING, "unknown-op", g, ni, NULL,
+			model_diag(c.m, OSH_WARNING, DIAG_UNKNOWN_OP, g, ni, NULL,
 				   "no shape rule for %s%s%s (opset %lld): its outputs are unknown",
 				   n->domain, n->domain[0] ? "::" : "", n->op_type, (long long)n->opset);
 		/* Downstream of a replaced input shape, the file's declarations describe

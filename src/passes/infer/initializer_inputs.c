@@ -45,7 +45,7 @@ bool note_initializer_inputs(osh_model *m, const pass_options *opts)
 	char more[48] = "";
 	if (n > 3)
 		snprintf(more, sizeof more, " and %d more", (int)(n - 3));
-	model_diag(m, OSH_NOTE, "symbol-constraint", g, -1, g->values[first].name,
+	model_diag(m, OSH_NOTE, DIAG_SYMBOL_CONSTRAINT, g, -1, g->values[first].name,
 		   "%d integer initializer%s %s also graph input%s (%s%s): a caller may feed %s (IR 3 lists every "
 		   "initializer among the inputs, and ONNX Runtime takes %s as defaults), so the sizes %s values "
 		   "decide are unknown; --constant-initializers takes %s as constants, rewrite "

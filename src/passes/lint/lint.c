@@ -458,7 +458,7 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 		put_mono(&t, m, &counts[b->n]);
 		put(&t, " elements: numpy aligns shapes on the right; if an elementwise result was meant, "
 			"reshape one to the other's shape");
-		model_diag(m, OSH_WARNING, "same-size-broadcast", g, ni, NULL, "%s", t.buf);
+		model_diag(m, OSH_WARNING, DIAG_SAME_SIZE_BROADCAST, g, ni, NULL, "%s", t.buf);
 		return;
 	}
 	put(&t, " broadcast to ");
@@ -469,7 +469,7 @@ static void lint_growth(lint *L, graph *g, int32_t ni, const bnode *b)
 	if (known)
 		put(&t, " (at most %lld)", (long long)largest);
 	put(&t, ": an outer product");
-	model_diag(m, OSH_WARNING, "outer-broadcast", g, ni, NULL, "%s", t.buf);
+	model_diag(m, OSH_WARNING, DIAG_OUTER_BROADCAST, g, ni, NULL, "%s", t.buf);
 }
 
 /* ---- legacy-broadcast-attr, axis-broadcast ------------------------------------------- */
@@ -535,7 +535,7 @@ static void lint_legacy_attrs(lint *L, graph *g, int32_t ni, const bnode *b)
 			put(&t, "; read as pdpd broadcasting at axis %lld, %s", (long long)f.axis, r.buf);
 		}
 	}
-	model_diag(m, OSH_WARNING, "legacy-broadcast-attr", g, ni, NULL, "%s", t.buf);
+	model_diag(m, OSH_WARNING, DIAG_LEGACY_BROADCAST_ATTR, g, ni, NULL, "%s", t.buf);
 }
 
 static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
@@ -556,7 +556,7 @@ static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
 	if (!known) {
 		put(&t, " with axis %lld: the input shapes are not known, so the numpy equivalent cannot be worked out",
 		    (long long)b->axis);
-		model_diag(m, OSH_NOTE, "axis-broadcast", g, ni, NULL, "%s", t.buf);
+		model_diag(m, OSH_NOTE, DIAG_AXIS_BROADCAST, g, ni, NULL, "%s", t.buf);
 		return;
 	}
 	/* pdpd places B in A; paddle places the lower-rank one (Y on a tie). */
@@ -577,7 +577,7 @@ static void lint_axis_rule(lint *L, graph *g, int32_t ni, const bnode *b)
 		put(&t, "with numpy broadcasting%s, %s", b->rule == BCAST_PDPD ? " (opset 7)" : "", r.buf);
 	else
 		put(&t, "%s", r.buf);
-	model_diag(m, OSH_NOTE, "axis-broadcast", g, ni, NULL, "%s", t.buf);
+	model_diag(m, OSH_NOTE, DIAG_AXIS_BROADCAST, g, ni, NULL, "%s", t.buf);
 }
 
 /* ---- symbol-constraint --------------------------------------------------------------- */
@@ -732,7 +732,7 @@ static void merge_one_or(lint *L, graph *g, int32_t ni, const sym_fact *f)
 	put(&t, "%s needs it to be 1 or %lld, and ", o->g != g ? " (another graph)" : "", (long long)o->k);
 	put_node(&t, g, ni);
 	put(&t, " 1 or %lld", (long long)f->k);
-	model_diag(m, OSH_NOTE, "symbol-constraint", g, ni, NULL, "%s", t.buf);
+	model_diag(m, OSH_NOTE, DIAG_SYMBOL_CONSTRAINT, g, ni, NULL, "%s", t.buf);
 }
 
 /* Broadcasts that said nothing (no fact, or no broadcast), by rule, axis and operand
@@ -849,7 +849,7 @@ static void lint_facts(lint *L, graph *g, int32_t ni, const bnode *b)
 			put(&t, " broadcast only then (%s rule)", bcast_rule_name(b->rule));
 			if (st == F_BROKEN)
 				put_found(&t, &m->syms, f);
-			model_diag(m, st == F_BROKEN ? OSH_ERROR : OSH_NOTE, "symbol-constraint", g, ni, NULL, "%s", t.buf);
+			model_diag(m, st == F_BROKEN ? OSH_ERROR : OSH_NOTE, DIAG_SYMBOL_CONSTRAINT, g, ni, NULL, "%s", t.buf);
 		}
 		if (st == F_OPEN && f->kind == FACT_ONE_OR)
 			merge_one_or(L, g, ni, f);
@@ -909,7 +909,7 @@ static void dynamic_value(lint *L, graph *g, int32_t id, const char *what)
 	}
 	if (v->origin == VAL_INPUT)
 		put(&t, " (give --input-shape or --assume)");
-	model_diag(m, OSH_ERROR, "dynamic-shape", g, ni, v->name, "%s", t.buf);
+	model_diag(m, OSH_ERROR, DIAG_DYNAMIC_SHAPE, g, ni, v->name, "%s", t.buf);
 }
 
 static void lint_dynamic(lint *L, graph *g)
@@ -955,9 +955,9 @@ static void mark_flagged(lint *L, graph *g)
 		const osh_diag *d = &m->diags[i];
 		if (d->node_index < 0 || d->node_index >= g->nnodes || d->severity != OSH_ERROR || strcmp(d->graph, g->path))
 			continue;
-		if (!strcmp(d->code, "broadcast-mismatch") || !strcmp(d->code, "shape-error"))
+		if (!strcmp(d->code, diag_code_name(DIAG_BROADCAST_MISMATCH)) || !strcmp(d->code, diag_code_name(DIAG_SHAPE_ERROR)))
 			L->flagged[d->node_index] = true;
-		else if (!strcmp(d->code, "symbol-constraint"))
+		else if (!strcmp(d->code, diag_code_name(DIAG_SYMBOL_CONSTRAINT)))
 			L->fact_error[d->node_index] = true;
 	}
 }
@@ -970,8 +970,8 @@ bool pass_lint(osh_model *m, const pass_options *opts)
 	strmap_init(&L.seen_facts, m->arena);
 	strmap_init(&L.one_or, m->arena);
 	/* Scratch that resolved and mono_of write before anything reads it: not zeroed,
-	 * so that only the rows a node uses are ever touched (zeroed, the 100 KB of the
-	 * two were 24 pages that every run faulted in, a large part of a small model). */
+	 * so that only the rows a node uses are ever touched (zeroed, every page of the
+	 * two would be faulted in by every run, a large part of a small model's). */
 	L.dims = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.dims);
 	L.counts = arena_alloc(m->arena, (MAX_OPERANDS + 1) * sizeof *L.counts);
 	L.silent = arena_array(m->arena, SILENT_SLOTS, sizeof *L.silent);

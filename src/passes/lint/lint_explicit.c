@@ -81,7 +81,7 @@ static void lint_node(osh_model *m, graph *g, int32_t ni)
 	char res[512];
 	size_t rl = 0;
 	put_shape(res, sizeof res, &rl, m, out);
-	model_diag(m, OSH_NOTE, "implicit-broadcast", g, ni, NULL,
+	model_diag(m, OSH_NOTE, DIAG_IMPLICIT_BROADCAST, g, ni, NULL,
 		   "%s %s broadcast implicitly to the result %s (%s rule); a target without implicit broadcasting "
 		   "needs %s expanded (rewrite --explicit-broadcast)",
 		   buf, sure ? (count == 1 ? "is" : "are") : "may be", res,

@@ -49,7 +49,7 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 	r->changes[r->nchanges++] = c;
 }
 
-void rw_error(rw *r, const graph *g, int32_t ni, const char *code, const char *fmt, ...)
+void rw_error(rw *r, const graph *g, int32_t ni, diag_code code, const char *fmt, ...)
 {
 	if (r->apply)
 		return;

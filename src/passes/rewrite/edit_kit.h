@@ -50,7 +50,7 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 #endif
 	;
 /* An error that blocks the rewrite, attached to node ni of g. */
-void rw_error(rw *r, const graph *g, int32_t ni, const char *code, const char *fmt, ...)
+void rw_error(rw *r, const graph *g, int32_t ni, diag_code code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 5, 6)))
 #endif

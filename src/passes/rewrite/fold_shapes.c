@@ -55,7 +55,7 @@ typedef struct form {
 
 /* The schema's pure column for ai.onnx nodes without a body, looked up once per
  * operator and opset: the loader interns operator names, so a pointer tells them
- * apart (a look-up per question cost a fifth of the stage on a 100k-node model). */
+ * apart (a look-up in the schema per question would be a search for every node). */
 #define PURE_MEMO 64
 typedef struct pure_memo {
 	const char *op[PURE_MEMO];

@@ -171,7 +171,7 @@ static bool reported(rw *r, const cand *c)
 {
 	for (size_t i = 0; i < r->m->ndiags; i++) {
 		const osh_diag *d = &r->m->diags[i];
-		if (d->node_index == c->ni && !strcmp(d->graph, c->g->path) && !strcmp(d->code, "broadcast-mismatch") &&
+		if (d->node_index == c->ni && !strcmp(d->graph, c->g->path) && !strcmp(d->code, diag_code_name(DIAG_BROADCAST_MISMATCH)) &&
 		    strstr(d->message, rule_tag(c)))
 			return true;
 	}
@@ -202,7 +202,7 @@ static bool check_rule(rw *r, const cand *c, bcast_rule rule, int32_t ia, int32_
 	const char *an = in_name(c->g, n, ia), *bn = in_name(c->g, n, ib);
 	char why[512];
 	bcast_error_format(why, sizeof why, &err, an, bn, sym_name_cb, &r->m->syms);
-	rw_error(r, c->g, c->ni, "broadcast-mismatch", "'%s' %s and '%s' %s do not broadcast (%s rule): %s", an,
+	rw_error(r, c->g, c->ni, DIAG_BROADCAST_MISMATCH, "'%s' %s and '%s' %s do not broadcast (%s rule): %s", an,
 		 fmt_shape(r, a), bn, fmt_shape(r, b), bcast_rule_name(rule), why);
 	return false;
 }
@@ -234,7 +234,7 @@ static bool plan_place(rw *r, cand *c, shape big, shape small, int64_t axis, int
 		return true;
 	if (big.rank < 0 || small.rank < 0) {
 		const node *n = &c->g->nodes[c->ni];
-		rw_error(r, c->g, c->ni, "rewrite-unsupported",
+		rw_error(r, c->g, c->ni, DIAG_REWRITE_UNSUPPORTED,
 			 "cannot place '%s' at axis %lld of '%s': the rank of '%s' is unknown",
 			 in_name(c->g, n, placed), (long long)axis, in_name(c->g, n, placed == 1 ? 0 : 1),
 			 big.rank < 0 ? in_name(c->g, n, placed == 1 ? 0 : 1) : in_name(c->g, n, placed));
@@ -309,7 +309,7 @@ static bool cand_axis(rw *r, const cand *c, int64_t *axis)
 	const node *n = &c->g->nodes[c->ni];
 	const attr_view *ax = node_attr(n, "axis");
 	if (ax && ax->type != AT_INT) {
-		rw_error(r, c->g, c->ni, "rewrite-unsupported", "attribute 'axis' of %s is not an integer", n->op_type);
+		rw_error(r, c->g, c->ni, DIAG_REWRITE_UNSUPPORTED, "attribute 'axis' of %s is not an integer", n->op_type);
 		return false;
 	}
 	*axis = bsite_axis_read(n).axis;
@@ -323,7 +323,7 @@ static bool plan_paddle(rw *r, cand *c)
 	const node *n = &g->nodes[c->ni];
 	const tinfo *tx = operand(g, n, 0), *ty = operand(g, n, 1);
 	if (n->ninputs != 2 || !tx || !ty || n->noutputs != 1) {
-		rw_error(r, g, c->ni, "rewrite-unsupported", "%s takes inputs X and Y and gives one output Out; the node has %d inputs and %d outputs",
+		rw_error(r, g, c->ni, DIAG_REWRITE_UNSUPPORTED, "%s takes inputs X and Y and gives one output Out; the node has %d inputs and %d outputs",
 			 n->op_type, n->ninputs, n->noutputs);
 		return false;
 	}
@@ -333,7 +333,7 @@ static bool plan_paddle(rw *r, cand *c)
 	c->elem = tx->kind == TK_TENSOR && tx->elem ? tx->elem : ty->kind == TK_TENSOR ? ty->elem : 0;
 	type_class tc = classify_type(c->elem);
 	if (tc == TC_OTHER || (tc == TC_UNKNOWN && c->pop->build != BUILD_PLAIN)) {
-		rw_error(r, g, c->ni, "rewrite-unsupported", "%s of %s: only FLOAT, DOUBLE, FLOAT16, INT32 and INT64 are rewritten",
+		rw_error(r, g, c->ni, DIAG_REWRITE_UNSUPPORTED, "%s of %s: only FLOAT, DOUBLE, FLOAT16, INT32 and INT64 are rewritten",
 			 n->op_type, tc == TC_OTHER ? dtype_name(c->elem) : "an unknown element type");
 		return false;
 	}
@@ -392,7 +392,7 @@ static bool plan_onnx(rw *r, cand *c)
 		return false;
 	shape a = resolved(r, operand(g, n, 0)), b = resolved(r, operand(g, n, 1));
 	if (n->ninputs != 2 || !operand(g, n, 0) || !operand(g, n, 1)) {
-		rw_error(r, g, c->ni, "rewrite-unsupported", "%s takes inputs A and B; the node has %d", n->op_type,
+		rw_error(r, g, c->ni, DIAG_REWRITE_UNSUPPORTED, "%s takes inputs A and B; the node has %d", n->op_type,
 			 n->ninputs);
 		return false;
 	}
@@ -722,7 +722,7 @@ static void drop_superseded(rw *r, const cand *cs, const cand_index *x, bool all
 		bool drop = false;
 		int32_t gi = diag_graph(x, d);
 		for (const cand *c; !drop && (c = next_cand_at(x, cs, &gi, m, d->node_index)); gi = x->same_path[gi])
-			drop = all || (!strcmp(d->code, "broadcast-mismatch") && !strstr(d->message, rule_tag(c)));
+			drop = all || (!strcmp(d->code, diag_code_name(DIAG_BROADCAST_MISMATCH)) && !strstr(d->message, rule_tag(c)));
 		if (drop)
 			continue;
 		if (d->severity == OSH_ERROR)
@@ -882,7 +882,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 		return OSH_OK;
 	}
 	/* Room for the edits, the second IR and the inference on it: the load's budget
-	 * covers one of each (a 200k-node legacy model ran out of it re-indexing). */
+	 * covers one IR and one inference, and re-indexing a big model needs the second. */
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
 	/* The editing run: a fresh session, the same code, on messages (the loader left
 	 * the main graph's nodes and initializers as bytes until something changes). */

@@ -153,13 +153,13 @@ static const char *fold_target(xrun *x, graph *g, int32_t ni, const bsite *s, in
 	rw *r = x->r;
 	const node *n = &g->nodes[ni];
 	if (s->rule != BCAST_NUMPY) {
-		rw_error(r, g, ni, "rewrite-unsupported",
+		rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED,
 			 "cannot compute the result shape of %s in the graph: a result dimension is neither known nor "
 			 "carried by an input, and its rule is %s", n->op_type, bcast_rule_name(s->rule));
 		return NULL;
 	}
 	if (x->opset < 9) {
-		rw_error(r, g, ni, "rewrite-unsupported",
+		rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED,
 			 "computing the result shape of %s in the graph needs Where (ai.onnx opset 9); the model is at "
 			 "opset %lld: rerun with --target-opset 9", n->op_type, (long long)x->opset);
 		return NULL;
@@ -167,7 +167,7 @@ static const char *fold_target(xrun *x, graph *g, int32_t ni, const bsite *s, in
 	for (int32_t j = 0; j < s->n; j++) {
 		const tinfo *t = &g->values[n->inputs[s->slot[j]]].ti;
 		if (!tinfo_has_rank(t)) {
-			rw_error(r, g, ni, "rewrite-unsupported",
+			rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED,
 				 "cannot compute the result shape of %s in the graph: the rank of '%s' is unknown",
 				 n->op_type, vname(g, n->inputs[s->slot[j]]));
 			return NULL;
@@ -347,7 +347,7 @@ static void make_explicit(xrun *x, graph *g, int32_t ni)
 	dim od[X_MAX_RANK];
 	int32_t R = resolved(r, out, od);
 	if (R < 0) {
-		rw_error(r, g, ni, "rewrite-unsupported",
+		rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED,
 			 "cannot make %s's broadcast explicit: the rank of its result '%s' is unknown", n->op_type,
 			 vname(g, n->outputs[0]));
 		return;
@@ -431,12 +431,12 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 	const char *mode = ma && ma->type == AT_STRING && ma->s ? ma->s : "numpy";
 	bool expl = !strcmp(mode, "explicit");
 	if (!expl && strcmp(mode, "numpy") && strcmp(mode, "bidirectional")) {
-		rw_error(r, g, ni, "rewrite-unsupported", "Broadcast mode '%s' is not lowered (numpy, explicit and "
+		rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED, "Broadcast mode '%s' is not lowered (numpy, explicit and "
 			 "bidirectional are)", mode);
 		return;
 	}
 	if (n->ninputs < 2 || n->inputs[0] < 0 || n->inputs[1] < 0 || n->noutputs < 1) {
-		rw_error(r, g, ni, "rewrite-unsupported", "Broadcast needs data and target_shape");
+		rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED, "Broadcast needs data and target_shape");
 		return;
 	}
 	const char *data = vname(g, n->inputs[0]);
@@ -461,7 +461,7 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 			R = l.kind == DIM_KNOWN && l.v <= X_MAX_RANK ? (int32_t)l.v : -1;
 		}
 		if (nm < 0 || R < 0 || R > X_MAX_RANK || !tinfo_has_rank(dt) || dt->rank != nm) {
-			rw_error(r, g, ni, "rewrite-unsupported",
+			rw_error(r, g, ni, DIAG_REWRITE_UNSUPPORTED,
 				 "cannot lower explicit Broadcast: axes_mapping, the target's length and the data's rank "
 				 "must be known (and agree)");
 			return;

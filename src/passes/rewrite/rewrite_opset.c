@@ -133,7 +133,7 @@ static bool refuse(nstate *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	rw_error(s->r, s->g, s->ni, "rewrite-unsupported", "cannot convert %s from opset %lld to %lld: %s", s->n->op_type,
+	rw_error(s->r, s->g, s->ni, DIAG_REWRITE_UNSUPPORTED, "cannot convert %s from opset %lld to %lld: %s", s->n->op_type,
 		 (long long)s->r->from, (long long)s->r->to, buf);
 	s->refused = true;
 	return true;

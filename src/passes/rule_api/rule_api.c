@@ -228,7 +228,7 @@ static const dim *too_big_out(infer_ctx *c, int32_t i, int32_t elem, const dim *
 				p *= (double)d[k].v;
 		snprintf(why, sizeof why, "%.3g elements overflow int64", p);
 	}
-	infer_diag(c, OSH_ERROR, "shape-error", "output '%s' would be %s: %s", c->g->values[c->n->outputs[i]].name,
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output '%s' would be %s: %s", c->g->values[c->n->outputs[i]].name,
 		   shown, why);
 	dim *r = dims_dup(c, d, n);
 	for (int32_t k = 0; r && k < n; k++)
@@ -387,7 +387,7 @@ graph *attr_graph(infer_ctx *c, const char *name)
 
 int32_t in_rank_refused(infer_ctx *c, int32_t i)
 {
-	infer_diag(c, OSH_ERROR, "shape-error", "%s: input '%s' has rank %d, above the supported %d", c->n->op_type,
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: input '%s' has rank %d, above the supported %d", c->n->op_type,
 		   in_name(c, i), in(c, i)->rank, RULE_MAX_RANK);
 	return -1;
 }
@@ -440,7 +440,7 @@ bool norm_axis(infer_ctx *c, int64_t axis, int32_t rank, bool inclusive, const c
 	int64_t hi = (int64_t)rank + (inclusive ? 1 : 0);
 	if (shape_axis(axis, hi, out))
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "%s %lld is out of range for rank %d (valid: %lld to %lld)", what,
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s %lld is out of range for rank %d (valid: %lld to %lld)", what,
 		   (long long)axis, rank, (long long)-hi, (long long)hi - 1);
 	return false;
 }
@@ -455,7 +455,7 @@ const char *fmt_shape(infer_ctx *c, const tinfo *t)
 	return s ? s : "";
 }
 
-void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
+void infer_diag(infer_ctx *c, osh_severity sev, diag_code code, const char *fmt, ...)
 {
 	if (c->quiet)
 		return;

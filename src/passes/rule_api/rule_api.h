@@ -282,8 +282,8 @@ void record_facts(infer_ctx *c, const sym_fact *facts, int32_t n);
  * overlap a or b, and returns true; false leaves the pair to the full rule. */
 bool bcast_plain(infer_ctx *c, bcast_rule rule, shape a, shape b, dim *dims);
 
-/* A finding about this node. code: "broadcast-mismatch", "shape-error", ... */
-void infer_diag(infer_ctx *c, osh_severity sev, const char *code, const char *fmt, ...)
+/* A finding about this node. code: DIAG_BROADCAST_MISMATCH, DIAG_SHAPE_ERROR, ... */
+void infer_diag(infer_ctx *c, osh_severity sev, diag_code code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 4, 5)))
 #endif

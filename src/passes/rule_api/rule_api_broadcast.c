@@ -37,7 +37,7 @@ void record_facts(infer_ctx *c, const sym_fact *facts, int32_t n)
 		if (f->kind == FACT_EQUALS && !sym_bind(c->syms, f->sym, f->k)) {
 			int64_t was = 0;
 			sym_value(c->syms, f->sym, &was);
-			infer_diag(c, OSH_ERROR, "symbol-constraint",
+			infer_diag(c, OSH_ERROR, DIAG_SYMBOL_CONSTRAINT,
 				   "'%s' must be %lld here, but it was found to be %lld earlier",
 				   sym_name(c->syms, f->sym), (long long)f->k, (long long)was);
 		}
@@ -68,7 +68,7 @@ static bool broadcast_by_rule(infer_ctx *c, bcast_rule rule, int32_t ia, int32_t
 		const char *an = in_name(c, ia), *bn = in_name(c, ib);
 		bcast_error_format(why, sizeof why, &err, an, bn, sym_name_cb, c->syms);
 		prov_broadcast(c->m, c->g, c->ni, ia, ib, &err, origin, sizeof origin);
-		infer_diag(c, OSH_ERROR, "broadcast-mismatch", "'%s' %s and '%s' %s do not broadcast (%s rule): %s%s",
+		infer_diag(c, OSH_ERROR, DIAG_BROADCAST_MISMATCH, "'%s' %s and '%s' %s do not broadcast (%s rule): %s%s",
 			   an, fmt_shape(c, ta), bn, fmt_shape(c, tb), bcast_rule_name(rule), why, origin);
 		*rank = RANK_UNKNOWN;
 		return false;

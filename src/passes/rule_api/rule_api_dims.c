@@ -7,7 +7,7 @@
 
 static dim overflow(infer_ctx *c, const char *op, int64_t a, int64_t b)
 {
-	infer_diag(c, OSH_ERROR, "shape-error", "dimension arithmetic overflows int64: %lld %s %lld",
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "dimension arithmetic overflows int64: %lld %s %lld",
 		   (long long)a, op, (long long)b);
 	return dim_unknown();
 }

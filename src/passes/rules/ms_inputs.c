@@ -21,7 +21,7 @@ int64_t ms_heads_attr(infer_ctx *c, const char *name)
 {
 	int64_t h = attr_i(c, name, 0);
 	if (h <= 0) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "%s must be positive, not %lld", name, (long long)h);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "%s must be positive, not %lld", name, (long long)h);
 		return 0;
 	}
 	return h;
@@ -43,7 +43,7 @@ bool ms_rank_in(infer_ctx *c, int32_t i, int32_t r1, int32_t r2, int32_t r3, con
 	int32_t r = ms_rank_of(c, i);
 	if (r < 0 || r == r1 || r == r2 || r == r3)
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %s", in_name(c, i), fmt_shape(c, in(c, i)), what);
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be %s", in_name(c, i), fmt_shape(c, in(c, i)), what);
 	return false;
 }
 
@@ -51,7 +51,7 @@ bool ms_rank_in(infer_ctx *c, int32_t i, int32_t r1, int32_t r2, int32_t r3, con
 bool ms_per_head(infer_ctx *c, dim a, int64_t n, dim *out)
 {
 	if (a.kind == DIM_KNOWN && a.v % n != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "hidden size %lld is not a multiple of %lld heads", (long long)a.v,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "hidden size %lld is not a multiple of %lld heads", (long long)a.v,
 			   (long long)n);
 		return false;
 	}

@@ -57,7 +57,7 @@ static bool head_size(infer_ctx *c, int32_t i, dim hidden, dim heads, dim *out)
 	if (hidden.kind != DIM_KNOWN || heads.kind != DIM_KNOWN || heads.v < 1)
 		return true;
 	if (hidden.v % heads.v) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its hidden size %lld is not a multiple of %lld heads",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: its hidden size %lld is not a multiple of %lld heads",
 			   in_name(c, i), fmt_shape(c, in(c, i)), (long long)hidden.v, (long long)heads.v);
 		return false;
 	}
@@ -73,7 +73,7 @@ static bool heads_attr(infer_ctx *c, const char *name, dim *out)
 		return true;
 	int64_t h = attr_i(c, name, 0);
 	if (h < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s is %lld; it must be at least 1", name, (long long)h);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %lld; it must be at least 1", name, (long long)h);
 		return false;
 	}
 	*out = dim_known(h);
@@ -100,7 +100,7 @@ static bool read_qkv(infer_ctx *c, int32_t rank, att_dims *a)
 		       nn_merge_dim(c, &a->v_head, v->dims[3], "v_head_size", IN_V);
 	/* 3-D: the head counts come from the attributes, the spec requires them. */
 	if (a->q_heads.kind == DIM_UNKNOWN || a->kv_heads.kind == DIM_UNKNOWN) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "3-D Q, K and V need the q_num_heads and kv_num_heads attributes");
 		return false;
 	}
@@ -126,7 +126,7 @@ static bool read_past(infer_ctx *c, att_dims *a, bool *has_past)
 		if (r < 0)
 			continue;
 		if (r != 4) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' %s must be 4-D (batch, kv_num_heads, past, head size)", in_name(c, i),
 				   fmt_shape(c, p));
 			return false;
@@ -154,7 +154,7 @@ void infer_attention(infer_ctx *c)
 	if (rq < 0 || rk < 0 || rv < 0)
 		return;
 	if ((rq != 3 && rq != 4) || rk != rq || rv != rq) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Q %s, K %s and V %s must be all 3-D or all 4-D",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Q %s, K %s and V %s must be all 3-D or all 4-D",
 			   fmt_shape(c, in(c, IN_Q)), fmt_shape(c, in(c, IN_K)), fmt_shape(c, in(c, IN_V)));
 		return;
 	}
@@ -165,7 +165,7 @@ void infer_attention(infer_ctx *c)
 		return;
 	const tinfo *np = c->opset >= 24 ? in_ranked(c, IN_NONPAD) : NULL;
 	if (np && np->rank != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "nonpad_kv_seqlen '%s' %s must be (batch_size)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "nonpad_kv_seqlen '%s' %s must be (batch_size)",
 			   in_name(c, IN_NONPAD), fmt_shape(c, np));
 		return;
 	}
@@ -194,7 +194,7 @@ void infer_rotary_embedding(infer_ctx *c)
 	int32_t elem = in_elem(c, 0);
 	const tinfo *x = in_ranked(c, 0);
 	if (x && x->rank != 3 && x->rank != 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 3-D or 4-D", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 3-D or 4-D", in_name(c, 0),
 			   fmt_shape(c, x));
 		x = NULL;
 	}
@@ -206,7 +206,7 @@ void infer_rotary_embedding(infer_ctx *c)
 	 * the caches' last dim is half the rotary dim (the head size by default). */
 	int64_t heads = attr_i(c, "num_heads", 0), rot = attr_i(c, "rotary_embedding_dim", 0);
 	if (x && x->rank == 3 && heads <= 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s is 3-D: num_heads must be given", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s is 3-D: num_heads must be given", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -217,7 +217,7 @@ void infer_rotary_embedding(infer_ctx *c)
 		const tinfo *cache = in_ranked(c, k);
 		dim half = cache && cache->rank >= 1 ? dim_resolve(c->syms, cache->dims[cache->rank - 1]) : dim_unknown();
 		if (half.kind == DIM_KNOWN && half.v != rot / 2) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' %s: its last dim must be half the rotary dim (%lld), %lld", in_name(c, k),
 				   fmt_shape(c, cache), (long long)rot, (long long)(rot / 2));
 			return;
@@ -235,7 +235,7 @@ void infer_tensor_scatter(infer_ctx *c)
 	int32_t rp = in_rank(c, 0), ru = in_rank(c, 1);
 	const tinfo *p = rp >= 0 ? in(c, 0) : NULL, *u = ru >= 0 ? in(c, 1) : NULL, *w = in_ranked(c, 2);
 	if (p && u && rp != ru) {
-		infer_diag(c, OSH_ERROR, "shape-error", "past_cache '%s' %s and update '%s' %s differ in rank",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "past_cache '%s' %s and update '%s' %s differ in rank",
 			   in_name(c, 0), fmt_shape(c, p), in_name(c, 1), fmt_shape(c, u));
 		return;
 	}
@@ -243,14 +243,14 @@ void infer_tensor_scatter(infer_ctx *c)
 	if (r < 0)
 		return;
 	if (r < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the caches need a batch and a sequence axis; rank %d has not",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the caches need a batch and a sequence axis; rank %d has not",
 			   r);
 		return;
 	}
 	if (!norm_axis(c, attr_i(c, "axis", -2), r, false, "axis", &ax))
 		return;
 	if (ax == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "axis cannot be 0, the batch axis");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "axis cannot be 0, the batch axis");
 		return;
 	}
 	dim *out = dims_alloc(c, r);
@@ -262,7 +262,7 @@ void infer_tensor_scatter(infer_ctx *c)
 			dim mx = dim_resolve(c->syms, out[k]),
 			    sq = u ? dim_resolve(c->syms, u->dims[k]) : dim_unknown();
 			if (mx.kind == DIM_KNOWN && sq.kind == DIM_KNOWN && sq.v > mx.v) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "update '%s' %s is longer along axis %d than past_cache '%s' %s",
 					   in_name(c, 1), fmt_shape(c, u), ax, in_name(c, 0), fmt_shape(c, p));
 				return;
@@ -290,7 +290,7 @@ static bool per_head(infer_ctx *c, int32_t i, dim hidden, int64_t heads, dim *ou
 	if (heads == 1 || hidden.kind != DIM_KNOWN)
 		return true;
 	if (hidden.v % heads) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim %lld is not a multiple of %lld heads",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: its last dim %lld is not a multiple of %lld heads",
 			   in_name(c, i), fmt_shape(c, in(c, i)), (long long)hidden.v, (long long)heads);
 		return false;
 	}
@@ -307,7 +307,7 @@ static bool last_is_one_of(infer_ctx *c, int32_t i, dim a, dim b, const char *si
 	a = dim_resolve(c->syms, a), b = dim_resolve(c->syms, b);
 	if (d.kind != DIM_KNOWN || a.kind != DIM_KNOWN || b.kind != DIM_KNOWN || d.v == a.v || d.v == b.v)
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: its last dim must be %s (%lld or %lld)", in_name(c, i),
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: its last dim must be %s (%lld or %lld)", in_name(c, i),
 		   fmt_shape(c, t), sizes, (long long)a.v, (long long)b.v);
 	return false;
 }
@@ -321,7 +321,7 @@ void infer_linear_attention(infer_ctx *c)
 	if (!attr_has(c, "q_num_heads") || !attr_has(c, "kv_num_heads"))
 		return; /* the schema check reports the missing attribute */
 	if (hq < 1 || hkv < 1 || hq % hkv) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "q_num_heads %lld must be a positive multiple of kv_num_heads %lld", (long long)hq,
 			   (long long)hkv);
 		return;
@@ -420,7 +420,7 @@ void infer_flex_attention(infer_ctx *c)
 		ev = v->dims[3];
 	dim a = dim_resolve(c->syms, hq), b = dim_resolve(c->syms, hkv);
 	if (a.kind == DIM_KNOWN && b.kind == DIM_KNOWN && (b.v < 1 || a.v % b.v)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Q's %lld heads are not a multiple of K's and V's %lld",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Q's %lld heads are not a multiple of K's and V's %lld",
 			   (long long)a.v, (long long)b.v);
 		return;
 	}

@@ -16,12 +16,12 @@ void infer_bitcast(infer_ctx *c)
 {
 	const attr_view *a = attr(c, "to");
 	if (!a || a->type != AT_INT || !dtype_valid(a->i) || a->i == DT_STRING) {
-		infer_diag(c, OSH_ERROR, "shape-error", "attribute 'to' must be a non-string element type");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "attribute 'to' must be a non-string element type");
 		return;
 	}
 	int32_t to = (int32_t)a->i, from = in_elem(c, 0);
 	if (from && dtype_bits(from) != dtype_bits(to)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "BitCast from %s (%d bits) to %s (%d bits): the widths differ",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "BitCast from %s (%d bits) to %s (%d bits): the widths differ",
 			   dtype_name(from), dtype_bits(from), dtype_name(to), dtype_bits(to));
 		set_out_elem(c, 0, to);
 		return;

@@ -27,7 +27,7 @@ static bool target_of(infer_ctx *c, dim *t, int32_t *n)
 		for (int32_t i = 0; i < k; i++) {
 			dim d = dim_resolve(c->syms, v[i]);
 			if (d.kind == DIM_KNOWN && d.v < 0) {
-				infer_diag(c, OSH_ERROR, "shape-error", "the target shape '%s' has %lld at %d", in_name(c, 1),
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the target shape '%s' has %lld at %d", in_name(c, 1),
 					   (long long)d.v, i);
 				return false;
 			}
@@ -57,7 +57,7 @@ static void refuse(infer_ctx *c, bcast_rule rule, const bcast_error *err, shape 
 		bcast_error_format(why, sizeof why, err, in_name(c, 0), "the target shape", sym_name_cb, c->syms);
 	shape_format(ds, sizeof ds, data, sym_name_cb, c->syms);
 	shape_format(ts, sizeof ts, target, sym_name_cb, c->syms);
-	infer_diag(c, OSH_ERROR, "broadcast-mismatch",
+	infer_diag(c, OSH_ERROR, DIAG_BROADCAST_MISMATCH,
 		   "'%s' %s does not broadcast to the target shape %s given by '%s' (%s rule): %s",
 		   in_name(c, 0), ds, ts, in_name(c, 1), bcast_rule_name(rule), why);
 }
@@ -66,7 +66,7 @@ void infer_broadcast3(infer_ctx *c)
 {
 	const tinfo *x = in(c, 0);
 	if (in_count(c) < 2 || !x || !in(c, 1) || out_count(c) < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "Broadcast takes data, target_shape and, in explicit mode, axes_mapping");
 		return;
 	}
@@ -78,7 +78,7 @@ void infer_broadcast3(infer_ctx *c)
 							   : BCAST_NONE;
 	if (rule == BCAST_NONE) {
 		/* OpenVINO also has pdpd (with an axis attribute); not modelled here. */
-		infer_diag(c, OSH_WARNING, "unknown-op",
+		infer_diag(c, OSH_WARNING, DIAG_UNKNOWN_OP,
 			   "Broadcast mode '%s' has no shape rule here (numpy, explicit and bidirectional do): "
 			   "its output is unknown", mode);
 		set_out_elem(c, 0, elem);
@@ -110,7 +110,7 @@ void infer_broadcast3(infer_ctx *c)
 		int64_t map[B3_MAX_RANK];
 		int32_t nm = 0;
 		if (in_count(c) < 3 || !in(c, 2)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "Broadcast in explicit mode needs axes_mapping (input 2)");
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Broadcast in explicit mode needs axes_mapping (input 2)");
 			set_out_elem(c, 0, elem);
 			return;
 		}

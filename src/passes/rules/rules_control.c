@@ -200,7 +200,7 @@ static bool check_body_input(infer_ctx *c, graph *body, int32_t k, const tinfo *
 	bool types = elem_clash(&d, given);
 	if (!types && !(shapes && shape_clash(c, &d, given)))
 		return true;
-	infer_diag(c, OSH_ERROR, "subgraph-error",
+	infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 		   "%s's body declares input %d '%s' as %s, but the node passes %s (%s)", c->n->op_type, k, v->name,
 		   types ? type_text(c, &d) : fmt_shape(c, &d), types ? type_text(c, given) : fmt_shape(c, given),
 		   what);
@@ -219,12 +219,12 @@ static void check_length(infer_ctx *c, dim d, int32_t k, int32_t *first, dim *le
 		*len = d;
 	} else if (len->v != d.v) {
 		if (batch)
-			infer_diag(c, OSH_ERROR, "subgraph-error",
+			infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 				   "Scan's inputs '%s' and '%s' have batch sizes %lld and %lld (axis 0): every input "
 				   "needs the same",
 				   in_name(c, *first), in_name(c, k), (long long)len->v, (long long)d.v);
 		else
-			infer_diag(c, OSH_ERROR, "subgraph-error",
+			infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 				   "Scan's inputs '%s' and '%s' are %lld and %lld long along their scan axes: every "
 				   "scan input needs the same length",
 				   in_name(c, *first), in_name(c, k), (long long)len->v, (long long)d.v);
@@ -240,7 +240,7 @@ static void check_state(infer_ctx *c, graph *body, int32_t k, const tinfo *befor
 	bool types = elem_clash(before, after);
 	if (!types && !shape_clash(c, before, after))
 		return;
-	infer_diag(c, OSH_ERROR, "subgraph-error",
+	infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 		   "Scan's body turns state %d ('%s') from %s into %s (its output '%s'): a state keeps its %s", k,
 		   in_name(c, in_index), types ? type_text(c, before) : fmt_shape(c, before),
 		   types ? type_text(c, after) : fmt_shape(c, after), sub_name(body, body->outputs[k]),
@@ -251,7 +251,7 @@ void infer_if(infer_ctx *c)
 {
 	graph *then_g = attr_graph(c, "then_branch"), *else_g = attr_graph(c, "else_branch");
 	if (!then_g || !else_g) {
-		infer_diag(c, OSH_ERROR, "shape-error", "If needs both then_branch and else_branch graphs");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "If needs both then_branch and else_branch graphs");
 		return;
 	}
 	/* A condition known at load time (a function body choosing by rank, as
@@ -272,7 +272,7 @@ void infer_if(infer_ctx *c)
 	if (cond == 1)
 		infer_subgraph_checks(c, else_g);
 	if (then_g->noutputs != else_g->noutputs || then_g->noutputs != out_count(c)) {
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "If's branches produce %d and %d outputs but the node has %d", then_g->noutputs,
 			   else_g->noutputs, out_count(c));
 		return;
@@ -283,7 +283,7 @@ void infer_if(infer_ctx *c)
 		tinfo then_t = cond == 0 ? value_declared(&then_g->values[then_g->outputs[k]]) : *sub_out(then_g, k);
 		tinfo else_t = cond == 1 ? value_declared(&else_g->values[else_g->outputs[k]]) : *sub_out(else_g, k);
 		if (elem_clash(&then_t, &else_t))
-			infer_diag(c, OSH_ERROR, "subgraph-error",
+			infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 				   "If's branches give output %d ('%s') different types: %s from then_branch, %s from "
 				   "else_branch",
 				   k, out_name(c, k), type_text(c, &then_t), type_text(c, &else_t));
@@ -299,7 +299,7 @@ void infer_loop(infer_ctx *c)
 		return;
 	int32_t ncarried = in_count(c) - 2;
 	if (ncarried < 0 || ncarried > MAX_IO || !body_takes(body, ncarried + 2)) {
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "Loop's body takes %d input%s, but the node passes %d: the iteration number, the condition "
 			   "and %d loop-carried value%s",
 			   body->ninputs, plural(body->ninputs), ncarried < 0 ? 2 : ncarried + 2,
@@ -307,7 +307,7 @@ void infer_loop(infer_ctx *c)
 		return;
 	}
 	if (body->noutputs != out_count(c) + 1 || out_count(c) < ncarried) {
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "Loop's body gives %d output%s, but the node has %d output%s and %d loop-carried value%s: "
 			   "the body gives the condition, then the loop-carried values, then the scan outputs",
 			   body->noutputs, plural(body->noutputs), out_count(c), plural(out_count(c)), ncarried,
@@ -351,7 +351,7 @@ void infer_loop(infer_ctx *c)
 	infer_subgraph(c, body, ins, ncarried + 2);
 	const tinfo *cond_out = sub_out(body, 0);
 	if (cond_out->kind == TK_TENSOR && cond_out->elem && cond_out->elem != DT_BOOL)
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "Loop's body gives its condition (output 0 '%s') as %s: ONNX Runtime runs it only as BOOL",
 			   sub_name(body, body->outputs[0]), type_text(c, cond_out));
 	/* A loop-carried value may change shape from one iteration to the next: if the
@@ -363,7 +363,7 @@ void infer_loop(infer_ctx *c)
 	for (int32_t k = 0; k < ncarried; k++) {
 		const tinfo *after = sub_out(body, k + 1);
 		if (fits[k + 2] && elem_clash(&ins[k + 2], after))
-			infer_diag(c, OSH_ERROR, "subgraph-error",
+			infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 				   "Loop's body turns loop-carried value %d ('%s') from %s into %s (its output '%s'): "
 				   "a loop-carried value keeps its type",
 				   k, in_name(c, k + 2), type_text(c, &ins[k + 2]), type_text(c, after),
@@ -412,14 +412,14 @@ void infer_loop(infer_ctx *c)
 static bool scan_fits(infer_ctx *c, graph *body, int32_t nin, int32_t nstate)
 {
 	if (!body_takes(body, nin)) {
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "Scan's body takes %d input%s, but the node passes %d: %d state%s and %d scan input%s",
 			   body->ninputs, plural(body->ninputs), nin, nstate, plural(nstate), nin - nstate,
 			   plural(nin - nstate));
 		return false;
 	}
 	if (body->noutputs != out_count(c) || out_count(c) < nstate) {
-		infer_diag(c, OSH_ERROR, "subgraph-error",
+		infer_diag(c, OSH_ERROR, DIAG_SUBGRAPH_ERROR,
 			   "Scan's body gives %d output%s, but the node has %d output%s and %d state%s: the body gives "
 			   "the states, then the scan outputs",
 			   body->noutputs, plural(body->noutputs), out_count(c), plural(out_count(c)), nstate,
@@ -436,7 +436,7 @@ void infer_scan9(infer_ctx *c)
 	int64_t m = attr_i(c, "num_scan_inputs", -1);
 	int32_t nin = in_count(c);
 	if (!body || m < 1 || m > nin || nin > MAX_IO) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Scan's num_scan_inputs %lld does not fit its %d inputs",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Scan's num_scan_inputs %lld does not fit its %d inputs",
 			   (long long)m, nin);
 		return;
 	}
@@ -504,7 +504,7 @@ void infer_scan8(infer_ctx *c)
 	int64_t m = attr_i(c, "num_scan_inputs", -1);
 	int32_t nin = in_count(c) - 1;
 	if (!body || m < 1 || m > nin || nin > MAX_IO) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Scan's num_scan_inputs %lld does not fit its inputs",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Scan's num_scan_inputs %lld does not fit its inputs",
 			   (long long)m);
 		return;
 	}

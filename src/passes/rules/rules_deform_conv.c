@@ -28,7 +28,7 @@ void infer_deform_conv(infer_ctx *c)
 		if (ri < 0)
 			continue;
 		if (ri < 3 || (r >= 0 && ri != r)) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' %s: X, W, offset and mask must share one rank of at least 3", in_name(c, i),
 				   fmt_shape(c, in(c, i)));
 			return;
@@ -62,7 +62,7 @@ void infer_deform_conv(infer_ctx *c)
 		for (int32_t i = 0; w && i < n; i++) {
 			dim k = dim_resolve(c->syms, w->dims[2 + i]);
 			if (k.kind == DIM_KNOWN && k.v != kernel[i]) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "kernel_shape[%d] is %lld but the weight '%s' %s has %lld there", i,
 					   (long long)kernel[i], in_name(c, IN_W), fmt_shape(c, w), (long long)k.v);
 				return;
@@ -79,7 +79,7 @@ void infer_deform_conv(infer_ctx *c)
 		return;
 	int64_t group = attr_i(c, "group", 1), ogroup = attr_i(c, "offset_group", 1);
 	if (group < 1 || ogroup < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "group (%lld) and offset_group (%lld) must be at least 1",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "group (%lld) and offset_group (%lld) must be at least 1",
 			   (long long)group, (long long)ogroup);
 		return;
 	}

@@ -93,25 +93,25 @@ static bool arity_error(infer_ctx *c, int32_t in_lo, int32_t in_hi, int32_t out_
 	int32_t n = in_count(c);
 	if (n < in_lo || (in_hi >= 0 && n > in_hi)) {
 		if (in_hi < 0)
-			infer_diag(c, OSH_ERROR, "shape-error", "%s takes at least %d input%s, the node has %d",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s takes at least %d input%s, the node has %d",
 				   c->n->op_type, in_lo, in_lo == 1 ? "" : "s", n);
 		else if (in_lo == in_hi)
-			infer_diag(c, OSH_ERROR, "shape-error", "%s takes %d input%s, the node has %d", c->n->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s takes %d input%s, the node has %d", c->n->op_type,
 				   in_lo, in_lo == 1 ? "" : "s", n);
 		else
-			infer_diag(c, OSH_ERROR, "shape-error", "%s takes %d to %d inputs, the node has %d",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s takes %d to %d inputs, the node has %d",
 				   c->n->op_type, in_lo, in_hi, n);
 		return false;
 	}
 	for (int32_t i = 0; i < in_lo; i++) {
 		if (!in(c, i)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "%s: input %d is required but omitted", c->n->op_type,
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: input %d is required but omitted", c->n->op_type,
 				   i);
 			return false;
 		}
 	}
 	if (out_count(c) > out_hi) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s has at most %d output%s, the node has %d", c->n->op_type,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s has at most %d output%s, the node has %d", c->n->op_type,
 			   out_hi, out_hi == 1 ? "" : "s", out_count(c));
 		return false;
 	}
@@ -530,7 +530,7 @@ static bool bcast_fold(infer_ctx *c, int32_t n, int32_t *rank, dim **dims)
 		if (!infer_broadcast(c, BCAST_NUMPY, j, k, -1, &r, scratch, cap))
 			return false;
 	}
-	infer_diag(c, OSH_ERROR, "broadcast-mismatch",
+	infer_diag(c, OSH_ERROR, DIAG_BROADCAST_MISMATCH,
 		   "'%s' %s does not broadcast with inputs 0 to %d together (numpy rule): size %s meets %s",
 		   in_name(c, k), fmt_shape(c, in(c, k)), k - 1, fmt_dim(c, err.b), fmt_dim(c, err.a));
 	return false;
@@ -752,7 +752,7 @@ static bool none_omitted(infer_ctx *c, int32_t n)
 {
 	for (int32_t i = 0; i < n; i++) {
 		if (!in(c, i)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "%s: input %d is omitted; no input is optional",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: input %d is omitted; no input is optional",
 				   c->n->op_type, i);
 			return false;
 		}
@@ -874,7 +874,7 @@ void infer_clip11(infer_ctx *c)
 	for (int32_t i = 1; i < in_count(c); i++) {
 		int64_t n = known_count(c, in(c, i));
 		if (n >= 0 && n != 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "Clip: '%s' (%s) must be a scalar, it has shape %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Clip: '%s' (%s) must be a scalar, it has shape %s",
 				   in_name(c, i), names[i], fmt_shape(c, in(c, i)));
 			return;
 		}
@@ -995,7 +995,7 @@ void infer_cast1(infer_ctx *c)
 		if (dtype_name(t) && !strcmp(dtype_name(t), s))
 			to = t;
 	if (!to) {
-		infer_diag(c, OSH_ERROR, "shape-error", "Cast: attribute 'to' must name an element type, got %s%s%s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Cast: attribute 'to' must name an element type, got %s%s%s",
 			   s ? "'" : "", s ? s : "none", s ? "'" : "");
 		return;
 	}
@@ -1010,10 +1010,10 @@ void infer_cast(infer_ctx *c)
 	const attr_view *a = attr(c, "to");
 	if (!a || a->type != AT_INT || !dtype_valid(a->i)) {
 		if (a && a->type == AT_INT)
-			infer_diag(c, OSH_ERROR, "shape-error", "Cast: attribute 'to' (%lld) is not an element type",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Cast: attribute 'to' (%lld) is not an element type",
 				   (long long)a->i);
 		else
-			infer_diag(c, OSH_ERROR, "shape-error", "Cast: required attribute 'to' (an int) is missing");
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Cast: required attribute 'to' (an int) is missing");
 		return;
 	}
 	cast_to(c, (int32_t)a->i);
@@ -1039,7 +1039,7 @@ static void dropout(infer_ctx *c, int32_t in_hi, int32_t mask_elem, bool mask_fi
 	for (int32_t i = 1; i < in_count(c) && i < 3; i++) {
 		const tinfo *t = in(c, i);
 		if (is_tensor(t) && t->rank > 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "Dropout: '%s' (%s) must be a scalar, it has shape %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "Dropout: '%s' (%s) must be a scalar, it has shape %s",
 				   in_name(c, i), names[i], fmt_shape(c, t));
 			return;
 		}
@@ -1092,10 +1092,10 @@ __attribute__((noinline))
 static bool vector_error(infer_ctx *c, int32_t i, const tinfo *t, dim before, const char *what)
 {
 	if (t->rank != 1)
-		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' must be 1-D of size %s (%s), it has shape %s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: '%s' must be 1-D of size %s (%s), it has shape %s",
 			   c->n->op_type, in_name(c, i), what, fmt_dim(c, before), fmt_shape(c, t));
 	else
-		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' has %s elements, it must have %s (%s)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: '%s' has %s elements, it must have %s (%s)",
 			   c->n->op_type, in_name(c, i), fmt_dim(c, t->dims[0]), what, fmt_dim(c, before));
 	return false;
 }
@@ -1123,7 +1123,7 @@ static bool channels(infer_ctx *c, const tinfo *x, bool rank1_is_one, dim *ch)
 	else if (x->rank == 1 && rank1_is_one)
 		*ch = dim_known(1);
 	else {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s: '%s' has shape %s; it must be (N, C, ...)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: '%s' has shape %s; it must be (N, C, ...)",
 			   c->n->op_type, in_name(c, 0), fmt_shape(c, x));
 		return false;
 	}
@@ -1143,7 +1143,7 @@ static void batchnorm(infer_ctx *c, bool has_spatial, bool rank1_is_one, bn_outp
 	bool spatial = !has_spatial || attr_i(c, "spatial", 1) != 0;
 	bool training = outs == BN_TRAINING && attr_i(c, "training_mode", 0) != 0;
 	if (outs == BN_TRAINING && !training && (out_present(c, 1) || out_present(c, 2))) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "BatchNormalization: running_mean and running_var are only produced with "
 			   "training_mode=1, but the node lists them with training_mode=0");
 		return;
@@ -1255,7 +1255,7 @@ static void groupnorm(infer_ctx *c, bool per_channel)
 		return;
 	const attr_view *a = attr(c, "num_groups");
 	if (!a || a->type != AT_INT || a->i <= 0) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "GroupNormalization: attribute 'num_groups' (required) must be a positive int");
 		return;
 	}
@@ -1265,7 +1265,7 @@ static void groupnorm(infer_ctx *c, bool per_channel)
 		return;
 	dim r = dim_resolve(c->syms, ch);
 	if (r.kind == DIM_KNOWN && r.v % a->i != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "GroupNormalization: num_groups (%lld) must divide the channels of '%s' (%lld)",
 			   (long long)a->i, in_name(c, 0), (long long)r.v);
 		return;
@@ -1302,7 +1302,7 @@ void infer_lpnorm(infer_ctx *c)
 	int64_t p = attr_i(c, "p", 2);
 	int32_t axis;
 	if (p != 1 && p != 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "LpNormalization: p must be 1 or 2, got %lld", (long long)p);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "LpNormalization: p must be 1 or 2, got %lld", (long long)p);
 		return;
 	}
 	if (!axis_of(c, x, attr_i(c, "axis", -1), false, &axis))
@@ -1336,7 +1336,7 @@ void infer_swiglu(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const tinfo *a = in_ranked(c, 0), *b = in_ranked(c, 1);
 	if (a && b && a->rank != b->rank) {
-		infer_diag(c, OSH_ERROR, "shape-error", "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "A '%s' %s and B '%s' %s must have the same shape", in_name(c, 0),
 			   fmt_shape(c, a), in_name(c, 1), fmt_shape(c, b));
 		return;
 	}

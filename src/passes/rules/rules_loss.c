@@ -27,17 +27,17 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 	const tinfo *s = rs >= 0 ? in(c, IN_SCORES) : NULL, *t = rt >= 0 ? in(c, IN_TARGET) : NULL;
 	*rank = RANK_UNKNOWN;
 	if (s && rs < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be (N, C, d1, ..., dk): rank 2 at least",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be (N, C, d1, ..., dk): rank 2 at least",
 			   in_name(c, IN_SCORES), fmt_shape(c, s));
 		return false;
 	}
 	if (t && rt < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be (N, d1, ..., dk): rank 1 at least",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be (N, d1, ..., dk): rank 1 at least",
 			   in_name(c, IN_TARGET), fmt_shape(c, t));
 		return false;
 	}
 	if (s && t && rt != rs - 1) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "'%s' %s must have one dimension less than '%s' %s (no class dimension)",
 			   in_name(c, IN_TARGET), fmt_shape(c, t), in_name(c, IN_SCORES), fmt_shape(c, s));
 		return false;
@@ -52,7 +52,7 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 		/* dim k of the loss is dim k of the target, dim 0 or k + 1 of the scores */
 		dim ds = s ? s->dims[k ? k + 1 : 0] : dim_unknown(), dt = t ? t->dims[k] : dim_unknown();
 		if (!dim_merge(c, ds, dt, &out[k])) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' %s and '%s' %s disagree: dimension %d of the target is %s, the scores have %s",
 				   in_name(c, IN_TARGET), fmt_shape(c, t), in_name(c, IN_SCORES), fmt_shape(c, s), k,
 				   nn_dim_text(c, dt), nn_dim_text(c, ds));
@@ -63,13 +63,13 @@ static bool unreduced(infer_ctx *c, int32_t *rank, dim **outp)
 	if (w) {
 		dim cls = s ? s->dims[1] : dim_unknown(), merged;
 		if (w->rank != 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "weight '%s' %s must be 1-D of the %s classes",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "weight '%s' %s must be 1-D of the %s classes",
 				   in_name(c, IN_WEIGHT), fmt_shape(c, w), nn_dim_text(c, cls));
 			return false;
 		}
 		/* ONNX Runtime reads the weights of the targets it meets, whatever their count. */
 		if (!dim_merge(c, w->dims[0], cls, &merged))
-			infer_diag(c, OSH_WARNING, "not-in-spec",
+			infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 				   "weight '%s' %s should hold one weight per class (%s); ONNX Runtime does not check it",
 				   in_name(c, IN_WEIGHT), fmt_shape(c, w), nn_dim_text(c, cls));
 	}

@@ -60,14 +60,14 @@ static bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
 	sizes[0] = sizes[1] = sizes[2] = dim_unknown();
 	if (attr_ints(c, "qkv_hidden_sizes", &qkv, &nq)) {
 		if (nq != 3 || qkv[0] <= 0 || qkv[1] <= 0 || qkv[2] <= 0) {
-			infer_diag(c, OSH_ERROR, "attribute-error", "qkv_hidden_sizes must hold three positive sizes");
+			infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "qkv_hidden_sizes must hold three positive sizes");
 			return false;
 		}
 		for (int32_t k = 0; k < 3; k++)
 			sizes[k] = dim_known(qkv[k]);
 	} else if (w && w->rank == 2 && w->dims[1].kind == DIM_KNOWN) {
 		if (w->dims[1].v % 3 != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "the width of weights '%s' %s must be three hidden sizes (no qkv_hidden_sizes)",
 				   in_name(c, wi), fmt_shape(c, w));
 			return false;
@@ -77,7 +77,7 @@ static bool ms_qkv_sizes(infer_ctx *c, int32_t wi, int64_t heads, dim sizes[3])
 	}
 	for (int32_t k = 0; k < 2; k++)
 		if (sizes[k].kind == DIM_KNOWN && sizes[k].v % heads != 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "hidden size %lld is not a multiple of num_heads %lld",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "hidden size %lld is not a multiple of num_heads %lld",
 				   (long long)sizes[k].v, (long long)heads);
 			return false;
 		}
@@ -96,7 +96,7 @@ void infer_ms_attention(infer_ctx *c)
 		return;
 	int64_t heads = attr_i(c, "num_heads", 0);
 	if (heads <= 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "num_heads must be positive, not %lld", (long long)heads);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "num_heads must be positive, not %lld", (long long)heads);
 		return;
 	}
 	const tinfo *x = in_ranked(c, 0), *w = in_ranked(c, 1), *past = in_ranked(c, 4);
@@ -325,7 +325,7 @@ void infer_ms_qattention(infer_ctx *c)
 	if (!nn_merge_dim(c, &width, ms_dim_of(c, 1, 0), "the input hidden size (the input's last dim)", 1))
 		return;
 	if (w3.kind == DIM_KNOWN && w3.v % 3 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the weight's width %lld is not three hidden sizes",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the weight's width %lld is not three hidden sizes",
 			   (long long)w3.v);
 		return;
 	}
@@ -373,7 +373,7 @@ void infer_ms_packed_attention(infer_ctx *c)
 		return;
 	dim sum = dim_add(c, dim_add(c, sizes[0], sizes[1]), sizes[2]);
 	if (w.kind == DIM_KNOWN && sum.kind == DIM_KNOWN && w.v != sum.v) {
-		infer_diag(c, OSH_ERROR, "shape-error", "qkv_hidden_sizes add up to %lld, but the weights are %lld wide",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "qkv_hidden_sizes add up to %lld, but the weights are %lld wide",
 			   (long long)sum.v, (long long)w.v);
 		return;
 	}
@@ -447,7 +447,7 @@ void infer_ms_sparse_attention(infer_ctx *c)
 		return;
 	dim layouts = ms_dim_of(c, 5, 0);
 	if (layouts.kind == DIM_KNOWN && (layouts.v == 0 || n % layouts.v != 0)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "num_heads %lld is not a multiple of the %lld block mask layouts",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "num_heads %lld is not a multiple of the %lld block mask layouts",
 			   (long long)n, (long long)layouts.v);
 		return;
 	}
@@ -496,7 +496,7 @@ void infer_ms_gated_relative_position_bias(infer_ctx *c)
 	if (!n)
 		return;
 	if (rq == 2 && !in(c, 6)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "a 2-D query_layer '%s' needs token_offset for its batch",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "a 2-D query_layer '%s' needs token_offset for its batch",
 			   in_name(c, 0));
 		return;
 	}
@@ -510,7 +510,7 @@ void infer_ms_gated_relative_position_bias(infer_ctx *c)
 	    !ms_same_dim(c, &head, 3, 0, "the head size") || !ms_same_dim(c, &d, 4, 0, "the gate's width"))
 		return;
 	if (d.kind == DIM_KNOWN && d.v % 2 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the gate's width %lld is not even", (long long)d.v);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the gate's width %lld is not even", (long long)d.v);
 		return;
 	}
 	dim o[4] = {batch, dim_known(n), seq, seq};

@@ -49,7 +49,7 @@ static void gelu_like(infer_ctx *c, int32_t bias_i)
 	int32_t rb = b ? in_rank(c, bias_i) : -1;
 	if (b && rb >= 0) {
 		if (rb != 1 || r == 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D, of the last dim of '%s' %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "bias '%s' %s must be 1-D, of the last dim of '%s' %s",
 				   in_name(c, bias_i), fmt_shape(c, b), in_name(c, 0), fmt_shape(c, x));
 			return;
 		}
@@ -88,7 +88,7 @@ void infer_ms_fused_matmul(infer_ctx *c)
 	if (ra < 0 || rb < 0)
 		return;
 	if (ra == 0 || rb == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; both operands need at least one dimension",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' is a scalar; both operands need at least one dimension",
 			   in_name(c, ra == 0 ? 0 : 1));
 		return;
 	}
@@ -107,7 +107,7 @@ void infer_ms_fused_matmul(infer_ctx *c)
 		matmul_view(tb->dims, rb, attr_i(c, "transB", 0) != 0, attr_i(c, "transBatchB", 0) != 0, vb);
 	dim cols = va[ra - 1], rows = vb[rb == 1 ? 0 : rb - 2], k;
 	if (!dim_merge(c, cols, rows, &k)) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "the inner dimensions differ: '%s' %s gives %s columns, '%s' %s gives %s rows (after "
 			   "the transpositions its attributes ask for)",
 			   in_name(c, 0), fmt_shape(c, ta), nn_dim_text(c, cols), in_name(c, 1), fmt_shape(c, tb),
@@ -176,7 +176,7 @@ void infer_ms_bias_split_gelu(infer_ctx *c)
 	if (b && !nn_merge_dim(c, &d[2], b->dims[0], "the hidden size (the input's last dim)", 1))
 		return;
 	if (d[2].kind == DIM_KNOWN && d[2].v % 2 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the hidden size of '%s' %s must be even", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the hidden size of '%s' %s must be even", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -199,7 +199,7 @@ void infer_ms_fused_conv(infer_ctx *c)
 	const tinfo *y = &c->g->values[c->n->outputs[0]].ti;
 	int32_t r = sum->rank;
 	if (tinfo_has_rank(y) && y->rank != r) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s is added into the output %s: it must have its shape",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s is added into the output %s: it must have its shape",
 			   in_name(c, 3), fmt_shape(c, sum), fmt_shape(c, y));
 		set_out_elem(c, 0, elem);
 		return;

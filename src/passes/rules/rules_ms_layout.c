@@ -33,7 +33,7 @@ void ms_channels_last(infer_ctx *c, infer_fn rule)
 	int32_t r = in_rank(c, 0);
 	if (r < 3) {
 		if (r >= 0)
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s needs at least 3 dimensions (N, D..., C)", in_name(c, 0),
 				   fmt_shape(c, in(c, 0)));
 		set_out_elem(c, 0, in_elem(c, 0));
@@ -111,7 +111,7 @@ void infer_nchwc_pool(infer_ctx *c)
 	const int64_t *k;
 	int32_t nk;
 	if (attr_ints(c, "kernel_shape", &k, &nk) && nk != 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "kernel_shape has %d values; the NCHWc pools are 2-D", nk);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "kernel_shape has %d values; the NCHWc pools are 2-D", nk);
 		return;
 	}
 	if (nchwc_4d(c, 0))
@@ -135,7 +135,7 @@ void infer_nchwc_reorder_input(infer_ctx *c)
 	bool last = attr_i(c, "channels_last", 0) != 0;
 	dim ch = dim_resolve(c->syms, x->dims[last ? 3 : 1]);
 	if (ch.kind == DIM_KNOWN && ch.v % 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has %lld channels; ReorderInput takes a multiple of 4",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has %lld channels; ReorderInput takes a multiple of 4",
 			   in_name(c, 0), fmt_shape(c, x), (long long)ch.v);
 		return;
 	}
@@ -151,7 +151,7 @@ void infer_nchwc_reorder_output(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	int64_t ch = attr_i(c, "channels", 0);
 	if (ch <= 0) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "channels is %lld; it must be positive", (long long)ch);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "channels is %lld; it must be positive", (long long)ch);
 		return;
 	}
 	const tinfo *x = nchwc_x(c);
@@ -159,7 +159,7 @@ void infer_nchwc_reorder_output(infer_ctx *c)
 		return;
 	dim padded = dim_resolve(c->syms, x->dims[1]);
 	if (padded.kind == DIM_KNOWN && padded.v < ch) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has %lld channels, fewer than channels (%lld)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has %lld channels, fewer than channels (%lld)",
 			   in_name(c, 0), fmt_shape(c, x), (long long)padded.v, (long long)ch);
 		return;
 	}
@@ -180,7 +180,7 @@ void infer_nchwc_upsample(infer_ctx *c)
 	const int64_t *s;
 	int32_t ns;
 	if (!attr_ints(c, "scales", &s, &ns) || ns != 4 || s[0] != 1 || s[1] != 1 || s[2] < 1 || s[3] < 1) {
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "scales must be four integers (1, 1, h, w), h and w at least 1");
 		return;
 	}

@@ -34,7 +34,7 @@ static bool hidden_vector(infer_ctx *c, int32_t i, dim *hidden)
 	if (r < 0)
 		return true;
 	if (r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D, of the hidden size", in_name(c, i),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 1-D, of the hidden size", in_name(c, i),
 			   fmt_shape(c, t));
 		return false;
 	}
@@ -57,7 +57,7 @@ static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 		return;
 	const tinfo *x = in(c, 0);
 	if (r != 2 && r != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 2-D or 3-D", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 2-D or 3-D", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -67,7 +67,7 @@ static void skip_layer_norm(infer_ctx *c, int32_t beta_i, int32_t bias_i)
 	const tinfo *s = in(c, 1);
 	int32_t rs = s ? in_rank(c, 1) : -1;
 	if (rs == 0 || rs > 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "skip '%s' %s must be 2-D or 3-D", in_name(c, 1),
 			   fmt_shape(c, s));
 		return;
 	}
@@ -139,7 +139,7 @@ static bool size_attr(infer_ctx *c, const char *name, dim *size, const char *who
 		return true;
 	dim d = dim_resolve(c->syms, *size);
 	if (v < 0 || (d.kind == DIM_KNOWN && d.v != v)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s is %lld, but %s is %s", name, (long long)v, whose,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %lld, but %s is %s", name, (long long)v, whose,
 			   nn_dim_text(c, d));
 		return false;
 	}

@@ -41,12 +41,12 @@ static bool fft_rank(infer_ctx *c, bool complex, int32_t *r)
 	int64_t nd = attr_i(c, "signal_ndim", 1);
 	*r = in_rank(c, 0);
 	if (nd < 1) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "signal_ndim is %lld; it must be at least 1",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "signal_ndim is %lld; it must be at least 1",
 			   (long long)nd);
 		return false;
 	}
 	if (*r >= 0 && *r < nd + complex) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s has fewer than signal_ndim (%lld)%s axes",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s has fewer than signal_ndim (%lld)%s axes",
 			   in_name(c, 0), fmt_shape(c, in(c, 0)), (long long)nd,
 			   complex ? " + 1 (real, imaginary)" : "");
 		return false;
@@ -80,7 +80,7 @@ void infer_ms_irfft(infer_ctx *c)
 	int32_t elem = in_elem(c, 0), r;
 	set_out_elem(c, 0, elem);
 	if (!attr_has(c, "signal_ndim")) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "the signal_ndim attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "the signal_ndim attribute is required");
 		return;
 	}
 	if (!fft_rank(c, true, &r) || r < 0)
@@ -110,7 +110,7 @@ void infer_ms_complex_mul(infer_ctx *c)
 		const tinfo *t = in_ranked(c, i);
 		dim two = dim_known(2);
 		if (t && t->rank == 0) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' is a scalar; its last dim must hold (real, imaginary)", in_name(c, i));
 			return;
 		}
@@ -148,7 +148,7 @@ void infer_ms_murmur_hash3(infer_ctx *c)
 {
 	int32_t out = attr_i(c, "positive", 1) == 1 ? DT_UINT32 : DT_INT32, e = in_elem(c, 0);
 	if (e && !hashable(e)) {
-		infer_diag(c, OSH_ERROR, "type-error",
+		infer_diag(c, OSH_ERROR, DIAG_TYPE_ERROR,
 			   "'%s' is %s; MurmurHash3 hashes int32, uint32, int64, uint64, float, double or string",
 			   in_name(c, 0), dtype_name(e));
 		set_out_elem(c, 0, out);
@@ -172,7 +172,7 @@ static bool moe_input(infer_ctx *c, dim *hidden, dim *experts)
 	if (r == 3)
 		tokens = dim_mul(c, ms_dim_of(c, 0, 0), ms_dim_of(c, 0, 1));
 	if (tokens.kind == DIM_KNOWN && rows.kind == DIM_KNOWN && tokens.v != rows.v) {
-		infer_diag(c, OSH_ERROR, "shape-error", "router_probs '%s' %s has %lld rows for %lld tokens",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "router_probs '%s' %s has %lld rows for %lld tokens",
 			   in_name(c, 1), fmt_shape(c, in(c, 1)), (long long)rows.v, (long long)tokens.v);
 		return false;
 	}
@@ -206,7 +206,7 @@ void infer_ms_moe(infer_ctx *c)
 	int64_t fusion = swiglu ? (attr_i(c, "swiglu_fusion", 0) ? 2 : 0) : 1;
 	dim want = fusion ? dim_mul(c, dim_known(fusion), inter) : dim_unknown();
 	if (want.kind == DIM_KNOWN && f1.kind == DIM_KNOWN && want.v != f1.v)
-		infer_diag(c, OSH_ERROR, "shape-error", "fc1's width %lld is not %lld inner sizes of %lld", (long long)f1.v,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "fc1's width %lld is not %lld inner sizes of %lld", (long long)f1.v,
 			   (long long)fusion, (long long)inter.v);
 }
 
@@ -294,7 +294,7 @@ void infer_ms_cdist(infer_ctx *c)
 	for (int32_t i = 0; i < 2; i++) {
 		int32_t r = in_rank(c, i);
 		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 2-D (rows, features)", in_name(c, i),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 2-D (rows, features)", in_name(c, i),
 				   fmt_shape(c, in(c, i)));
 			return;
 		}
@@ -313,7 +313,7 @@ void infer_ms_unique(infer_ctx *c)
 {
 	int32_t elem = in_elem(c, 0), r = in_rank(c, 0);
 	if (r >= 0 && r != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be 1-D", in_name(c, 0), fmt_shape(c, in(c, 0)));
 		set_out_elem(c, 0, elem);
 		set_out_elem(c, 1, DT_INT64);
 		set_out_elem(c, 2, DT_INT64);

@@ -91,7 +91,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 	int32_t elem = in_elem(c, 1), n = in_count(c), r = -1;
 	set_out_elem(c, 0, elem);
 	if (n < 5 || (n - 2) % 3 != 0) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "QLinearConcat takes Y_scale, Y_zero_point and (tensor, scale, zero point) triples, not "
 			   "%d inputs",
 			   n);
@@ -102,7 +102,7 @@ void infer_ms_qlinear_concat(infer_ctx *c)
 		if (ri < 0)
 			continue;
 		if (r >= 0 && ri != r) {
-			infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s has rank %d where '%s' has rank %d",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s has rank %d where '%s' has rank %d",
 				   in_name(c, i), fmt_shape(c, in(c, i)), ri, in_name(c, 2), r);
 			return;
 		}
@@ -172,7 +172,7 @@ void infer_ms_qgemm(infer_ctx *c)
 	for (int32_t k = 0; k < 2; k++) {
 		int32_t r = in_rank(c, ins[k]);
 		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %s", in_name(c, ins[k]),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be %s", in_name(c, ins[k]),
 				   fmt_shape(c, in(c, ins[k])), what[k]);
 			return;
 		}
@@ -183,7 +183,7 @@ void infer_ms_qgemm(infer_ctx *c)
 	if (a && b) {
 		dim ka = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0], k;
 		if (!dim_merge(c, ka, kb, &k)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "the inner dimensions of '%s' %s and '%s' %s differ",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the inner dimensions of '%s' %s and '%s' %s differ",
 				   in_name(c, 0), fmt_shape(c, a), in_name(c, 3), fmt_shape(c, b));
 			return;
 		}
@@ -204,14 +204,14 @@ void infer_ms_gather_block_quantized(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	int64_t bits = attr_i(c, "bits", 4);
 	if (bits != 2 && bits != 4 && bits != 8) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "bits must be 2, 4 or 8, not %lld", (long long)bits);
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "bits must be 2, 4 or 8, not %lld", (long long)bits);
 		return;
 	}
 	if (r < 0 || ri < 0)
 		return;
 	const tinfo *d = in(c, 0), *ix = in(c, 1);
 	if (r < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "data '%s' %s must have at least one dimension", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "data '%s' %s must have at least one dimension", in_name(c, 0),
 			   fmt_shape(c, d));
 		return;
 	}
@@ -244,7 +244,7 @@ static bool ms_kn_attrs(infer_ctx *c, int64_t *k, int64_t *n)
 	*n = attr_i(c, "N", 0);
 	if (*k > 0 && *n > 0)
 		return true;
-	infer_diag(c, OSH_ERROR, "attribute-error", "K and N must be positive (K %lld, N %lld)", (long long)*k,
+	infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "K and N must be positive (K %lld, N %lld)", (long long)*k,
 		   (long long)*n);
 	return false;
 }
@@ -257,7 +257,7 @@ static void ms_matmul_sized(infer_ctx *c, int64_t in_size, int64_t out_size)
 	if (r < 0)
 		return;
 	if (r == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; it needs at least one dimension", in_name(c, 0));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' is a scalar; it needs at least one dimension", in_name(c, 0));
 		return;
 	}
 	dim small[SCRATCH_SMALL];
@@ -304,7 +304,7 @@ static bool packed_1d(infer_ctx *c, int32_t i, int64_t size, const char *what)
 	dim d = t ? dim_resolve(c->syms, t->dims[0]) : dim_unknown();
 	if (d.kind != DIM_KNOWN || d.v == size)
 		return true;
-	infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must hold %lld entries (%s)", in_name(c, i), fmt_shape(c, t),
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must hold %lld entries (%s)", in_name(c, i), fmt_shape(c, t),
 		   (long long)size, what);
 	return false;
 }
@@ -318,12 +318,12 @@ void infer_ms_matmul_bnb4(infer_ctx *c)
 		return;
 	int64_t bs = attr_i(c, "block_size", 0);
 	if (bs < 16 || (bs & (bs - 1))) {
-		infer_diag(c, OSH_ERROR, "attribute-error", "block_size is %lld; it must be a power of 2, at least 16",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR, "block_size is %lld; it must be a power of 2, at least 16",
 			   (long long)bs);
 		return;
 	}
 	if (__builtin_mul_overflow(k, n, &kn)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "N * K (%lld * %lld) overflows int64", (long long)n,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "N * K (%lld * %lld) overflows int64", (long long)n,
 			   (long long)k);
 		return;
 	}

@@ -135,12 +135,12 @@ void infer_non_max_suppression(infer_ctx *c)
 	bool bad = false;
 	const tinfo *b = in_ranked(c, IN_BOXES), *s = in_ranked(c, IN_SCORES);
 	if (b && b->rank != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "boxes '%s' %s must be (num_batches, spatial_dimension, 4)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "boxes '%s' %s must be (num_batches, spatial_dimension, 4)",
 			   in_name(c, IN_BOXES), fmt_shape(c, b));
 		bad = true;
 	}
 	if (s && s->rank != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "scores '%s' %s must be (num_batches, num_classes, spatial_dimension)",
 			   in_name(c, IN_SCORES), fmt_shape(c, s));
 		bad = true;
@@ -150,12 +150,12 @@ void infer_non_max_suppression(infer_ctx *c)
 	dim batches = b ? b->dims[0] : dim_unknown(), boxes = b ? b->dims[1] : dim_unknown();
 	dim classes = s ? s->dims[1] : dim_unknown();
 	if (b && dim_resolve(c->syms, b->dims[2]).kind == DIM_KNOWN && !dim_is(dim_resolve(c->syms, b->dims[2]), 4)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "boxes '%s' %s must have 4 coordinates per box",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "boxes '%s' %s must have 4 coordinates per box",
 			   in_name(c, IN_BOXES), fmt_shape(c, b));
 		return;
 	}
 	if (s && (!dim_merge(c, batches, s->dims[0], &batches) || !dim_merge(c, boxes, s->dims[2], &boxes))) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "boxes '%s' %s and scores '%s' %s disagree on num_batches or spatial_dimension",
 			   in_name(c, IN_BOXES), fmt_shape(c, b), in_name(c, IN_SCORES), fmt_shape(c, s));
 		return;

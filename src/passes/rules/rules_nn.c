@@ -63,7 +63,7 @@ bool nn_broadcast(infer_ctx *c, bcast_rule rule, shape a, shape b, int64_t axis,
 		operand_name(c, aop, aname, sizeof aname);
 		operand_name(c, bop, bname, sizeof bname);
 		bcast_error_format(why, sizeof why, &err, aname, bname, sym_name_cb, c->syms);
-		infer_diag(c, OSH_ERROR, "broadcast-mismatch", "%s %s and %s %s do not broadcast (%s rule): %s", aname,
+		infer_diag(c, OSH_ERROR, DIAG_BROADCAST_MISMATCH, "%s %s and %s %s do not broadcast (%s rule): %s", aname,
 			   shape_text(c, sa), bname, shape_text(c, sb), bcast_rule_name(rule), why);
 		*rank = RANK_UNKNOWN;
 		return false;
@@ -90,12 +90,12 @@ bool nn_ints_view(infer_ctx *c, const attr_view *a, const char *name, int32_t n,
 	const int64_t *v = a->ints;
 	int32_t k = a->n;
 	if (k != n) {
-		infer_diag(c, OSH_ERROR, "shape-error", "attribute '%s' has %d values, expected %d", name, k, n);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "attribute '%s' has %d values, expected %d", name, k, n);
 		return false;
 	}
 	for (int32_t i = 0; i < n; i++) {
 		if (v[i] < min) {
-			infer_diag(c, OSH_ERROR, "shape-error", "attribute '%s'[%d] is %lld, must be at least %lld",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "attribute '%s'[%d] is %lld, must be at least %lld",
 				   name, i, (long long)v[i], (long long)min);
 			return false;
 		}
@@ -109,7 +109,7 @@ bool nn_sizes_ok(infer_ctx *c, int32_t i, const dim *v, int32_t n)
 	for (int32_t k = 0; k < n; k++) {
 		dim d = dim_resolve(c->syms, v[k]);
 		if (d.kind == DIM_KNOWN && d.v < 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s'[%d] is %lld; a size cannot be negative",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s'[%d] is %lld; a size cannot be negative",
 				   in_name(c, i), k, (long long)d.v);
 			return false;
 		}
@@ -124,7 +124,7 @@ bool nn_merge_dim(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i)
 		*acc = merged;
 		return true;
 	}
-	infer_diag(c, OSH_ERROR, "shape-error", "%s is %s, but '%s' %s gives %s", what, nn_dim_text(c, before),
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %s, but '%s' %s gives %s", what, nn_dim_text(c, before),
 		   in_name(c, i), fmt_shape(c, in(c, i)), nn_dim_text(c, d));
 	return false;
 }
@@ -149,7 +149,7 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 		return;
 	const tinfo *ta = in(c, ia), *tb = in(c, ib);
 	if (ra == 0 || rb == 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' is a scalar; both operands need at least one dimension",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' is a scalar; both operands need at least one dimension",
 			   in_name(c, ra == 0 ? ia : ib));
 		return;
 	}
@@ -158,7 +158,7 @@ static void matmul_shape(infer_ctx *c, int32_t ia, int32_t ib, int32_t elem)
 	dim cols = ta->dims[ra - 1], rows = tb->dims[rb == 1 ? 0 : rb - 2];
 	dim k;
 	if (!dim_merge(c, cols, rows, &k)) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "the inner dimensions differ: '%s' %s has %s columns, '%s' %s has %s rows", in_name(c, ia),
 			   fmt_shape(c, ta), nn_dim_text(c, cols), in_name(c, ib), fmt_shape(c, tb),
 			   nn_dim_text(c, rows));
@@ -200,7 +200,7 @@ void nn_gemm(infer_ctx *c, int64_t version)
 	for (int32_t i = 0; i < 2; i++) {
 		int32_t r = i ? rb : ra;
 		if (r >= 0 && r != 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' must be 2-D, but it is %s", in_name(c, i),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' must be 2-D, but it is %s", in_name(c, i),
 				   fmt_shape(c, in(c, i)));
 			return;
 		}
@@ -218,7 +218,7 @@ void nn_gemm(infer_ctx *c, int64_t version)
 	}
 	dim k;
 	if (!dim_merge(c, ka, kb, &k)) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "the inner dimensions differ: '%s' %s%s gives K = %s, '%s' %s%s gives K = %s", in_name(c, 0),
 			   fmt_shape(c, a), ta ? " (transposed)" : "", nn_dim_text(c, ka), in_name(c, 1),
 			   fmt_shape(c, b), tb ? " (transposed)" : "", nn_dim_text(c, kb));
@@ -226,14 +226,14 @@ void nn_gemm(infer_ctx *c, int64_t version)
 	}
 	const tinfo *ct = in(c, 2);
 	if (!ct && version < 11) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input C is required before opset 11");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input C is required before opset 11");
 		return;
 	}
 	dim out[2] = {mn[0], mn[1]};
 	int32_t cr = in_rank(c, 2);
 	if (ct && cr >= 0) {
 		if (cr > 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "C '%s' %s has more dimensions than (M, N)",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "C '%s' %s has more dimensions than (M, N)",
 				   in_name(c, 2), fmt_shape(c, ct));
 			return;
 		}
@@ -280,7 +280,7 @@ static bool parse_term(infer_ctx *c, const char *s, const char *end, ein_term *t
 	for (const char *p = s; p < end; p++) {
 		if (*p == '.') {
 			if (end - p < 3 || p[1] != '.' || p[2] != '.' || t->ell) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "term '%.*s': '.' must come as one '...' per term", (int)(end - s), s);
 				return false;
 			}
@@ -291,12 +291,12 @@ static bool parse_term(infer_ctx *c, const char *s, const char *end, ein_term *t
 		}
 		int l = label_of(*p);
 		if (l < 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "term '%.*s' has the character '%c', not a letter",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "term '%.*s' has the character '%c', not a letter",
 				   (int)(end - s), s, *p);
 			return false;
 		}
 		if (t->n >= EIN_LABELS) {
-			infer_diag(c, OSH_ERROR, "shape-error", "term '%.*s' has more than %d labels", (int)(end - s),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "term '%.*s' has more than %d labels", (int)(end - s),
 				   s, EIN_LABELS);
 			return false;
 		}
@@ -314,7 +314,7 @@ void infer_einsum(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const char *eq = attr_s(c, "equation", NULL);
 	if (!eq) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the equation attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the equation attribute is required");
 		return;
 	}
 	size_t len = strlen(eq);
@@ -338,7 +338,7 @@ void infer_einsum(infer_ctx *c)
 	for (const char *p = buf; *p; p++)
 		nterms += *p == ',';
 	if (nterms != nin) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "the equation '%s' has %d input terms but the node has %d inputs", eq, nterms, nin);
 		return;
 	}
@@ -373,19 +373,19 @@ void infer_einsum(infer_ctx *c)
 			continue;
 		}
 		if (!t->ell && r != t->letters) {
-			infer_diag(c, OSH_ERROR, "shape-error", "term %d has %d labels but input '%s' has rank %d", i,
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "term %d has %d labels but input '%s' has rank %d", i,
 				   t->letters, in_name(c, i), r);
 			return;
 		}
 		if (t->ell) {
 			if (r < t->letters) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "term %d has %d labels besides '...' but input '%s' has rank %d", i,
 					   t->letters, in_name(c, i), r);
 				return;
 			}
 			if (nell >= 0 && r - t->letters != nell) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "'...' stands for %d dims in an earlier term but %d in term %d ('%s')", nell,
 					   r - t->letters, i, in_name(c, i));
 				return;
@@ -473,13 +473,13 @@ void infer_einsum(infer_ctx *c)
 				continue;
 			}
 			if (!count[l]) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "output label '%c' does not appear in the inputs of '%s'", label_char(l),
 					   eq);
 				return;
 			}
 			if (used[l]) {
-				infer_diag(c, OSH_ERROR, "shape-error", "output label '%c' appears twice in '%s'",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output label '%c' appears twice in '%s'",
 					   label_char(l), eq);
 				return;
 			}
@@ -504,7 +504,7 @@ int32_t nn_rank_want(infer_ctx *c, int32_t i, int32_t want, const char *layout, 
 {
 	int32_t r = in_rank(c, i);
 	if (r >= 0 && r != want) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must be %d-D %s", in_name(c, i), fmt_shape(c, in(c, i)),
 			   want, layout);
 		*bad = true;
 		return -1;

@@ -131,7 +131,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 			for (int32_t i = 0; i < n; i++) {
 				dim k = dim_resolve(c->syms, o->w->dims[2 + i]);
 				if (k.kind == DIM_KNOWN && k.v != w->kernel[i]) {
-					infer_diag(c, OSH_ERROR, "shape-error",
+					infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 						   "kernel_shape[%d] is %lld but the weight '%s' %s has %lld there", i,
 						   (long long)w->kernel[i], in_name(c, o->wi), fmt_shape(c, o->w),
 						   (long long)k.v);
@@ -140,14 +140,14 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 			}
 		}
 	} else if (o->need_kernel) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the kernel_shape attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the kernel_shape attribute is required");
 		return false;
 	} else {
 		for (int32_t i = 0; i < n; i++) {
 			dim k = o->w ? dim_resolve(c->syms, o->w->dims[2 + i]) : dim_unknown();
 			w->kernel[i] = k.kind == DIM_KNOWN ? k.v : -1;
 			if (k.kind == DIM_KNOWN && k.v < 1) {
-				infer_diag(c, OSH_ERROR, "shape-error", "the weight '%s' %s has an empty kernel",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the weight '%s' %s has an empty kernel",
 					   in_name(c, o->wi), fmt_shape(c, o->w));
 				return false;
 			}
@@ -173,7 +173,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 		while (k < 4 && strcmp(s, pad_mode_names[k]))
 			k++;
 		if (k == 4) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "auto_pad is '%s'; it must be NOTSET, SAME_UPPER, SAME_LOWER or VALID", s);
 			return false;
 		}
@@ -181,7 +181,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 		/* The spec forbids pads beside auto_pad; zeros are harmless (and common). */
 		for (int32_t i = 0; w->mode != PAD_NOTSET && i < 2 * n; i++) {
 			if (w->pads[i]) {
-				infer_diag(c, OSH_ERROR, "shape-error", "pads cannot be used together with auto_pad %s",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "pads cannot be used together with auto_pad %s",
 					   s);
 				return false;
 			}
@@ -193,7 +193,7 @@ static bool read_window(infer_ctx *c, int32_t n, const window_opts *o, const win
 
 static bool overflowed(infer_ctx *c, int32_t i)
 {
-	infer_diag(c, OSH_ERROR, "shape-error", "the output size along spatial axis %d overflows int64", i);
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the output size along spatial axis %d overflows int64", i);
 	return false;
 }
 
@@ -206,7 +206,7 @@ static bool eff_kernel(infer_ctx *c, const window *w, int32_t i, int64_t *keff)
 	if (k < 1)
 		return true;
 	if (__builtin_mul_overflow(k - 1, w->dil[i], &r) || __builtin_add_overflow(r, 1, &r)) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "along spatial axis %d the dilated kernel ((%lld - 1) * %lld + 1) overflows int64", i,
 			   (long long)k, (long long)w->dil[i]);
 		return false;
@@ -252,7 +252,7 @@ static bool window_out(infer_ctx *c, const window *w, int32_t i, dim in, dim *ou
 	if (__builtin_add_overflow(in.v, pads, &total))
 		return overflowed(c, i);
 	if (total < keff) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "along spatial axis %d the kernel (effective size %lld) is larger than the padded input "
 			   "(%lld)",
 			   i, (long long)keff, (long long)total);
@@ -298,13 +298,13 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	for (int32_t k = 0; k < 2; k++) {
 		const tinfo *t = k ? wt : x;
 		if (t && t->rank < 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s needs at least 2 dimensions",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s needs at least 2 dimensions",
 				   in_name(c, k ? iw : ix), fmt_shape(c, t));
 			return RANK_UNKNOWN;
 		}
 	}
 	if (x && wt && rx != rw) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s and weight '%s' %s differ in rank",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s and weight '%s' %s differ in rank",
 			   in_name(c, ix), fmt_shape(c, x), in_name(c, iw), fmt_shape(c, wt));
 		return RANK_UNKNOWN;
 	}
@@ -319,7 +319,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 		return RANK_UNKNOWN;
 	int64_t group = attr_view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "group is %lld, must be at least 1", (long long)group);
 		return RANK_UNKNOWN;
 	}
 	dim m = wt ? dim_resolve(c->syms, wt->dims[0]) : dim_unknown();
@@ -328,7 +328,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 		dim cw = wt->dims[1], merged;
 		dim cin = group == 1 && cw.kind == DIM_KNOWN ? cw : dim_mul(c, cw, dim_known(group));
 		if (!dim_merge(c, x->dims[1], cin, &merged)) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s has %s channels but weight '%s' %s expects %s (W dim 1 times "
 				   "group %lld)",
 				   in_name(c, ix), fmt_shape(c, x), nn_dim_text(c, x->dims[1]), in_name(c, iw),
@@ -337,7 +337,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 		}
 	}
 	if (m.kind == DIM_KNOWN && m.v % group) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "weight '%s' has %lld feature maps, not a multiple of group %lld", in_name(c, iw),
 			   (long long)m.v, (long long)group);
 		return RANK_UNKNOWN;
@@ -346,7 +346,7 @@ static int32_t conv_dims(infer_ctx *c, int32_t ix, int32_t iw, int32_t ib, dim *
 	if (b) {
 		dim merged;
 		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D of the %s feature maps",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "bias '%s' %s must be 1-D of the %s feature maps",
 				   in_name(c, ib), fmt_shape(c, b), nn_dim_text(c, m));
 			return RANK_UNKNOWN;
 		}
@@ -426,7 +426,7 @@ static bool transpose_out(infer_ctx *c, const window *w, int32_t i, int64_t opad
 	    __builtin_add_overflow(r, extra, &r))
 		return overflowed(c, i);
 	if (r < 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the output size along spatial axis %d is negative (%lld)", i,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the output size along spatial axis %d is negative (%lld)", i,
 			   (long long)r);
 		return false;
 	}
@@ -444,13 +444,13 @@ void infer_conv_transpose(infer_ctx *c)
 	for (int32_t k = 0; k < 2; k++) {
 		const tinfo *t = k ? wt : x;
 		if (t && t->rank < 2) {
-			infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s needs at least 2 dimensions", in_name(c, k),
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s needs at least 2 dimensions", in_name(c, k),
 				   fmt_shape(c, t));
 			return;
 		}
 	}
 	if (x && wt && rx != rw) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s and weight '%s' %s differ in rank",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s and weight '%s' %s differ in rank",
 			   in_name(c, 0), fmt_shape(c, x), in_name(c, 1), fmt_shape(c, wt));
 		return;
 	}
@@ -461,13 +461,13 @@ void infer_conv_transpose(infer_ctx *c)
 	find_attrs(c, &wa);
 	int64_t group = attr_view_i(wa.a[WA_GROUP], 1);
 	if (group < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "group is %lld, must be at least 1", (long long)group);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "group is %lld, must be at least 1", (long long)group);
 		return;
 	}
 	if (x && wt) {
 		dim merged;
 		if (!dim_merge(c, x->dims[1], wt->dims[0], &merged)) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s has %s channels but weight '%s' %s has %s in dim 0", in_name(c, 0),
 				   fmt_shape(c, x), nn_dim_text(c, x->dims[1]), in_name(c, 1), fmt_shape(c, wt),
 				   nn_dim_text(c, wt->dims[0]));
@@ -479,7 +479,7 @@ void infer_conv_transpose(infer_ctx *c)
 	if (b) {
 		dim merged;
 		if (b->rank != 1 || !dim_merge(c, b->dims[0], m, &merged)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "bias '%s' %s must be 1-D of the %s feature maps",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "bias '%s' %s must be 1-D of the %s feature maps",
 				   in_name(c, 2), fmt_shape(c, b), nn_dim_text(c, m));
 			return;
 		}
@@ -500,7 +500,7 @@ void infer_conv_transpose(infer_ctx *c)
 		return;
 	for (int32_t i = 0; i < n; i++) {
 		if (opad[i] >= w.strides[i] && opad[i] >= w.dil[i]) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "output_padding[%d] is %lld, must be less than the stride (%lld) or "
 				   "the dilation (%lld)",
 				   i, (long long)opad[i], (long long)w.strides[i], (long long)w.dil[i]);
@@ -515,12 +515,12 @@ void infer_conv_transpose(infer_ctx *c)
 		/* Some exporters write the whole shape (N, C, D...): the spec's output_shape is
 		 * the spatial part only, and runtimes differ on the long form. */
 		if (nos != n && nos != r) {
-			infer_diag(c, OSH_ERROR, "shape-error", "output_shape has %d values, expected %d", nos, n);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output_shape has %d values, expected %d", nos, n);
 			return;
 		}
 		for (int32_t i = 0; i < n; i++) {
 			if (nos == n && os[i] < 0) {
-				infer_diag(c, OSH_ERROR, "shape-error", "output_shape[%d] is %lld", i,
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output_shape[%d] is %lld", i,
 					   (long long)os[i]);
 				return;
 			}
@@ -582,7 +582,7 @@ void infer_pool(infer_ctx *c)
 	int32_t r = in_rank(c, 0);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL;
 	if (x && r < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions (N, C, ...)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s needs at least 2 dimensions (N, C, ...)",
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
@@ -592,7 +592,7 @@ void infer_pool(infer_ctx *c)
 	int32_t nk;
 	bool has_k = attr_view_ints(wa.a[WA_KERNEL], &ks, &nk);
 	if (x && has_k && nk != r - 2) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "kernel_shape has %d values but input '%s' %s has %d spatial axes", nk, in_name(c, 0),
 			   fmt_shape(c, x), r - 2);
 		return;
@@ -640,7 +640,7 @@ void infer_global_pool(infer_ctx *c)
 		return;
 	const tinfo *x = in(c, 0);
 	if (r < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions (N, C, ...)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s needs at least 2 dimensions (N, C, ...)",
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
@@ -664,19 +664,19 @@ void infer_max_roi_pool(infer_ctx *c)
 	const int64_t *ps;
 	int32_t np;
 	if (!attr_ints(c, "pooled_shape", &ps, &np)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the pooled_shape attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the pooled_shape attribute is required");
 		return;
 	}
 	int32_t r = in_rank(c, 0), rr = in_rank(c, 1);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL, *rois = rr >= 0 ? in(c, 1) : NULL;
 	if (x && (r < 2 || np != r - 2)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "pooled_shape has %d values for input '%s' %s", np,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "pooled_shape has %d values for input '%s' %s", np,
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
 	if (rois && (rr != 2 || (dim_resolve(c->syms, rois->dims[1]).kind == DIM_KNOWN &&
 				 dim_resolve(c->syms, rois->dims[1]).v != 5))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "rois '%s' %s must be (num_rois, 5)", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "rois '%s' %s must be (num_rois, 5)", in_name(c, 1),
 			   fmt_shape(c, rois));
 		return;
 	}
@@ -684,7 +684,7 @@ void infer_max_roi_pool(infer_ctx *c)
 		return;
 	for (int32_t i = 0; i < np; i++) {
 		if (ps[i] < 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "pooled_shape[%d] is %lld", i, (long long)ps[i]);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "pooled_shape[%d] is %lld", i, (long long)ps[i]);
 			return;
 		}
 	}
@@ -706,29 +706,29 @@ void infer_roi_align(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const tinfo *x = in_ranked(c, 0), *rois = in_ranked(c, 1), *bi = in_ranked(c, 2);
 	if (x && x->rank != 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 4-D (N, C, H, W)", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 4-D (N, C, H, W)", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
 	dim four = dim_known(4), nr = dim_unknown(), tmp;
 	if (rois && (rois->rank != 2 || !dim_merge(c, rois->dims[1], four, &tmp))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "rois '%s' %s must be (num_rois, 4)", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "rois '%s' %s must be (num_rois, 4)", in_name(c, 1),
 			   fmt_shape(c, rois));
 		return;
 	}
 	if (bi && bi->rank != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "batch_indices '%s' %s must be 1-D", in_name(c, 2),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "batch_indices '%s' %s must be 1-D", in_name(c, 2),
 			   fmt_shape(c, bi));
 		return;
 	}
 	if (!dim_merge(c, rois ? rois->dims[0] : dim_unknown(), bi ? bi->dims[0] : dim_unknown(), &nr)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "rois '%s' %s and batch_indices '%s' %s differ in num_rois",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "rois '%s' %s and batch_indices '%s' %s differ in num_rois",
 			   in_name(c, 1), fmt_shape(c, rois), in_name(c, 2), fmt_shape(c, bi));
 		return;
 	}
 	int64_t oh = attr_i(c, "output_height", 1), ow = attr_i(c, "output_width", 1);
 	if (oh < 1 || ow < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "output_height %lld and output_width %lld must be positive",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output_height %lld and output_width %lld must be positive",
 			   (long long)oh, (long long)ow);
 		return;
 	}
@@ -747,7 +747,7 @@ void infer_max_unpool(infer_ctx *c)
 	int32_t r = in_rank(c, 0), ri = in_rank(c, 1);
 	const tinfo *x = r >= 0 ? in(c, 0) : NULL, *ix = ri >= 0 ? in(c, 1) : NULL;
 	if (x && r < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
 	}
@@ -760,7 +760,7 @@ void infer_max_unpool(infer_ctx *c)
 			same = dim_merge(c, x->dims[i], ix->dims[i], &d);
 		}
 		if (!same) {
-			infer_diag(c, OSH_ERROR, "shape-error", "indices '%s' %s must have the shape of '%s' %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "indices '%s' %s must have the shape of '%s' %s",
 				   in_name(c, 1), fmt_shape(c, ix), in_name(c, 0), fmt_shape(c, x));
 			return;
 		}
@@ -770,7 +770,7 @@ void infer_max_unpool(infer_ctx *c)
 		int32_t n;
 		if (in_ints(c, 2, &v, &n)) {
 			if (r >= 0 && n != r) {
-				infer_diag(c, OSH_ERROR, "shape-error", "output_shape '%s' has %d values for rank %d",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "output_shape '%s' has %d values for rank %d",
 					   in_name(c, 2), n, r);
 				return;
 			}
@@ -813,7 +813,7 @@ void infer_max_unpool(infer_ctx *c)
 			return;
 		}
 		if (v < 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "the output size along spatial axis %d is negative", i);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the output size along spatial axis %d is negative", i);
 			return;
 		}
 		out[2 + i] = dim_known(v);
@@ -831,7 +831,7 @@ void infer_col2im(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const tinfo *x = in_ranked(c, 0), *is = in_ranked(c, 1), *bs = in_ranked(c, 2);
 	if (x && x->rank != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 3-D (N, C * block size, L)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 3-D (N, C * block size, L)",
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
@@ -856,7 +856,7 @@ void infer_col2im(infer_ctx *c)
 	if (img && !nn_sizes_ok(c, 1, img, ni))
 		return;
 	if (ni >= 0 && nb >= 0 && ni != nb) {
-		infer_diag(c, OSH_ERROR, "shape-error", "image_shape has %d values but block_shape %d", ni, nb);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "image_shape has %d values but block_shape %d", ni, nb);
 		return;
 	}
 	int32_t n = ni >= 0 ? ni : nb;
@@ -873,7 +873,7 @@ void infer_col2im(infer_ctx *c)
 		return;
 	for (int32_t i = 0; blk_known && i < n; i++) {
 		if (blk[i] < 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "block_shape[%d] is %lld", i, (long long)blk[i]);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "block_shape[%d] is %lld", i, (long long)blk[i]);
 			return;
 		}
 	}
@@ -887,7 +887,7 @@ void infer_col2im(infer_ctx *c)
 	dim cb = x ? dim_resolve(c->syms, x->dims[1]) : dim_unknown();
 	if (prod_ok && cb.kind == DIM_KNOWN) {
 		if (cb.v % prod) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' dim 1 (%lld) is not a multiple of the block size %lld", in_name(c, 0),
 				   (long long)cb.v, (long long)prod);
 			return;
@@ -915,7 +915,7 @@ void infer_col2im(infer_ctx *c)
 	}
 	dim l = x ? dim_resolve(c->syms, x->dims[2]) : dim_unknown();
 	if (blocks_ok && l.kind == DIM_KNOWN && l.v != blocks) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "input '%s' %s has L = %lld blocks, the image and block shapes give %lld", in_name(c, 0),
 			   fmt_shape(c, x), (long long)l.v, (long long)blocks);
 		return;
@@ -951,7 +951,7 @@ void infer_causal_conv_with_state(infer_ctx *c)
 		    !nn_merge_dim(c, &one, w->dims[1], "the weight's middle dim (depthwise: 1)", CC_WEIGHT))
 			return;
 		if (k.kind == DIM_KNOWN && k.v < 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "weight '%s' %s has kernel size %lld; it must be at least 1",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "weight '%s' %s has kernel size %lld; it must be at least 1",
 				   in_name(c, CC_WEIGHT), fmt_shape(c, in(c, CC_WEIGHT)), (long long)k.v);
 			return;
 		}

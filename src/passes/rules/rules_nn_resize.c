@@ -71,7 +71,7 @@ static bool axes_attr(infer_ctx *c, const char *name, int32_t r, int32_t *out, i
 		return true;
 	}
 	if (k > r) {
-		infer_diag(c, OSH_ERROR, "shape-error", "attribute '%s' has %d values for rank %d", name, k, r);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "attribute '%s' has %d values for rank %d", name, k, r);
 		return false;
 	}
 	char what[96];
@@ -145,7 +145,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 	bool has_scales = iscales >= 0 && in(c, iscales) && ns != 0;
 	bool has_sizes = isizes >= 0 && in(c, isizes) && nz != 0;
 	if (has_scales && has_sizes && ns > 0 && nz > 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "scales '%s' and sizes '%s' are both given; only one may be",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "scales '%s' and sizes '%s' are both given; only one may be",
 			   in_name(c, iscales), in_name(c, isizes));
 		return;
 	}
@@ -153,7 +153,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 	if (has_sizes && has_scales && ns < 0)
 		has_scales = false;
 	if (!has_scales && !has_sizes) {
-		infer_diag(c, OSH_ERROR, "shape-error", "one of scales and sizes must be given");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "one of scales and sizes must be given");
 		return;
 	}
 	int32_t r = in_rank(c, 0);
@@ -192,7 +192,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 	}
 	int64_t n = has_scales ? ns : nz;
 	if (n >= 0 && n != na) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s '%s' has %lld values, expected %d",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s '%s' has %lld values, expected %d",
 			   has_scales ? "scales" : "sizes", in_name(c, has_scales ? iscales : isizes), (long long)n,
 			   na);
 		return;
@@ -207,7 +207,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 			while (k < 3 && strcmp(p, aspect_names[k]))
 				k++;
 			if (k == 3) {
-				infer_diag(c, OSH_ERROR, "shape-error",
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 					   "keep_aspect_ratio_policy is '%s'; it must be stretch, not_larger "
 					   "or not_smaller",
 					   p);
@@ -234,7 +234,7 @@ static void resize_shape(infer_ctx *c, int32_t iroi, int32_t iscales, int32_t is
 	if (in_floats(c, iscales, &sv, &nsv) && nsv == na) {
 		for (int32_t i = 0; i < na; i++) {
 			if (!(sv[i] > 0)) {
-				infer_diag(c, OSH_ERROR, "shape-error", "scales[%d] is %g; scales must be positive", i,
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "scales[%d] is %g; scales must be positive", i,
 					   sv[i]);
 				return;
 			}
@@ -269,7 +269,7 @@ static void upsample_shape(infer_ctx *c, const double *sv, int32_t n)
 	set_out_elem(c, 0, elem);
 	for (int32_t i = 0; sv && i < n; i++) {
 		if (!(sv[i] >= 1)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "scales[%d] is %g; it must be at least 1", i, sv[i]);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "scales[%d] is %g; it must be at least 1", i, sv[i]);
 			return;
 		}
 	}
@@ -287,7 +287,7 @@ static void upsample_shape(infer_ctx *c, const double *sv, int32_t n)
 	}
 	const tinfo *x = in(c, 0);
 	if (sv && n != r) {
-		infer_diag(c, OSH_ERROR, "shape-error", "scales has %d values but input '%s' %s has rank %d", n,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "scales has %d values but input '%s' %s has rank %d", n,
 			   in_name(c, 0), fmt_shape(c, x), r);
 		return;
 	}
@@ -304,7 +304,7 @@ void infer_upsample1(infer_ctx *c)
 {
 	const attr_view *h = attr(c, "height_scale"), *w = attr(c, "width_scale");
 	if (!h || !w) {
-		infer_diag(c, OSH_ERROR, "shape-error", "height_scale and width_scale are required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "height_scale and width_scale are required");
 		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
@@ -316,7 +316,7 @@ void infer_upsample7(infer_ctx *c)
 {
 	const attr_view *a = attr(c, "scales");
 	if (!a || a->type != AT_FLOATS) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the scales attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the scales attribute is required");
 		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
@@ -341,7 +341,7 @@ void infer_upsample9(infer_ctx *c)
 	int64_t len = length_of(c, 1);
 	const tinfo *x = in_ranked(c, 0);
 	if (x && len >= 0 && len != x->rank) {
-		infer_diag(c, OSH_ERROR, "shape-error", "scales '%s' has %lld values but input '%s' %s has rank %d",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "scales '%s' has %lld values but input '%s' %s has rank %d",
 			   in_name(c, 1), (long long)len, in_name(c, 0), fmt_shape(c, x), x->rank);
 		set_out_elem(c, 0, in_elem(c, 0));
 		return;
@@ -354,13 +354,13 @@ void infer_upsample9(infer_ctx *c)
 static bool blocksize(infer_ctx *c, int64_t *b)
 {
 	if (!attr_has(c, "blocksize")) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the blocksize attribute is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the blocksize attribute is required");
 		return false;
 	}
 	*b = attr_i(c, "blocksize", 0);
 	int64_t sq;
 	if (*b < 1 || __builtin_mul_overflow(*b, *b, &sq)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "blocksize is %lld", (long long)*b);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "blocksize is %lld", (long long)*b);
 		return false;
 	}
 	return true;
@@ -376,14 +376,14 @@ void infer_depth_to_space(infer_ctx *c)
 		return;
 	const char *mode = attr_s(c, "mode", "DCR");
 	if (c->opset >= 11 && strcmp(mode, "DCR") && strcmp(mode, "CRD")) {
-		infer_diag(c, OSH_ERROR, "shape-error", "mode is '%s'; it must be DCR or CRD", mode);
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "mode is '%s'; it must be DCR or CRD", mode);
 		return;
 	}
 	const tinfo *x = in_ranked(c, 0);
 	if (!x)
 		return;
 	if (x->rank != 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 4-D", in_name(c, 0), fmt_shape(c, x));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 4-D", in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
 	dim ch = dim_resolve(c->syms, x->dims[1]), out[4];
@@ -391,7 +391,7 @@ void infer_depth_to_space(infer_ctx *c)
 	out[1] = b == 1 ? ch : dim_unknown();
 	if (ch.kind == DIM_KNOWN) {
 		if (ch.v % (b * b)) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s has %lld channels, not a multiple of blocksize^2 (%lld)",
 				   in_name(c, 0), fmt_shape(c, x), (long long)ch.v, (long long)(b * b));
 			return;
@@ -415,7 +415,7 @@ void infer_space_to_depth(infer_ctx *c)
 	if (!x)
 		return;
 	if (x->rank != 4) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be 4-D", in_name(c, 0), fmt_shape(c, x));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be 4-D", in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
 	dim out[4];
@@ -427,7 +427,7 @@ void infer_space_to_depth(infer_ctx *c)
 		if (d.kind != DIM_KNOWN)
 			continue;
 		if (d.v % b) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "input '%s' %s: dim %d (%lld) is not a multiple of blocksize %lld", in_name(c, 0),
 				   fmt_shape(c, x), k, (long long)d.v, (long long)b);
 			return;
@@ -448,12 +448,12 @@ static void grid_sample(infer_ctx *c, bool only_2d)
 	int32_t rx = in_rank(c, 0), rg = in_rank(c, 1);
 	const tinfo *x = rx >= 0 ? in(c, 0) : NULL, *g = rg >= 0 ? in(c, 1) : NULL;
 	if (x && (rx < 3 || (only_2d && rx != 4))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must be %s", in_name(c, 0), fmt_shape(c, x),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must be %s", in_name(c, 0), fmt_shape(c, x),
 			   only_2d ? "4-D (N, C, H, W)" : "(N, C, D1, ...)");
 		return;
 	}
 	if (g && (rg < 3 || (only_2d && rg != 4) || (x && rg != rx))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "grid '%s' %s must be (N, D1_out, ..., r) for input %s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "grid '%s' %s must be (N, D1_out, ..., r) for input %s",
 			   in_name(c, 1), fmt_shape(c, g), fmt_shape(c, x));
 		return;
 	}
@@ -462,12 +462,12 @@ static void grid_sample(infer_ctx *c, bool only_2d)
 		return;
 	dim n = dim_unknown(), tmp;
 	if (g && !dim_merge(c, g->dims[rg - 1], dim_known(r - 2), &tmp)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the last dim of grid '%s' %s must be %d", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the last dim of grid '%s' %s must be %d", in_name(c, 1),
 			   fmt_shape(c, g), r - 2);
 		return;
 	}
 	if (!dim_merge(c, x ? x->dims[0] : dim_unknown(), g ? g->dims[0] : dim_unknown(), &n)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s and grid '%s' %s differ in N", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s and grid '%s' %s differ in N", in_name(c, 0),
 			   fmt_shape(c, x), in_name(c, 1), fmt_shape(c, g));
 		return;
 	}
@@ -492,14 +492,14 @@ void infer_affine_grid(infer_ctx *c)
 	set_out_elem(c, 0, elem);
 	const tinfo *th = in_ranked(c, 0);
 	if (th && th->rank != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "theta '%s' %s must be (N, 2, 3) or (N, 3, 4)", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "theta '%s' %s must be (N, 2, 3) or (N, 3, 4)", in_name(c, 0),
 			   fmt_shape(c, th));
 		return;
 	}
 	int64_t ns = length_of(c, 1);
 	int32_t sp = ns == 4 ? 2 : ns == 5 ? 3 : -1;
 	if (ns >= 0 && sp < 0) {
-		infer_diag(c, OSH_ERROR, "shape-error", "size '%s' has %lld values; it must be 4 or 5", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "size '%s' has %lld values; it must be 4 or 5", in_name(c, 1),
 			   (long long)ns);
 		return;
 	}
@@ -508,7 +508,7 @@ void infer_affine_grid(infer_ctx *c)
 		int32_t from_theta = dim_is(a, 2) && dim_is(b, 3) ? 2 : dim_is(a, 3) && dim_is(b, 4) ? 3 : -1;
 		bool known = a.kind == DIM_KNOWN && b.kind == DIM_KNOWN;
 		if ((known && from_theta < 0) || (from_theta > 0 && sp > 0 && from_theta != sp)) {
-			infer_diag(c, OSH_ERROR, "shape-error", "theta '%s' %s does not match a size of %lld values",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "theta '%s' %s does not match a size of %lld values",
 				   in_name(c, 0), fmt_shape(c, th), (long long)ns);
 			return;
 		}
@@ -524,7 +524,7 @@ void infer_affine_grid(infer_ctx *c)
 		return;
 	dim out[5], n;
 	if (!dim_merge(c, th ? th->dims[0] : dim_unknown(), content ? v[0] : dim_unknown(), &n)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "theta '%s' %s and size '%s' differ in N", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "theta '%s' %s and size '%s' differ in N", in_name(c, 0),
 			   fmt_shape(c, th), in_name(c, 1));
 		return;
 	}
@@ -552,7 +552,7 @@ void infer_center_crop_pad(infer_ctx *c)
 		return;
 	int64_t len = length_of(c, 1);
 	if (len >= 0 && len != na) {
-		infer_diag(c, OSH_ERROR, "shape-error", "shape '%s' has %lld values for %d axes", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "shape '%s' has %lld values for %d axes", in_name(c, 1),
 			   (long long)len, na);
 		return;
 	}
@@ -583,12 +583,12 @@ static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 	bool inverse = attr_i(c, "inverse", 0) != 0, onesided = attr_i(c, "onesided", 0) != 0;
 	dim last = r >= 2 ? dim_resolve(c->syms, x->dims[r - 1]) : dim_unknown();
 	if (r < 2 || (last.kind == DIM_KNOWN && last.v != 1 && last.v != 2)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s must end in a dim of 1 (real) or 2 (complex)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s must end in a dim of 1 (real) or 2 (complex)",
 			   in_name(c, 0), fmt_shape(c, x));
 		return;
 	}
 	if (onesided && last.kind == DIM_KNOWN && last.v != (inverse ? 2 : 1)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the one-sided %s transform needs %s input; '%s' is %s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the one-sided %s transform needs %s input; '%s' is %s",
 			   inverse ? "inverse" : "forward", inverse ? "complex" : "real", in_name(c, 0),
 			   fmt_shape(c, x));
 		return;
@@ -602,7 +602,7 @@ static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 	if (axis_known) {
 		int32_t a;
 		if (!shape_axis(axis, r, &a) || a > r - 2) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "axis %lld is out of range for '%s' %s (valid: %d to %d, %d to -2)", (long long)axis,
 				   in_name(c, 0), fmt_shape(c, x), 0, r - 2, -r);
 			return;
@@ -612,7 +612,7 @@ static void dft_shape(infer_ctx *c, bool axis_known, int64_t axis)
 			if (!in_int1(c, 1, &len))
 				len = dim_unknown();
 			if (len.kind == DIM_KNOWN && len.v < 1) {
-				infer_diag(c, OSH_ERROR, "shape-error", "dft_length is %lld", (long long)len.v);
+				infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "dft_length is %lld", (long long)len.v);
 				return;
 			}
 		} else if (onesided && inverse) {
@@ -648,23 +648,23 @@ void infer_stft(infer_ctx *c)
 	const tinfo *s = in_ranked(c, 0), *win = in_ranked(c, 2);
 	bool onesided = attr_i(c, "onesided", 1) != 0;
 	if (s && s->rank != 3) {
-		infer_diag(c, OSH_ERROR, "shape-error", "signal '%s' %s must be (batch, length, 1 or 2)", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "signal '%s' %s must be (batch, length, 1 or 2)", in_name(c, 0),
 			   fmt_shape(c, s));
 		return;
 	}
 	dim last = s ? dim_resolve(c->syms, s->dims[2]) : dim_unknown();
 	if (last.kind == DIM_KNOWN && last.v != 1 && last.v != 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "signal '%s' %s must end in 1 (real) or 2 (complex)",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "signal '%s' %s must end in 1 (real) or 2 (complex)",
 			   in_name(c, 0), fmt_shape(c, s));
 		return;
 	}
 	if (onesided && dim_is(last, 2)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "a one-sided transform needs a real signal; '%s' is %s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "a one-sided transform needs a real signal; '%s' is %s",
 			   in_name(c, 0), fmt_shape(c, s));
 		return;
 	}
 	if (win && win->rank != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "window '%s' %s must be 1-D", in_name(c, 2), fmt_shape(c, win));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "window '%s' %s must be 1-D", in_name(c, 2), fmt_shape(c, win));
 		return;
 	}
 	dim fl = dim_unknown(), wl = win ? dim_resolve(c->syms, win->dims[0]) : dim_unknown(), step = dim_unknown();
@@ -672,7 +672,7 @@ void infer_stft(infer_ctx *c)
 		fl = dim_unknown();
 	dim merged;
 	if (in(c, 3) && win && !dim_merge(c, fl, wl, &merged)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "frame_length %s differs from the window '%s' length %s",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "frame_length %s differs from the window '%s' length %s",
 			   nn_dim_text(c, fl), in_name(c, 2), nn_dim_text(c, wl));
 		return;
 	}
@@ -681,14 +681,14 @@ void infer_stft(infer_ctx *c)
 	if (!in_int1(c, 1, &step))
 		step = dim_unknown();
 	if ((step.kind == DIM_KNOWN && step.v < 1) || (fl.kind == DIM_KNOWN && fl.v < 1)) {
-		infer_diag(c, OSH_ERROR, "shape-error", "frame_step %s and frame_length %s must be positive",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "frame_step %s and frame_length %s must be positive",
 			   nn_dim_text(c, step), nn_dim_text(c, fl));
 		return;
 	}
 	dim len = s ? dim_resolve(c->syms, s->dims[1]) : dim_unknown(), frames = dim_unknown();
 	if (len.kind == DIM_KNOWN && fl.kind == DIM_KNOWN && step.kind == DIM_KNOWN) {
 		if (len.v < fl.v) {
-			infer_diag(c, OSH_ERROR, "shape-error", "signal '%s' %s is shorter than frame_length %lld",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "signal '%s' %s is shorter than frame_length %lld",
 				   in_name(c, 0), fmt_shape(c, s), (long long)fl.v);
 			return;
 		}
@@ -707,7 +707,7 @@ void infer_cumsum(infer_ctx *c)
 	const tinfo *a = in_ranked(c, 1), *x = in_ranked(c, 0);
 	if (a && (a->rank > 1 || (a->rank == 1 && dim_resolve(c->syms, a->dims[0]).kind == DIM_KNOWN &&
 				  !dim_is(dim_resolve(c->syms, a->dims[0]), 1)))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "axis '%s' %s must be a scalar", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "axis '%s' %s must be a scalar", in_name(c, 1),
 			   fmt_shape(c, a));
 		set_out_elem(c, 0, elem);
 		return;
@@ -726,7 +726,7 @@ void infer_trilu(infer_ctx *c)
 	int32_t elem = in_elem(c, 0);
 	const tinfo *x = in_ranked(c, 0);
 	if (x && x->rank < 2) {
-		infer_diag(c, OSH_ERROR, "shape-error", "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "input '%s' %s needs at least 2 dimensions", in_name(c, 0),
 			   fmt_shape(c, x));
 		set_out_elem(c, 0, elem);
 		return;
@@ -738,14 +738,14 @@ void infer_lrn(infer_ctx *c)
 {
 	int32_t elem = in_elem(c, 0);
 	if (!attr_has(c, "size") || attr_i(c, "size", 0) < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the size attribute is required and must be positive");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the size attribute is required and must be positive");
 		set_out_elem(c, 0, elem);
 		return;
 	}
 	/* The spec says nothing of it, but ONNX Runtime's kernel refuses an even size
 	 * (the window is centred on the channel). */
 	if (attr_i(c, "size", 0) % 2 == 0)
-		infer_diag(c, OSH_ERROR, "attribute-error",
+		infer_diag(c, OSH_ERROR, DIAG_ATTRIBUTE_ERROR,
 			   "size %lld is even: ONNX Runtime's LRN takes only odd sizes (a window centred on the channel)",
 			   (long long)attr_i(c, "size", 0));
 	same_shape(c, elem);

@@ -16,7 +16,7 @@
 void infer_paddle_elementwise(infer_ctx *c)
 {
 	if (in_count(c) != 2 || !in(c, 0) || !in(c, 1) || out_count(c) < 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s takes 2 inputs (X, Y) and gives 1 output, the node has %d and %d",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s takes 2 inputs (X, Y) and gives 1 output, the node has %d and %d",
 			   c->n->op_type, in_count(c), out_count(c));
 		return;
 	}

@@ -200,7 +200,7 @@ void infer_reduce_input(infer_ctx *c)
 	}
 	const tinfo *at = in_ranked(c, 1);
 	if (at && at->rank != 1) {
-		infer_diag(c, OSH_ERROR, "shape-error", "axes '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, at));
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "axes '%s' %s must be 1-D", in_name(c, 1), fmt_shape(c, at));
 		set_out_elem(c, 0, in_elem(c, 0));
 		return;
 	}
@@ -277,11 +277,11 @@ static void topk_shape(infer_ctx *c, bool have_k, dim k)
 	dim d = dim_resolve(c->syms, x->dims[axis]);
 	if (have_k && k.kind == DIM_KNOWN) {
 		if (k.v < 0) {
-			infer_diag(c, OSH_ERROR, "shape-error", "K is %lld, must not be negative", (long long)k.v);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "K is %lld, must not be negative", (long long)k.v);
 			return;
 		}
 		if (d.kind == DIM_KNOWN && k.v > d.v) {
-			infer_diag(c, OSH_ERROR, "shape-error", "K (%lld) exceeds the size of axis %d of '%s' %s",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "K (%lld) exceeds the size of axis %d of '%s' %s",
 				   (long long)k.v, axis, in_name(c, 0), fmt_shape(c, x));
 			return;
 		}
@@ -299,7 +299,7 @@ static void topk_shape(infer_ctx *c, bool have_k, dim k)
 void infer_topk1(infer_ctx *c)
 {
 	if (!attr_has(c, "k")) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the k attribute is required before opset 10");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the k attribute is required before opset 10");
 		set_out_elem(c, 0, in_elem(c, 0));
 		set_out_elem(c, 1, DT_INT64);
 		return;
@@ -312,7 +312,7 @@ void infer_topk10(infer_ctx *c)
 	const tinfo *kt = in_ranked(c, 1);
 	if (kt && (kt->rank != 1 || (dim_resolve(c->syms, kt->dims[0]).kind == DIM_KNOWN &&
 				     !dim_is(dim_resolve(c->syms, kt->dims[0]), 1)))) {
-		infer_diag(c, OSH_ERROR, "shape-error", "K '%s' %s must be a 1-D tensor of one value", in_name(c, 1),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "K '%s' %s must be a 1-D tensor of one value", in_name(c, 1),
 			   fmt_shape(c, kt));
 		set_out_elem(c, 0, in_elem(c, 0));
 		set_out_elem(c, 1, DT_INT64);

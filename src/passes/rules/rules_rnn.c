@@ -46,10 +46,10 @@ static bool witness(infer_ctx *c, dim *acc, dim d, const char *what, int32_t i, 
 		return true;
 	}
 	if (i >= 0)
-		infer_diag(c, OSH_ERROR, "shape-error", "%s is %s, but '%s' %s gives %s (dimension %d)", what,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %s, but '%s' %s gives %s (dimension %d)", what,
 			   nn_dim_text(c, before), in_name(c, i), fmt_shape(c, in(c, i)), nn_dim_text(c, d), k);
 	else
-		infer_diag(c, OSH_ERROR, "shape-error", "%s is %s, but the attribute gives %s", what,
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s is %s, but the attribute gives %s", what,
 			   nn_dim_text(c, before), nn_dim_text(c, d));
 	return false;
 }
@@ -65,7 +65,7 @@ static bool hidden_witness(infer_ctx *c, rnn_dims *r, int32_t i, int32_t k, int6
 	if (d.kind != DIM_KNOWN)
 		return true;
 	if (d.v % per) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s: dimension %d (%lld) must be %lld times hidden_size",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s: dimension %d (%lld) must be %lld times hidden_size",
 			   in_name(c, i), fmt_shape(c, t), k, (long long)d.v, (long long)per);
 		return false;
 	}
@@ -80,7 +80,7 @@ static const tinfo *ranked(infer_ctx *c, int32_t i, int32_t want, bool *bad)
 	if (r < 0)
 		return NULL;
 	if (r != want) {
-		infer_diag(c, OSH_ERROR, "shape-error", "'%s' %s must have rank %d", in_name(c, i),
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "'%s' %s must have rank %d", in_name(c, i),
 			   fmt_shape(c, in(c, i)), want);
 		*bad = true;
 		return NULL;
@@ -149,7 +149,7 @@ static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 		if (c->opset < 14 && layout != 0)
 			return; /* an attribute-error of its schema: what it would change is unknown */
 		if (layout != 0 && layout != 1) {
-			infer_diag(c, OSH_ERROR, "shape-error", "layout is %lld; it must be 0 or 1", (long long)layout);
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "layout is %lld; it must be 0 or 1", (long long)layout);
 			return;
 		}
 	}
@@ -161,7 +161,7 @@ static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 	} else if (!strcmp(dir, "bidirectional")) {
 		r.dirs = dim_known(2);
 	} else {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "direction is '%s'; it must be forward, reverse or bidirectional", dir);
 		return;
 	}
@@ -169,7 +169,7 @@ static void rnn_shapes(infer_ctx *c, const rnn_op *op)
 		/* ONNX Runtime's RNN runs a hidden size of 0; its GRU and LSTM refuse it. */
 		int64_t hs = attr_i(c, "hidden_size", -1), least = !strcmp(c->n->op_type, "RNN") ? 0 : 1;
 		if (hs < least) {
-			infer_diag(c, OSH_ERROR, "shape-error", "hidden_size is %lld; it must be at least %lld",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "hidden_size is %lld; it must be at least %lld",
 				   (long long)hs, (long long)least);
 			return;
 		}

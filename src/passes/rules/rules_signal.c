@@ -59,7 +59,7 @@ static bool size_input(infer_ctx *c, int32_t i, const char *what, dim *out)
 			tr_error(c, "%s '%s' must be a scalar, it is %s", what, in_name(c, i), fmt_shape(c, t));
 			return false;
 		}
-		infer_diag(c, OSH_WARNING, "not-in-spec",
+		infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 			   "%s '%s' is %s: the spec wants a scalar (ONNX Runtime runs a tensor of one element)", what,
 			   in_name(c, i), fmt_shape(c, t));
 	}

@@ -33,7 +33,7 @@ void tr_error(infer_ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	infer_diag(c, OSH_ERROR, "shape-error", "%s: %s", c->n->op_type, buf);
+	infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s: %s", c->n->op_type, buf);
 }
 
 int64_t tr_count(infer_ctx *c, int32_t rank, const dim *dims)
@@ -593,7 +593,7 @@ void infer_range(infer_ctx *c)
 			set_out_elem(c, 0, elem);
 			return;
 		}
-		infer_diag(c, OSH_WARNING, "not-in-spec",
+		infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 			   "'%s' (input '%s') is %s: the spec wants a scalar (ONNX Runtime runs a computed tensor "
 			   "of one element)", names[i], in_name(c, i), fmt_shape(c, t));
 	}

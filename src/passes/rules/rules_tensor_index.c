@@ -1174,7 +1174,7 @@ void infer_reverse_sequence(infer_ctx *c)
 		return;
 	}
 	if (batch < 0 || time < 0) {
-		infer_diag(c, OSH_WARNING, "not-in-spec",
+		infer_diag(c, OSH_WARNING, DIAG_NOT_IN_SPEC,
 			   "batch_axis %lld and time_axis %lld: the spec wants 0 and 1; ONNX Runtime runs it %s-major",
 			   (long long)batch, (long long)time, time == 0 ? "time" : "batch");
 		batch = time == 0 ? 1 : 0;

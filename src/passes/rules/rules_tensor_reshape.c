@@ -673,7 +673,7 @@ static bool broadcast_bidir(infer_ctx *c, const tinfo *x, const dim *target, int
 		char why[512], ts[512];
 		bcast_error_format(why, sizeof why, &err, in_name(c, 0), "the target shape", sym_name_cb, c->syms);
 		shape_format(ts, sizeof ts, sb, sym_name_cb, c->syms);
-		infer_diag(c, OSH_ERROR, "broadcast-mismatch",
+		infer_diag(c, OSH_ERROR, DIAG_BROADCAST_MISMATCH,
 			   "'%s' %s does not expand to the target shape %s given by '%s' (%s rule): %s", in_name(c, 0),
 			   fmt_shape(c, x), ts, in_name(c, 1), bcast_rule_name(BCAST_BIDIRECTIONAL), why);
 		return false;

@@ -54,7 +54,7 @@ static bool group_shape(infer_ctx *c, const optimizer *o, int32_t n, int32_t k, 
 		for (int32_t d = 0; same && d < r; d++)
 			same = dim_merge(c, dims[d], t->dims[d], &dims[d]);
 		if (!same) {
-			infer_diag(c, OSH_ERROR, "shape-error",
+			infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 				   "'%s' %s and '%s' %s belong to the same optimized tensor and must have one shape",
 				   in_name(c, first), fmt_shape(c, in(c, first)), in_name(c, i), fmt_shape(c, t));
 			*rank = RANK_UNKNOWN;
@@ -68,14 +68,14 @@ static void optimize(infer_ctx *c, const optimizer *o)
 {
 	int32_t vars = in_count(c) - OPT_FIXED;
 	if (vars < o->in_groups || vars % o->in_groups) {
-		infer_diag(c, OSH_ERROR, "shape-error",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			   "%s needs R, T and %d groups of equally many tensors, but it has %d inputs", c->n->op_type,
 			   o->in_groups, in_count(c));
 		return;
 	}
 	int32_t n = vars / o->in_groups;
 	if (out_count(c) > o->out_groups * n) {
-		infer_diag(c, OSH_ERROR, "shape-error", "%s optimizes %d tensors: it has at most %d outputs, not %d",
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "%s optimizes %d tensors: it has at most %d outputs, not %d",
 			   c->n->op_type, n, o->out_groups * n, out_count(c));
 		return;
 	}
@@ -103,12 +103,12 @@ void infer_gradient(infer_ctx *c)
 {
 	const attr_view *xs = attr(c, "xs");
 	if (!xs || xs->type != AT_STRINGS) {
-		infer_diag(c, OSH_ERROR, "shape-error", "the xs attribute (a list of strings) is required");
+		infer_diag(c, OSH_ERROR, DIAG_SHAPE_ERROR, "the xs attribute (a list of strings) is required");
 		return;
 	}
 	if (out_count(c) > xs->n || xs->n > in_count(c)) {
 		infer_diag(
-			c, OSH_ERROR, "shape-error",
+			c, OSH_ERROR, DIAG_SHAPE_ERROR,
 			"xs names %d tensors: the node needs at least that many inputs (it has %d) and at most that many outputs (it has %d)",
 			xs->n, in_count(c), out_count(c));
 		return;
