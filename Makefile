@@ -50,8 +50,9 @@ build-tests: deps
 # The second run takes the plain paths through the input and output seams
 # (src/core/tuning.h): the same suite must pass without threads, mappings, nodes
 # decoded from their wire bytes or streamed writing. Not run again: what only times
-# the tool, and the test that runs both paths itself.
-PLAIN_EXCLUDE = python/timing|arch/plain-vs-fast
+# the tool, the test that runs both paths itself, and the planted bugs (their copy
+# builds apart).
+PLAIN_EXCLUDE = python/timing|arch/plain-vs-fast|mutants/planted
 PLAIN_ENV = ONNXSHAPE_PLAIN_IO=1
 
 test: build-tests
@@ -99,7 +100,7 @@ diff-ort: build-tests
 	/usr/bin/python3 tests/validity/diff/run_diff.py --build $(BUILD) --seed $(SEED) --count $(COUNT) --jobs $(JOBS)
 
 # Bugs planted one at a time into a copy of the tree (tests/mutants/planted.py): the
-# tests that own the code must catch every one. A few minutes: not part of `make test`.
+# tests that own the code must catch every one (ctest mutants/planted in make test).
 .PHONY: mutants
 mutants: build-tests
 	/usr/bin/python3 tests/mutants/planted.py $(BUILD)/mutants

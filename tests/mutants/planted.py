@@ -2,16 +2,18 @@
 """planted.py: bugs planted one at a time into a copy of the tree; the suite must
 catch each.
 
-    python3 tests/mutants/planted.py [WORK_DIR] [--ctest REGEX]   (make mutants)
+    python3 tests/mutants/planted.py [WORK_DIR] [--ctest REGEX] [--data-from BUILD]
+    (make mutants; ctest mutants/planted in make test)
 
 Each mutant below is a small edit of one source file that breaks a rule the tests
 are meant to hold, of the kind a refactor or a hurried fix makes: a check removed, a
 default changed, two arguments swapped, a stage skipped. The tree's tracked and new
 files are copied into WORK_DIR/tree (default: build/mutants), built once in
-WORK_DIR/build, then for each mutant the edit is made, the tree rebuilt (only what
-the edit touches) and ctest run over the tests that own that code (the unit tests
-and the rewrite and explicit proofs by default); a mutant the suite passes is a
-hole in the tests. The edit is undone before the next. Prints one line per mutant
+WORK_DIR/build (only the targets the mutants' tests run: a unit test's own binary,
+the tool for the others), then for each mutant the edit is made, those targets
+rebuilt and ctest run over the tests that own that code; a mutant the suite passes
+is a hole in the tests. The test data and the ONNX Runtime oracle come from the
+build given by --data-from (default: build), linked, not copied. The edit is undone before the next. Prints one line per mutant
 (caught by which test, or SURVIVED); exits 1 if any survives or an edit no longer
 applies (the code it plants into has changed: update the mutant).
 """
@@ -64,24 +66,37 @@ def copy_tree(dst):
         shutil.copy2(src, out)
 
 
+def targets_of(tests):
+    """The build targets ctest needs to run these tests: a unit test's binary is
+    named after it; every other test runs the tool."""
+    out = set()
+    for t in tests.split("|"):
+        out.add(t.split("/", 1)[1] if t.startswith("unit/test_") else "onnxshape_cli")
+    return sorted(out)
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("work", nargs="?", default=os.path.join(ROOT, "build", "mutants"))
     ap.add_argument("--ctest", help="run these tests for every mutant instead of each mutant's own")
+    ap.add_argument("--data-from", default=os.path.join(ROOT, "build"))
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args(argv[1:])
+    targets = targets_of("|".join(args.ctest or t for _, _, _, _, t in MUTANTS))
     tree, build = os.path.join(args.work, "tree"), os.path.join(args.work, "build")
     copy_tree(tree)
     # The test data and the oracle the main build has unpacked and installed.
     for d in ("ort", "corpus", "corpus123", "onnx-docs", "real"):
-        src, dst = os.path.join(ROOT, "build", d), os.path.join(build, d)
+        src, dst = os.path.join(os.path.abspath(args.data_from), d), os.path.join(build, d)
         if os.path.isdir(src) and not os.path.exists(dst):
             os.makedirs(build, exist_ok=True)
             os.symlink(src, dst)
-    if run(["cmake", "-S", tree, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], ROOT).returncode:
+    if run(["cmake", "-S", tree, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DONNXSHAPE_TESTS=ON"],
+           ROOT).returncode:
         print("planted.py: cmake failed")
         return 2
-    if run(["cmake", "--build", build, "-j%d" % args.j], ROOT).returncode:
+    make = ["cmake", "--build", build, "-j%d" % args.j, "--target"] + targets
+    if run(make, ROOT).returncode:
         print("planted.py: the unmutated tree does not build")
         return 2
     bad = 0
@@ -94,7 +109,7 @@ def main(argv):
             continue
         open(f, "w").write(orig.replace(text, repl))
         try:
-            b = run(["cmake", "--build", build, "-j%d" % args.j], ROOT)
+            b = run(make, ROOT)
             if b.returncode:
                 print("STALE     %s: the mutant does not build" % name)
                 bad += 1
@@ -110,7 +125,7 @@ def main(argv):
         finally:
             open(f, "w").write(orig)
             os.utime(f)
-    run(["cmake", "--build", build, "-j%d" % args.j], ROOT)
+    run(make, ROOT)
     print("%d mutants, %d survived or stale" % (len(MUTANTS), bad))
     return 1 if bad else 0
 
