@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, fdopen */
 #include "check.h"
+#include "core/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,38 +182,30 @@ osh_model *load_or_report(const char *path, const cli_load *how, const style *st
 
 void format_type_shape(char *buf, size_t cap, const osh_type *t)
 {
-	size_t len = 0;
-#define PUT(...)                                                                       \
-	do {                                                                           \
-		int w_ = snprintf(buf + len, cap - len, __VA_ARGS__);                  \
-		if (w_ > 0)                                                            \
-			len = len + (size_t)w_ < cap ? len + (size_t)w_ : cap - 1;     \
-	} while (0)
-	buf[0] = '\0';
+	strbuf s = strbuf_on(buf, cap);
 	if (!t->kind[0]) {
-		PUT("(no type)");
+		strbuf_str(&s, "(no type)");
 		return;
 	}
 	const char *et = osh_elem_type_name(t->elem_type);
 	if (strcmp(t->kind, "tensor"))
-		PUT("%s ", t->kind);
+		strbuf_printf(&s, "%s ", t->kind);
 	if (!strcmp(t->kind, "map"))
 		return;
-	PUT("%s", et ? et : "?");
+	strbuf_printf(&s, "%s", et ? et : "?");
 	if (t->rank < 0) {
-		PUT(" (rank unknown)");
+		strbuf_str(&s, " (rank unknown)");
 		return;
 	}
-	PUT(" (");
+	strbuf_str(&s, " (");
 	for (int32_t i = 0; i < t->rank; i++) {
 		const osh_dim *d = &t->dims[i];
 		if (d->kind == OSH_DIM_VALUE)
-			PUT("%s%lld", i ? ", " : "", (long long)d->value);
+			strbuf_printf(&s, "%s%lld", i ? ", " : "", (long long)d->value);
 		else if (d->kind == OSH_DIM_SYMBOL)
-			PUT("%s%s", i ? ", " : "", d->symbol);
+			strbuf_printf(&s, "%s%s", i ? ", " : "", d->symbol);
 		else
-			PUT("%s?", i ? ", " : "");
+			strbuf_printf(&s, "%s?", i ? ", " : "");
 	}
-	PUT("%s)", t->rank == 1 ? "," : "");
-#undef PUT
+	strbuf_printf(&s, "%s)", t->rank == 1 ? "," : "");
 }

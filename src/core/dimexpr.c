@@ -11,6 +11,7 @@
 #include "core/dimexpr.h"
 #include "core/checked.h"
 #include "core/grow.h"
+#include "core/strbuf.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -159,22 +160,40 @@ const char *sym_name(const symtab *t, int64_t id) { return id >= 0 && id < t->n 
 
 /* ---- text ----------------------------------------------------------------------------- */
 
-/* A bounded text buffer; `over` once something did not fit. */
+/* An expression's text under construction (core/strbuf.h). Past DX_MAX_TEXT, or
+ * poisoned by what has no text that reads back, it is over: the expression gets no
+ * name and is unknown. */
 typedef struct text {
 	char b[DX_MAX_TEXT + 1];
-	size_t len;
-	bool over;
+	strbuf s;
 } text;
+
+static void text_open(text *x) { x->s = strbuf_on(x->b, sizeof x->b); }
+
+static bool over(const text *x) { return x->s.bad || x->s.len > DX_MAX_TEXT; }
+
+static void poison(text *x) { x->s.bad = true; }
 
 static void put(text *x, const char *s)
 {
-	size_t n = strlen(s);
-	if (x->over || x->len + n > DX_MAX_TEXT) {
-		x->over = true;
+	if (!over(x))
+		strbuf_str(&x->s, s);
+}
+
+/* The first n characters of s. */
+static void put_n(text *x, const char *s, size_t n)
+{
+	size_t room;
+	char *at = strbuf_at(&x->s, &room);
+	if (n > DX_MAX_TEXT) {
+		poison(x);
 		return;
 	}
-	memcpy(x->b + x->len, s, n + 1);
-	x->len += n;
+	if (at && n < room) {
+		memcpy(at, s, n);
+		at[n] = '\0';
+	}
+	strbuf_count(&x->s, (int)n);
 }
 
 /* INT64_MIN has no text that reads back (its magnitude is past int64): what
@@ -182,7 +201,7 @@ static void put(text *x, const char *s)
 static void put_i64(text *x, int64_t v)
 {
 	if (v == INT64_MIN) {
-		x->over = true;
+		poison(x);
 		return;
 	}
 	char b[24];
@@ -216,16 +235,10 @@ static void put_atom(text *x, const symtab *t, int64_t id)
 		return;
 	}
 	put(x, "`");
-	for (const char *s = e->name; *s && !x->over; s++) {
+	for (const char *s = e->name; *s && !over(x); s++) {
 		const char *q = strchr(s, '`');
 		size_t n = q ? (size_t)(q - s) + 1 : strlen(s);
-		if (x->len + n > DX_MAX_TEXT) {
-			x->over = true;
-			return;
-		}
-		memcpy(x->b + x->len, s, n);
-		x->len += n;
-		x->b[x->len] = '\0';
+		put_n(x, s, n);
 		if (q)
 			put(x, "`");
 		s += n - 1;
@@ -248,7 +261,7 @@ static void put_term(text *x, const symtab *t, const term *m, bool first)
 {
 	int64_t c = m->coef;
 	if (c == INT64_MIN)
-		x->over = true;
+		poison(x);
 	if (!first)
 		put(x, c < 0 ? " - " : " + ");
 	if (c < 0 && first)
@@ -279,7 +292,7 @@ static void put_sum(text *x, const symtab *t, const sum *s)
 	for (int32_t i = 0; i < s->n; i++)
 		put_term(x, t, &s->t[i], i == 0);
 	if (s->k == INT64_MIN)
-		x->over = true;
+		poison(x);
 	if (s->k != 0 || s->n == 0) {
 		if (s->n == 0)
 			put_i64(x, s->k);
@@ -297,7 +310,7 @@ static void put_sum(text *x, const symtab *t, const sum *s)
 /* The id of the expression with this text, made from def (size bytes) when new. */
 static dim intern(symtab *t, text *x, uint8_t kind, const void *def, size_t size)
 {
-	if (x->over)
+	if (over(x))
 		return dim_unknown();
 	int32_t id = strmap_get(&t->names, x->b);
 	if (id >= 0)
@@ -323,7 +336,8 @@ static dim from_sum(symtab *t, const sum *s)
 		return dim_known(s->k);
 	if (s->n == 1 && s->k == 0 && s->t[0].coef == 1 && s->t[0].deg == 1)
 		return dim_symbol(s->t[0].f[0]);
-	text x = {.len = 0};
+	text x;
+	text_open(&x);
 	put_sum(&x, t, s);
 	/* Only the used part of the terms is stored. */
 	sum stored = *s;
@@ -569,7 +583,8 @@ dim dx_mul(symtab *t, dim a, dim b)
 
 static dim floor_atom(symtab *t, dim num, dim den)
 {
-	text x = {.len = 0};
+	text x;
+	text_open(&x);
 	dx_floor f = {num, den};
 	put(&x, "floor(");
 	if (is_operand(t, num))
@@ -790,9 +805,10 @@ static bool marked_size(const symtab *t, const sum *s)
 		return s->k >= 0;
 	if (s->n == 1 && s->k == 0 && s->t[0].coef == 1 && s->t[0].deg == 1)
 		return t->v[s->t[0].f[0]].size;
-	text x = {.len = 0};
+	text x;
+	text_open(&x);
 	put_sum(&x, t, s);
-	int32_t id = x.over ? -1 : strmap_get(&t->names, x.b);
+	int32_t id = over(&x) ? -1 : strmap_get(&t->names, x.b);
 	return id >= 0 && t->v[id].size;
 }
 
@@ -986,7 +1002,8 @@ static dim extreme(symtab *t, dim a, dim b, uint8_t kind)
 	}
 	if (g.n == 1)
 		return g.a[0];
-	text x = {.len = 0};
+	text x;
+	text_open(&x);
 	put(&x, is_max ? "Max(" : "Min(");
 	for (int32_t i = 0; i < g.n; i++) {
 		if (i)
