@@ -53,6 +53,7 @@ typedef struct pack_job {
 	/* The lint inference deferred (osh_infer_lint_later) ran alongside the write: */
 	bool linted;
 	bool lint_nomem; /* and ran out of memory */
+	bool findings;   /* and found errors: the file is not committed */
 	bool build_nomem; /* building the messages to pack ran out of the arena */
 } pack_job;
 
@@ -147,7 +148,8 @@ static int produce_copy(out_file *o, void *ctx)
  * another core meanwhile: packing only reads the messages and the input, the lint
  * only the IR, and it adds its diagnostics in the model's arena, which nothing here
  * touches (core/model.h, beside_write). An error it finds keeps the file from being
-  * committed: ECANCELED, which write_commit turns into OSH_ERR_FINDINGS. */
+ * committed: the job says so (findings), which write_commit tells as
+ * OSH_ERR_FINDINGS; the ECANCELED returned only stops atomic_commit. */
 static int produce_alongside_lint(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -158,7 +160,8 @@ static int produce_alongside_lint(out_file *o, void *ctx)
 	job->lint_nomem = b && !b->join(job->m, l);
 	if (job->lint_nomem)
 		return e ? e : ENOMEM;
-	if (!e && job->linted && job->m->has_errors)
+	job->findings = !e && job->linted && job->m->has_errors;
+	if (job->findings)
 		return ECANCELED;
 	return e;
 }
@@ -261,7 +264,7 @@ static osh_status write_commit(osh_model *m, const char *path, atomic_file *f, c
 		}
 		return s2;
 	}
-	if (s != OSH_OK && job.linted && m->has_errors)
+	if (job.findings)
 		return error_set(err, OSH_ERR_FINDINGS, "%s: the model has errors; nothing written to '%s'", m->path, path);
 	if (s == OSH_ERR_CHANGED)
 		error_set(err, s, "%s: the input changed on disk since it was loaded; nothing written to '%s'", m->path,
