@@ -197,7 +197,10 @@ static bool bypassable(fs *s, int32_t id) { return id >= 0 && !s->g->values[id].
 /* ---- exact constant forms ------------------------------------------------------------ */
 
 /* Reshape(x, target) with symbols in target: 0 where an entry is x's own dim at that
- * place (allowzero=0 copies it), -1 for at most one other. */
+ * place (allowzero=0 copies it), -1 for at most one other. A -1 is worked out as
+ * x's count over the product of the other entries, which fails when that product is
+ * 0: one is made only where every other entry is a size known positive, so that a
+ * binding with an empty dim the original reshapes is not refused by the fold. */
 static bool form_reshape(fs *s, int32_t ni)
 {
 	const node *n = &s->g->nodes[ni];
@@ -206,7 +209,7 @@ static bool form_reshape(fs *s, int32_t ni)
 		return false;
 	bool allowzero = node_attr_i(n, "allowzero", 0) != 0;
 	int64_t v[FOLD_MAX_RANK];
-	bool has_neg = false, symbolic = false, zero_known = false;
+	bool has_neg = false, made_neg = false, symbolic = false, zero_known = false;
 	for (int32_t k = 0; k < t->nval; k++) {
 		dim d = res(s, t->val[k]);
 		if (d.kind == DIM_KNOWN) {
@@ -226,10 +229,16 @@ static bool form_reshape(fs *s, int32_t ni)
 			v[k] = 0;
 		} else if (!has_neg) {
 			v[k] = -1;
-			has_neg = true;
+			has_neg = made_neg = true;
 		} else {
 			return false;
 		}
+	}
+	for (int32_t k = 0; made_neg && k < t->nval; k++) {
+		bool copies = v[k] == 0 && !allowzero;
+		dim kept = copies && x->rank >= 0 && k < x->rank ? res(s, x->dims[k]) : dim_unknown();
+		if (v[k] != -1 && !(v[k] > 0 || (copies && kept.kind == DIM_KNOWN && kept.v > 0)))
+			return false;
 	}
 	bool zeros = false;
 	for (int32_t k = 0; k < t->nval; k++)
