@@ -161,25 +161,6 @@ void text_summary(FILE *f, const check_totals *t)
 	fprintf(f, "%s\n", line);
 }
 
-osh_model *load_or_report(const char *path, const cli_load *how, const style *st, int *status)
-{
-	osh_model *m = NULL;
-	osh_error err = {0};
-	if (load_model_from(&m, path, how, &err) != OSH_OK) {
-		print_error(stderr, st, &err);
-		*status = EXIT_TROUBLE;
-		return NULL;
-	}
-	print_diag_span(stderr, st, shown_path(path), m, 0, st->quiet);
-	if (osh_model_is_malformed(m)) {
-		*status = EXIT_TROUBLE;
-		osh_model_free(m);
-		return NULL;
-	}
-	*status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
-	return m;
-}
-
 void format_type_shape(char *buf, size_t cap, const osh_type *t)
 {
 	strbuf s = strbuf_on(buf, cap);

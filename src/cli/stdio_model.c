@@ -117,3 +117,24 @@ bool write_stdout(osh_model *m, const style *st)
 	free(data);
 	return true;
 }
+
+/* A model named on the command line, its load errors and the findings of the load
+ * printed; NULL (status EXIT_TROUBLE) when it could not be loaded or is malformed. */
+osh_model *load_or_report(const char *path, const cli_load *how, const style *st, int *status)
+{
+	osh_model *m = NULL;
+	osh_error err = {0};
+	if (load_model_from(&m, path, how, &err) != OSH_OK) {
+		print_error(stderr, st, &err);
+		*status = EXIT_TROUBLE;
+		return NULL;
+	}
+	print_diag_span(stderr, st, shown_path(path), m, 0, st->quiet);
+	if (osh_model_is_malformed(m)) {
+		*status = EXIT_TROUBLE;
+		osh_model_free(m);
+		return NULL;
+	}
+	*status = osh_model_has_errors(m) ? EXIT_FINDINGS : EXIT_CLEAN;
+	return m;
+}

@@ -11,12 +11,11 @@ declared in a header of a lower folder and defined in a higher one; this does. I
 fails on
   - a call from a stage to one above it (core, io, loader, emit, passes, api, cli from the
     bottom), and
-  - a circle of calls between folders (passes/infer and passes/rules are two), or a
-    circle of files that spans folders.
-A circle of files inside one folder is that folder's own business, except in the
-folders of NO_INNER_CIRCLES, whose files call one way among themselves too (a
-circle there fails). Prints the graph's size and each violation with the calls that
-make it; exits 1 on any.
+  - a circle of calls between folders (passes/infer and passes/rules are two), and
+  - a circle of files, across folders or inside one: the files of a folder call one
+    way among themselves too, so that each can be read knowing only those it calls.
+Prints the graph's size and each violation with the calls that make it; exits 1 on
+any.
 """
 import collections
 import os
@@ -25,9 +24,6 @@ import subprocess
 import sys
 
 RANK = {"core": 0, "io": 1, "loader": 2, "emit": 3, "passes": 4, "api": 5, "cli": 6}
-# The output's devices and their user: the writer calls the write begun ahead, never
-# back, and the atomic file chooses an output that never calls it.
-NO_INNER_CIRCLES = ("src/io", "src/emit")
 
 
 def source_of(obj):
@@ -127,7 +123,7 @@ def main():
     for comp in circles(adj):
         if len({folder(f) for f in comp}) > 1:
             problems.append("a circle of calls across folders: %s" % " ".join(comp))
-        elif folder(comp[0]) in NO_INNER_CIRCLES:
+        else:
             lines = ["  %s -> %s: %s" % (a, b, ", ".join(sorted(n)[:4]))
                      for (a, b), n in sorted(calls.items()) if a in comp and b in comp]
             problems.append("a circle of calls inside %s:\n%s" % (folder(comp[0]), "\n".join(lines)))
