@@ -1592,6 +1592,339 @@ static bool dn_trilu(nstate *s)
 	return true;
 }
 
+/* ---- Attention ------------------------------------------------------------------------- */
+
+/* A node before this one with attributes to set (np; NULL while planning). */
+static bool insn(nstate *s, const char *op, const char *role, int32_t nin, const char *const *in, const char **out,
+		 struct Onnx__NodeProto **np)
+{
+	return rw_insert(s->r, s->g, s->ni, op, s->base, role, nin, in, out, np);
+}
+
+/* A node before this one that makes output k of this node, under its own name: how a
+ * decomposition gives the outputs after the first (the node keeps output 0). */
+static bool ins_output(nstate *s, const char *op, const char *role, int32_t k, int32_t nin, const char *const *in,
+		       struct Onnx__NodeProto **np)
+{
+	return rw_insert_making(s->r, s->g, s->ni, op, s->base, role, nin, in, s->g->values[s->n->outputs[k]].name, np);
+}
+
+static bool ins_perm(nstate *s, const char *role, const char *x, const int64_t *perm, int32_t n, const char **out)
+{
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	return insn(s, "Transpose", role, 1, in, out, &np) && rw_set_attr_ints(s->r, np, "perm", perm, n);
+}
+
+static bool ins_reshape(nstate *s, const char *role, const char *x, const int64_t *to, int32_t n, const char **out)
+{
+	const char *sh;
+	return rw_ints(s->r, s->g, s->base, "shape", to, n, &sh) && ins2(s, "Reshape", role, x, sh, out);
+}
+
+static bool ins_unsqueeze(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t n, const char **out)
+{
+	const char *ax;
+	return rw_ints(s->r, s->g, s->base, "axes", axes, n, &ax) && ins2(s, "Unsqueeze", role, x, ax, out);
+}
+
+static bool ins_cast(nstate *s, const char *role, const char *x, int32_t to, const char **out)
+{
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	return insn(s, "Cast", role, 1, in, out, &np) && rw_set_attr_i(s->r, np, "to", to);
+}
+
+/* Dim `axis` of x as an INT64 scalar, computed (Shape, Gather). */
+static bool ins_dim(nstate *s, const char *role, const char *x, int64_t axis, const char **out)
+{
+	const char *sh, *at;
+	return ins2(s, "Shape", "shape_of", x, NULL, &sh) && rw_scalar(s->r, s->g, s->base, "dim_index", DT_INT64, (double)axis, &at) &&
+	       ins2(s, "Gather", role, sh, at, out);
+}
+
+/* 0, 1, ..., n - 1 for the INT64 scalar n (Range). */
+static bool ins_iota(nstate *s, const char *role, const char *n, const char **out)
+{
+	const char *zero, *one;
+	if (!rw_scalar(s->r, s->g, s->base, "zero", DT_INT64, 0, &zero) ||
+	    !rw_scalar(s->r, s->g, s->base, "one", DT_INT64, 1, &one))
+		return false;
+	const char *in[3] = {zero, n, one};
+	struct Onnx__NodeProto *np;
+	return insn(s, "Range", role, 3, in, out, &np);
+}
+
+/* Q, K or V in 4-D (batch, heads, sequence, head size): a 3-D one split into heads. */
+static bool attention_heads(nstate *s, const char *x, int32_t rank, int64_t heads, const char *role, const char **out)
+{
+	if (rank == 4) {
+		*out = x;
+		return true;
+	}
+	static const int64_t perm[4] = {0, 2, 1, 3};
+	int64_t to[4] = {0, 0, heads, -1};
+	const char *split;
+	return ins_reshape(s, "heads", x, to, 4, &split) && ins_perm(s, role, split, perm, 4, out);
+}
+
+/* The last dim of a 4-D view of input k (head size), or -1 when unknown. */
+static int64_t head_size(nstate *s, int32_t k, int64_t heads)
+{
+	dim d[64];
+	int32_t rank = input_dims(s, k, d);
+	if (rank != 3 && rank != 4)
+		return -1;
+	dim last = d[rank - 1];
+	if (last.kind != DIM_KNOWN)
+		return -1;
+	if (rank == 4)
+		return last.v;
+	return heads > 0 && last.v % heads == 0 ? last.v / heads : -1;
+}
+
+/* K or V of kv heads repeated for q heads (grouped-query attention): head h of Q reads
+ * kv head h / (q heads / kv heads). Unsqueeze, Expand, Reshape. */
+static bool attention_repeat(nstate *s, const char *x, int64_t qh, int64_t kvh, int64_t size, const char *role,
+			     const char **out)
+{
+	if (qh == kvh) {
+		*out = x;
+		return true;
+	}
+	static const int64_t at2[1] = {2};
+	int64_t ex[5] = {1, 1, qh / kvh, 1, 1}, to[4] = {0, qh, -1, size};
+	const char *u, *exn, *e;
+	return ins_unsqueeze(s, "kv_group", x, at2, 1, &u) && rw_ints(s->r, s->g, s->base, "group", ex, 5, &exn) &&
+	       ins2(s, "Expand", "kv_repeated", u, exn, &e) && ins_reshape(s, role, e, to, 4, out);
+}
+
+/* Attention (opset 23) before it, by its definition: the heads split (3-D inputs),
+ * the past concatenated (present_key, present_value), kv heads repeated for grouped
+ * queries, softmax(Q K^T * scale, softcapped, masked) V, and the heads merged back.
+ * Masking: a float attn_mask is added; a boolean one, is_causal (query i sees key j
+ * iff j <= i + past length) and nonpad_kv_seqlen (keys from it on are padding; the
+ * causal offset then nonpad_kv_seqlen - q length) block with -inf, and a row every key
+ * of which is blocked is zero, not NaN, as the operator says. float16 is computed in
+ * float (as the runtime does), the outputs cast back. */
+static bool dn_attention(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 13)
+		return refuse(s, "the decomposition needs opset 13 (Unsqueeze with axes as an input, Softmax on one axis)");
+	dim dq[64], dk[64], dv[64];
+	int32_t rq = input_dims(s, 0, dq), rk = input_dims(s, 1, dk), rv = input_dims(s, 2, dv);
+	if (rq < 0 || rk < 0 || rv < 0 || rq != rk || rq != rv || (rq != 3 && rq != 4))
+		return refuse(s, "Q, K and V must be known to be all 3-D or all 4-D");
+	int32_t t = input_elem(s, 0);
+	if (t != DT_FLOAT && t != DT_DOUBLE && t != DT_FLOAT16)
+		return refuse(s, "the decomposition is written for float, double and float16 inputs");
+	int32_t c = t == DT_FLOAT16 ? DT_FLOAT : t;
+	int64_t sp = attr_i(s, "softmax_precision", c);
+	if (sp != c && sp != t)
+		return refuse(s, "softmax_precision %lld is neither the inputs' type nor float", (long long)sp);
+	int64_t qh, kvh;
+	if (rq == 3) {
+		qh = attr_i(s, "q_num_heads", 0);
+		kvh = attr_i(s, "kv_num_heads", 0);
+	} else {
+		qh = dq[1].kind == DIM_KNOWN ? dq[1].v : 0;
+		kvh = dk[1].kind == DIM_KNOWN ? dk[1].v : 0;
+	}
+	if (qh <= 0 || kvh <= 0 || qh % kvh)
+		return refuse(s, "the numbers of query and key/value heads are not known (or do not divide)");
+	int64_t dh = head_size(s, 0, qh), dkh = head_size(s, 1, kvh), dvh = head_size(s, 2, kvh);
+	sattr *sc = get(s, "scale");
+	if (!sc && dh <= 0)
+		return refuse(s, "the head size of Q is unknown, and with it the default scale");
+	if (qh != kvh && (dkh <= 0 || dvh <= 0))
+		return refuse(s, "the head sizes of K and V are unknown, which repeating kv heads needs");
+	bool past = !absent(s, 4), nonpad = !absent(s, 6), causal = attr_i(s, "is_causal", 0) != 0;
+	if (past != !absent(s, 5))
+		return refuse(s, "past_key and past_value must be given together");
+	int64_t mode = attr_i(s, "qk_matmul_output_mode", 0);
+	bool qk_out = s->noutputs > 3 && output_used(s, 3);
+	if (qk_out && (mode < 0 || mode > 3))
+		return refuse(s, "qk_matmul_output_mode %lld is not 0 to 3", (long long)mode);
+	int32_t melem = 0;
+	if (!absent(s, 3)) {
+		const value *mv = input_value(s, 3);
+		dim dm[64];
+		int32_t rm = input_dims(s, 3, dm);
+		melem = mv && mv->ti.kind == TK_TENSOR ? mv->ti.elem : 0;
+		if (melem != DT_BOOL && melem != t)
+			return refuse(s, "attn_mask '%s' is neither boolean nor of Q's type", input_name(s, 3));
+		/* A mask shorter than the keys is padded with -inf: written only where its last
+		 * dim is known to cover every key (or to broadcast). */
+		dim pk[64];
+		int32_t rp = past ? input_dims(s, 4, pk) : 0;
+		int64_t kv = dk[rq == 4 ? 2 : 1].kind == DIM_KNOWN ? dk[rq == 4 ? 2 : 1].v : -1;
+		int64_t pl = !past ? 0 : rp == 4 && pk[2].kind == DIM_KNOWN ? pk[2].v : -1;
+		if (rm < 1 || dm[rm - 1].kind != DIM_KNOWN || kv < 0 || pl < 0 ||
+		    (dm[rm - 1].v != 1 && dm[rm - 1].v != kv + pl))
+			return refuse(s, "the last dim of attn_mask '%s' is not known to cover every key (a shorter mask is "
+					 "padded)", input_name(s, 3));
+	}
+	const char *q, *k, *v, *x;
+	struct Onnx__NodeProto *np;
+	if (!attention_heads(s, input_name(s, 0), rq, qh, "q_heads", &q) ||
+	    !attention_heads(s, input_name(s, 1), rq, kvh, "k_heads", &k) ||
+	    !attention_heads(s, input_name(s, 2), rq, kvh, "v_heads", &v))
+		return false;
+	/* The present key and value: the past and the new ones, in the inputs' type. */
+	for (int32_t i = 0; i < 2; i++) {
+		const char **kvx = i ? &v : &k;
+		bool used = s->noutputs > 1 + i && output_used(s, 1 + i);
+		if (past) {
+			const char *in[2] = {input_name(s, 4 + i), *kvx};
+			if (used) {
+				if (!ins_output(s, "Concat", i ? "present_value" : "present_key", 1 + i, 2, in, &np) ||
+				    !rw_set_attr_i(r, np, "axis", 2))
+					return false;
+				*kvx = s->g->values[s->n->outputs[1 + i]].name;
+			} else if (!insn(s, "Concat", i ? "all_values" : "all_keys", 2, in, kvx, &np) ||
+				   !rw_set_attr_i(r, np, "axis", 2)) {
+				return false;
+			}
+		} else if (used) {
+			const char *in[1] = {*kvx};
+			if (!ins_output(s, "Identity", i ? "present_value" : "present_key", 1 + i, 1, in, &np))
+				return false;
+		}
+	}
+	if (c != t && (!ins_cast(s, "q_float", q, c, &q) || !ins_cast(s, "k_float", k, c, &k) ||
+		       !ins_cast(s, "v_float", v, c, &v)))
+		return false;
+	if (!attention_repeat(s, k, qh, kvh, dkh, "k_repeated", &k) ||
+	    !attention_repeat(s, v, qh, kvh, dvh, "v_repeated", &v))
+		return false;
+	static const int64_t kt_perm[4] = {0, 1, 3, 2};
+	const char *kt, *qk, *scale, *scores;
+	double scv = sc && sc->type == AT_FLOAT ? sc->f : 1.0 / sqrt((double)dh);
+	if (!ins_perm(s, "k_transposed", k, kt_perm, 4, &kt) || !ins2(s, "MatMul", "qk", q, kt, &qk) ||
+	    !rw_scalar(r, s->g, s->base, "scale", c, scv, &scale) || !ins2(s, "Mul", "qk_scaled", qk, scale, &scores))
+		return false;
+	const char *stage[4] = {scores, NULL, NULL, NULL};
+	sattr *cap = get(s, "softcap");
+	if (cap && cap->type == AT_FLOAT && cap->f > 0) {
+		const char *cv, *d, *th;
+		if (!rw_scalar(r, s->g, s->base, "softcap", c, cap->f, &cv) || !ins2(s, "Div", "capped_in", scores, cv, &d) ||
+		    !ins2(s, "Tanh", "capped_tanh", d, NULL, &th) || !ins2(s, "Mul", "capped", th, cv, &scores))
+			return false;
+	}
+	stage[1] = scores;
+	const char *mask = input_name(s, 3), *blocked = NULL;
+	if (melem == t) {
+		const char *m = mask;
+		if (c != t && !ins_cast(s, "mask_float", mask, c, &m))
+			return false;
+		if (!ins2(s, "Add", "masked", scores, m, &scores))
+			return false;
+	} else if (melem == DT_BOOL && !ins2(s, "Not", "mask_blocked", mask, NULL, &blocked)) {
+		return false;
+	}
+	if (causal || nonpad) {
+		const char *sq, *tot, *rows, *cols, *bl;
+		static const int64_t at1[1] = {1}, b4[4] = {-1, 1, 1, 1};
+		if (!ins_dim(s, "q_length", q, 2, &sq) || !ins_dim(s, "total_length", k, 2, &tot) ||
+		    !ins_iota(s, "key_index", tot, &cols))
+			return false;
+		const char *lens = NULL;
+		if (nonpad) {
+			const char *l = input_name(s, 6), *nl;
+			if (!ins_reshape(s, "nonpad_per_batch", l, b4, 4, &lens) || !ins2(s, "Less", "key_valid", cols, lens, &nl) ||
+			    !ins2(s, "Not", "key_padding", nl, NULL, &bl))
+				return false;
+			if (blocked && !ins2(s, "Or", "blocked", blocked, bl, &bl))
+				return false;
+			blocked = bl;
+		}
+		if (causal) {
+			const char *ri, *off;
+			if (!ins_iota(s, "query_index", sq, &ri) || !ins_unsqueeze(s, "query_column", ri, at1, 1, &rows))
+				return false;
+			/* The offset: the past's length, or the valid keys before the queries. */
+			if (nonpad) {
+				if (!ins2(s, "Sub", "causal_offset", lens, sq, &off) || !ins2(s, "Add", "query_last_key", rows, off, &rows))
+					return false;
+			} else if (past) {
+				if (!ins_dim(s, "past_length", input_name(s, 4), 2, &off) ||
+				    !ins2(s, "Add", "query_last_key", rows, off, &rows))
+					return false;
+			}
+			if (!ins2(s, "Greater", "causal_blocked", cols, rows, &bl))
+				return false;
+			if (blocked && !ins2(s, "Or", "blocked", blocked, bl, &bl))
+				return false;
+			blocked = bl;
+		}
+	}
+	const char *ninf = NULL;
+	if (blocked && (!rw_scalar(r, s->g, s->base, "minus_inf", c, -INFINITY, &ninf) ||
+			!rw_insert(r, s->g, s->ni, "Where", s->base, "blocked_scores", 3,
+				   (const char *const[]){blocked, ninf, scores}, &scores, &np)))
+		return false;
+	stage[2] = scores;
+	const char *probs, *zero;
+	const char *in_s[1] = {scores};
+	if (!insn(s, "Softmax", "probs", 1, in_s, &probs, &np) || !rw_set_attr_i(r, np, "axis", -1))
+		return false;
+	/* A row of -inf only (every key blocked) is NaN after Softmax: zero, as said. */
+	if (blocked || melem == t) {
+		const char *nan;
+		if (!ins2(s, "IsNaN", "row_blocked", probs, NULL, &nan) || !rw_scalar(r, s->g, s->base, "zero", c, 0, &zero) ||
+		    !rw_insert(r, s->g, s->ni, "Where", s->base, "probs_guarded", 3, (const char *const[]){nan, zero, probs},
+			       &probs, &np))
+			return false;
+	}
+	stage[3] = probs;
+	if (qk_out) {
+		const char *in[1] = {stage[mode]};
+		if (!ins_output(s, c != t ? "Cast" : "Identity", "qk_matmul_output", 3, 1, in, &np) ||
+		    (c != t && !rw_set_attr_i(r, np, "to", t)))
+			return false;
+	}
+	const char *y;
+	if (!ins2(s, "MatMul", "attended", probs, v, &y))
+		return false;
+	static const int64_t merge_perm[4] = {0, 2, 1, 3}, merged[3] = {0, 0, -1};
+	if (rq == 3) {
+		const char *yt;
+		if (!ins_perm(s, "heads_last", y, merge_perm, 4, &yt))
+			return false;
+		if (c != t) {
+			if (!ins_reshape(s, "merged", yt, merged, 3, &y) || !become(s, "Cast", y, NULL) || !put_i(s, "to", t))
+				return false;
+		} else {
+			const char *sh;
+			if (!rw_ints(r, s->g, s->base, "merged_shape", merged, 3, &sh) || !become(s, "Reshape", yt, sh))
+				return false;
+		}
+	} else if (c != t) {
+		if (!become(s, "Cast", y, NULL) || !put_i(s, "to", t))
+			return false;
+	} else {
+		if (!become(s, "Identity", y, NULL))
+			return false;
+	}
+	x = s->op;
+	s->noutputs = 1;
+	note(s, "decomposed (%d-D, %lld query and %lld kv heads%s%s%s%s%s%s) into MatMul, Softmax and their reshaping "
+		"(this node becomes the last %s)", rq, (long long)qh, (long long)kvh, past ? ", past" : "",
+	     causal ? ", causal" : "", melem == DT_BOOL ? ", boolean mask" : melem ? ", float mask" : "",
+	     nonpad ? ", nonpad_kv_seqlen" : "", cap && cap->f > 0 ? ", softcap" : "", c != t ? ", in float" : "", x);
+	return true;
+}
+
+/* Attention-24 added nonpad_kv_seqlen: a node that gives it is decomposed (the
+ * padding becomes part of the mask), others are Attention-23 as they are. */
+static bool dn_attention24(nstate *s)
+{
+	if (absent(s, 6))
+		return true;
+	return dn_attention(s);
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
