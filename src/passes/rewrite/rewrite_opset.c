@@ -853,6 +853,21 @@ static bool ins2(nstate *s, const char *op, const char *role, const char *a, con
 	return rw_insert(s->r, s->g, s->ni, op, s->base, role, b ? 2 : 1, in, out, &np);
 }
 
+/* A node before this one with attributes to set (np; NULL while planning). */
+static bool insn(nstate *s, const char *op, const char *role, int32_t nin, const char *const *in, const char **out,
+		 struct Onnx__NodeProto **np)
+{
+	return rw_insert(s->r, s->g, s->ni, op, s->base, role, nin, in, out, np);
+}
+
+/* A node before this one that makes output k of this node, under its own name: how a
+ * decomposition gives the outputs after the first (the node keeps output 0). */
+static bool ins_output(nstate *s, const char *op, const char *role, int32_t k, int32_t nin, const char *const *in,
+		       struct Onnx__NodeProto **np)
+{
+	return rw_insert_making(s->r, s->g, s->ni, op, s->base, role, nin, in, s->g->values[s->n->outputs[k]].name, np);
+}
+
 /* Selu-6 changed alpha's default from 1.6732 to 1.67326: the old one is written. */
 static bool up_selu6(nstate *s)
 {
@@ -1341,8 +1356,8 @@ static bool dn_gelu(nstate *s)
 
 /* LayerNormalization (opset 17) before it: (x - mean) / sqrt(var + epsilon) * scale
  * + B over the axes from `axis` on, its own definition, for float and double inputs
- * (stash_type computes those in their own precision); Mean and InvStdDev must be
- * unused. */
+ * (stash_type computes those in their own precision); Mean and InvStdDev, where
+ * used, are the ReduceMean and the reciprocal of the Sqrt. */
 static bool dn_layernorm(nstate *s)
 {
 	rw *r = s->r;
@@ -1354,8 +1369,10 @@ static bool dn_layernorm(nstate *s)
 		return refuse(s, "the decomposition is exact for float and double inputs only");
 	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
 		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
-	if (!drop_outputs_after(s, 1, "the decomposition computes Y only") || s->refused)
-		return !r->nomem;
+	/* Mean and InvStdDev are of stash_type (float); given where that is X's type. */
+	for (int32_t k = 1; k < s->noutputs && k < 3; k++)
+		if (output_used(s, k) && s->g->values[s->n->outputs[k]].ti.elem != elem)
+			return refuse(s, "output %d ('%s') is used and not of X's type", k, s->g->values[s->n->outputs[k]].name);
 	int64_t axes[64];
 	int32_t na = 0;
 	for (int32_t k = at; k < rank; k++)
@@ -1377,6 +1394,15 @@ static bool dn_layernorm(nstate *s)
 	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ins2(s, "Add", "variance_eps", var, e, &ve) ||
 	    !ins2(s, "Sqrt", "std", ve, NULL, &sd) || !ins2(s, "Div", "normalised", d, sd, &nrm))
 		return false;
+	bool stats = false;
+	for (int32_t k = 1; k < s->noutputs && k < 3; k++) {
+		if (!output_used(s, k))
+			continue;
+		const char *in[1] = {k == 1 ? mean : sd};
+		stats = true;
+		if (!ins_output(s, k == 1 ? "Identity" : "Reciprocal", k == 1 ? "mean_out" : "inv_std_dev", k, 1, in, &np))
+			return false;
+	}
 	if (bias[0]) {
 		if (!ins2(s, "Mul", "scaled", nrm, scale, &sc) || !become(s, "Add", sc, bias))
 			return false;
@@ -1384,8 +1410,9 @@ static bool dn_layernorm(nstate *s)
 		return false;
 	}
 	s->noutputs = 1;
-	note(s, "decomposed over axes %d..%d into ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div, Mul%s (this node "
-		"becomes the last)", at, rank - 1, bias[0] ? ", Add" : "");
+	note(s, "decomposed over axes %d..%d into ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div, Mul%s%s (this node "
+		"becomes the last)", at, rank - 1, bias[0] ? ", Add" : "",
+	     stats ? ", Mean and InvStdDev given by Identity and Reciprocal" : "");
 	return true;
 }
 
@@ -1593,21 +1620,6 @@ static bool dn_trilu(nstate *s)
 }
 
 /* ---- Attention ------------------------------------------------------------------------- */
-
-/* A node before this one with attributes to set (np; NULL while planning). */
-static bool insn(nstate *s, const char *op, const char *role, int32_t nin, const char *const *in, const char **out,
-		 struct Onnx__NodeProto **np)
-{
-	return rw_insert(s->r, s->g, s->ni, op, s->base, role, nin, in, out, np);
-}
-
-/* A node before this one that makes output k of this node, under its own name: how a
- * decomposition gives the outputs after the first (the node keeps output 0). */
-static bool ins_output(nstate *s, const char *op, const char *role, int32_t k, int32_t nin, const char *const *in,
-		       struct Onnx__NodeProto **np)
-{
-	return rw_insert_making(s->r, s->g, s->ni, op, s->base, role, nin, in, s->g->values[s->n->outputs[k]].name, np);
-}
 
 static bool ins_perm(nstate *s, const char *role, const char *x, const int64_t *perm, int32_t n, const char **out)
 {
