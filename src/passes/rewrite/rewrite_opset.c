@@ -1578,47 +1578,6 @@ static bool dn_resize18(nstate *s)
 	return true;
 }
 
-/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
- * constant mask of the kept triangle, zero elsewhere (the definition). */
-static bool dn_trilu(nstate *s)
-{
-	rw *r = s->r;
-	dim d[64];
-	int32_t rank = input_dims(s, 0, d);
-	if (r->to < 9)
-		return no_adapter(s);
-	if (rank < 2 || d[rank - 2].kind != DIM_KNOWN || d[rank - 1].kind != DIM_KNOWN)
-		return refuse(s, "the last two dims of '%s' are not known", input_name(s, 0));
-	int64_t k = 0;
-	if (!absent(s, 1) && const_ints(s, 1, &k, 1) != 1)
-		return refuse(s, "k '%s' is not a known constant", input_name(s, 1));
-	int64_t rows = d[rank - 2].v, cols = d[rank - 1].v, count;
-	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
-		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
-	bool upper = attr_i(s, "upper", 1) != 0;
-	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
-	r->ninits++;
-	if (r->apply) {
-		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
-		if (!m)
-			return rw_nomem(r), false;
-		for (int64_t i = 0; i < rows; i++)
-			for (int64_t j = 0; j < cols; j++)
-				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
-		int64_t dims[2] = {rows, cols};
-		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
-			return rw_nomem(r), false;
-	}
-	int32_t elem = input_elem(s, 0);
-	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
-		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
-	const char *x = input_name(s, 0);
-	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
-		return false;
-	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
-	return true;
-}
-
 /* ---- Attention ------------------------------------------------------------------------- */
 
 static bool ins_perm(nstate *s, const char *role, const char *x, const int64_t *perm, int32_t n, const char **out)
@@ -1709,6 +1668,83 @@ static bool attention_repeat(nstate *s, const char *x, int64_t qh, int64_t kvh, 
 	const char *u, *exn, *e;
 	return ins_unsqueeze(s, "kv_group", x, at2, 1, &u) && rw_ints(s->r, s->g, s->base, "group", ex, 5, &exn) &&
 	       ins2(s, "Expand", "kv_repeated", u, exn, &e) && ins_reshape(s, role, e, to, 4, out);
+}
+
+/* Trilu where k or the last two dims are known only at run time: the mask computed,
+ * column index minus row index against k (Range, Sub, Less or Greater, Not). */
+static bool trilu_computed(nstate *s, int32_t rank)
+{
+	rw *r = s->r;
+	bool upper = attr_i(s, "upper", 1) != 0;
+	int32_t elem = input_elem(s, 0);
+	const char *x = input_name(s, 0), *nr, *nc, *ri, *rows, *cols, *diff, *k, *out, *keep, *zero;
+	static const int64_t at1[1] = {1};
+	if (!elem)
+		return refuse(s, "the element type of '%s' is unknown", x);
+	if (absent(s, 1)) {
+		if (!rw_scalar(r, s->g, s->base, "k", DT_INT64, 0, &k))
+			return false;
+	} else {
+		k = input_name(s, 1);
+	}
+	if (!ins_dim(s, "rows", x, rank - 2, &nr) || !ins_dim(s, "cols", x, rank - 1, &nc) ||
+	    !ins_iota(s, "row_index", nr, &ri) || !ins_unsqueeze(s, "row_column", ri, at1, 1, &rows) ||
+	    !ins_iota(s, "col_index", nc, &cols) || !ins2(s, "Sub", "diagonal", cols, rows, &diff) ||
+	    !ins2(s, upper ? "Less" : "Greater", "outside", diff, k, &out) || !ins2(s, "Not", "mask", out, NULL, &keep))
+		return false;
+	if (!rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
+		return r->nomem ? false : refuse(s, "the element type of '%s' cannot hold a zero initializer", x);
+	if (!become(s, "Where", keep, x) || !set_input(s, 2, zero))
+		return false;
+	note(s, "%s triangle kept by Where over a mask computed from k '%s' (Range, Sub, %s, Not)", upper ? "upper" : "lower",
+	     input_name(s, 1)[0] ? input_name(s, 1) : "0", upper ? "Less" : "Greater");
+	return true;
+}
+
+/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
+ * constant mask of the kept triangle, zero elsewhere (the definition). */
+static bool dn_trilu(nstate *s)
+{
+	rw *r = s->r;
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	if (r->to < 9)
+		return no_adapter(s);
+	int64_t k = 0;
+	bool known = rank >= 2 && d[rank - 2].kind == DIM_KNOWN && d[rank - 1].kind == DIM_KNOWN;
+	if (!known || (!absent(s, 1) && const_ints(s, 1, &k, 1) != 1)) {
+		if (r->to >= 11 && rank >= 2)
+			return trilu_computed(s, rank);
+		if (!known)
+			return refuse(s, "the last two dims of '%s' are not known", input_name(s, 0));
+		return refuse(s, "k '%s' is not a known constant (a computed mask needs Range, opset 11)",
+			      input_name(s, 1));
+	}
+	int64_t rows = d[rank - 2].v, cols = d[rank - 1].v, count;
+	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
+		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
+	bool upper = attr_i(s, "upper", 1) != 0;
+	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
+	r->ninits++;
+	if (r->apply) {
+		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
+		if (!m)
+			return rw_nomem(r), false;
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++)
+				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
+		int64_t dims[2] = {rows, cols};
+		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
+			return rw_nomem(r), false;
+	}
+	int32_t elem = input_elem(s, 0);
+	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
+		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
+	const char *x = input_name(s, 0);
+	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
+		return false;
+	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
+	return true;
 }
 
 /* Attention (opset 23) before it, by its definition: the heads split (3-D inputs),
