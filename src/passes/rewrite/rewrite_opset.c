@@ -1973,6 +1973,118 @@ static bool dn_attention24(nstate *s)
 	return dn_attention(s);
 }
 
+/* CumProd along axis `at` of n elements: each slice (Gather) times the running
+ * product before it, in the operator's order (reversed: from the end), concatenated
+ * back; exclusive shifts the products by one, a slice of ones first (Expand). The
+ * Concat is inserted (out), or this node becomes it (out NULL). */
+static bool cumprod_along(nstate *s, int32_t at, int32_t n, int32_t elem, const char **out)
+{
+	rw *r = s->r;
+	bool exclusive = attr_i(s, "exclusive", 0) != 0, reverse = attr_i(s, "reverse", 0) != 0;
+	const char *x = input_name(s, 0), *parts[64], *run = NULL;
+	struct Onnx__NodeProto *np;
+	for (int32_t j = 0; j < n; j++) {
+		int32_t i = reverse ? n - 1 - j : j;
+		int64_t idx[1] = {i};
+		const char *ix, *slice;
+		if (!rw_ints(r, s->g, s->base, "index", idx, 1, &ix))
+			return false;
+		const char *in[2] = {x, ix};
+		if (!insn(s, "Gather", "slice", 2, in, &slice, &np) || !rw_set_attr_i(r, np, "axis", at))
+			return false;
+		if (!exclusive) {
+			if (run && !ins2(s, "Mul", "product", run, slice, &slice))
+				return false;
+			parts[i] = run = slice;
+			continue;
+		}
+		if (!run) {
+			const char *one, *sh;
+			if (!rw_scalar(r, s->g, s->base, "one", elem, 1, &one) ||
+			    !ins2(s, "Shape", "slice_shape", slice, NULL, &sh) || !ins2(s, "Expand", "ones", one, sh, &parts[i]))
+				return false;
+		} else {
+			parts[i] = run;
+		}
+		if (j + 1 < n) {
+			if (!run)
+				run = slice;
+			else if (!ins2(s, "Mul", "product", run, slice, &run))
+				return false;
+		}
+	}
+	if (out) {
+		if (!insn(s, "Concat", "cumprod", n, parts, out, &np) || !rw_set_attr_i(r, np, "axis", at))
+			return false;
+		return true;
+	}
+	if (!become(s, "Concat", parts[0], NULL))
+		return false;
+	for (int32_t i = 1; i < n; i++)
+		if (!set_input(s, i, parts[i]))
+			return false;
+	return put_i(s, "axis", at);
+}
+
+/* CumProd (opset 26) before it, where the dims along the axis are known: the
+ * products slice by slice (cumprod_along). An axis known only at run time takes the
+ * product along every axis it may be and selects (Equal, Where; rank 1 has one). */
+static bool dn_cumprod(nstate *s)
+{
+	rw *r = s->r;
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d), at = 0;
+	int32_t elem = input_elem(s, 0), aelem = input_elem(s, 1);
+	int64_t axis;
+	if (r->to < 11)
+		return no_adapter(s);
+	if (elem != DT_FLOAT && elem != DT_DOUBLE && elem != DT_INT32 && elem != DT_INT64)
+		return refuse(s, "the decomposition is written for float, double, int32 and int64 inputs");
+	if (rank < 1)
+		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
+	bool fixed = const_ints(s, 1, &axis, 1) == 1;
+	if (fixed && !shape_axis(axis, rank, &at))
+		return refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
+	if (!fixed && rank == 1)
+		fixed = true, at = 0;
+	if (!fixed && (rank > 4 || (aelem != DT_INT32 && aelem != DT_INT64)))
+		return refuse(s, "axis '%s' is not a known constant (and X has more than 4 axes to choose from)",
+			      input_name(s, 1));
+	for (int32_t k = 0; k < rank; k++)
+		if ((!fixed || k == at) && (d[k].kind != DIM_KNOWN || d[k].v < 1 || d[k].v > 64))
+			return refuse(s, "axis %d of '%s' is not known to have 1 to 64 elements", k, input_name(s, 0));
+	if (fixed) {
+		if (!cumprod_along(s, at, (int32_t)d[at].v, elem, NULL))
+			return false;
+		note(s, "decomposed along axis %d into Gather, Mul and Concat (this node becomes the Concat)", at);
+		return true;
+	}
+	const char *pick = NULL;
+	for (int32_t k = rank - 1; k >= 0; k--) {
+		const char *y, *kv, *kn, *e1, *e2, *is;
+		if (!cumprod_along(s, k, (int32_t)d[k].v, elem, &y))
+			return false;
+		if (!pick) {
+			pick = y;
+			continue;
+		}
+		if (!rw_scalar(r, s->g, s->base, "axis", aelem, k, &kv) || !rw_scalar(r, s->g, s->base, "axis", aelem, k - rank, &kn) ||
+		    !ins2(s, "Equal", "is_axis", input_name(s, 1), kv, &e1) ||
+		    !ins2(s, "Equal", "is_axis", input_name(s, 1), kn, &e2) || !ins2(s, "Or", "is_axis", e1, e2, &is))
+			return false;
+		if (k == 0) {
+			if (!become(s, "Where", is, y) || !set_input(s, 2, pick))
+				return false;
+		} else if (!rw_insert(r, s->g, s->ni, "Where", s->base, "picked", 3, (const char *const[]){is, y, pick}, &pick,
+				      &(struct Onnx__NodeProto *){NULL})) {
+			return false;
+		}
+	}
+	note(s, "decomposed along each of the %d axes into Gather, Mul and Concat, the axis '%s' picked by Equal and Where "
+		"(this node becomes the last Where)", rank, input_name(s, 1));
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
