@@ -1670,6 +1670,22 @@ static bool attention_repeat(nstate *s, const char *x, int64_t qh, int64_t kvh, 
 	       ins2(s, "Expand", "kv_repeated", u, exn, &e) && ins_reshape(s, role, e, to, 4, out);
 }
 
+/* This node keeps x where the boolean mask is true, zero elsewhere: Where, or And
+ * for a boolean x (ONNX Runtime's Where has no boolean kernel), for the types the
+ * runtime's Where runs. */
+static bool trilu_keep(nstate *s, const char *mask)
+{
+	int32_t elem = input_elem(s, 0);
+	const char *x = input_name(s, 0), *zero;
+	if (elem == DT_BOOL)
+		return become(s, "And", mask, x);
+	if (elem && elem != DT_FLOAT && elem != DT_DOUBLE && elem != DT_INT32 && elem != DT_INT64 && elem != DT_UINT8)
+		return refuse(s, "%s has no Where for %s", kernel_runtime, dtype_name(elem));
+	if (!elem || !rw_scalar(s->r, s->g, s->base, "zero", elem, 0, &zero))
+		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", x);
+	return become(s, "Where", mask, x) && set_input(s, 2, zero);
+}
+
 /* Trilu where k or the last two dims are known only at run time: the mask computed,
  * column index minus row index against k (Range, Sub, Less or Greater, Not). */
 static bool trilu_computed(nstate *s, int32_t rank)
@@ -1677,7 +1693,7 @@ static bool trilu_computed(nstate *s, int32_t rank)
 	rw *r = s->r;
 	bool upper = attr_i(s, "upper", 1) != 0;
 	int32_t elem = input_elem(s, 0);
-	const char *x = input_name(s, 0), *nr, *nc, *ri, *rows, *cols, *diff, *k, *out, *keep, *zero;
+	const char *x = input_name(s, 0), *nr, *nc, *ri, *rows, *cols, *diff, *k, *out, *keep;
 	static const int64_t at1[1] = {1};
 	if (!elem)
 		return refuse(s, "the element type of '%s' is unknown", x);
@@ -1692,17 +1708,15 @@ static bool trilu_computed(nstate *s, int32_t rank)
 	    !ins_iota(s, "col_index", nc, &cols) || !ins2(s, "Sub", "diagonal", cols, rows, &diff) ||
 	    !ins2(s, upper ? "Less" : "Greater", "outside", diff, k, &out) || !ins2(s, "Not", "mask", out, NULL, &keep))
 		return false;
-	if (!rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
-		return r->nomem ? false : refuse(s, "the element type of '%s' cannot hold a zero initializer", x);
-	if (!become(s, "Where", keep, x) || !set_input(s, 2, zero))
+	if (!trilu_keep(s, keep))
 		return false;
-	note(s, "%s triangle kept by Where over a mask computed from k '%s' (Range, Sub, %s, Not)", upper ? "upper" : "lower",
-	     input_name(s, 1)[0] ? input_name(s, 1) : "0", upper ? "Less" : "Greater");
+	note(s, "%s triangle kept by %s over a mask computed from k '%s' (Range, Sub, %s, Not)", upper ? "upper" : "lower",
+	     elem == DT_BOOL ? "And" : "Where", input_name(s, 1)[0] ? input_name(s, 1) : "0", upper ? "Less" : "Greater");
 	return true;
 }
 
-/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
- * constant mask of the kept triangle, zero elsewhere (the definition). */
+/* Trilu (opset 14) before it, where the last two dims and k are known: Where (And)
+ * over a constant mask of the kept triangle, zero elsewhere (the definition). */
 static bool dn_trilu(nstate *s)
 {
 	rw *r = s->r;
@@ -1724,7 +1738,7 @@ static bool dn_trilu(nstate *s)
 	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
 		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
 	bool upper = attr_i(s, "upper", 1) != 0;
-	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
+	const char *mask = rw_init_name(r, s->base, "mask");
 	r->ninits++;
 	if (r->apply) {
 		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
@@ -1737,13 +1751,10 @@ static bool dn_trilu(nstate *s)
 		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
 			return rw_nomem(r), false;
 	}
-	int32_t elem = input_elem(s, 0);
-	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
-		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
-	const char *x = input_name(s, 0);
-	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
+	if (!trilu_keep(s, mask))
 		return false;
-	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
+	note(s, "%s triangle (k %lld) kept by %s over a constant mask", upper ? "upper" : "lower", (long long)k,
+	     input_elem(s, 0) == DT_BOOL ? "And" : "Where");
 	return true;
 }
 
