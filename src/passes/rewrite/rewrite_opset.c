@@ -868,6 +868,52 @@ static bool ins_output(nstate *s, const char *op, const char *role, int32_t k, i
 	return rw_insert_making(s->r, s->g, s->ni, op, s->base, role, nin, in, s->g->values[s->n->outputs[k]].name, np);
 }
 
+static bool ins_perm(nstate *s, const char *role, const char *x, const int64_t *perm, int32_t n, const char **out)
+{
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	return insn(s, "Transpose", role, 1, in, out, &np) && rw_set_attr_ints(s->r, np, "perm", perm, n);
+}
+
+static bool ins_reshape(nstate *s, const char *role, const char *x, const int64_t *to, int32_t n, const char **out)
+{
+	const char *sh;
+	return rw_ints(s->r, s->g, s->base, "shape", to, n, &sh) && ins2(s, "Reshape", role, x, sh, out);
+}
+
+static bool ins_unsqueeze(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t n, const char **out)
+{
+	const char *ax;
+	return rw_ints(s->r, s->g, s->base, "axes", axes, n, &ax) && ins2(s, "Unsqueeze", role, x, ax, out);
+}
+
+static bool ins_cast(nstate *s, const char *role, const char *x, int32_t to, const char **out)
+{
+	struct Onnx__NodeProto *np;
+	const char *in[1] = {x};
+	return insn(s, "Cast", role, 1, in, out, &np) && rw_set_attr_i(s->r, np, "to", to);
+}
+
+/* Dim `axis` of x as an INT64 scalar, computed (Shape, Gather). */
+static bool ins_dim(nstate *s, const char *role, const char *x, int64_t axis, const char **out)
+{
+	const char *sh, *at;
+	return ins2(s, "Shape", "shape_of", x, NULL, &sh) && rw_scalar(s->r, s->g, s->base, "dim_index", DT_INT64, (double)axis, &at) &&
+	       ins2(s, "Gather", role, sh, at, out);
+}
+
+/* 0, 1, ..., n - 1 for the INT64 scalar n (Range). */
+static bool ins_iota(nstate *s, const char *role, const char *n, const char **out)
+{
+	const char *zero, *one;
+	if (!rw_scalar(s->r, s->g, s->base, "zero", DT_INT64, 0, &zero) ||
+	    !rw_scalar(s->r, s->g, s->base, "one", DT_INT64, 1, &one))
+		return false;
+	const char *in[3] = {zero, n, one};
+	struct Onnx__NodeProto *np;
+	return insn(s, "Range", role, 3, in, out, &np);
+}
+
 /* Selu-6 changed alpha's default from 1.6732 to 1.67326: the old one is written. */
 static bool up_selu6(nstate *s)
 {
@@ -929,14 +975,153 @@ static bool dn_neg_axis(nstate *s)
 	return true;
 }
 
+/* A Reduce node of op over x with the axes and attributes of this node (axes an
+ * input: ReduceSum from 13), or this node becoming it (out NULL). */
+static bool reduce_sum_like(nstate *s, const char *role, const char *x, const char **out)
+{
+	bool keep = attr_i(s, "keepdims", 1) != 0, noop = attr_i(s, "noop_with_empty_axes", 0) != 0;
+	const char *axes = input_name(s, 1);
+	if (!out)
+		return become(s, "ReduceSum", x, axes) && put_i(s, "keepdims", keep) &&
+		       (!noop || put_i(s, "noop_with_empty_axes", 1));
+	struct Onnx__NodeProto *np;
+	const char *in[2] = {x, axes};
+	return insn(s, "ReduceSum", role, 2, in, out, &np) && rw_set_attr_i(s->r, np, "keepdims", keep) &&
+	       (!noop || rw_set_attr_i(s->r, np, "noop_with_empty_axes", 1));
+}
+
+/* ReduceMax, ReduceMin, ReduceProd over axes known only at run time, on x of known
+ * dims: along each axis k that the axes name, the reduction broadcast back over k
+ * (Where on whether k is named), then the named axes cut to one element (Slice) and,
+ * without keepdims, removed (Reshape to the dims kept, Compress). Each reduction is
+ * the operator's own, over one axis at a time. */
+static bool reduce_by_axis(nstate *s, int32_t rank, const dim *d)
+{
+	rw *r = s->r;
+	bool keep = attr_i(s, "keepdims", 1) != 0, noop = attr_i(s, "noop_with_empty_axes", 0) != 0;
+	const char *x = input_name(s, 0), *axes = input_name(s, 1), *rn, *shifted, *norm, *empty = NULL, *zero, *flags[8];
+	const char *cur = x;
+	struct Onnx__NodeProto *np;
+	static const int64_t at0[1] = {0};
+	if (!rw_scalar(r, s->g, s->base, "rank", DT_INT64, rank, &rn) || !rw_scalar(r, s->g, s->base, "zero", DT_INT64, 0, &zero) ||
+	    !ins2(s, "Add", "axes_shifted", axes, rn, &shifted) || !ins2(s, "Mod", "axes_positive", shifted, rn, &norm))
+		return false;
+	if (!noop) {
+		const char *n;
+		if (!ins2(s, "Size", "axes_count", axes, NULL, &n) || !ins2(s, "Equal", "axes_empty", n, zero, &empty))
+			return false;
+	}
+	for (int32_t k = 0; k < rank; k++) {
+		const char *kv, *eq, *ei, *cnt, *red;
+		if (!rw_scalar(r, s->g, s->base, "axis", DT_INT64, k, &kv) || !ins2(s, "Equal", "names_axis", norm, kv, &eq) ||
+		    !ins_cast(s, "names_axis_count", eq, DT_INT64, &ei))
+			return false;
+		const char *in1[1] = {ei};
+		if (!insn(s, "ReduceSum", "axis_named", 1, in1, &cnt, &np) || !rw_set_attr_i(r, np, "keepdims", 0) ||
+		    !ins2(s, "Greater", "axis_reduced", cnt, zero, &flags[k]))
+			return false;
+		if (empty && !ins2(s, "Or", "axis_reduced", flags[k], empty, &flags[k]))
+			return false;
+		int64_t one_axis[1] = {k};
+		const char *in2[1] = {cur};
+		if (!insn(s, s->op, "along_axis", 1, in2, &red, &np) || !rw_set_attr_ints(r, np, "axes", one_axis, 1) ||
+		    !rw_insert(r, s->g, s->ni, "Where", s->base, "reduced", 3, (const char *const[]){flags[k], red, cur}, &cur,
+			       &np))
+			return false;
+		if (!ins_unsqueeze(s, "axis_flag", flags[k], at0, 1, &flags[k]))
+			return false;
+	}
+	int64_t dims[8], ones[8], zeros[8], all[8];
+	for (int32_t k = 0; k < rank; k++)
+		dims[k] = d[k].v, ones[k] = 1, zeros[k] = 0, all[k] = k;
+	const char *flagv, *dn, *on, *zn, *an, *ends;
+	if (!insn(s, "Concat", "axes_reduced", rank, flags, &flagv, &np) || !rw_set_attr_i(r, np, "axis", 0) ||
+	    !rw_ints(r, s->g, s->base, "dims", dims, rank, &dn) || !rw_ints(r, s->g, s->base, "ones", ones, rank, &on) ||
+	    !rw_ints(r, s->g, s->base, "starts", zeros, rank, &zn) || !rw_ints(r, s->g, s->base, "all_axes", all, rank, &an) ||
+	    !rw_insert(r, s->g, s->ni, "Where", s->base, "ends", 3, (const char *const[]){flagv, on, dn}, &ends, &np))
+		return false;
+	if (keep) {
+		if (!become(s, "Slice", cur, zn) || !set_input(s, 2, ends) || !set_input(s, 3, an))
+			return false;
+	} else {
+		const char *cut, *kept, *to;
+		if (!rw_insert(r, s->g, s->ni, "Slice", s->base, "cut", 4, (const char *const[]){cur, zn, ends, an}, &cut, &np) ||
+		    !ins2(s, "Not", "axes_kept", flagv, NULL, &kept) || !ins2(s, "Compress", "kept_dims", dn, kept, &to) ||
+		    !become(s, "Reshape", cut, to))
+			return false;
+	}
+	note(s, "axes '%s' not a known constant: %s along each named axis, broadcast back by Where, then cut by Slice%s "
+		"(this node becomes the last)", axes, s->n->op_type, keep ? "" : " and Reshape");
+	return true;
+}
+
+/* A Reduce operator of opset 18 with axes known only at run time, taken below 18:
+ * through ReduceSum-13, which takes axes as an input (the sum of |x|, of x^2, its
+ * square root or log, the mean as the sum over the count of x's elements it
+ * reduced), or one axis at a time (reduce_by_axis). */
+static bool reduce_computed(nstate *s, bool *done)
+{
+	rw *r = s->r;
+	const char *op = s->op, *x = input_name(s, 0), *pre = x, *sum, *one, *sh, *ones, *cnt;
+	int32_t elem = input_elem(s, 0);
+	bool fl = elem == DT_FLOAT || elem == DT_DOUBLE, in = elem == DT_INT32 || elem == DT_INT64;
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	if (r->to < 13 || !(fl || in))
+		return true;
+	if (!strcmp(op, "ReduceMax") || !strcmp(op, "ReduceMin") || !strcmp(op, "ReduceProd")) {
+		if (rank < 1 || rank > 8)
+			return true;
+		for (int32_t k = 0; k < rank; k++)
+			if (d[k].kind != DIM_KNOWN || d[k].v < 1)
+				return true;
+		*done = true;
+		return reduce_by_axis(s, rank, d);
+	}
+	if (!strcmp(op, "ReduceL1")) {
+		if (!ins2(s, "Abs", "abs", x, NULL, &pre) || !reduce_sum_like(s, "sum", pre, NULL))
+			return false;
+	} else if (!strcmp(op, "ReduceSumSquare")) {
+		if (!ins2(s, "Mul", "squared", x, x, &pre) || !reduce_sum_like(s, "sum", pre, NULL))
+			return false;
+	} else if (!fl) {
+		return true;
+	} else if (!strcmp(op, "ReduceL2")) {
+		if (!ins2(s, "Mul", "squared", x, x, &pre) || !reduce_sum_like(s, "sum", pre, &sum) ||
+		    !become(s, "Sqrt", sum, NULL))
+			return false;
+	} else if (!strcmp(op, "ReduceLogSum")) {
+		if (!reduce_sum_like(s, "sum", x, &sum) || !become(s, "Log", sum, NULL))
+			return false;
+	} else if (!strcmp(op, "ReduceMean")) {
+		if (!reduce_sum_like(s, "sum", x, &sum) || !rw_scalar(r, s->g, s->base, "one", elem, 1, &one) ||
+		    !ins2(s, "Shape", "shape_of", x, NULL, &sh) || !ins2(s, "Expand", "ones", one, sh, &ones) ||
+		    !reduce_sum_like(s, "count", ones, &cnt) || !become(s, "Div", sum, cnt))
+			return false;
+	} else {
+		return true;
+	}
+	*done = true;
+	note(s, "axes '%s' not a known constant: through ReduceSum-13, which takes them as an input (this node becomes "
+		"the last)", input_name(s, 1));
+	return true;
+}
+
 /* ReduceSum-13, Squeeze-13, Unsqueeze-13 and the other Reduce operators at 18 take
  * axes as an input; before, an attribute. noop_with_empty_axes came with the input:
  * set, an empty axes list means "no reduction", which the attribute form cannot say. */
 static bool dn_axes_input(nstate *s)
 {
 	bool reduce = !strncmp(s->op, "Reduce", 6);
+	int64_t v[64];
+	if (reduce && s->step == 18 && !absent(s, 1) && const_ints(s, 1, v, 64) < 0) {
+		bool done = false;
+		if (!reduce_computed(s, &done))
+			return false;
+		if (done || s->refused)
+			return true;
+	}
 	if (reduce && attr_i(s, "noop_with_empty_axes", 0)) {
-		int64_t v[64];
 		if (absent(s, 1) || const_ints(s, 1, v, 64) == 0)
 			return refuse(s, "noop_with_empty_axes=1 with no axes (no reduction) has no form before opset %lld",
 				      (long long)s->step);
@@ -945,7 +1130,6 @@ static bool dn_axes_input(nstate *s)
 	}
 	if (reduce && get(s, "noop_with_empty_axes"))
 		removed(s, "noop_with_empty_axes");
-	int64_t v[64];
 	if (!absent(s, 1) && const_ints(s, 1, v, 64) == 0) {
 		/* An empty list reduces every axis, as no attribute does. */
 		note(s, "empty axes input '%s' removed", input_name(s, 1));
@@ -1579,52 +1763,6 @@ static bool dn_resize18(nstate *s)
 }
 
 /* ---- Attention ------------------------------------------------------------------------- */
-
-static bool ins_perm(nstate *s, const char *role, const char *x, const int64_t *perm, int32_t n, const char **out)
-{
-	struct Onnx__NodeProto *np;
-	const char *in[1] = {x};
-	return insn(s, "Transpose", role, 1, in, out, &np) && rw_set_attr_ints(s->r, np, "perm", perm, n);
-}
-
-static bool ins_reshape(nstate *s, const char *role, const char *x, const int64_t *to, int32_t n, const char **out)
-{
-	const char *sh;
-	return rw_ints(s->r, s->g, s->base, "shape", to, n, &sh) && ins2(s, "Reshape", role, x, sh, out);
-}
-
-static bool ins_unsqueeze(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t n, const char **out)
-{
-	const char *ax;
-	return rw_ints(s->r, s->g, s->base, "axes", axes, n, &ax) && ins2(s, "Unsqueeze", role, x, ax, out);
-}
-
-static bool ins_cast(nstate *s, const char *role, const char *x, int32_t to, const char **out)
-{
-	struct Onnx__NodeProto *np;
-	const char *in[1] = {x};
-	return insn(s, "Cast", role, 1, in, out, &np) && rw_set_attr_i(s->r, np, "to", to);
-}
-
-/* Dim `axis` of x as an INT64 scalar, computed (Shape, Gather). */
-static bool ins_dim(nstate *s, const char *role, const char *x, int64_t axis, const char **out)
-{
-	const char *sh, *at;
-	return ins2(s, "Shape", "shape_of", x, NULL, &sh) && rw_scalar(s->r, s->g, s->base, "dim_index", DT_INT64, (double)axis, &at) &&
-	       ins2(s, "Gather", role, sh, at, out);
-}
-
-/* 0, 1, ..., n - 1 for the INT64 scalar n (Range). */
-static bool ins_iota(nstate *s, const char *role, const char *n, const char **out)
-{
-	const char *zero, *one;
-	if (!rw_scalar(s->r, s->g, s->base, "zero", DT_INT64, 0, &zero) ||
-	    !rw_scalar(s->r, s->g, s->base, "one", DT_INT64, 1, &one))
-		return false;
-	const char *in[3] = {zero, n, one};
-	struct Onnx__NodeProto *np;
-	return insn(s, "Range", role, 3, in, out, &np);
-}
 
 /* Q, K or V in 4-D (batch, heads, sequence, head size): a 3-D one split into heads. */
 static bool attention_heads(nstate *s, const char *x, int32_t rank, int64_t heads, const char *role, const char **out)
