@@ -2539,6 +2539,34 @@ static bool write_back(nstate *s)
 	return true;
 }
 
+/* ONNX Runtime's own LayerNormalization, which it registers in the default domain
+ * before opset 17 (its optimiser writes it into models of opset 14), is the
+ * definition ONNX took for LayerNormalization-17: from 17 on the node is that
+ * operator as it is, below 17 it is decomposed as LayerNormalization-17 is. */
+static bool ort_layernorm(nstate *s, int32_t since)
+{
+	if (s->r->to >= since) {
+		note(s, "ONNX Runtime's LayerNormalization of opset %lld is LayerNormalization-%d", (long long)s->r->from, since);
+		return true;
+	}
+	s->first_row = true;
+	s->step = since;
+	return dn_layernorm(s);
+}
+
+/* ONNX Runtime's SimplifiedLayerNormalization (the default domain, any opset; no
+ * ONNX operator of that name) is x / sqrt(mean(x^2) + epsilon) * scale over the axes
+ * from `axis` on, RMSNormalization's definition: decomposed as that is, where its
+ * inv_std_var output is unused. */
+static bool ort_simplified_layernorm(nstate *s)
+{
+	if (!drop_outputs_after(s, 1, "the decomposition computes Y only") || s->refused)
+		return !s->r->nomem;
+	s->first_row = true;
+	s->step = 1;
+	return dn_rmsnorm(s);
+}
+
 /* Takes the copy through every step of its operator between the two opsets, in
  * order (downward: the newest first), following a rename onto the new operator's
  * rows. */
@@ -2548,8 +2576,15 @@ static bool walk(nstate *s)
 	int64_t at = r->from;
 	for (int hops = 0; hops < 4; hops++) {
 		op_history h;
-		if (!history_of(r, s->op, &h))
-			return r->nomem ? false : refuse(s, "onnxshape knows no history for %s", s->op);
+		if (!history_of(r, s->op, &h)) {
+			if (r->nomem)
+				return false;
+			if (!hops && !strcmp(s->op, "SimplifiedLayerNormalization"))
+				return ort_simplified_layernorm(s);
+			return refuse(s, "onnxshape knows no history for %s", s->op);
+		}
+		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization"))
+			return ort_layernorm(s, h.rows[0].since);
 		if (!hops && h.rows[0].since > at)
 			return refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
 				      h.rows[0].since);
