@@ -1185,6 +1185,42 @@ static bool dn_split18(nstate *s)
 	return set_input(s, 1, name);
 }
 
+/* DFT-20 takes the axis as input 2 (a scalar, default -2, the last signal axis);
+ * DFT-17 as an attribute (default 1). The same axis of the input either way,
+ * written counted from the front where the rank is known. */
+static bool up_dft20(nstate *s)
+{
+	sattr *a = get(s, "axis");
+	int64_t axis = a && a->type == AT_INT ? a->i : 1;
+	int32_t rank = rank0(s), at;
+	if (axis < 0 && rank >= 0 && shape_axis(axis, rank, &at))
+		axis = at;
+	const char *name;
+	if (!rw_scalar(s->r, s->g, s->base, "axis", DT_INT64, (double)axis, &name))
+		return false;
+	if (a)
+		a->gone = true;
+	note(s, "axis %lld becomes input 2 '%s'", (long long)axis, name);
+	return set_input(s, 2, name);
+}
+
+static bool dn_dft20(nstate *s)
+{
+	int64_t axis = -2;
+	if (!absent(s, 2) && const_ints(s, 2, &axis, 1) != 1)
+		return refuse(s, "axis '%s' is not a known constant (DFT-17 takes it as an attribute)", input_name(s, 2));
+	int32_t rank = rank0(s), at;
+	if (axis < 0) {
+		if (rank < 0 || !shape_axis(axis, rank, &at))
+			return refuse(s, "axis %lld counts from the back and the rank of '%s' is unknown", (long long)axis,
+				      input_name(s, 0));
+		axis = at;
+	}
+	note(s, "axis %lld becomes an attribute", (long long)axis);
+	drop_input(s, 2);
+	return put_i(s, "axis", axis);
+}
+
 /* Clip-11 takes min and max as inputs; Clip-6 attributes (floats). */
 static bool dn_clip11(nstate *s)
 {
