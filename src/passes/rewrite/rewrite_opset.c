@@ -2270,6 +2270,103 @@ static bool dn_cumprod(nstate *s)
 	return true;
 }
 
+/* Slice of x along one axis, [start, end) by step. */
+static bool ins_slice(nstate *s, const char *role, const char *x, int64_t start, int64_t end, int64_t axis, int64_t step,
+		      const char **out)
+{
+	const char *st, *en, *ax, *sp;
+	if (!rw_ints(s->r, s->g, s->base, "starts", &start, 1, &st) || !rw_ints(s->r, s->g, s->base, "ends", &end, 1, &en) ||
+	    !rw_ints(s->r, s->g, s->base, "axes", &axis, 1, &ax) || !rw_ints(s->r, s->g, s->base, "steps", &step, 1, &sp))
+		return false;
+	struct Onnx__NodeProto *np;
+	const char *in[5] = {x, st, en, ax, sp};
+	return insn(s, "Slice", role, 5, in, out, &np);
+}
+
+/* RotaryEmbedding (opset 23) before it, by its definition, where the head size is
+ * known: X as (batch, sequence, heads, head size), the first rotary_embedding_dim
+ * of each head rotated, its halves (or its even and odd elements, interleaved) x1
+ * and x2 becoming cos x1 - sin x2 and sin x1 + cos x2 with cos and sin taken from the
+ * caches at position_ids, the rest passed through, and X's own layout restored. */
+static bool dn_rotary(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 13)
+		return refuse(s, "the decomposition needs opset 13 (Unsqueeze with axes as an input)");
+	dim d[64];
+	int32_t rank = input_dims(s, 0, d);
+	int32_t t = input_elem(s, 0);
+	if (t != DT_FLOAT)
+		return refuse(s, "the decomposition is written for float inputs");
+	if (rank != 3 && rank != 4)
+		return refuse(s, "the rank of '%s' is not known to be 3 or 4", input_name(s, 0));
+	int64_t heads = attr_i(s, "num_heads", 0), hs = -1;
+	if (d[rank - 1].kind == DIM_KNOWN)
+		hs = rank == 4 ? d[3].v : heads > 0 && d[2].v % heads == 0 ? d[2].v / heads : -1;
+	if (hs <= 0)
+		return refuse(s, "the head size is not known");
+	int64_t rot = attr_i(s, "rotary_embedding_dim", 0);
+	if (rot <= 0)
+		rot = hs;
+	if (rot > hs || rot % 2)
+		return refuse(s, "rotary_embedding_dim %lld does not fit head size %lld", (long long)rot, (long long)hs);
+	bool inter = attr_i(s, "interleaved", 0) != 0;
+	static const int64_t perm[4] = {0, 2, 1, 3}, at2[1] = {2}, at4[1] = {4};
+	const char *x = input_name(s, 0), *xt, *xr, *xp = NULL, *cs, *sn, *x1, *x2, *a, *b, *re, *im, *o;
+	struct Onnx__NodeProto *np;
+	if (rank == 4) {
+		if (!ins_perm(s, "seq_heads", x, perm, 4, &xt))
+			return false;
+	} else {
+		int64_t to[4] = {0, 0, heads, hs};
+		if (!ins_reshape(s, "seq_heads", x, to, 4, &xt))
+			return false;
+	}
+	xr = xt;
+	if (rot < hs && (!ins_slice(s, "rotated_part", xt, 0, rot, 3, 1, &xr) ||
+			 !ins_slice(s, "passed_part", xt, rot, INT64_MAX, 3, 1, &xp)))
+		return false;
+	cs = input_name(s, 1);
+	sn = input_name(s, 2);
+	if (!absent(s, 3) && (!ins2(s, "Gather", "cos_at", cs, input_name(s, 3), &cs) ||
+			      !ins2(s, "Gather", "sin_at", sn, input_name(s, 3), &sn)))
+		return false;
+	if (!ins_unsqueeze(s, "cos", cs, at2, 1, &cs) || !ins_unsqueeze(s, "sin", sn, at2, 1, &sn))
+		return false;
+	if (inter ? !ins_slice(s, "x1", xr, 0, rot, 3, 2, &x1) || !ins_slice(s, "x2", xr, 1, rot, 3, 2, &x2)
+		  : !ins_slice(s, "x1", xr, 0, rot / 2, 3, 1, &x1) || !ins_slice(s, "x2", xr, rot / 2, rot, 3, 1, &x2))
+		return false;
+	if (!ins2(s, "Mul", "cos_x1", cs, x1, &a) || !ins2(s, "Mul", "sin_x2", sn, x2, &b) ||
+	    !ins2(s, "Sub", "real", a, b, &re) || !ins2(s, "Mul", "sin_x1", sn, x1, &a) ||
+	    !ins2(s, "Mul", "cos_x2", cs, x2, &b) || !ins2(s, "Add", "imag", a, b, &im))
+		return false;
+	if (inter) {
+		int64_t to[4] = {0, 0, 0, rot};
+		if (!ins_unsqueeze(s, "real_pair", re, at4, 1, &re) || !ins_unsqueeze(s, "imag_pair", im, at4, 1, &im) ||
+		    !rw_insert(r, s->g, s->ni, "Concat", s->base, "pairs", 2, (const char *const[]){re, im}, &o, &np) ||
+		    !rw_set_attr_i(r, np, "axis", 4) || !ins_reshape(s, "rotated", o, to, 4, &o))
+			return false;
+	} else if (!rw_insert(r, s->g, s->ni, "Concat", s->base, "rotated", 2, (const char *const[]){re, im}, &o, &np) ||
+		   !rw_set_attr_i(r, np, "axis", 3)) {
+		return false;
+	}
+	if (xp && (!rw_insert(r, s->g, s->ni, "Concat", s->base, "joined", 2, (const char *const[]){o, xp}, &o, &np) ||
+		   !rw_set_attr_i(r, np, "axis", 3)))
+		return false;
+	if (rank == 4) {
+		if (!become(s, "Transpose", o, NULL) || !put_ints(s, "perm", perm, 4))
+			return false;
+	} else {
+		static const int64_t merged[3] = {0, 0, -1};
+		const char *sh;
+		if (!rw_ints(r, s->g, s->base, "merged_shape", merged, 3, &sh) || !become(s, "Reshape", o, sh))
+			return false;
+	}
+	note(s, "decomposed (%d-D, head size %lld, %lld rotated%s) into Slice, Gather, Mul, Sub, Add, Concat (this node "
+		"becomes the last %s)", rank, (long long)hs, (long long)rot, inter ? ", interleaved" : "", s->op);
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
