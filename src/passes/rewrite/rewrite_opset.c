@@ -1719,6 +1719,21 @@ static bool dn_hardswish(nstate *s)
 	return true;
 }
 
+/* Swish (opset 24): x * sigmoid(alpha x), its definition; before 24, and after it
+ * too (ONNX Runtime runs Swish, by its function body, only in a model of opset 24). */
+static bool dn_swish(nstate *s)
+{
+	sattr *a = get(s, "alpha");
+	double alpha = a && a->type == AT_FLOAT ? a->f : 1.0;
+	const char *x = input_name(s, 0), *ax = x, *al, *sg;
+	if (alpha != 1.0 && (!const_like(s, "alpha", alpha, &al) || s->refused || !ins2(s, "Mul", "scaled", x, al, &ax)))
+		return !s->r->nomem && s->refused;
+	if (!ins2(s, "Sigmoid", "sigmoid", ax, NULL, &sg) || !become(s, "Mul", x, sg))
+		return false;
+	note(s, "decomposed (alpha %g) into %sSigmoid and Mul (this node becomes the Mul)", alpha, alpha != 1.0 ? "Mul, " : "");
+	return true;
+}
+
 /* Mish (opset 18) before it: x * tanh(softplus(x)), its definition. */
 static bool dn_mish(nstate *s)
 {
@@ -2367,6 +2382,66 @@ static bool dn_rotary(nstate *s)
 	return true;
 }
 
+/* CenterCropPad (opset 18) before it, where the rank is known: along each of its
+ * axes, the crop start floor((dim - size) / 2) and the padding floor((size - dim) / 2)
+ * before, the rest after, computed from the input's dims and `shape` (Shape,
+ * Gather, Sub, Max, Div), then Slice and Pad with zeros. */
+static bool dn_center_crop_pad(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 13)
+		return no_adapter(s);
+	int32_t rank = rank0(s), elem = input_elem(s, 0);
+	if (rank < 1 || rank > 64)
+		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
+	if (elem != DT_FLOAT && elem != DT_DOUBLE && elem != DT_INT32 && elem != DT_INT64 && elem != DT_UINT8)
+		return refuse(s, "the decomposition is written for float, double, int32, int64 and uint8 inputs");
+	if (input_elem(s, 1) != DT_INT64)
+		return refuse(s, "shape '%s' is not known to be int64", input_name(s, 1));
+	sattr *ax = get(s, "axes");
+	int64_t axes[64], pos[128];
+	int32_t n = 0;
+	if (ax && ax->type == AT_INTS) {
+		if (ax->n > rank)
+			return refuse(s, "more axes than the rank");
+		for (int32_t i = 0; i < ax->n; i++) {
+			int32_t at;
+			if (!shape_axis(ax->ints[i], rank, &at))
+				return refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
+			axes[n++] = at;
+		}
+	} else {
+		for (int32_t k = 0; k < rank; k++)
+			axes[n++] = k;
+	}
+	for (int32_t i = 0; i < n; i++)
+		pos[i] = axes[i], pos[n + i] = axes[i] + rank;
+	const char *x = input_name(s, 0), *size = input_name(s, 1), *sh, *an, *dims, *diff, *zero, *two, *crop, *start, *lo,
+		   *end, *ndiff, *padn, *before, *after, *both, *zn, *idx, *pads, *cut, *ax_in;
+	int64_t zeros[128] = {0};
+	struct Onnx__NodeProto *np;
+	if (!ins2(s, "Shape", "shape_of", x, NULL, &sh) || !rw_ints(r, s->g, s->base, "axes", axes, n, &an) ||
+	    !ins2(s, "Gather", "dims", sh, an, &dims) || !ins2(s, "Sub", "excess", dims, size, &diff) ||
+	    !rw_scalar(r, s->g, s->base, "zero", DT_INT64, 0, &zero) || !rw_scalar(r, s->g, s->base, "two", DT_INT64, 2, &two) ||
+	    !ins2(s, "Max", "crop", diff, zero, &crop) || !ins2(s, "Div", "crop_start", crop, two, &start) ||
+	    !ins2(s, "Min", "kept", dims, size, &lo) || !ins2(s, "Add", "crop_end", start, lo, &end) ||
+	    !ins2(s, "Neg", "shortfall", diff, NULL, &ndiff) || !ins2(s, "Max", "pad", ndiff, zero, &padn) ||
+	    !ins2(s, "Div", "pad_before", padn, two, &before) || !ins2(s, "Sub", "pad_after", padn, before, &after))
+		return false;
+	if (!rw_ints(r, s->g, s->base, "axes", axes, n, &ax_in) ||
+	    !rw_insert(r, s->g, s->ni, "Slice", s->base, "cropped", 4, (const char *const[]){x, start, end, ax_in}, &cut, &np))
+		return false;
+	if (!rw_insert(r, s->g, s->ni, "Concat", s->base, "pads_given", 2, (const char *const[]){before, after}, &both, &np) ||
+	    !rw_set_attr_i(r, np, "axis", 0) || !rw_ints(r, s->g, s->base, "no_pads", zeros, 2 * rank, &zn) ||
+	    !rw_ints(r, s->g, s->base, "pad_positions", pos, 2 * n, &idx) ||
+	    !rw_insert(r, s->g, s->ni, "ScatterElements", s->base, "pads", 3, (const char *const[]){zn, idx, both}, &pads, &np))
+		return false;
+	if (!become(s, "Pad", cut, pads))
+		return false;
+	note(s, "decomposed over %d axes into Shape, Gather, Sub, Max, Min, Div, Slice and Pad (this node becomes the Pad)", n);
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct op_step {
@@ -2605,9 +2680,10 @@ static bool fit(nstate *s)
 			      (long long)r->to);
 	}
 	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
-	 * the opset it came with, 24; in an opset-26 model it finds no implementation. */
+	 * the opset it came with, 24; in an opset-26 model it finds no implementation, so
+	 * there the node is decomposed. */
 	if (!strcmp(s->op, "Swish") && r->to != row->since)
-		return refuse(s, "%s runs Swish-%d only in a model of opset %d", kernel_runtime, row->since, row->since);
+		return dn_swish(s);
 	if (runs(own) && !runs(row))
 		return refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
 			      kernel_runtime, s->op, row->since, own->op_type, own->since);
