@@ -1062,7 +1062,7 @@ static bool reduce_by_axis(nstate *s, int32_t rank, const dim *d)
 static bool reduce_computed(nstate *s, bool *done)
 {
 	rw *r = s->r;
-	const char *op = s->op, *x = input_name(s, 0), *pre = x, *sum, *one, *sh, *ones, *cnt;
+	const char *op = s->op, *x = input_name(s, 0), *axes = input_name(s, 1), *pre = x, *sum, *one, *sh, *ones, *cnt;
 	int32_t elem = input_elem(s, 0);
 	bool fl = elem == DT_FLOAT || elem == DT_DOUBLE, in = elem == DT_INT32 || elem == DT_INT64;
 	dim d[64];
@@ -1103,7 +1103,7 @@ static bool reduce_computed(nstate *s, bool *done)
 	}
 	*done = true;
 	note(s, "axes '%s' not a known constant: through ReduceSum-13, which takes them as an input (this node becomes "
-		"the last)", input_name(s, 1));
+		"the last)", axes);
 	return true;
 }
 
@@ -1897,10 +1897,11 @@ static bool trilu_computed(nstate *s, int32_t rank)
 	    !ins_iota(s, "col_index", nc, &cols) || !ins2(s, "Sub", "diagonal", cols, rows, &diff) ||
 	    !ins2(s, upper ? "Less" : "Greater", "outside", diff, k, &out) || !ins2(s, "Not", "mask", out, NULL, &keep))
 		return false;
+	const char *kname = absent(s, 1) ? "0" : input_name(s, 1);
 	if (!trilu_keep(s, keep))
 		return false;
 	note(s, "%s triangle kept by %s over a mask computed from k '%s' (Range, Sub, %s, Not)", upper ? "upper" : "lower",
-	     elem == DT_BOOL ? "And" : "Where", input_name(s, 1)[0] ? input_name(s, 1) : "0", upper ? "Less" : "Greater");
+	     elem == DT_BOOL ? "And" : "Where", kname, upper ? "Less" : "Greater");
 	return true;
 }
 
@@ -2259,7 +2260,7 @@ static bool dn_cumprod(nstate *s)
 		note(s, "decomposed along axis %d into Gather, Mul and Concat (this node becomes the Concat)", at);
 		return true;
 	}
-	const char *pick = NULL;
+	const char *pick = NULL, *axis_name = input_name(s, 1);
 	for (int32_t k = rank - 1; k >= 0; k--) {
 		const char *y, *kv, *kn, *e1, *e2, *is;
 		if (!cumprod_along(s, k, (int32_t)d[k].v, elem, &y))
@@ -2281,7 +2282,7 @@ static bool dn_cumprod(nstate *s)
 		}
 	}
 	note(s, "decomposed along each of the %d axes into Gather, Mul and Concat, the axis '%s' picked by Equal and Where "
-		"(this node becomes the last Where)", rank, input_name(s, 1));
+		"(this node becomes the last Where)", rank, axis_name);
 	return true;
 }
 
