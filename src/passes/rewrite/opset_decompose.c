@@ -2,8 +2,9 @@
  * only at their own opset), expressed by older ones where that is exact: Gelu,
  * LayerNormalization, RMSNormalization, HardSwish, Swish, Mish, CastLike,
  * GreaterOrEqual, Trilu, Attention, CumProd, RotaryEmbedding, CenterCropPad, the
- * Reduce operators of opset 18 whose axes are computed, and ONNX Runtime's own
- * LayerNormalization and SimplifiedLayerNormalization of the default domain. Each
+ * window functions, the Reduce operators of opset 18 whose axes are computed, and
+ * ONNX Runtime's own LayerNormalization and SimplifiedLayerNormalization of the
+ * default domain. Each
  * follows the operator's definition; what it cannot say exactly it refuses.
  *
  * A decomposition inserts its nodes before the node, which becomes the last of them
@@ -934,4 +935,53 @@ bool dn_ort_simplified_layernorm(nstate *s)
 	s->first_row = true;
 	s->step = 1;
 	return dn_rmsnorm(s);
+}
+
+bool dn_window(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 11)
+		return ns_no_adapter(s);
+	int32_t st = ns_input_elem(s, 0);
+	int64_t out = ns_attr_i(s, "output_datatype", DT_FLOAT);
+	if (st != DT_INT32 && st != DT_INT64)
+		return ns_refuse(s, "size '%s' is not known to be int32 or int64", ns_input_name(s, 0));
+	if (out != DT_FLOAT && out != DT_DOUBLE && out != DT_FLOAT16 && out != DT_INT32 && out != DT_INT64)
+		return ns_refuse(s, "output_datatype %lld is not one the decomposition writes", (long long)out);
+	double a0, a1, a2 = 0;
+	if (!strcmp(s->op, "HannWindow"))
+		a0 = 0.5, a1 = 0.5;
+	else if (!strcmp(s->op, "HammingWindow"))
+		a0 = 25.0 / 46.0, a1 = 1 - 25.0 / 46.0;
+	else
+		a0 = 0.42, a1 = 0.5, a2 = 0.08;
+	bool periodic = ns_attr_i(s, "periodic", 1) != 0;
+	const char *size = ns_input_name(s, 0), *zero, *one, *n, *nf, *len, *den, *tau, *ang, *c1, *t1, *k0, *k1, *w;
+	if (!rw_scalar(r, s->g, s->base, "zero", st, 0, &zero) || !rw_scalar(r, s->g, s->base, "one", st, 1, &one) ||
+	    !ns_insn(s, "Range", "index", 3, (const char *const[]){zero, size, one}, &n, &(struct Onnx__NodeProto *){NULL}) ||
+	    !ns_ins_cast(s, "index_float", n, DT_FLOAT, &nf) || !ns_ins_cast(s, "length", size, DT_FLOAT, &len))
+		return false;
+	den = len;
+	if (!periodic) {
+		const char *onef;
+		if (!rw_scalar(r, s->g, s->base, "one_float", DT_FLOAT, 1, &onef) || !ns_ins2(s, "Sub", "span", len, onef, &den))
+			return false;
+	}
+	if (!rw_scalar(r, s->g, s->base, "two_pi", DT_FLOAT, 6.283185307179586, &tau) || !ns_ins2(s, "Mul", "turns", nf, tau, &ang) ||
+	    !ns_ins2(s, "Div", "angle", ang, den, &ang) || !ns_ins2(s, "Cos", "cos", ang, NULL, &c1) ||
+	    !rw_scalar(r, s->g, s->base, "a0", DT_FLOAT, a0, &k0) || !rw_scalar(r, s->g, s->base, "a1", DT_FLOAT, a1, &k1) ||
+	    !ns_ins2(s, "Mul", "first_term", c1, k1, &t1) || !ns_ins2(s, "Sub", "window", k0, t1, &w))
+		return false;
+	if (a2 != 0) {
+		const char *two, *ang2, *c2, *k2, *t2;
+		if (!rw_scalar(r, s->g, s->base, "two", DT_FLOAT, 2, &two) || !ns_ins2(s, "Mul", "angle2", ang, two, &ang2) ||
+		    !ns_ins2(s, "Cos", "cos2", ang2, NULL, &c2) || !rw_scalar(r, s->g, s->base, "a2", DT_FLOAT, a2, &k2) ||
+		    !ns_ins2(s, "Mul", "second_term", c2, k2, &t2) || !ns_ins2(s, "Add", "window2", w, t2, &w))
+			return false;
+	}
+	if (!ns_become(s, "Cast", w, NULL) || !ns_put_i(s, "to", out))
+		return false;
+	ns_note(s, "decomposed (%s) into Range, Cast, Mul, Div, Cos, Sub%s (this node becomes the Cast)",
+		periodic ? "periodic" : "symmetric", a2 != 0 ? ", Add" : "");
+	return true;
 }

@@ -224,4 +224,10 @@ bool dn_ort_layernorm(nstate *s, int32_t since);
  * inv_std_var output is unused. */
 bool dn_ort_simplified_layernorm(nstate *s);
 
+/* HannWindow, HammingWindow, BlackmanWindow (opset 17) before them: a0 - a1
+ * cos(2 pi n / N) + a2 cos(4 pi n / N) for n in 0 .. size - 1, N size (periodic) or
+ * size - 1, with (0.5, 0.5, 0), (25/46, 21/46, 0), (0.42, 0.5, 0.08), computed in
+ * float and cast to output_datatype. */
+bool dn_window(nstate *s);
+
 #endif
