@@ -916,8 +916,40 @@ static bool dn_softmax13(nstate *s)
 	return true;
 }
 
-/* Resize-18 added axes (scales or sizes for those axes only): before, they cover
- * every axis, 1 (scales) or the input's size (sizes) for the others. */
+/* Resize-18 added axes (roi, scales or sizes for those axes only): before, they
+ * cover every axis, 1 (scales), the input's size (sizes) or the whole extent 0 to 1
+ * (roi) for the others. Constants are written out; values known only at run time
+ * are placed into the full list by ScatterElements at the axes' positions. */
+static bool resize_full(nstate *s, int32_t k, int32_t rank, const int64_t *at, int32_t n, const char **out)
+{
+	rw *r = s->r;
+	int32_t per = k == 1 ? 2 : 1, elem = k == 3 ? DT_INT64 : ns_input_elem(s, k);
+	int64_t pos[128], dims[1] = {(int64_t)per * rank};
+	double base[128];
+	for (int32_t j = 0; j < per; j++)
+		for (int32_t i = 0; i < n; i++)
+			pos[j * n + i] = at[i] + (int64_t)j * rank;
+	for (int32_t i = 0; i < per * rank; i++)
+		base[i] = k == 1 ? (i < rank ? 0.0 : 1.0) : 1.0;
+	const char *bn, *pn;
+	if (k == 3) {
+		if (!ns_ins2(s, "Shape", "dims", ns_input_name(s, 0), NULL, &bn))
+			return false;
+	} else {
+		if (elem != DT_FLOAT && elem != DT_DOUBLE)
+			return ns_refuse(s, "%s '%s' is neither float nor double", k == 1 ? "roi" : "scales", ns_input_name(s, k));
+		bn = rw_init_name(r, s->base, k == 1 ? "roi_whole" : "scales_ones");
+		r->ninits++;
+		if (r->apply && !edit_add_initializer(r->e, s->g, bn, elem, dims, 1, NULL, base))
+			return rw_nomem(r), false;
+	}
+	if (!rw_ints(r, s->g, s->base, "axes_at", pos, per * n, &pn))
+		return false;
+	struct Onnx__NodeProto *np;
+	const char *in[3] = {bn, pn, ns_input_name(s, k)};
+	return ns_insn(s, "ScatterElements", k == 1 ? "roi" : k == 2 ? "scales" : "sizes", 3, in, out, &np);
+}
+
 static bool dn_resize18(nstate *s)
 {
 	sattr *ax = ns_get(s, "axes");
@@ -928,44 +960,69 @@ static bool dn_resize18(nstate *s)
 	if (rank < 0 || ns_input_dims(s, 0, d) != rank)
 		return ns_refuse(s, "axes given and the rank of '%s' unknown", ns_input_name(s, 0));
 	int32_t pos[64];
+	int64_t at[64];
 	for (int32_t k = 0; k < rank; k++)
 		pos[k] = -1;
+	if (ax->n > rank)
+		return ns_refuse(s, "more axes than the rank");
 	for (int32_t i = 0; i < ax->n; i++) {
-		int32_t at;
-		if (!shape_axis(ax->ints[i], rank, &at))
+		int32_t a;
+		if (!shape_axis(ax->ints[i], rank, &a))
 			return ns_refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
-		pos[at] = i;
+		pos[a] = i;
+		at[i] = a;
 	}
 	rw *r = s->r;
 	const char *name;
 	int64_t dims[1] = {rank};
+	bool known = true;
 	if (!ns_absent(s, 3)) {
 		int64_t v[64], full[64];
 		if (ns_const_ints(s, 3, v, 64) != ax->n)
-			return ns_refuse(s, "sizes '%s' is not a known constant", ns_input_name(s, 3));
-		for (int32_t k = 0; k < rank; k++) {
+			known = false;
+		for (int32_t k = 0; k < rank && known; k++) {
 			if (pos[k] < 0 && d[k].kind != DIM_KNOWN)
-				return ns_refuse(s, "axis %d of '%s', not resized, has an unknown size", k, ns_input_name(s, 0));
-			full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
+				known = false;
+			else
+				full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
 		}
-		if (!rw_ints(r, s->g, s->base, "sizes", full, rank, &name) || !ns_set_input(s, 3, name))
+		if (known && !rw_ints(r, s->g, s->base, "sizes", full, rank, &name))
+			return false;
+		if (!known && (!resize_full(s, 3, rank, at, ax->n, &name) || s->refused))
+			return !r->nomem;
+		if (!ns_set_input(s, 3, name))
 			return false;
 	} else {
 		const value *sv = ns_absent(s, 2) ? NULL : ns_input_value(s, 2);
-		if (!sv || sv->ti.nfval != ax->n)
-			return ns_refuse(s, "scales '%s' is not a known constant", ns_input_name(s, 2));
-		double full[64];
-		for (int32_t k = 0; k < rank; k++)
-			full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
-		name = rw_init_name(r, s->base, "scales");
-		r->ninits++;
-		if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
-			return rw_nomem(r), false;
+		if (sv && sv->ti.nfval == ax->n) {
+			double full[64];
+			for (int32_t k = 0; k < rank; k++)
+				full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
+			name = rw_init_name(r, s->base, "scales");
+			r->ninits++;
+			if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
+				return rw_nomem(r), false;
+		} else {
+			known = false;
+			if (ns_absent(s, 2))
+				return ns_refuse(s, "neither scales nor sizes given");
+			if (!resize_full(s, 2, rank, at, ax->n, &name) || s->refused)
+				return !r->nomem;
+		}
 		if (!ns_set_input(s, 2, name))
 			return false;
 	}
+	const char *roi = NULL;
+	dim rd[64];
+	if (!ns_absent(s, 1) && !(ns_input_dims(s, 1, rd) == 1 && rd[0].kind == DIM_KNOWN && rd[0].v == 0)) {
+		if (!resize_full(s, 1, rank, at, ax->n, &roi) || s->refused)
+			return !r->nomem;
+		if (!ns_set_input(s, 1, roi))
+			return false;
+	}
 	ax->gone = true;
-	ns_note(s, "axes removed, %s written for every axis ('%s')", ns_absent(s, 3) ? "scales" : "sizes", name);
+	ns_note(s, "axes removed, %s %s for every axis ('%s')%s", ns_absent(s, 3) ? "scales" : "sizes",
+		known ? "written" : "placed by ScatterElements", name, roi ? ", and roi" : "");
 	return true;
 }
 
