@@ -666,6 +666,29 @@ static bool dn_pad11(nstate *s)
 	return ns_input_to_ints(s, 1, "pads");
 }
 
+/* Pad-18's axes and pads known only at run time, on an input of known rank: the
+ * pads placed into a zero list for every axis by ScatterElements, at each axis
+ * (counted from the front: Mod) and that plus the rank. */
+static bool pad18_computed(nstate *s, int32_t rank)
+{
+	rw *r = s->r;
+	int64_t zeros[128] = {0};
+	const char *axes = ns_input_name(s, 3), *pads = ns_input_name(s, 1), *a64, *rn, *sh, *pos, *end, *both, *zn, *full;
+	struct Onnx__NodeProto *np;
+	if (!ns_ins_cast(s, "axes_int64", axes, DT_INT64, &a64) || !rw_scalar(r, s->g, s->base, "rank", DT_INT64, rank, &rn) ||
+	    !ns_ins2(s, "Add", "axes_shifted", a64, rn, &sh) || !ns_ins2(s, "Mod", "axes_positive", sh, rn, &pos) ||
+	    !ns_ins2(s, "Add", "axes_end", pos, rn, &end) ||
+	    !rw_insert(r, s->g, s->ni, "Concat", s->base, "pad_positions", 2, (const char *const[]){pos, end}, &both, &np) ||
+	    !rw_set_attr_i(r, np, "axis", 0) || !rw_ints(r, s->g, s->base, "no_pads", zeros, 2 * rank, &zn) ||
+	    !rw_insert(r, s->g, s->ni, "ScatterElements", s->base, "pads", 3, (const char *const[]){zn, both, pads}, &full,
+		       &np) ||
+	    !ns_set_input(s, 1, full))
+		return false;
+	ns_note(s, "axes '%s' removed, pads placed for every axis by ScatterElements ('%s')", axes, full);
+	ns_drop_input(s, 3);
+	return true;
+}
+
 /* Pad-18 added axes (pads for those axes only). */
 static bool dn_pad18(nstate *s)
 {
@@ -673,6 +696,9 @@ static bool dn_pad18(nstate *s)
 		return true;
 	int64_t ax[64], pads[128], full[128];
 	int32_t rank = ns_rank0(s), na = ns_const_ints(s, 3, ax, 64);
+	if ((na < 0 || ns_const_ints(s, 1, pads, 128) != 2 * na) && rank >= 1 && rank <= 64 && s->r->to >= 13 &&
+	    ns_input_elem(s, 1) == DT_INT64)
+		return pad18_computed(s, rank);
 	if (rank < 0 || rank > 64 || na < 0 || ns_const_ints(s, 1, pads, 128) != 2 * na)
 		return ns_refuse(s, "axes '%s' (pads of some axes only) came with opset 18, and the rank, axes or pads are "
 				 "not known", ns_input_name(s, 3));
