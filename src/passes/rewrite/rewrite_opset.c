@@ -527,6 +527,32 @@ static bool up_split18(nstate *s)
 	return ns_put_i(s, "num_outputs", s->noutputs);
 }
 
+/* Split-18's num_outputs on an axis whose size is known only at run time: the
+ * sizes computed, parts - 1 chunks of ceil(n / parts) and the rest (Shape, Gather,
+ * Add, Div, Mul, Sub, Concat), as Split-13's split input. */
+static bool split18_computed(nstate *s, int64_t axis, int64_t parts)
+{
+	rw *r = s->r;
+	const char *n, *p, *pm1, *t, *chunk, *c1, *used, *last, *l1, *sizes[64];
+	static const int64_t at0[1] = {0};
+	struct Onnx__NodeProto *np;
+	if (!ns_ins_dim(s, "axis_size", ns_input_name(s, 0), axis, &n) ||
+	    !rw_scalar(r, s->g, s->base, "parts", DT_INT64, (double)parts, &p) ||
+	    !rw_scalar(r, s->g, s->base, "parts_less_one", DT_INT64, (double)(parts - 1), &pm1) ||
+	    !ns_ins2(s, "Add", "rounded_up", n, pm1, &t) || !ns_ins2(s, "Div", "chunk", t, p, &chunk) ||
+	    !ns_ins_unsqueeze(s, "chunk_1d", chunk, at0, 1, &c1) || !ns_ins2(s, "Mul", "chunks_before", chunk, pm1, &used) ||
+	    !ns_ins2(s, "Sub", "last_chunk", n, used, &last) || !ns_ins_unsqueeze(s, "last_1d", last, at0, 1, &l1))
+		return false;
+	for (int64_t k = 0; k < parts - 1; k++)
+		sizes[k] = c1;
+	sizes[parts - 1] = l1;
+	const char *split;
+	if (!ns_insn(s, "Concat", "split", (int32_t)parts, sizes, &split, &np) || !rw_set_attr_i(r, np, "axis", 0))
+		return false;
+	ns_note(s, "num_outputs %lld becomes split sizes computed from the axis's size ('%s')", (long long)parts, split);
+	return ns_set_input(s, 1, split);
+}
+
 /* num_outputs came with 18, and with it chunks of ceil(n / num_outputs), the last
  * smaller: the sizes are written out when the split axis has a known size. */
 static bool dn_split18(nstate *s)
@@ -540,6 +566,8 @@ static bool dn_split18(nstate *s)
 	dim d[64];
 	int32_t rank = ns_input_dims(s, 0, d);
 	int32_t at;
+	if (parts > 1 && parts <= 64 && s->r->to >= 13 && (rank < 0 || (shape_axis(axis, rank, &at) && d[at].kind != DIM_KNOWN)))
+		return split18_computed(s, axis, parts);
 	if (rank < 0 || !shape_axis(axis, rank, &at) || d[at].kind != DIM_KNOWN || parts <= 0)
 		return ns_refuse(s, "num_outputs=%lld on an axis whose size is unknown (Split-13 splits equally only what "
 				 "divides)", (long long)parts);
