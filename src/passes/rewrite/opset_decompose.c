@@ -1,11 +1,11 @@
 /* opset_decompose.c: operators a target opset predates (or that ONNX Runtime runs
  * only at their own opset), expressed by older ones where that is exact: Gelu,
  * LayerNormalization, RMSNormalization, HardSwish, Swish, Mish, CastLike,
- * GreaterOrEqual, Trilu, Attention, CumProd, RotaryEmbedding, CenterCropPad, the
- * window functions, the Reduce operators of opset 18 whose axes are computed, and
- * ONNX Runtime's own LayerNormalization and SimplifiedLayerNormalization of the
- * default domain. Each
- * follows the operator's definition; what it cannot say exactly it refuses.
+ * GreaterOrEqual, Trilu, Attention, CumProd, RotaryEmbedding, CenterCropPad,
+ * TensorScatter, the window functions, the Reduce operators of opset 18 whose axes
+ * are computed, and ONNX Runtime's own LayerNormalization and
+ * SimplifiedLayerNormalization of the default domain. Each follows the operator's
+ * definition; what it cannot say exactly it refuses.
  *
  * A decomposition inserts its nodes before the node, which becomes the last of them
  * (ns_become) and keeps output 0; other outputs come from inserted nodes that make
@@ -983,5 +983,47 @@ bool dn_window(nstate *s)
 		return false;
 	ns_note(s, "decomposed (%s) into Range, Cast, Mul, Div, Cos, Sub%s (this node becomes the Cast)",
 		periodic ? "periodic" : "symmetric", a2 != 0 ? ", Add" : "");
+	return true;
+}
+
+bool dn_tensor_scatter(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 13)
+		return ns_no_adapter(s);
+	int32_t rank = ns_rank0(s), at;
+	if (rank < 2 || rank > 64)
+		return ns_refuse(s, "the rank of '%s' is unknown", ns_input_name(s, 0));
+	int64_t axis = ns_attr_i(s, "axis", -2);
+	if (!shape_axis(axis, rank, &at) || at == 0)
+		return ns_refuse(s, "axis %lld is out of range or the batch axis", (long long)axis);
+	const char *mode = ns_attr_s(s, "mode", "linear");
+	bool circular = !strcmp(mode, "circular");
+	if (!circular && strcmp(mode, "linear"))
+		return ns_refuse(s, "mode '%s' is neither linear nor circular", mode);
+	const char *past = ns_input_name(s, 0), *upd = ns_input_name(s, 1), *len, *seq, *idx, *ush;
+	int64_t along[64], batch[64];
+	for (int32_t k = 0; k < rank; k++)
+		along[k] = k == at ? -1 : 1, batch[k] = k == 0 ? -1 : 1;
+	if (!ns_ins_dim(s, "update_length", upd, at, &len) || !ns_ins_iota(s, "offset", len, &seq) ||
+	    !ns_ins_reshape(s, "offset_along_axis", seq, along, rank, &idx))
+		return false;
+	if (!ns_absent(s, 2)) {
+		const char *w;
+		if (!ns_ins_reshape(s, "write_index", ns_input_name(s, 2), batch, rank, &w) ||
+		    !ns_ins2(s, "Add", "cache_index", idx, w, &idx))
+			return false;
+	}
+	if (circular) {
+		const char *cap;
+		if (!ns_ins_dim(s, "cache_length", past, at, &cap) || !ns_ins2(s, "Mod", "cache_index_wrapped", idx, cap, &idx))
+			return false;
+	}
+	if (!ns_ins2(s, "Shape", "update_shape", upd, NULL, &ush) || !ns_ins2(s, "Expand", "indices", idx, ush, &idx))
+		return false;
+	if (!ns_become(s, "ScatterElements", past, idx) || !ns_set_input(s, 2, upd) || !ns_put_i(s, "axis", at))
+		return false;
+	ns_note(s, "decomposed (%s, axis %d) into Range, Reshape, Add, %sExpand and ScatterElements (this node becomes the "
+		"ScatterElements)", mode, at, circular ? "Mod, " : "");
 	return true;
 }

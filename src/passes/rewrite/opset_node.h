@@ -229,5 +229,9 @@ bool dn_ort_simplified_layernorm(nstate *s);
  * size - 1, with (0.5, 0.5, 0), (25/46, 21/46, 0), (0.42, 0.5, 0.08), computed in
  * float and cast to output_datatype. */
 bool dn_window(nstate *s);
+/* TensorScatter (opset 24) before it: ScatterElements of update into past_cache
+ * along axis, at write_indices (per batch, 0 when absent) plus 0 .. sequence length,
+ * modulo the cache's length in circular mode. */
+bool dn_tensor_scatter(nstate *s);
 
 #endif
