@@ -2,8 +2,8 @@
  * only at their own opset), expressed by older ones where that is exact: Gelu,
  * LayerNormalization, RMSNormalization, HardSwish, Swish, Mish, CastLike,
  * GreaterOrEqual, Trilu, Attention, CumProd, RotaryEmbedding, CenterCropPad,
- * TensorScatter, the window functions, the Reduce operators of opset 18 whose axes
- * are computed, and ONNX Runtime's own LayerNormalization and
+ * TensorScatter, GroupNormalization-21, the window functions, the Reduce operators
+ * of opset 18 whose axes are computed, and ONNX Runtime's own LayerNormalization and
  * SimplifiedLayerNormalization of the default domain. Each follows the operator's
  * definition; what it cannot say exactly it refuses.
  *
@@ -1025,5 +1025,41 @@ bool dn_tensor_scatter(nstate *s)
 		return false;
 	ns_note(s, "decomposed (%s, axis %d) into Range, Reshape, Add, %sExpand and ScatterElements (this node becomes the "
 		"ScatterElements)", mode, at, circular ? "Mod, " : "");
+	return true;
+}
+
+bool dn_group_norm21(nstate *s)
+{
+	rw *r = s->r;
+	if (r->to < 13)
+		return ns_no_adapter(s);
+	dim d[64];
+	int32_t rank = ns_input_dims(s, 0, d), elem = ns_input_elem(s, 0);
+	if (elem != DT_FLOAT && elem != DT_DOUBLE)
+		return ns_refuse(s, "the decomposition is exact for float and double inputs only");
+	int64_t groups = ns_attr_i(s, "num_groups", 0);
+	if (rank < 2 || rank > 64 || d[1].kind != DIM_KNOWN || groups <= 0 || d[1].v % groups)
+		return ns_refuse(s, "the channels of '%s' are not known to divide into %lld groups", ns_input_name(s, 0),
+				 (long long)groups);
+	sattr *ea = ns_get(s, "epsilon");
+	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
+	int64_t grouped[3] = {0, groups, -1}, per_channel[64] = {d[1].v}, at2[1] = {2};
+	for (int32_t k = 1; k < rank - 1; k++)
+		per_channel[k] = 1;
+	const char *x = ns_input_name(s, 0), *scale = ns_input_name(s, 1), *bias = ns_input_name(s, 2);
+	const char *xg, *mean, *dv, *sq, *var, *e, *ve, *sd, *nrm, *sh, *back, *sc, *bc, *scaled;
+	if (!ns_const_like(s, "epsilon", (float)eps, &e) || s->refused)
+		return !r->nomem;
+	if (!ns_ins_reshape(s, "grouped", x, grouped, 3, &xg) || !ns_reduce_mean(s, "mean", xg, at2, 1, &mean) ||
+	    !ns_ins2(s, "Sub", "centred", xg, mean, &dv) || !ns_ins2(s, "Mul", "squared", dv, dv, &sq) ||
+	    !ns_reduce_mean(s, "variance", sq, at2, 1, &var) || !ns_ins2(s, "Add", "variance_eps", var, e, &ve) ||
+	    !ns_ins2(s, "Sqrt", "std", ve, NULL, &sd) || !ns_ins2(s, "Div", "normalised", dv, sd, &nrm) ||
+	    !ns_ins2(s, "Shape", "shape_of", x, NULL, &sh) || !ns_ins2(s, "Reshape", "ungrouped", nrm, sh, &back) ||
+	    !ns_ins_reshape(s, "scale_per_channel", scale, per_channel, rank - 1, &sc) ||
+	    !ns_ins_reshape(s, "bias_per_channel", bias, per_channel, rank - 1, &bc) ||
+	    !ns_ins2(s, "Mul", "scaled", back, sc, &scaled) || !ns_become(s, "Add", scaled, bc))
+		return false;
+	ns_note(s, "decomposed (%lld groups) into Reshape, ReduceMean, Sub, Mul, Add, Sqrt, Div, and the per-channel scale "
+		"and bias (this node becomes the last Add)", (long long)groups);
 	return true;
 }

@@ -233,5 +233,9 @@ bool dn_window(nstate *s);
  * along axis, at write_indices (per batch, 0 when absent) plus 0 .. sequence length,
  * modulo the cache's length in circular mode. */
 bool dn_tensor_scatter(nstate *s);
+/* GroupNormalization-21 before it: (x - mean) / sqrt(var + epsilon) over each group
+ * of channels (Reshape to (N, groups, -1)), back to x's shape, times scale plus bias
+ * per channel; for float and double. (GroupNormalization-18 scales per group.) */
+bool dn_group_norm21(nstate *s);
 
 #endif
