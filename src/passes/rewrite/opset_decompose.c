@@ -619,11 +619,25 @@ bool dn_attention(nstate *s)
 	const char *in_s[1] = {scores};
 	if (!ns_insn(s, "Softmax", "probs", 1, in_s, &probs, &np) || !rw_set_attr_i(r, np, "axis", -1))
 		return false;
-	/* A row of -inf only (every key blocked) is NaN after Softmax: zero, as said. */
+	/* A row of -inf only (every key blocked) is NaN after Softmax: zero, as said. The
+	 * row is told by its maximum, so a NaN the inputs brought stays NaN. */
 	if (blocked || melem == t) {
-		const char *nan;
-		if (!ns_ins2(s, "IsNaN", "row_blocked", probs, NULL, &nan) || !rw_scalar(r, s->g, s->base, "zero", c, 0, &zero) ||
-		    !rw_insert(r, s->g, s->ni, "Where", s->base, "probs_guarded", 3, (const char *const[]){nan, zero, probs},
+		const char *top, *none;
+		static const int64_t last[1] = {-1};
+		if (!ninf && !rw_scalar(r, s->g, s->base, "minus_inf", c, -INFINITY, &ninf))
+			return false;
+		if (r->to >= 18) {
+			const char *an;
+			if (!rw_ints(r, s->g, s->base, "last_axis", last, 1, &an) ||
+			    !rw_insert(r, s->g, s->ni, "ReduceMax", s->base, "row_max", 2, (const char *const[]){scores, an}, &top,
+				       &np))
+				return false;
+		} else if (!ns_insn(s, "ReduceMax", "row_max", 1, (const char *const[]){scores}, &top, &np) ||
+			   !rw_set_attr_ints(r, np, "axes", last, 1)) {
+			return false;
+		}
+		if (!ns_ins2(s, "Equal", "row_blocked", top, ninf, &none) || !rw_scalar(r, s->g, s->base, "zero", c, 0, &zero) ||
+		    !rw_insert(r, s->g, s->ni, "Where", s->base, "probs_guarded", 3, (const char *const[]){none, zero, probs},
 			       &probs, &np))
 			return false;
 	}
