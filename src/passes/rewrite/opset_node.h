@@ -152,7 +152,7 @@ bool ns_set_attr_f(nstate *s, struct Onnx__NodeProto *np, const char *name, floa
 /* A ReduceMean over axes, in the form of the target opset (an input from 18). */
 bool ns_reduce_mean(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t na, const char **out);
 
-/* ---- decompositions (opset_decompose.c) ------------------------------------------------ */
+/* ---- decompositions (opset_decompose.c; Attention in opset_attention.c) ---------------- */
 
 /* A Reduce operator of opset 18 with axes known only at run time, taken below 18:
  * through ReduceSum-13, which takes axes as an input (the sum of |x|, of x^2, its

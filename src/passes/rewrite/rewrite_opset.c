@@ -25,7 +25,7 @@
  * opset_node.h, with the kit they edit it with) and the editing run writes the copy
  * back, touching only what changed; nodes and initializers they need are created for
  * the target opset, before the node. The decompositions of operators a target
- * predates are in opset_decompose.c.
+ * predates are in opset_decompose.c and opset_attention.c.
  *
  * Invariant: an adapter decides from the node's IR (its attributes as loaded and
  * what inference knows about its inputs) and the copy, never from the messages, so
