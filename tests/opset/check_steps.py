@@ -31,7 +31,7 @@ import gen_schema as gs  # noqa: E402
 # (new attributes at their defaults, inputs and outputs within the target's counts,
 # the target's types) is enough.
 REVIEWED = set("""
-    ArgMax-12 ArgMin-12 Attention-24 Attention-25 AveragePool-7 AveragePool-10 AveragePool-11
+    ArgMax-12 ArgMin-12 Attention-25 AveragePool-7 AveragePool-10 AveragePool-11
     AveragePool-19 BatchNormalization-15 Cast-19 Cast-24 CastLike-19 CastLike-24 Constant-11
     Constant-12 Conv-11 ConvTranspose-11 DepthToSpace-11 DequantizeLinear-19 DequantizeLinear-21
     DequantizeLinear-23 GRU-14 GatherND-12 Gemm-11 Identity-14 LSTM-14 LpPool-11 LpPool-18 MaxPool-8

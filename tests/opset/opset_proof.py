@@ -2,7 +2,8 @@
 """opset_proof.py: proves `onnxshape rewrite --target-opset N` on ONNX Runtime.
 
 usage: opset_proof.py --tool ONNXSHAPE --node NODE --modules NODE_MODULES --work DIR
-                      [--targets 13,17,...] [--sample K] [--peer] [--jobs J]
+                      [--targets 13,17,...] [--sample K] [--only REGEX] [--all-equal]
+                      [--peer] [--jobs J]
                       [--corpus DIR]... [--real DIR]... [--zoo DIR]...
 
 For every model of every set and every target that differs from the model's own
@@ -25,7 +26,8 @@ record's kinds at its first binding; weights of 256 elements or more that are al
 zero filled with seeded random values first); --zoo, the old converted models
 (folders with model.onnx and test_data_set_0, found recursively). --sample K takes
 every K-th model of each set (deterministic). --peer converts with onnx's own
-version_converter instead (targets up to 17 only); --json keeps every pair's
+version_converter instead (targets up to 17 only); --only REGEX keeps the models
+whose name it finds, --all-equal fails on a refused pair too; --json keeps every pair's
 outcome, --versus OTHER.json lists the pairs another run (the peer's) converted
 equal and this one did not. Prints a line per set and
 target, the refusal reasons, and every different or crash; exits 1 when any pair is
@@ -320,6 +322,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work folder (inputs, outputs)")
     ap.add_argument("--json", help="write the figures and every pair's outcome here")
     ap.add_argument("--versus", help="another run's --json: list the pairs it converted equal and this one did not")
+    ap.add_argument("--only", help="only the models whose name this regular expression finds")
+    ap.add_argument("--all-equal", action="store_true", help="fail on any pair that is not equal (refused too)")
     args = ap.parse_args()
     targets = [int(t) for t in args.targets.split(",")]
     if args.peer:
@@ -339,7 +343,7 @@ def main():
         by_set.setdefault(c[0], []).append(c)
     cases = []
     for s, cs in by_set.items():
-        cases += cs[:: args.sample]
+        cases += [c for c in cs if not args.only or re.search(args.only, c[1])][:: args.sample]
 
     # Load each case: its feeds, its opset. Random outputs cannot be compared.
     items, skipped_random = [], []
@@ -478,6 +482,9 @@ def main():
               (args.versus, both, len(theirs), ":" if theirs else ""))
         for k in theirs:
             print("  %s (%s here)" % (k, pairs[k]))
+    if args.all_equal and tot["equal"] != n:
+        print("not every pair is equal (--all-equal)")
+        return 1
     return 1 if tot["different"] or tot["crash"] else 0
 
 

@@ -125,6 +125,20 @@ bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *bas
 	return rw_insert_uncounted(r, g, ni, op_type, base, role, nin, inputs, out, np);
 }
 
+bool rw_insert_making(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role,
+		      int32_t nin, const char *const *inputs, const char *out, struct Onnx__NodeProto **np)
+{
+	const char *name = fresh(r, base, role);
+	*np = NULL;
+	r->rep->n_other_inserted++;
+	if (!r->apply)
+		return !r->nomem;
+	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
+	if (!*np)
+		rw_nomem(r);
+	return *np != NULL;
+}
+
 static bool add_init(rw *r, graph *g, const char *name, int32_t dtype, const int64_t *dims, int32_t rank,
 		     const int64_t *iv, const double *fv)
 {

@@ -70,6 +70,11 @@ const char *rw_init_name(rw *r, const char *base, const char *role);
  * Counts it in report->n_other_inserted. False on OOM. */
 bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role, int32_t nin,
 	       const char *const *inputs, const char **out, struct Onnx__NodeProto **np);
+/* rw_insert for a node that makes the value `out`, a name that already exists: an
+ * output of node ni that a decomposition hands to one of its parts (node ni then
+ * keeps fewer outputs). The node gets a fresh name "<base>/<role>". */
+bool rw_insert_making(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role,
+		      int32_t nin, const char *const *inputs, const char *out, struct Onnx__NodeProto **np);
 /* rw_insert for a node the caller counts itself (the axis stage's Reshape, Unsqueeze
  * and Squeeze have counters of their own). */
 bool rw_insert_uncounted(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role,

@@ -21,15 +21,16 @@
  * (RoiAlign's coordinate_transformation_mode at 16, Resize's at 11, Selu's alpha at
  * 6), so the rewrite never writes a model that runs and computes something else.
  *
- * Adapters work on a scratch copy of the node (op, attributes, inputs, output count)
- * and the editing run writes the copy back, touching only what changed; nodes and
- * initializers they need are created for the target opset, before the node.
+ * Adapters work on a scratch copy of the node (op, attributes, inputs, output count;
+ * opset_node.h, with the kit they edit it with) and the editing run writes the copy
+ * back, touching only what changed; nodes and initializers they need are created for
+ * the target opset, before the node. The decompositions of operators a target
+ * predates are in opset_decompose.c and opset_attention.c.
  *
  * Invariant: an adapter decides from the node's IR (its attributes as loaded and
  * what inference knows about its inputs) and the copy, never from the messages, so
  * the planning and editing runs take the same decisions.
  */
-#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/grow.h"
 #include "core/schema/kernels.h"
@@ -37,14 +38,13 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
+#include "passes/rewrite/opset_node.h"
 #include "passes/rewrite/rewrite.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 int64_t opset_min_ir(int64_t opset)
 {
@@ -55,271 +55,12 @@ int64_t opset_min_ir(int64_t opset)
 	return opset < (int64_t)(sizeof ir / sizeof ir[0]) ? ir[opset] : 13;
 }
 
-/* ---- the scratch copy of a node -------------------------------------------------------- */
-
-typedef struct sattr {
-	const char *name;
-	attr_type type;
-	int64_t i;
-	float f;
-	const char *s;
-	const int64_t *ints;
-	const float *floats;
-	int32_t n;
-	bool set;  /* added or changed: written back */
-	bool gone; /* removed */
-} sattr;
-
-typedef struct nstate {
-	rw *r;
-	graph *g;
-	int32_t ni;
-	const node *n;
-	int64_t step; /* the since_version being taken */
-	const char *op;
-	bool op_set;
-	sattr *attrs;
-	int32_t nattrs, cap_attrs;
-	const char **inputs;
-	int32_t ninputs;
-	bool inputs_set;
-	int32_t noutputs;
-	const char *base;
-	bool down;      /* the target is below the model's opset */
-	bool first_row; /* the step is the operator's first version (down: replacing it) */
-	bool renamed;   /* the step made the node another operator, at that version */
-	bool built;     /* the node became an operator built for the target (a decomposition) */
-	char what[768];
-	size_t wlen;
-	bool changed, refused;
-} nstate;
-
-static void note(nstate *s, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-static void note(nstate *s, const char *fmt, ...)
-{
-	s->changed = true;
-	if (s->wlen >= sizeof s->what - 1)
-		return;
-	int w = snprintf(s->what + s->wlen, sizeof s->what - s->wlen, "%s", s->wlen ? ", " : "");
-	if (w > 0)
-		s->wlen += (size_t)w;
-	if (s->wlen >= sizeof s->what - 1) {
-		s->wlen = sizeof s->what - 1;
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	w = vsnprintf(s->what + s->wlen, sizeof s->what - s->wlen, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		s->wlen += (size_t)w;
-	if (s->wlen >= sizeof s->what)
-		s->wlen = sizeof s->what - 1;
-}
-
-static bool refuse(nstate *s, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-static bool refuse(nstate *s, const char *fmt, ...)
-{
-	char buf[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	rw_error(s->r, s->g, s->ni, DIAG_REWRITE_UNSUPPORTED, "cannot convert %s from opset %lld to %lld: %s", s->n->op_type,
-		 (long long)s->r->from, (long long)s->r->to, buf);
-	s->refused = true;
-	return true;
-}
-
-static sattr *get(nstate *s, const char *name)
-{
-	for (int32_t i = 0; i < s->nattrs; i++)
-		if (!s->attrs[i].gone && !strcmp(s->attrs[i].name, name))
-			return &s->attrs[i];
-	return NULL;
-}
-
-static bool removed(nstate *s, const char *name)
-{
-	sattr *a = get(s, name);
-	if (!a)
-		return false;
-	a->gone = true;
-	note(s, "remove %s", name);
-	return true;
-}
-
-/* A new (or replaced) attribute entry, marked for writing back. */
-static sattr *put(nstate *s, const char *name, attr_type type)
-{
-	sattr *a = get(s, name);
-	if (a)
-		a->gone = true;
-	if (s->nattrs == s->cap_attrs) {
-		sattr *v = grow_arena_i32(s->r->m->arena, s->attrs, &s->cap_attrs, 8, sizeof *v);
-		if (!v) {
-			rw_nomem(s->r);
-			return NULL;
-		}
-		s->attrs = v;
-	}
-	a = &s->attrs[s->nattrs++];
-	*a = (sattr){.name = name, .type = type, .set = true};
-	return a;
-}
-
-static bool put_i(nstate *s, const char *name, int64_t v)
-{
-	sattr *a = put(s, name, AT_INT);
-	if (!a)
-		return false;
-	a->i = v;
-	return true;
-}
-
-static bool put_ints(nstate *s, const char *name, const int64_t *v, int32_t n)
-{
-	sattr *a = put(s, name, AT_INTS);
-	if (!a)
-		return false;
-	a->ints = v;
-	a->n = n;
-	return true;
-}
-
-static bool put_floats(nstate *s, const char *name, const float *v, int32_t n)
-{
-	sattr *a = put(s, name, AT_FLOATS);
-	if (!a)
-		return false;
-	a->floats = v;
-	a->n = n;
-	return true;
-}
-
-static bool put_s(nstate *s, const char *name, const char *v)
-{
-	sattr *a = put(s, name, AT_STRING);
-	if (!a)
-		return false;
-	a->s = v;
-	return true;
-}
-
-static bool set_input(nstate *s, int32_t k, const char *name)
-{
-	if (k >= s->ninputs) {
-		const char **in = arena_array(s->r->m->arena, (size_t)k + 1, sizeof *in);
-		if (!in) {
-			rw_nomem(s->r);
-			return false;
-		}
-		for (int32_t i = 0; i < k; i++)
-			in[i] = i < s->ninputs ? s->inputs[i] : "";
-		s->inputs = in;
-		s->ninputs = k + 1;
-	}
-	s->inputs[k] = name;
-	s->inputs_set = true;
-	return true;
-}
-
-/* Input k's value: what inference knows about it, NULL when absent. */
-static const value *input_value(nstate *s, int32_t k)
-{
-	if (k >= s->n->ninputs || s->n->inputs[k] < 0)
-		return NULL;
-	return &s->g->values[s->n->inputs[k]];
-}
-
-/* Whether output k is read by anything: a node, a subgraph, the graph's outputs. */
-static bool output_used(nstate *s, int32_t k)
-{
-	if (k >= s->n->noutputs || s->n->outputs[k] < 0)
-		return false;
-	const value *v = &s->g->values[s->n->outputs[k]];
-	return v->nconsumers > 0 || v->is_output;
-}
-
-/* Keeps the first n outputs when the others are unused; refuses otherwise. */
-static bool drop_outputs_after(nstate *s, int32_t n, const char *why)
-{
-	if (s->noutputs <= n)
-		return true;
-	for (int32_t k = n; k < s->noutputs; k++)
-		if (output_used(s, k))
-			return refuse(s, "output %d ('%s') is used, and %s", k,
-				      s->g->values[s->n->outputs[k]].name, why);
-	s->noutputs = n;
-	note(s, "drop unused outputs from %d on", n);
-	return true;
-}
-
-/* An attribute turned into input k: a 1-D INT64 initializer. */
-static bool ints_to_input(nstate *s, const char *attr, int32_t k, bool required)
-{
-	sattr *a = get(s, attr);
-	if (!a) {
-		if (required)
-			return refuse(s, "attribute '%s' is missing", attr);
-		return true;
-	}
-	if (a->type != AT_INTS)
-		return refuse(s, "attribute '%s' is not a list of integers", attr);
-	const char *name;
-	if (!rw_ints(s->r, s->g, s->base, attr, a->ints, a->n, &name))
-		return false;
-	a->gone = true;
-	note(s, "attribute %s becomes input %d '%s'", attr, k, name);
-	return set_input(s, k, name);
-}
-
-/* The element type of input k, when inference knows it and initializers can hold it. */
-static int32_t input_elem(nstate *s, int32_t k)
-{
-	const value *v = input_value(s, k);
-	bool is_float;
-	if (!v || v->ti.kind != TK_TENSOR || !edit_dtype_encodable(v->ti.elem, &is_float))
-		return 0;
-	return v->ti.elem;
-}
-
-/* A scalar attribute turned into input k: a rank-0 initializer of input 0's type. */
-static bool scalar_to_input(nstate *s, const char *attr, int32_t k, double v)
-{
-	int32_t elem = input_elem(s, 0);
-	if (!elem)
-		return refuse(s, "the element type of '%s' is unknown, so '%s' cannot become an input",
-			      input_value(s, 0) ? input_value(s, 0)->name : "input 0", attr);
-	bool is_float = false;
-	int64_t whole;
-	edit_dtype_encodable(elem, &is_float);
-	if (!is_float && !f64_to_i64(v, &whole))
-		return refuse(s, "'%s' is %g, which input '%s' (%s) cannot hold", attr, v,
-			      input_value(s, 0)->name, dtype_name(elem));
-	const char *name;
-	if (!rw_scalar(s->r, s->g, s->base, attr, elem, v, &name))
-		return false;
-	note(s, "attribute %s becomes input %d '%s'", attr, k, name);
-	return set_input(s, k, name);
-}
-
 /* ---- the adapters ---------------------------------------------------------------------- */
-
-typedef bool (*adapt_fn)(nstate *s);
 
 /* Opset 6 removed consumed_inputs (an optimisation hint) from every operator. */
 static bool up_drop_consumed(nstate *s)
 {
-	removed(s, "consumed_inputs");
+	ns_removed(s, "consumed_inputs");
 	return true;
 }
 
@@ -328,8 +69,8 @@ static bool up_drop_consumed(nstate *s)
  * equal, which numpy computes the same way. */
 static bool up_drop_broadcast(nstate *s)
 {
-	removed(s, "broadcast");
-	removed(s, "axis");
+	ns_removed(s, "broadcast");
+	ns_removed(s, "axis");
 	return true;
 }
 
@@ -338,9 +79,9 @@ static bool up_drop_broadcast(nstate *s)
  * it too). Absent, the old default, is read as the inference models mean it. */
 static bool training_refused(nstate *s)
 {
-	sattr *a = get(s, "is_test");
+	sattr *a = ns_get(s, "is_test");
 	if (a && a->type == AT_INT && a->i == 0)
-		return refuse(s, "is_test=0 asks for training mode, which opset 7 has no attribute for");
+		return ns_refuse(s, "is_test=0 asks for training mode, which opset 7 has no attribute for");
 	return false;
 }
 
@@ -348,47 +89,47 @@ static bool up_batchnorm7(nstate *s)
 {
 	if (training_refused(s))
 		return true;
-	removed(s, "is_test");
-	return drop_outputs_after(s, 1, "opset 7 gives running statistics only in training mode");
+	ns_removed(s, "is_test");
+	return ns_drop_outputs_after(s, 1, "opset 7 gives running statistics only in training mode");
 }
 
 static bool up_batchnorm9(nstate *s)
 {
-	sattr *a = get(s, "spatial");
+	sattr *a = ns_get(s, "spatial");
 	if (a && a->type == AT_INT && a->i == 0)
-		return refuse(s, "spatial=0 (per-activation statistics) has no equivalent from opset 9");
-	removed(s, "spatial");
+		return ns_refuse(s, "spatial=0 (per-activation statistics) has no equivalent from opset 9");
+	ns_removed(s, "spatial");
 	return true;
 }
 
 static bool up_batchnorm14(nstate *s)
 {
-	return drop_outputs_after(s, 1, "opset 14 gives running statistics only in training mode");
+	return ns_drop_outputs_after(s, 1, "opset 14 gives running statistics only in training mode");
 }
 
 /* Cast-1 names the type ("FLOAT"); Cast-6 takes the DataType number. */
 static bool up_cast6(nstate *s)
 {
-	sattr *a = get(s, "to");
+	sattr *a = ns_get(s, "to");
 	if (!a || a->type != AT_STRING)
 		return true;
 	for (int32_t t = 1; t < DT_COUNT; t++) {
 		const char *name = dtype_name(t);
 		if (name && a->s && !strcmp(name, a->s)) {
-			note(s, "to '%s' becomes %d", a->s, t);
-			return put_i(s, "to", t);
+			ns_note(s, "to '%s' becomes %d", a->s, t);
+			return ns_put_i(s, "to", t);
 		}
 	}
-	return refuse(s, "attribute 'to' names no data type ('%s')", a->s ? a->s : "");
+	return ns_refuse(s, "attribute 'to' names no data type ('%s')", a->s ? a->s : "");
 }
 
 /* Clip-11 takes min and max as inputs (absent: no bound). */
 static bool up_clip11(nstate *s)
 {
-	sattr *lo = get(s, "min"), *hi = get(s, "max");
-	if (lo && (!scalar_to_input(s, "min", 1, lo->f) || s->refused))
+	sattr *lo = ns_get(s, "min"), *hi = ns_get(s, "max");
+	if (lo && (!ns_scalar_to_input(s, "min", 1, lo->f) || s->refused))
 		return !s->r->nomem;
-	if (hi && (!scalar_to_input(s, "max", 2, hi->f) || s->refused))
+	if (hi && (!ns_scalar_to_input(s, "max", 2, hi->f) || s->refused))
 		return !s->r->nomem;
 	if (lo)
 		lo->gone = true;
@@ -400,10 +141,10 @@ static bool up_clip11(nstate *s)
 /* Concat-1's axis defaulted to 1; Concat-4 requires it. */
 static bool up_concat4(nstate *s)
 {
-	if (get(s, "axis"))
+	if (ns_get(s, "axis"))
 		return true;
-	note(s, "axis 1 (the old default) made explicit");
-	return put_i(s, "axis", 1);
+	ns_note(s, "axis 1 (the old default) made explicit");
+	return ns_put_i(s, "axis", 1);
 }
 
 /* Dropout-7 has no is_test: runtimes run it as inference (identity). */
@@ -411,34 +152,34 @@ static bool up_dropout7(nstate *s)
 {
 	if (training_refused(s))
 		return true;
-	removed(s, "is_test");
+	ns_removed(s, "is_test");
 	return true;
 }
 
 /* Dropout-10's mask is BOOL (it had the data's type). */
-static bool up_dropout10(nstate *s) { return drop_outputs_after(s, 1, "its type changes to BOOL at opset 10"); }
+static bool up_dropout10(nstate *s) { return ns_drop_outputs_after(s, 1, "its type changes to BOOL at opset 10"); }
 
 /* Dropout-12 takes ratio as an input (a float scalar; absent: 0.5). */
 static bool up_dropout12(nstate *s)
 {
-	sattr *a = get(s, "ratio");
+	sattr *a = ns_get(s, "ratio");
 	if (!a)
 		return true;
 	const char *name;
 	if (!rw_scalar(s->r, s->g, s->base, "ratio", DT_FLOAT, a->f, &name))
 		return false;
 	a->gone = true;
-	note(s, "attribute ratio becomes input 1 '%s'", name);
-	return set_input(s, 1, name);
+	ns_note(s, "attribute ratio becomes input 1 '%s'", name);
+	return ns_set_input(s, 1, name);
 }
 
 /* Upsample-1 had height_scale/width_scale on NCHW and mode bilinear; 7 has scales
  * over every axis and mode linear. */
 static bool up_upsample7(nstate *s)
 {
-	sattr *h = get(s, "height_scale"), *w = get(s, "width_scale"), *mode = get(s, "mode");
+	sattr *h = ns_get(s, "height_scale"), *w = ns_get(s, "width_scale"), *mode = ns_get(s, "mode");
 	if (!h || !w)
-		return refuse(s, "height_scale and width_scale are required");
+		return ns_refuse(s, "height_scale and width_scale are required");
 	float *sc = arena_array(s->r->m->arena, 4, sizeof *sc);
 	if (!sc)
 		return rw_nomem(s->r), false;
@@ -446,24 +187,24 @@ static bool up_upsample7(nstate *s)
 	sc[2] = h->f;
 	sc[3] = w->f;
 	h->gone = w->gone = true;
-	note(s, "height_scale, width_scale become scales [1, 1, %g, %g]", (double)sc[2], (double)sc[3]);
+	ns_note(s, "height_scale, width_scale become scales [1, 1, %g, %g]", (double)sc[2], (double)sc[3]);
 	if (mode && mode->type == AT_STRING && mode->s && !strcmp(mode->s, "bilinear")) {
-		note(s, "mode bilinear becomes linear");
-		if (!put_s(s, "mode", "linear"))
+		ns_note(s, "mode bilinear becomes linear");
+		if (!ns_put_s(s, "mode", "linear"))
 			return false;
 	}
-	return put_floats(s, "scales", sc, 4);
+	return ns_put_floats(s, "scales", sc, 4);
 }
 
 /* Upsample-9 takes scales as an input. */
 static bool up_upsample9(nstate *s)
 {
-	sattr *a = get(s, "scales");
+	sattr *a = ns_get(s, "scales");
 	if (!a || a->type != AT_FLOATS)
-		return refuse(s, "attribute 'scales' is missing");
+		return ns_refuse(s, "attribute 'scales' is missing");
 	double v[64];
 	if (a->n > 64)
-		return refuse(s, "more than 64 scales");
+		return ns_refuse(s, "more than 64 scales");
 	for (int32_t k = 0; k < a->n; k++)
 		v[k] = a->floats[k];
 	const char *name = rw_init_name(s->r, s->base, "scales");
@@ -472,39 +213,27 @@ static bool up_upsample9(nstate *s)
 		return rw_nomem(s->r), false;
 	s->r->ninits++;
 	a->gone = true;
-	note(s, "attribute scales becomes input 1 '%s'", name);
-	return set_input(s, 1, name);
+	ns_note(s, "attribute scales becomes input 1 '%s'", name);
+	return ns_set_input(s, 1, name);
 }
 
 /* RNN, GRU, LSTM: opset 7 dropped output_sequence (Y is simply optional). */
 static bool up_rnn7(nstate *s)
 {
-	removed(s, "output_sequence");
+	ns_removed(s, "output_sequence");
 	return true;
 }
 
 /* LpPool-2, GlobalLpPool-2: p is an integer (it was a float). */
 static bool up_lppool2(nstate *s)
 {
-	sattr *a = get(s, "p");
+	sattr *a = ns_get(s, "p");
 	if (!a || a->type != AT_FLOAT)
 		return true;
 	if (a->f != floorf(a->f) || a->f < 1 || a->f > 1e9f)
-		return refuse(s, "p = %g is not a positive integer", (double)a->f);
-	note(s, "p becomes an integer");
-	return put_i(s, "p", (int64_t)a->f);
-}
-
-/* The dims of input k as inference knows them (symbols resolved); rank -1 when
- * unknown. At most 64 dims. */
-static int32_t input_dims(nstate *s, int32_t k, dim *d)
-{
-	const value *v = input_value(s, k);
-	if (!v || v->ti.kind != TK_TENSOR || v->ti.rank < 0 || v->ti.rank > 64)
-		return -1;
-	for (int32_t i = 0; i < v->ti.rank; i++)
-		d[i] = dim_resolve(&s->r->m->syms, v->ti.dims[i]);
-	return v->ti.rank;
+		return ns_refuse(s, "p = %g is not a positive integer", (double)a->f);
+	ns_note(s, "p becomes an integer");
+	return ns_put_i(s, "p", (int64_t)a->f);
 }
 
 /* PRelu before 7 read a slope of one element as shared and a 1-D slope as one value
@@ -516,9 +245,9 @@ static int32_t input_dims(nstate *s, int32_t k, dim *d)
 static bool up_prelu7(nstate *s)
 {
 	dim x[64], sl[64];
-	int32_t xr = input_dims(s, 0, x), sr = input_dims(s, 1, sl);
+	int32_t xr = ns_input_dims(s, 0, x), sr = ns_input_dims(s, 1, sl);
 	if (xr < 0 || sr < 0)
-		return refuse(s, "the ranks of X and slope must be known: PRelu-7 broadcasts slope numpy's way, "
+		return ns_refuse(s, "the ranks of X and slope must be known: PRelu-7 broadcasts slope numpy's way, "
 				 "where a 1-D slope was per channel before");
 	bool ones = true, same = sr == xr;
 	for (int32_t k = 0; k < sr; k++) {
@@ -528,10 +257,10 @@ static bool up_prelu7(nstate *s)
 	if (ones || same || (sr == 1 && xr == 2))
 		return true; /* shared, elementwise, or right alignment is already axis 1 */
 	if (sr != 1 || xr < 2)
-		return refuse(s, "slope of rank %d on X of rank %d: only a slope of one element, of X's shape, or of "
+		return ns_refuse(s, "slope of rank %d on X of rank %d: only a slope of one element, of X's shape, or of "
 				 "one value per channel has a meaning before opset 7", sr, xr);
 	if (sl[0].kind == DIM_KNOWN && x[1].kind == DIM_KNOWN && sl[0].v != x[1].v)
-		return refuse(s, "slope has %lld values for %lld channels", (long long)sl[0].v, (long long)x[1].v);
+		return ns_refuse(s, "slope has %lld values for %lld channels", (long long)sl[0].v, (long long)x[1].v);
 	rw *r = s->r;
 	int64_t axes[63];
 	for (int32_t k = 0; k < xr - 2; k++)
@@ -562,92 +291,92 @@ static bool up_prelu7(nstate *s)
 		    !rw_set_attr_ints(r, np, "axes", axes, xr - 2))
 			return false;
 	}
-	note(s, "the per-channel slope '%s' reshaped to rank %d ('%s')", slope, xr - 1, placed);
-	return set_input(s, 1, placed);
+	ns_note(s, "the per-channel slope '%s' reshaped to rank %d ('%s')", slope, xr - 1, placed);
+	return ns_set_input(s, 1, placed);
 }
 
 /* Pad-2 renamed paddings to pads. */
 static bool up_pad2(nstate *s)
 {
-	sattr *a = get(s, "paddings");
+	sattr *a = ns_get(s, "paddings");
 	if (!a)
 		return true;
 	if (a->type != AT_INTS)
-		return refuse(s, "attribute 'paddings' is not a list of integers");
+		return ns_refuse(s, "attribute 'paddings' is not a list of integers");
 	const int64_t *v = a->ints;
 	int32_t n = a->n;
 	a->gone = true;
-	note(s, "paddings renamed pads");
-	return put_ints(s, "pads", v, n);
+	ns_note(s, "paddings renamed pads");
+	return ns_put_ints(s, "pads", v, n);
 }
 
 /* Pad-11 takes pads and the constant as inputs. */
 static bool up_pad11(nstate *s)
 {
-	if (!ints_to_input(s, "pads", 1, true) || s->refused)
+	if (!ns_ints_to_input(s, "pads", 1, true) || s->refused)
 		return !s->r->nomem;
-	sattr *v = get(s, "value");
+	sattr *v = ns_get(s, "value");
 	if (!v)
 		return true;
 	v->gone = true;
 	if (v->f == 0.0f) {
-		note(s, "remove value 0 (the default constant)");
+		ns_note(s, "remove value 0 (the default constant)");
 		return true;
 	}
-	return scalar_to_input(s, "value", 2, v->f);
+	return ns_scalar_to_input(s, "value", 2, v->f);
 }
 
 static bool up_reshape5(nstate *s)
 {
-	removed(s, "consumed_inputs");
-	return ints_to_input(s, "shape", 1, true);
+	ns_removed(s, "consumed_inputs");
+	return ns_ints_to_input(s, "shape", 1, true);
 }
 
 static bool up_slice10(nstate *s)
 {
-	if (!ints_to_input(s, "starts", 1, true) || s->refused || !ints_to_input(s, "ends", 2, true) || s->refused)
+	if (!ns_ints_to_input(s, "starts", 1, true) || s->refused || !ns_ints_to_input(s, "ends", 2, true) || s->refused)
 		return !s->r->nomem;
-	return ints_to_input(s, "axes", 3, false);
+	return ns_ints_to_input(s, "axes", 3, false);
 }
 
 /* Split-1 could take `split` as a second input; Split-2 only as an attribute. */
 static bool up_split2(nstate *s)
 {
-	const value *v = input_value(s, 1);
+	const value *v = ns_input_value(s, 1);
 	if (!v)
 		return true;
 	if (v->ti.nval < 0 || v->ti.nval > 64)
-		return refuse(s, "its 'split' input is not a known constant");
+		return ns_refuse(s, "its 'split' input is not a known constant");
 	int64_t *sp = arena_array(s->r->m->arena, v->ti.nval ? (size_t)v->ti.nval : 1, sizeof *sp);
 	if (!sp)
 		return rw_nomem(s->r), false;
 	for (int32_t k = 0; k < v->ti.nval; k++) {
 		dim d = dim_resolve(&s->r->m->syms, v->ti.val[k]);
 		if (d.kind != DIM_KNOWN)
-			return refuse(s, "its 'split' input is not a known constant");
+			return ns_refuse(s, "its 'split' input is not a known constant");
 		sp[k] = d.v;
 	}
 	s->ninputs = 1;
 	s->inputs_set = true;
-	note(s, "input 'split' becomes an attribute");
-	return put_ints(s, "split", sp, v->ti.nval);
+	ns_note(s, "input 'split' becomes an attribute");
+	return ns_put_ints(s, "split", sp, v->ti.nval);
 }
 
-static bool up_split13(nstate *s) { return ints_to_input(s, "split", 1, false); }
+static bool up_split13(nstate *s) { return ns_ints_to_input(s, "split", 1, false); }
 /* Squeeze, Unsqueeze, ReduceSum at 13: axes is an input. */
-static bool up_axes_input(nstate *s) { return ints_to_input(s, "axes", 1, false); }
+static bool up_axes_input(nstate *s) { return ns_ints_to_input(s, "axes", 1, false); }
 
 static bool up_topk10(nstate *s)
 {
-	sattr *a = get(s, "k");
+	sattr *a = ns_get(s, "k");
 	if (!a || a->type != AT_INT)
-		return refuse(s, "attribute 'k' is missing");
+		return ns_refuse(s, "attribute 'k' is missing");
 	const char *name;
 	if (!rw_ints(s->r, s->g, s->base, "k", &a->i, 1, &name))
 		return false;
 	a->gone = true;
-	note(s, "attribute k becomes input 1 '%s'", name);
-	return set_input(s, 1, name);
+	ns_note(s, "attribute k becomes input 1 '%s'", name);
+	return ns_set_input(s, 1, name);
 }
 
 /* Softmax, LogSoftmax, Hardmax before 13 flatten the input to 2-D at `axis` (default
@@ -656,23 +385,23 @@ static bool up_topk10(nstate *s)
  * Reshape back to the input's shape (this node becomes the Reshape). */
 static bool up_softmax13(nstate *s)
 {
-	sattr *a = get(s, "axis");
+	sattr *a = ns_get(s, "axis");
 	int64_t axis = a && a->type == AT_INT ? a->i : 1;
-	const value *x = input_value(s, 0);
+	const value *x = ns_input_value(s, 0);
 	int32_t rank = x && x->ti.kind == TK_TENSOR ? x->ti.rank : RANK_UNKNOWN;
 	if (axis == -1 || (rank >= 0 && axis == rank - 1)) {
 		if (axis == -1 && a)
 			return true;
-		note(s, "axis %lld stated as -1 (the new default meaning)", (long long)axis);
-		return put_i(s, "axis", -1);
+		ns_note(s, "axis %lld stated as -1 (the new default meaning)", (long long)axis);
+		return ns_put_i(s, "axis", -1);
 	}
 	if (rank < 0)
-		return refuse(s, "axis %lld is not known to be the last one (the rank of the input is unknown)",
+		return ns_refuse(s, "axis %lld is not known to be the last one (the rank of the input is unknown)",
 			      (long long)axis);
 	/* Flatten's axis: [-rank, rank], a negative one counting from rank. */
 	int32_t at = rank;
 	if (axis != rank && !shape_axis(axis, rank, &at))
-		return refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
+		return ns_refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
 	axis = at;
 	rw *r = s->r;
 	struct Onnx__NodeProto *np;
@@ -692,197 +421,36 @@ static bool up_softmax13(nstate *s)
 	s->op = "Reshape";
 	s->op_set = true;
 	s->ninputs = 0;
-	if (!set_input(s, 0, rows) || !set_input(s, 1, shp))
+	if (!ns_set_input(s, 0, rows) || !ns_set_input(s, 1, shp))
 		return false;
 	/* allowzero: a 0 in the shape is a size, not "copy" (the input may be empty). */
-	if (r->to >= 14 && !put_i(s, "allowzero", 1))
+	if (r->to >= 14 && !ns_put_i(s, "allowzero", 1))
 		return false;
-	note(s, "axis %lld of rank %d: Flatten, %s on rows, Reshape back (this node becomes the Reshape)",
+	ns_note(s, "axis %lld of rank %d: Flatten, %s on rows, Reshape back (this node becomes the Reshape)",
 	     (long long)axis, rank, s->n->op_type);
 	return true;
-}
-
-/* ---- shared by the downward adapters --------------------------------------------------- */
-
-/* Whether input k of the copy is absent (never given, or ""). */
-static bool absent(nstate *s, int32_t k) { return k >= s->ninputs || !s->inputs[k] || !s->inputs[k][0]; }
-
-/* Drops input k and every absent one after the last present input. */
-static void drop_input(nstate *s, int32_t k)
-{
-	if (k < s->ninputs)
-		s->inputs[k] = "";
-	while (s->ninputs > 0 && absent(s, s->ninputs - 1))
-		s->ninputs--;
-	s->inputs_set = true;
-}
-
-/* The integers input k holds, as inference knows them (an initializer, a Constant, a
- * computed shape): their count, or -1 when not all are known. At most max. */
-static int32_t const_ints(nstate *s, int32_t k, int64_t *out, int32_t max)
-{
-	const value *v = absent(s, k) ? NULL : input_value(s, k);
-	if (!v || v->ti.nval < 0 || v->ti.nval > max)
-		return -1;
-	for (int32_t i = 0; i < v->ti.nval; i++) {
-		dim d = dim_resolve(&s->r->m->syms, v->ti.val[i]);
-		if (d.kind != DIM_KNOWN)
-			return -1;
-		out[i] = d.v;
-	}
-	return v->ti.nval;
-}
-
-/* The one floating-point value input k holds, when inference knows it. */
-static bool const_float(nstate *s, int32_t k, double *out)
-{
-	const value *v = absent(s, k) ? NULL : input_value(s, k);
-	if (!v)
-		return false;
-	if (v->ti.nfval == 1) {
-		*out = v->ti.fval[0];
-		return true;
-	}
-	if (v->ti.nval == 1) {
-		dim d = dim_resolve(&s->r->m->syms, v->ti.val[0]);
-		if (d.kind == DIM_KNOWN) {
-			*out = (double)d.v;
-			return true;
-		}
-	}
-	return false;
-}
-
-static const char *input_name(nstate *s, int32_t k) { return absent(s, k) ? "" : s->inputs[k]; }
-
-/* Input k, a known constant list of integers, becomes attribute attr. */
-static bool input_to_ints(nstate *s, int32_t k, const char *attr)
-{
-	if (absent(s, k))
-		return true;
-	int64_t v[64];
-	int32_t n = const_ints(s, k, v, 64);
-	if (n < 0)
-		return refuse(s, "input %d ('%s') is not a known constant, and attribute '%s' of opset %lld must be one", k,
-			      input_name(s, k), attr, (long long)s->step - 1);
-	int64_t *c = arena_array(s->r->m->arena, n ? (size_t)n : 1, sizeof *c);
-	if (!c)
-		return rw_nomem(s->r), false;
-	memcpy(c, v, (size_t)n * sizeof *c);
-	note(s, "input %d '%s' becomes attribute %s", k, input_name(s, k), attr);
-	drop_input(s, k);
-	return put_ints(s, attr, c, n);
-}
-
-/* Input k, a known scalar, becomes the float attribute attr (absent: stays absent). */
-static bool input_to_float(nstate *s, int32_t k, const char *attr)
-{
-	if (absent(s, k))
-		return true;
-	double v;
-	if (!const_float(s, k, &v))
-		return refuse(s, "input %d ('%s') is not a known constant, and attribute '%s' of opset %lld must be one", k,
-			      input_name(s, k), attr, (long long)s->step - 1);
-	note(s, "input %d '%s' becomes attribute %s", k, input_name(s, k), attr);
-	drop_input(s, k);
-	sattr *a = put(s, attr, AT_FLOAT);
-	if (!a)
-		return false;
-	a->f = (float)v;
-	return true;
-}
-
-static const char *attr_s(nstate *s, const char *name, const char *dflt)
-{
-	sattr *a = get(s, name);
-	return a && a->type == AT_STRING && a->s ? a->s : dflt;
-}
-
-static int64_t attr_i(nstate *s, const char *name, int64_t dflt)
-{
-	sattr *a = get(s, name);
-	return a && a->type == AT_INT ? a->i : dflt;
-}
-
-/* The rank of input 0 when inference knows it, else -1. */
-static int32_t rank0(nstate *s)
-{
-	const value *v = input_value(s, 0);
-	return v && v->ti.kind == TK_TENSOR && v->ti.rank >= 0 ? v->ti.rank : -1;
-}
-
-/* An empty FLOAT initializer: Resize-11's roi or scales where it has none. */
-static bool empty_floats(nstate *s, const char *role, const char **out)
-{
-	rw *r = s->r;
-	*out = rw_init_name(r, s->base, role);
-	int64_t dims[1] = {0};
-	double none[1] = {0};
-	r->ninits++;
-	if (r->apply && !edit_add_initializer(r->e, s->g, *out, DT_FLOAT, dims, 1, NULL, none))
-		return rw_nomem(r), false;
-	return true;
-}
-
-/* A rank-0 constant of input 0's (floating) element type, for decompositions. */
-static bool const_like(nstate *s, const char *role, double v, const char **out)
-{
-	int32_t elem = input_elem(s, 0);
-	bool is_float = false;
-	if (!elem || !edit_dtype_encodable(elem, &is_float) || !is_float)
-		return refuse(s, "the element type of '%s' is not known to be a floating one", input_name(s, 0)), true;
-	return rw_scalar(s->r, s->g, s->base, role, elem, v, out);
-}
-
-/* The node becomes op on inputs (a, b): the last node of a decomposition. */
-static bool become(nstate *s, const char *op, const char *a, const char *b)
-{
-	for (int32_t i = 0; i < s->nattrs; i++)
-		s->attrs[i].gone = true;
-	s->op = op;
-	s->op_set = true;
-	s->built = true;
-	s->ninputs = 0;
-	return set_input(s, 0, a) && (!b || set_input(s, 1, b));
-}
-
-static bool ins2(nstate *s, const char *op, const char *role, const char *a, const char *b, const char **out)
-{
-	const char *in[2] = {a, b};
-	struct Onnx__NodeProto *np;
-	return rw_insert(s->r, s->g, s->ni, op, s->base, role, b ? 2 : 1, in, out, &np);
 }
 
 /* Selu-6 changed alpha's default from 1.6732 to 1.67326: the old one is written. */
 static bool up_selu6(nstate *s)
 {
-	removed(s, "consumed_inputs");
-	if (get(s, "alpha"))
+	ns_removed(s, "consumed_inputs");
+	if (ns_get(s, "alpha"))
 		return true;
-	sattr *a = put(s, "alpha", AT_FLOAT);
+	sattr *a = ns_put(s, "alpha", AT_FLOAT);
 	if (!a)
 		return false;
 	a->f = 1.6732f;
-	note(s, "alpha 1.6732 (the old default) made explicit");
+	ns_note(s, "alpha 1.6732 (the old default) made explicit");
 	return true;
 }
 
 /* ---- the adapters of opset 10 and later ------------------------------------------------ */
 
-/* An adapter for no direction, or an operator the target predates. */
-static bool no_adapter(nstate *s)
-{
-	if (s->first_row)
-		return refuse(s, "%s does not exist at opset %lld (it came with opset %lld)", s->op, (long long)s->r->to,
-			      (long long)s->step);
-	return refuse(s, "%s changed at opset %lld and onnxshape has no adapter %s", s->op, (long long)s->step,
-		      s->down ? "back to the version before" : "to it");
-}
-
 /* Axes counted from the back came with opset 11; before, they must be positive. */
 static bool dn_neg_axis(nstate *s)
 {
-	int32_t rank = rank0(s);
+	int32_t rank = ns_rank0(s);
 	for (int32_t i = 0; i < s->nattrs; i++) {
 		sattr *a = &s->attrs[i];
 		if (a->gone || (strcmp(a->name, "axis") && strcmp(a->name, "axes")))
@@ -897,18 +465,18 @@ static bool dn_neg_axis(nstate *s)
 		/* Unsqueeze's axes count in the output's rank. */
 		int32_t r = rank < 0 ? -1 : !strcmp(s->op, "Unsqueeze") ? rank + n : rank;
 		if (r < 0)
-			return refuse(s, "its %s counts from the back, which needs opset 11, and the rank of '%s' is unknown",
-				      a->name, input_name(s, 0));
+			return ns_refuse(s, "its %s counts from the back, which needs opset 11, and the rank of '%s' is unknown",
+				      a->name, ns_input_name(s, 0));
 		int64_t *c = arena_array(s->r->m->arena, (size_t)n, sizeof *c);
 		if (!c)
 			return rw_nomem(s->r), false;
 		for (int32_t k = 0; k < n; k++)
 			c[k] = v[k] < 0 ? v[k] + r : v[k];
-		note(s, "%s counted from the front", a->name);
+		ns_note(s, "%s counted from the front", a->name);
 		if (a->type == AT_INT) {
-			if (!put_i(s, a->name, c[0]))
+			if (!ns_put_i(s, a->name, c[0]))
 				return false;
-		} else if (!put_ints(s, a->name, c, n))
+		} else if (!ns_put_ints(s, a->name, c, n))
 			return false;
 	}
 	return true;
@@ -920,195 +488,291 @@ static bool dn_neg_axis(nstate *s)
 static bool dn_axes_input(nstate *s)
 {
 	bool reduce = !strncmp(s->op, "Reduce", 6);
-	if (reduce && attr_i(s, "noop_with_empty_axes", 0)) {
-		int64_t v[64];
-		if (absent(s, 1) || const_ints(s, 1, v, 64) == 0)
-			return refuse(s, "noop_with_empty_axes=1 with no axes (no reduction) has no form before opset %lld",
-				      (long long)s->step);
-		if (const_ints(s, 1, v, 64) < 0)
-			return refuse(s, "noop_with_empty_axes=1 and axes '%s' not a known constant", input_name(s, 1));
-	}
-	if (reduce && get(s, "noop_with_empty_axes"))
-		removed(s, "noop_with_empty_axes");
 	int64_t v[64];
-	if (!absent(s, 1) && const_ints(s, 1, v, 64) == 0) {
+	if (reduce && s->step == 18 && !ns_absent(s, 1) && ns_const_ints(s, 1, v, 64) < 0) {
+		bool done = false;
+		if (!dn_reduce_axes_computed(s, &done))
+			return false;
+		if (done || s->refused)
+			return true;
+	}
+	if (reduce && ns_attr_i(s, "noop_with_empty_axes", 0)) {
+		if (ns_absent(s, 1) || ns_const_ints(s, 1, v, 64) == 0)
+			return ns_refuse(s, "noop_with_empty_axes=1 with no axes (no reduction) has no form before opset %lld",
+				      (long long)s->step);
+		if (ns_const_ints(s, 1, v, 64) < 0)
+			return ns_refuse(s, "noop_with_empty_axes=1 and axes '%s' not a known constant", ns_input_name(s, 1));
+	}
+	if (reduce && ns_get(s, "noop_with_empty_axes"))
+		ns_removed(s, "noop_with_empty_axes");
+	if (!ns_absent(s, 1) && ns_const_ints(s, 1, v, 64) == 0) {
 		/* An empty list reduces every axis, as no attribute does. */
-		note(s, "empty axes input '%s' removed", input_name(s, 1));
-		drop_input(s, 1);
+		ns_note(s, "empty axes input '%s' removed", ns_input_name(s, 1));
+		ns_drop_input(s, 1);
 		return true;
 	}
-	return input_to_ints(s, 1, "axes");
+	return ns_input_to_ints(s, 1, "axes");
 }
 
 /* Split-13 takes split as an input; Split-11 an attribute. */
-static bool dn_split13(nstate *s) { return input_to_ints(s, 1, "split"); }
+static bool dn_split13(nstate *s) { return ns_input_to_ints(s, 1, "split"); }
 
 /* Split-18 requires split or num_outputs: the equal split of earlier versions is
  * num_outputs = the number of outputs. */
 static bool up_split18(nstate *s)
 {
-	if (!absent(s, 1) || get(s, "num_outputs"))
+	if (!ns_absent(s, 1) || ns_get(s, "num_outputs"))
 		return true;
-	note(s, "num_outputs %d (the equal split) made explicit", s->noutputs);
-	return put_i(s, "num_outputs", s->noutputs);
+	ns_note(s, "num_outputs %d (the equal split) made explicit", s->noutputs);
+	return ns_put_i(s, "num_outputs", s->noutputs);
+}
+
+/* Split-18's num_outputs on an axis whose size is known only at run time: the
+ * sizes computed, parts - 1 chunks of ceil(n / parts) and the rest (Shape, Gather,
+ * Add, Div, Mul, Sub, Concat), as Split-13's split input. */
+static bool split18_computed(nstate *s, int64_t axis, int64_t parts)
+{
+	rw *r = s->r;
+	const char *n, *p, *pm1, *t, *chunk, *c1, *used, *last, *l1, *sizes[64];
+	static const int64_t at0[1] = {0};
+	struct Onnx__NodeProto *np;
+	if (!ns_ins_dim(s, "axis_size", ns_input_name(s, 0), axis, &n) ||
+	    !rw_scalar(r, s->g, s->base, "parts", DT_INT64, (double)parts, &p) ||
+	    !rw_scalar(r, s->g, s->base, "parts_less_one", DT_INT64, (double)(parts - 1), &pm1) ||
+	    !ns_ins2(s, "Add", "rounded_up", n, pm1, &t) || !ns_ins2(s, "Div", "chunk", t, p, &chunk) ||
+	    !ns_ins_unsqueeze(s, "chunk_1d", chunk, at0, 1, &c1) || !ns_ins2(s, "Mul", "chunks_before", chunk, pm1, &used) ||
+	    !ns_ins2(s, "Sub", "last_chunk", n, used, &last) || !ns_ins_unsqueeze(s, "last_1d", last, at0, 1, &l1))
+		return false;
+	for (int64_t k = 0; k < parts - 1; k++)
+		sizes[k] = c1;
+	sizes[parts - 1] = l1;
+	const char *split;
+	if (!ns_insn(s, "Concat", "split", (int32_t)parts, sizes, &split, &np) || !rw_set_attr_i(r, np, "axis", 0))
+		return false;
+	ns_note(s, "num_outputs %lld becomes split sizes computed from the axis's size ('%s')", (long long)parts, split);
+	return ns_set_input(s, 1, split);
 }
 
 /* num_outputs came with 18, and with it chunks of ceil(n / num_outputs), the last
  * smaller: the sizes are written out when the split axis has a known size. */
 static bool dn_split18(nstate *s)
 {
-	sattr *a = get(s, "num_outputs");
+	sattr *a = ns_get(s, "num_outputs");
 	if (!a)
 		return true;
 	int64_t parts = a->i;
 	a->gone = true;
-	int64_t axis = attr_i(s, "axis", 0);
+	int64_t axis = ns_attr_i(s, "axis", 0);
 	dim d[64];
-	int32_t rank = input_dims(s, 0, d);
+	int32_t rank = ns_input_dims(s, 0, d);
 	int32_t at;
+	if (parts > 1 && parts <= 64 && s->r->to >= 13 && (rank < 0 || (shape_axis(axis, rank, &at) && d[at].kind != DIM_KNOWN)))
+		return split18_computed(s, axis, parts);
 	if (rank < 0 || !shape_axis(axis, rank, &at) || d[at].kind != DIM_KNOWN || parts <= 0)
-		return refuse(s, "num_outputs=%lld on an axis whose size is unknown (Split-13 splits equally only what "
+		return ns_refuse(s, "num_outputs=%lld on an axis whose size is unknown (Split-13 splits equally only what "
 				 "divides)", (long long)parts);
 	int64_t n = d[at].v, chunk = (n + parts - 1) / parts;
 	if (n % parts == 0) {
-		note(s, "num_outputs removed (the equal split)");
+		ns_note(s, "num_outputs removed (the equal split)");
 		return true;
 	}
 	int64_t sizes[64];
 	if (parts > 64)
-		return refuse(s, "more than 64 outputs");
+		return ns_refuse(s, "more than 64 outputs");
 	for (int64_t k = 0; k < parts; k++)
 		sizes[k] = k + 1 < parts ? chunk : n - chunk * (parts - 1);
 	const char *name;
 	if (!rw_ints(s->r, s->g, s->base, "split", sizes, (int32_t)parts, &name))
 		return false;
-	note(s, "num_outputs %lld becomes split sizes '%s'", (long long)parts, name);
-	return set_input(s, 1, name);
+	ns_note(s, "num_outputs %lld becomes split sizes '%s'", (long long)parts, name);
+	return ns_set_input(s, 1, name);
+}
+
+/* DFT-20 takes the axis as input 2 (a scalar, default -2, the last signal axis);
+ * DFT-17 as an attribute (default 1). The same axis of the input either way,
+ * written counted from the front where the rank is known. */
+static bool up_dft20(nstate *s)
+{
+	sattr *a = ns_get(s, "axis");
+	int64_t axis = a && a->type == AT_INT ? a->i : 1;
+	int32_t rank = ns_rank0(s), at;
+	if (axis < 0 && rank >= 0 && shape_axis(axis, rank, &at))
+		axis = at;
+	const char *name;
+	if (!rw_scalar(s->r, s->g, s->base, "axis", DT_INT64, (double)axis, &name))
+		return false;
+	if (a)
+		a->gone = true;
+	ns_note(s, "axis %lld becomes input 2 '%s'", (long long)axis, name);
+	return ns_set_input(s, 2, name);
+}
+
+static bool dn_dft20(nstate *s)
+{
+	int64_t axis = -2;
+	if (!ns_absent(s, 2) && ns_const_ints(s, 2, &axis, 1) != 1)
+		return ns_refuse(s, "axis '%s' is not a known constant (DFT-17 takes it as an attribute)", ns_input_name(s, 2));
+	int32_t rank = ns_rank0(s), at;
+	if (axis < 0) {
+		if (rank < 0 || !shape_axis(axis, rank, &at))
+			return ns_refuse(s, "axis %lld counts from the back and the rank of '%s' is unknown", (long long)axis,
+				      ns_input_name(s, 0));
+		axis = at;
+	}
+	ns_note(s, "axis %lld becomes an attribute", (long long)axis);
+	ns_drop_input(s, 2);
+	return ns_put_i(s, "axis", axis);
 }
 
 /* Clip-11 takes min and max as inputs; Clip-6 attributes (floats). */
 static bool dn_clip11(nstate *s)
 {
-	if (!input_to_float(s, 2, "max") || s->refused)
+	if (!ns_input_to_float(s, 2, "max") || s->refused)
 		return !s->r->nomem;
-	return input_to_float(s, 1, "min");
+	return ns_input_to_float(s, 1, "min");
 }
 
 /* Dropout-12 takes ratio and training_mode as inputs. Inference (training_mode false
  * or absent) is the identity whatever the ratio; training is refused. */
 static bool dn_dropout12(nstate *s)
 {
-	if (!absent(s, 2)) {
+	if (!ns_absent(s, 2)) {
 		int64_t t;
-		if (const_ints(s, 2, &t, 1) != 1 || t)
-			return refuse(s, "training_mode '%s' is not known to be false", input_name(s, 2));
-		note(s, "training_mode input removed (false)");
-		drop_input(s, 2);
+		if (ns_const_ints(s, 2, &t, 1) != 1 || t)
+			return ns_refuse(s, "training_mode '%s' is not known to be false", ns_input_name(s, 2));
+		ns_note(s, "training_mode input removed (false)");
+		ns_drop_input(s, 2);
 	}
-	if (get(s, "seed"))
-		removed(s, "seed");
-	return input_to_float(s, 1, "ratio");
+	if (ns_get(s, "seed"))
+		ns_removed(s, "seed");
+	return ns_input_to_float(s, 1, "ratio");
 }
 
 /* TopK-10 takes K as an input; TopK-1 an attribute. */
 static bool dn_topk10(nstate *s)
 {
 	int64_t k;
-	if (const_ints(s, 1, &k, 1) != 1)
-		return refuse(s, "K ('%s') is not a known constant", input_name(s, 1));
-	note(s, "input K '%s' becomes attribute k", input_name(s, 1));
-	drop_input(s, 1);
-	return put_i(s, "k", k);
+	if (ns_const_ints(s, 1, &k, 1) != 1)
+		return ns_refuse(s, "K ('%s') is not a known constant", ns_input_name(s, 1));
+	ns_note(s, "input K '%s' becomes attribute k", ns_input_name(s, 1));
+	ns_drop_input(s, 1);
+	return ns_put_i(s, "k", k);
 }
 
 /* Slice-10 takes starts, ends, axes and steps as inputs; Slice-1 has no steps. */
 static bool dn_slice10(nstate *s)
 {
-	if (!absent(s, 4)) {
+	if (!ns_absent(s, 4)) {
 		int64_t st[64];
-		int32_t n = const_ints(s, 4, st, 64);
+		int32_t n = ns_const_ints(s, 4, st, 64);
 		for (int32_t k = 0; k < n; k++)
 			if (st[k] != 1)
 				n = -1;
 		if (n < 0)
-			return refuse(s, "steps '%s' are not known to be all 1", input_name(s, 4));
-		drop_input(s, 4);
+			return ns_refuse(s, "steps '%s' are not known to be all 1", ns_input_name(s, 4));
+		ns_drop_input(s, 4);
 	}
-	if (!input_to_ints(s, 3, "axes") || s->refused || !input_to_ints(s, 2, "ends") || s->refused)
+	if (!ns_input_to_ints(s, 3, "axes") || s->refused || !ns_input_to_ints(s, 2, "ends") || s->refused)
 		return !s->r->nomem;
-	if (absent(s, 1))
-		return refuse(s, "starts is missing");
-	return input_to_ints(s, 1, "starts");
+	if (ns_absent(s, 1))
+		return ns_refuse(s, "starts is missing");
+	return ns_input_to_ints(s, 1, "starts");
 }
 
 /* Pad-11 takes pads and the constant as inputs; Pad-2 attributes. */
 static bool dn_pad11(nstate *s)
 {
-	if (!absent(s, 2)) {
+	if (!ns_absent(s, 2)) {
 		double v;
-		if (!const_float(s, 2, &v))
-			return refuse(s, "constant_value '%s' is not a known constant", input_name(s, 2));
+		if (!ns_const_float(s, 2, &v))
+			return ns_refuse(s, "constant_value '%s' is not a known constant", ns_input_name(s, 2));
 	}
-	if (!input_to_float(s, 2, "value") || s->refused)
+	if (!ns_input_to_float(s, 2, "value") || s->refused)
 		return !s->r->nomem;
-	if (absent(s, 1))
-		return refuse(s, "pads is missing");
-	return input_to_ints(s, 1, "pads");
+	if (ns_absent(s, 1))
+		return ns_refuse(s, "pads is missing");
+	return ns_input_to_ints(s, 1, "pads");
+}
+
+/* Pad-18's axes and pads known only at run time, on an input of known rank: the
+ * pads placed into a zero list for every axis by ScatterElements, at each axis
+ * (counted from the front: Mod) and that plus the rank. */
+static bool pad18_computed(nstate *s, int32_t rank)
+{
+	rw *r = s->r;
+	int64_t zeros[128] = {0};
+	const char *axes = ns_input_name(s, 3), *pads = ns_input_name(s, 1), *a64, *rn, *sh, *pos, *end, *both, *zn, *full;
+	struct Onnx__NodeProto *np;
+	if (!ns_ins_cast(s, "axes_int64", axes, DT_INT64, &a64) || !rw_scalar(r, s->g, s->base, "rank", DT_INT64, rank, &rn) ||
+	    !ns_ins2(s, "Add", "axes_shifted", a64, rn, &sh) || !ns_ins2(s, "Mod", "axes_positive", sh, rn, &pos) ||
+	    !ns_ins2(s, "Add", "axes_end", pos, rn, &end) ||
+	    !rw_insert(r, s->g, s->ni, "Concat", s->base, "pad_positions", 2, (const char *const[]){pos, end}, &both, &np) ||
+	    !rw_set_attr_i(r, np, "axis", 0) || !rw_ints(r, s->g, s->base, "no_pads", zeros, 2 * rank, &zn) ||
+	    !rw_insert(r, s->g, s->ni, "ScatterElements", s->base, "pads", 3, (const char *const[]){zn, both, pads}, &full,
+		       &np) ||
+	    !ns_set_input(s, 1, full))
+		return false;
+	ns_note(s, "axes '%s' removed, pads placed for every axis by ScatterElements ('%s')", axes, full);
+	ns_drop_input(s, 3);
+	return true;
 }
 
 /* Pad-18 added axes (pads for those axes only). */
 static bool dn_pad18(nstate *s)
 {
-	if (absent(s, 3))
+	if (ns_absent(s, 3))
 		return true;
 	int64_t ax[64], pads[128], full[128];
-	int32_t rank = rank0(s), na = const_ints(s, 3, ax, 64);
-	if (rank < 0 || rank > 64 || na < 0 || const_ints(s, 1, pads, 128) != 2 * na)
-		return refuse(s, "axes '%s' (pads of some axes only) came with opset 18, and the rank, axes or pads are "
-				 "not known", input_name(s, 3));
+	int32_t rank = ns_rank0(s), na = ns_const_ints(s, 3, ax, 64);
+	if ((na < 0 || ns_const_ints(s, 1, pads, 128) != 2 * na) && rank >= 1 && rank <= 64 && s->r->to >= 13 &&
+	    ns_input_elem(s, 1) == DT_INT64)
+		return pad18_computed(s, rank);
+	if (rank < 0 || rank > 64 || na < 0 || ns_const_ints(s, 1, pads, 128) != 2 * na)
+		return ns_refuse(s, "axes '%s' (pads of some axes only) came with opset 18, and the rank, axes or pads are "
+				 "not known", ns_input_name(s, 3));
 	for (int32_t k = 0; k < 2 * rank; k++)
 		full[k] = 0;
 	for (int32_t i = 0; i < na; i++) {
 		int32_t at;
 		if (!shape_axis(ax[i], rank, &at))
-			return refuse(s, "axis %lld is out of range", (long long)ax[i]);
+			return ns_refuse(s, "axis %lld is out of range", (long long)ax[i]);
 		full[at] = pads[i];
 		full[at + rank] = pads[i + na];
 	}
 	const char *name;
-	if (!rw_ints(s->r, s->g, s->base, "pads", full, 2 * rank, &name) || !set_input(s, 1, name))
+	if (!rw_ints(s->r, s->g, s->base, "pads", full, 2 * rank, &name) || !ns_set_input(s, 1, name))
 		return false;
-	note(s, "axes '%s' removed, pads written for every axis ('%s')", input_name(s, 3), name);
-	drop_input(s, 3);
+	ns_note(s, "axes '%s' removed, pads written for every axis ('%s')", ns_input_name(s, 3), name);
+	ns_drop_input(s, 3);
 	return true;
 }
 
 static bool dn_pad19(nstate *s)
 {
-	if (!strcmp(attr_s(s, "mode", "constant"), "wrap"))
-		return refuse(s, "mode 'wrap' came with opset 19");
+	if (!strcmp(ns_attr_s(s, "mode", "constant"), "wrap"))
+		return ns_refuse(s, "mode 'wrap' came with opset 19");
 	return true;
 }
 
 /* Shape-15 slices the shape with start and end: a Slice of the whole shape. */
 static bool dn_shape15(nstate *s)
 {
-	int64_t start = attr_i(s, "start", 0);
-	sattr *e = get(s, "end");
+	int64_t start = ns_attr_i(s, "start", 0);
+	sattr *e = ns_get(s, "end");
 	if (start == 0 && !e) {
-		if (get(s, "start"))
-			removed(s, "start");
+		if (ns_get(s, "start"))
+			ns_removed(s, "start");
 		return true;
 	}
 	const char *shp, *st, *en, *ax;
 	int64_t zero = 0, end = e && e->type == AT_INT ? e->i : INT64_MAX;
-	if (!ins2(s, "Shape", "whole_shape", input_name(s, 0), NULL, &shp) ||
+	if (!ns_ins2(s, "Shape", "whole_shape", ns_input_name(s, 0), NULL, &shp) ||
 	    !rw_ints(s->r, s->g, s->base, "start", &start, 1, &st) || !rw_ints(s->r, s->g, s->base, "end", &end, 1, &en) ||
 	    !rw_ints(s->r, s->g, s->base, "axes", &zero, 1, &ax))
 		return false;
-	if (!become(s, "Slice", shp, st) || !set_input(s, 2, en) || !set_input(s, 3, ax))
+	if (!ns_become(s, "Slice", shp, st) || !ns_set_input(s, 2, en) || !ns_set_input(s, 3, ax))
 		return false;
-	note(s, "start %lld, end %lld: Shape, then Slice (this node becomes the Slice)", (long long)start,
+	ns_note(s, "start %lld, end %lld: Shape, then Slice (this node becomes the Slice)", (long long)start,
 	     (long long)end);
 	return true;
 }
@@ -1117,19 +781,19 @@ static bool dn_shape15(nstate *s)
  * every RoiAlign computed output_half_pixel. */
 static bool up_roialign16(nstate *s)
 {
-	if (get(s, "coordinate_transformation_mode"))
+	if (ns_get(s, "coordinate_transformation_mode"))
 		return true;
-	note(s, "coordinate_transformation_mode output_half_pixel (the old behaviour) made explicit");
-	return put_s(s, "coordinate_transformation_mode", "output_half_pixel");
+	ns_note(s, "coordinate_transformation_mode output_half_pixel (the old behaviour) made explicit");
+	return ns_put_s(s, "coordinate_transformation_mode", "output_half_pixel");
 }
 
 static bool dn_roialign16(nstate *s)
 {
-	const char *mode = attr_s(s, "coordinate_transformation_mode", "half_pixel");
+	const char *mode = ns_attr_s(s, "coordinate_transformation_mode", "half_pixel");
 	if (strcmp(mode, "output_half_pixel"))
-		return refuse(s, "coordinate_transformation_mode %s: RoiAlign before 16 computes output_half_pixel only",
+		return ns_refuse(s, "coordinate_transformation_mode %s: RoiAlign before 16 computes output_half_pixel only",
 			      mode);
-	removed(s, "coordinate_transformation_mode");
+	ns_removed(s, "coordinate_transformation_mode");
 	return true;
 }
 
@@ -1137,31 +801,31 @@ static bool dn_roialign16(nstate *s)
  * N-D inputs); the default is the same one. */
 static bool up_gridsample20(nstate *s)
 {
-	const char *m = attr_s(s, "mode", NULL);
+	const char *m = ns_attr_s(s, "mode", NULL);
 	if (!m || (strcmp(m, "bilinear") && strcmp(m, "bicubic")))
 		return true;
-	note(s, "mode %s renamed", m);
-	return put_s(s, "mode", !strcmp(m, "bilinear") ? "linear" : "cubic");
+	ns_note(s, "mode %s renamed", m);
+	return ns_put_s(s, "mode", !strcmp(m, "bilinear") ? "linear" : "cubic");
 }
 
 static bool dn_gridsample20(nstate *s)
 {
-	if (rank0(s) != 4)
-		return refuse(s, "GridSample before 20 takes 4-D inputs only (the rank of '%s' is %s)", input_name(s, 0),
-			      rank0(s) < 0 ? "unknown" : "not 4");
-	const char *m = attr_s(s, "mode", NULL);
+	if (ns_rank0(s) != 4)
+		return ns_refuse(s, "GridSample before 20 takes 4-D inputs only (the rank of '%s' is %s)", ns_input_name(s, 0),
+			      ns_rank0(s) < 0 ? "unknown" : "not 4");
+	const char *m = ns_attr_s(s, "mode", NULL);
 	if (!m || (strcmp(m, "linear") && strcmp(m, "cubic")))
 		return true;
-	note(s, "mode %s renamed", m);
-	return put_s(s, "mode", !strcmp(m, "linear") ? "bilinear" : "bicubic");
+	ns_note(s, "mode %s renamed", m);
+	return ns_put_s(s, "mode", !strcmp(m, "linear") ? "bilinear" : "bicubic");
 }
 
 /* ScatterElements and ScatterND: reductions min and max came with 18. */
 static bool dn_scatter18(nstate *s)
 {
-	const char *red = attr_s(s, "reduction", "none");
+	const char *red = ns_attr_s(s, "reduction", "none");
 	if (!strcmp(red, "min") || !strcmp(red, "max"))
-		return refuse(s, "reduction '%s' came with opset 18", red);
+		return ns_refuse(s, "reduction '%s' came with opset 18", red);
 	return true;
 }
 
@@ -1171,10 +835,10 @@ static bool dn_scatter18(nstate *s)
 static bool rename_to(nstate *s, int64_t lowest, const char *op, const char *why)
 {
 	if (s->r->to < lowest)
-		return no_adapter(s);
+		return ns_no_adapter(s);
 	s->op = op;
 	s->op_set = s->renamed = true;
-	note(s, "%s", why);
+	ns_note(s, "%s", why);
 	return true;
 }
 
@@ -1202,47 +866,47 @@ static bool dn_resize10(nstate *s)
  * scales as inputs 1 and 2. */
 static bool up_resize11(nstate *s)
 {
-	const char *mode = attr_s(s, "mode", "nearest");
-	const char *roi, *scales = input_name(s, 1);
-	if (!empty_floats(s, "roi", &roi))
+	const char *mode = ns_attr_s(s, "mode", "nearest");
+	const char *roi, *scales = ns_input_name(s, 1);
+	if (!ns_empty_floats(s, "roi", &roi))
 		return false;
-	if (!set_input(s, 1, roi) || !set_input(s, 2, scales) ||
-	    !put_s(s, "coordinate_transformation_mode", "asymmetric"))
+	if (!ns_set_input(s, 1, roi) || !ns_set_input(s, 2, scales) ||
+	    !ns_put_s(s, "coordinate_transformation_mode", "asymmetric"))
 		return false;
-	if (!strcmp(mode, "nearest") && !put_s(s, "nearest_mode", "floor"))
+	if (!strcmp(mode, "nearest") && !ns_put_s(s, "nearest_mode", "floor"))
 		return false;
-	note(s, "roi '%s' added, scales moved to input 2, coordinate_transformation_mode asymmetric%s (Resize-10's "
+	ns_note(s, "roi '%s' added, scales moved to input 2, coordinate_transformation_mode asymmetric%s (Resize-10's "
 		"rule) made explicit", roi, !strcmp(mode, "nearest") ? " and nearest_mode floor" : "");
 	return true;
 }
 
 static bool dn_resize11(nstate *s)
 {
-	const char *mode = attr_s(s, "mode", "nearest");
-	const char *ctm = attr_s(s, "coordinate_transformation_mode", "half_pixel");
+	const char *mode = ns_attr_s(s, "mode", "nearest");
+	const char *ctm = ns_attr_s(s, "coordinate_transformation_mode", "half_pixel");
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
-		return refuse(s, "mode %s came with opset 11", mode);
+		return ns_refuse(s, "mode %s came with opset 11", mode);
 	if (strcmp(ctm, "asymmetric"))
-		return refuse(s, "coordinate_transformation_mode %s: Resize-10 computes asymmetric only", ctm);
-	if (!strcmp(mode, "nearest") && strcmp(attr_s(s, "nearest_mode", "round_prefer_floor"), "floor"))
-		return refuse(s, "nearest_mode %s: Resize-10 takes the floor only",
-			      attr_s(s, "nearest_mode", "round_prefer_floor"));
-	if (attr_i(s, "exclude_outside", 0))
-		return refuse(s, "exclude_outside=1 came with opset 11");
-	if (!absent(s, 3))
-		return refuse(s, "sizes '%s' came with opset 11 (Resize-10 takes scales only)", input_name(s, 3));
+		return ns_refuse(s, "coordinate_transformation_mode %s: Resize-10 computes asymmetric only", ctm);
+	if (!strcmp(mode, "nearest") && strcmp(ns_attr_s(s, "nearest_mode", "round_prefer_floor"), "floor"))
+		return ns_refuse(s, "nearest_mode %s: Resize-10 takes the floor only",
+			      ns_attr_s(s, "nearest_mode", "round_prefer_floor"));
+	if (ns_attr_i(s, "exclude_outside", 0))
+		return ns_refuse(s, "exclude_outside=1 came with opset 11");
+	if (!ns_absent(s, 3))
+		return ns_refuse(s, "sizes '%s' came with opset 11 (Resize-10 takes scales only)", ns_input_name(s, 3));
 	dim sd[1];
-	if (absent(s, 2) || (input_dims(s, 2, sd) == 1 && sd[0].kind == DIM_KNOWN && sd[0].v == 0))
-		return refuse(s, "it has no scales");
-	const char *x = input_name(s, 0), *scales = input_name(s, 2);
+	if (ns_absent(s, 2) || (ns_input_dims(s, 2, sd) == 1 && sd[0].kind == DIM_KNOWN && sd[0].v == 0))
+		return ns_refuse(s, "it has no scales");
+	const char *x = ns_input_name(s, 0), *scales = ns_input_name(s, 2);
 	static const char *const gone[] = {"coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
 					   "exclude_outside", "extrapolation_value"};
 	for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
-		if (get(s, gone[i]))
-			removed(s, gone[i]);
+		if (ns_get(s, gone[i]))
+			ns_removed(s, gone[i]);
 	s->ninputs = 0;
-	note(s, "roi dropped, scales moved to input 1");
-	return set_input(s, 0, x) && set_input(s, 1, scales);
+	ns_note(s, "roi dropped, scales moved to input 1");
+	return ns_set_input(s, 0, x) && ns_set_input(s, 1, scales);
 }
 
 /* Resize-13 made roi and scales optional; Resize-11 needs them, empty when unused. */
@@ -1250,18 +914,18 @@ static bool dn_resize13(nstate *s)
 {
 	const char *name;
 	for (int32_t k = 1; k <= 2; k++)
-		if (absent(s, k) && (k == 1 || !absent(s, 3))) {
-			if (!empty_floats(s, k == 1 ? "roi" : "scales", &name) || !set_input(s, k, name))
+		if (ns_absent(s, k) && (k == 1 || !ns_absent(s, 3))) {
+			if (!ns_empty_floats(s, k == 1 ? "roi" : "scales", &name) || !ns_set_input(s, k, name))
 				return false;
-			note(s, "empty %s '%s' given", k == 1 ? "roi" : "scales", name);
+			ns_note(s, "empty %s '%s' given", k == 1 ? "roi" : "scales", name);
 		}
 	return true;
 }
 
 static bool dn_resize19(nstate *s)
 {
-	if (!strcmp(attr_s(s, "coordinate_transformation_mode", "half_pixel"), "half_pixel_symmetric"))
-		return refuse(s, "coordinate_transformation_mode half_pixel_symmetric came with opset 19");
+	if (!strcmp(ns_attr_s(s, "coordinate_transformation_mode", "half_pixel"), "half_pixel_symmetric"))
+		return ns_refuse(s, "coordinate_transformation_mode half_pixel_symmetric came with opset 19");
 	return true;
 }
 
@@ -1270,19 +934,19 @@ static bool dn_resize19(nstate *s)
  * Transpose that swaps it with the last (its own inverse). */
 static bool dn_softmax13(nstate *s)
 {
-	int64_t axis = attr_i(s, "axis", -1);
-	int32_t rank = rank0(s), at;
+	int64_t axis = ns_attr_i(s, "axis", -1);
+	int32_t rank = ns_rank0(s), at;
 	bool last = axis == -1 || (rank >= 0 && axis == rank - 1);
 	if (last && (s->r->to >= 11 || rank >= 0)) {
 		int64_t v = s->r->to >= 11 ? -1 : rank - 1;
-		note(s, "axis %lld (the last one) stated", (long long)v);
-		return put_i(s, "axis", v);
+		ns_note(s, "axis %lld (the last one) stated", (long long)v);
+		return ns_put_i(s, "axis", v);
 	}
 	if (rank < 0)
-		return refuse(s, "axis %lld is not known to be the last one (the rank of '%s' is unknown)", (long long)axis,
-			      input_name(s, 0));
+		return ns_refuse(s, "axis %lld is not known to be the last one (the rank of '%s' is unknown)", (long long)axis,
+			      ns_input_name(s, 0));
 	if (!shape_axis(axis, rank, &at))
-		return refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
+		return ns_refuse(s, "axis %lld is out of range for rank %d", (long long)axis, rank);
 	int64_t perm[64];
 	for (int32_t k = 0; k < rank; k++)
 		perm[k] = k;
@@ -1291,7 +955,7 @@ static bool dn_softmax13(nstate *s)
 	rw *r = s->r;
 	struct Onnx__NodeProto *np;
 	const char *moved, *norm;
-	const char *in0[1] = {input_name(s, 0)};
+	const char *in0[1] = {ns_input_name(s, 0)};
 	if (!rw_insert(r, s->g, s->ni, "Transpose", s->base, "axis_last", 1, in0, &moved, &np) ||
 	    !rw_set_attr_ints(r, np, "perm", perm, rank))
 		return false;
@@ -1299,296 +963,120 @@ static bool dn_softmax13(nstate *s)
 	if (!rw_insert(r, s->g, s->ni, s->op, s->base, "normalised", 1, in1, &norm, &np) ||
 	    !rw_set_attr_i(r, np, "axis", rank - 1))
 		return false;
-	if (!become(s, "Transpose", norm, NULL) || !put_ints(s, "perm", perm, rank))
+	if (!ns_become(s, "Transpose", norm, NULL) || !ns_put_ints(s, "perm", perm, rank))
 		return false;
-	note(s, "axis %d of rank %d: Transpose it last, %s, Transpose back (this node becomes the Transpose)", at, rank,
+	ns_note(s, "axis %d of rank %d: Transpose it last, %s, Transpose back (this node becomes the Transpose)", at, rank,
 	     s->n->op_type);
 	return true;
 }
 
-/* Gelu (opset 20) before it: 0.5 x (1 + erf(x / sqrt 2)), or with approximate=tanh
- * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), its own definition. */
-static bool dn_gelu(nstate *s)
+/* Resize-18 added axes (roi, scales or sizes for those axes only): before, they
+ * cover every axis, 1 (scales), the input's size (sizes) or the whole extent 0 to 1
+ * (roi) for the others. Constants are written out; values known only at run time
+ * are placed into the full list by ScatterElements at the axes' positions. */
+static bool resize_full(nstate *s, int32_t k, int32_t rank, const int64_t *at, int32_t n, const char **out)
 {
-	if (s->r->to < 9)
-		return no_adapter(s);
-	const char *approx = attr_s(s, "approximate", "none");
-	const char *x = input_name(s, 0), *half, *one, *t, *u, *v;
-	if (!const_like(s, "half", 0.5, &half) || s->refused || !const_like(s, "one", 1.0, &one))
-		return !s->r->nomem;
-	if (!strcmp(approx, "tanh")) {
-		const char *k, *c, *x2, *x3;
-		if (!const_like(s, "cubic", 0.044715, &c) || !const_like(s, "sqrt_2_over_pi", 0.7978845608028654, &k) ||
-		    !ins2(s, "Mul", "x2", x, x, &x2) || !ins2(s, "Mul", "x3", x2, x, &x3) ||
-		    !ins2(s, "Mul", "cubic_term", x3, c, &t) || !ins2(s, "Add", "inner", x, t, &u) ||
-		    !ins2(s, "Mul", "scaled", u, k, &v) || !ins2(s, "Tanh", "tanh", v, NULL, &t))
-			return false;
-	} else if (!strcmp(approx, "none")) {
-		const char *k;
-		if (!const_like(s, "inv_sqrt2", 0.7071067811865476, &k) || !ins2(s, "Mul", "scaled", x, k, &v) ||
-		    !ins2(s, "Erf", "erf", v, NULL, &t))
+	rw *r = s->r;
+	int32_t per = k == 1 ? 2 : 1, elem = k == 3 ? DT_INT64 : ns_input_elem(s, k);
+	int64_t pos[128], dims[1] = {(int64_t)per * rank};
+	double base[128];
+	for (int32_t j = 0; j < per; j++)
+		for (int32_t i = 0; i < n; i++)
+			pos[j * n + i] = at[i] + (int64_t)j * rank;
+	for (int32_t i = 0; i < per * rank; i++)
+		base[i] = k == 1 ? (i < rank ? 0.0 : 1.0) : 1.0;
+	const char *bn, *pn;
+	if (k == 3) {
+		if (!ns_ins2(s, "Shape", "dims", ns_input_name(s, 0), NULL, &bn))
 			return false;
 	} else {
-		return refuse(s, "approximate '%s' is neither none nor tanh", approx);
+		if (elem != DT_FLOAT && elem != DT_DOUBLE)
+			return ns_refuse(s, "%s '%s' is neither float nor double", k == 1 ? "roi" : "scales", ns_input_name(s, k));
+		bn = rw_init_name(r, s->base, k == 1 ? "roi_whole" : "scales_ones");
+		r->ninits++;
+		if (r->apply && !edit_add_initializer(r->e, s->g, bn, elem, dims, 1, NULL, base))
+			return rw_nomem(r), false;
 	}
-	if (!ins2(s, "Add", "one_plus", t, one, &u) || !ins2(s, "Mul", "x_times", x, u, &v) ||
-	    !become(s, "Mul", v, half))
+	if (!rw_ints(r, s->g, s->base, "axes_at", pos, per * n, &pn))
 		return false;
-	note(s, "decomposed (approximate %s) into Mul, %s, Add (this node becomes the last Mul)", approx,
-	     !strcmp(approx, "tanh") ? "Tanh" : "Erf");
-	return true;
-}
-
-/* LayerNormalization (opset 17) before it: (x - mean) / sqrt(var + epsilon) * scale
- * + B over the axes from `axis` on, its own definition, for float and double inputs
- * (stash_type computes those in their own precision); Mean and InvStdDev must be
- * unused. */
-static bool dn_layernorm(nstate *s)
-{
-	rw *r = s->r;
-	int32_t rank = rank0(s), at;
-	int32_t elem = input_elem(s, 0);
-	if (r->to < 7)
-		return no_adapter(s);
-	if (elem != DT_FLOAT && elem != DT_DOUBLE)
-		return refuse(s, "the decomposition is exact for float and double inputs only");
-	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
-		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
-	if (!drop_outputs_after(s, 1, "the decomposition computes Y only") || s->refused)
-		return !r->nomem;
-	int64_t axes[64];
-	int32_t na = 0;
-	for (int32_t k = at; k < rank; k++)
-		axes[na++] = k;
-	sattr *ea = get(s, "epsilon");
-	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
-	const char *x = input_name(s, 0), *scale = input_name(s, 1), *bias = input_name(s, 2);
-	const char *mean, *d, *sq, *var, *ve, *sd, *nrm, *e, *sc;
 	struct Onnx__NodeProto *np;
-	const char *in_x[1] = {x};
-	if (!const_like(s, "epsilon", (float)eps, &e) || s->refused)
-		return !r->nomem;
-	if (!rw_insert(r, s->g, s->ni, "ReduceMean", s->base, "mean", 1, in_x, &mean, &np) ||
-	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ins2(s, "Sub", "centred", x, mean, &d) ||
-	    !ins2(s, "Mul", "squared", d, d, &sq))
-		return false;
-	const char *in_sq[1] = {sq};
-	if (!rw_insert(r, s->g, s->ni, "ReduceMean", s->base, "variance", 1, in_sq, &var, &np) ||
-	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ins2(s, "Add", "variance_eps", var, e, &ve) ||
-	    !ins2(s, "Sqrt", "std", ve, NULL, &sd) || !ins2(s, "Div", "normalised", d, sd, &nrm))
-		return false;
-	if (bias[0]) {
-		if (!ins2(s, "Mul", "scaled", nrm, scale, &sc) || !become(s, "Add", sc, bias))
-			return false;
-	} else if (!become(s, "Mul", nrm, scale)) {
-		return false;
-	}
-	s->noutputs = 1;
-	note(s, "decomposed over axes %d..%d into ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div, Mul%s (this node "
-		"becomes the last)", at, rank - 1, bias[0] ? ", Add" : "");
-	return true;
+	const char *in[3] = {bn, pn, ns_input_name(s, k)};
+	return ns_insn(s, "ScatterElements", k == 1 ? "roi" : k == 2 ? "scales" : "sizes", 3, in, out, &np);
 }
 
-/* A float attribute on a node rw_insert made (nothing while planning). */
-static bool set_attr_f(nstate *s, struct Onnx__NodeProto *np, const char *name, float v)
-{
-	if (s->r->apply && !edit_node_set_attr_f(s->r->e, np, name, v))
-		return rw_nomem(s->r), false;
-	return true;
-}
-
-/* A ReduceMean over axes, in the form of the target opset (an input from 18). */
-static bool reduce_mean(nstate *s, const char *role, const char *x, const int64_t *axes, int32_t na, const char **out)
-{
-	rw *r = s->r;
-	struct Onnx__NodeProto *np;
-	if (r->to >= 18) {
-		const char *an;
-		if (!rw_ints(r, s->g, s->base, "axes", axes, na, &an))
-			return false;
-		const char *in[2] = {x, an};
-		return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 2, in, out, &np);
-	}
-	const char *in[1] = {x};
-	return rw_insert(r, s->g, s->ni, "ReduceMean", s->base, role, 1, in, out, &np) &&
-	       rw_set_attr_ints(r, np, "axes", axes, na);
-}
-
-/* RMSNormalization (opset 23) before it: x / sqrt(mean(x^2) + epsilon) * scale over
- * the axes from `axis` on, its definition, for float and double inputs. */
-static bool dn_rmsnorm(nstate *s)
-{
-	int32_t rank = rank0(s), at;
-	int32_t elem = input_elem(s, 0);
-	if (s->r->to < 7)
-		return no_adapter(s);
-	if (elem != DT_FLOAT && elem != DT_DOUBLE)
-		return refuse(s, "the decomposition is exact for float and double inputs only");
-	if (rank < 0 || !shape_axis(attr_i(s, "axis", -1), rank, &at))
-		return refuse(s, "the rank of '%s' is unknown", input_name(s, 0));
-	int64_t axes[64];
-	int32_t na = 0;
-	for (int32_t k = at; k < rank; k++)
-		axes[na++] = k;
-	sattr *ea = get(s, "epsilon");
-	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
-	const char *x = input_name(s, 0), *scale = input_name(s, 1), *e, *sq, *ms, *ve, *sd, *nrm;
-	if (!const_like(s, "epsilon", (float)eps, &e) || s->refused)
-		return !s->r->nomem;
-	if (!ins2(s, "Mul", "squared", x, x, &sq) || !reduce_mean(s, "mean_square", sq, axes, na, &ms) ||
-	    !ins2(s, "Add", "mean_square_eps", ms, e, &ve) || !ins2(s, "Sqrt", "rms", ve, NULL, &sd) ||
-	    !ins2(s, "Div", "normalised", x, sd, &nrm) || !become(s, "Mul", nrm, scale))
-		return false;
-	note(s, "decomposed over axes %d..%d into Mul, ReduceMean, Add, Sqrt, Div, Mul (this node becomes the last)", at,
-	     rank - 1);
-	return true;
-}
-
-/* CastLike (opset 15) before it: a Cast to the element type of its second input. */
-static bool dn_castlike(nstate *s)
-{
-	const value *like = input_value(s, 1);
-	if (!like || like->ti.kind != TK_TENSOR || like->ti.elem <= 0)
-		return refuse(s, "the element type of '%s' is unknown", input_name(s, 1));
-	s->op = "Cast";
-	s->op_set = true;
-	drop_input(s, 1);
-	note(s, "becomes Cast to %s", dtype_name(like->ti.elem));
-	return put_i(s, "to", like->ti.elem);
-}
-
-/* HardSwish (opset 14) before it: x * HardSigmoid(x) with alpha 1/6, beta 0.5, its
- * definition. */
-static bool dn_hardswish(nstate *s)
-{
-	rw *r = s->r;
-	const char *x = input_name(s, 0), *h;
-	struct Onnx__NodeProto *np;
-	const char *in[1] = {x};
-	if (!rw_insert(r, s->g, s->ni, "HardSigmoid", s->base, "hard_sigmoid", 1, in, &h, &np) ||
-	    !set_attr_f(s, np, "alpha", 1.0f / 6) || !set_attr_f(s, np, "beta", 0.5f) || !become(s, "Mul", x, h))
-		return false;
-	note(s, "decomposed into HardSigmoid (alpha 1/6, beta 0.5) and Mul (this node becomes the Mul)");
-	return true;
-}
-
-/* Mish (opset 18) before it: x * tanh(softplus(x)), its definition. */
-static bool dn_mish(nstate *s)
-{
-	const char *x = input_name(s, 0), *sp, *t;
-	if (!ins2(s, "Softplus", "softplus", x, NULL, &sp) || !ins2(s, "Tanh", "tanh", sp, NULL, &t) ||
-	    !become(s, "Mul", x, t))
-		return false;
-	note(s, "decomposed into Softplus, Tanh and Mul (this node becomes the Mul)");
-	return true;
-}
-
-/* GreaterOrEqual and LessOrEqual (opset 12) before it: Or of the strict comparison
- * and Equal (the same for NaN: both false), with Equal on floats from 11. */
-static bool dn_or_equal(nstate *s)
-{
-	if (s->r->to < 11)
-		return no_adapter(s);
-	const char *a = input_name(s, 0), *b = input_name(s, 1), *st, *eq;
-	bool ge = !strcmp(s->op, "GreaterOrEqual");
-	if (!ins2(s, ge ? "Greater" : "Less", ge ? "greater" : "less", a, b, &st) || !ins2(s, "Equal", "equal", a, b, &eq) ||
-	    !become(s, "Or", st, eq))
-		return false;
-	note(s, "decomposed into %s, Equal and Or (this node becomes the Or)", ge ? "Greater" : "Less");
-	return true;
-}
-
-/* Resize-18 added axes (scales or sizes for those axes only): before, they cover
- * every axis, 1 (scales) or the input's size (sizes) for the others. */
 static bool dn_resize18(nstate *s)
 {
-	sattr *ax = get(s, "axes");
+	sattr *ax = ns_get(s, "axes");
 	if (!ax || ax->type != AT_INTS)
 		return true;
-	int32_t rank = rank0(s);
+	int32_t rank = ns_rank0(s);
 	dim d[64];
-	if (rank < 0 || input_dims(s, 0, d) != rank)
-		return refuse(s, "axes given and the rank of '%s' unknown", input_name(s, 0));
+	if (rank < 0 || ns_input_dims(s, 0, d) != rank)
+		return ns_refuse(s, "axes given and the rank of '%s' unknown", ns_input_name(s, 0));
 	int32_t pos[64];
+	int64_t at[64];
 	for (int32_t k = 0; k < rank; k++)
 		pos[k] = -1;
+	if (ax->n > rank)
+		return ns_refuse(s, "more axes than the rank");
 	for (int32_t i = 0; i < ax->n; i++) {
-		int32_t at;
-		if (!shape_axis(ax->ints[i], rank, &at))
-			return refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
-		pos[at] = i;
+		int32_t a;
+		if (!shape_axis(ax->ints[i], rank, &a))
+			return ns_refuse(s, "axis %lld is out of range", (long long)ax->ints[i]);
+		pos[a] = i;
+		at[i] = a;
 	}
 	rw *r = s->r;
 	const char *name;
 	int64_t dims[1] = {rank};
-	if (!absent(s, 3)) {
+	bool known = true;
+	if (!ns_absent(s, 3)) {
 		int64_t v[64], full[64];
-		if (const_ints(s, 3, v, 64) != ax->n)
-			return refuse(s, "sizes '%s' is not a known constant", input_name(s, 3));
-		for (int32_t k = 0; k < rank; k++) {
+		if (ns_const_ints(s, 3, v, 64) != ax->n)
+			known = false;
+		for (int32_t k = 0; k < rank && known; k++) {
 			if (pos[k] < 0 && d[k].kind != DIM_KNOWN)
-				return refuse(s, "axis %d of '%s', not resized, has an unknown size", k, input_name(s, 0));
-			full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
+				known = false;
+			else
+				full[k] = pos[k] >= 0 ? v[pos[k]] : d[k].v;
 		}
-		if (!rw_ints(r, s->g, s->base, "sizes", full, rank, &name) || !set_input(s, 3, name))
+		if (known && !rw_ints(r, s->g, s->base, "sizes", full, rank, &name))
+			return false;
+		if (!known && (!resize_full(s, 3, rank, at, ax->n, &name) || s->refused))
+			return !r->nomem;
+		if (!ns_set_input(s, 3, name))
 			return false;
 	} else {
-		const value *sv = absent(s, 2) ? NULL : input_value(s, 2);
-		if (!sv || sv->ti.nfval != ax->n)
-			return refuse(s, "scales '%s' is not a known constant", input_name(s, 2));
-		double full[64];
-		for (int32_t k = 0; k < rank; k++)
-			full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
-		name = rw_init_name(r, s->base, "scales");
-		r->ninits++;
-		if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
-			return rw_nomem(r), false;
-		if (!set_input(s, 2, name))
+		const value *sv = ns_absent(s, 2) ? NULL : ns_input_value(s, 2);
+		if (sv && sv->ti.nfval == ax->n) {
+			double full[64];
+			for (int32_t k = 0; k < rank; k++)
+				full[k] = pos[k] >= 0 ? sv->ti.fval[pos[k]] : 1.0;
+			name = rw_init_name(r, s->base, "scales");
+			r->ninits++;
+			if (r->apply && !edit_add_initializer(r->e, s->g, name, DT_FLOAT, dims, 1, NULL, full))
+				return rw_nomem(r), false;
+		} else {
+			known = false;
+			if (ns_absent(s, 2))
+				return ns_refuse(s, "neither scales nor sizes given");
+			if (!resize_full(s, 2, rank, at, ax->n, &name) || s->refused)
+				return !r->nomem;
+		}
+		if (!ns_set_input(s, 2, name))
+			return false;
+	}
+	const char *roi = NULL;
+	dim rd[64];
+	if (!ns_absent(s, 1) && !(ns_input_dims(s, 1, rd) == 1 && rd[0].kind == DIM_KNOWN && rd[0].v == 0)) {
+		if (!resize_full(s, 1, rank, at, ax->n, &roi) || s->refused)
+			return !r->nomem;
+		if (!ns_set_input(s, 1, roi))
 			return false;
 	}
 	ax->gone = true;
-	note(s, "axes removed, %s written for every axis ('%s')", absent(s, 3) ? "scales" : "sizes", name);
-	return true;
-}
-
-/* Trilu (opset 14) before it, where the last two dims and k are known: Where over a
- * constant mask of the kept triangle, zero elsewhere (the definition). */
-static bool dn_trilu(nstate *s)
-{
-	rw *r = s->r;
-	dim d[64];
-	int32_t rank = input_dims(s, 0, d);
-	if (r->to < 9)
-		return no_adapter(s);
-	if (rank < 2 || d[rank - 2].kind != DIM_KNOWN || d[rank - 1].kind != DIM_KNOWN)
-		return refuse(s, "the last two dims of '%s' are not known", input_name(s, 0));
-	int64_t k = 0;
-	if (!absent(s, 1) && const_ints(s, 1, &k, 1) != 1)
-		return refuse(s, "k '%s' is not a known constant", input_name(s, 1));
-	int64_t rows = d[rank - 2].v, cols = d[rank - 1].v, count;
-	if (__builtin_mul_overflow(rows, cols, &count) || count > (INT64_C(1) << 22))
-		return refuse(s, "a %lld x %lld mask is too big to write out", (long long)rows, (long long)cols);
-	bool upper = attr_i(s, "upper", 1) != 0;
-	const char *mask = rw_init_name(r, s->base, "mask"), *zero;
-	r->ninits++;
-	if (r->apply) {
-		int64_t *m = arena_array(r->m->arena, count ? (size_t)count : 1, sizeof *m);
-		if (!m)
-			return rw_nomem(r), false;
-		for (int64_t i = 0; i < rows; i++)
-			for (int64_t j = 0; j < cols; j++)
-				m[i * cols + j] = upper ? j - i >= k : j - i <= k;
-		int64_t dims[2] = {rows, cols};
-		if (!edit_add_initializer(r->e, s->g, mask, DT_BOOL, dims, 2, m, NULL))
-			return rw_nomem(r), false;
-	}
-	int32_t elem = input_elem(s, 0);
-	if (!elem || !rw_scalar(r, s->g, s->base, "zero", elem, 0, &zero))
-		return s->r->nomem ? false : refuse(s, "the element type of '%s' is unknown", input_name(s, 0));
-	const char *x = input_name(s, 0);
-	if (!become(s, "Where", mask, x) || !set_input(s, 2, zero))
-		return false;
-	note(s, "%s triangle (k %lld) kept by Where over a constant mask", upper ? "upper" : "lower", (long long)k);
+	ns_note(s, "axes removed, %s %s for every axis ('%s')%s", ns_absent(s, 3) ? "scales" : "sizes",
+		known ? "written" : "placed by ScatterElements", name, roi ? ", and roi" : "");
 	return true;
 }
 
@@ -1601,7 +1089,7 @@ typedef struct op_step {
 } op_step;
 
 #define KEPT NULL
-#define NONE no_adapter
+#define NONE ns_no_adapter
 static const op_step hand_steps[] = {
 #define OPSET_STEP(op, since, up, down) {op, since, up, down},
 #include "passes/rewrite/opset_steps.def"
@@ -1638,7 +1126,7 @@ static op_step step_at(const op_history *h, int32_t i)
 			return hand_steps[k];
 	op_step st = {row->op_type, row->since, NULL, NULL};
 	if (i == 0)
-		st.down = no_adapter;
+		st.down = ns_no_adapter;
 	else if (has_attr(&h->rows[i - 1], "consumed_inputs") && !has_attr(row, "consumed_inputs"))
 		st.up = up_drop_consumed;
 	return st;
@@ -1779,7 +1267,7 @@ static bool fits_param(nstate *s, const sch_row *row, const sch_param *ps, int32
 		return true;
 	if (type_allowed(row, p, v->ti.elem))
 		return true;
-	refuse(s, "%s %d ('%s') is %s, which %s-%d does not take", what, k, v->name, dtype_name(v->ti.elem), s->op,
+	ns_refuse(s, "%s %d ('%s') is %s, which %s-%d does not take", what, k, v->name, dtype_name(v->ti.elem), s->op,
 	       row->since);
 	return false;
 }
@@ -1810,7 +1298,7 @@ static bool fit(nstate *s)
 	if (r->nomem)
 		return false;
 	if (!row || row->deprecated)
-		return refuse(s, "%s does not exist at opset %lld", s->op, (long long)r->to);
+		return ns_refuse(s, "%s does not exist at opset %lld", s->op, (long long)r->to);
 	const sch_row *own = history_of(r, s->n->op_type, &h) ? row_at(&h, r->from) : NULL;
 	if (r->nomem)
 		return false;
@@ -1823,39 +1311,40 @@ static bool fit(nstate *s)
 			continue;
 		if (!t && is_default(a, row_attr(own, a->name))) {
 			a->gone = true;
-			note(s, "remove %s (its default)", a->name);
+			ns_note(s, "remove %s (its default)", a->name);
 			continue;
 		}
-		return refuse(s, "attribute '%s' %s at opset %lld", a->name, t ? "has another type" : "does not exist",
+		return ns_refuse(s, "attribute '%s' %s at opset %lld", a->name, t ? "has another type" : "does not exist",
 			      (long long)r->to);
 	}
 	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
-	 * the opset it came with, 24; in an opset-26 model it finds no implementation. */
+	 * the opset it came with, 24; in an opset-26 model it finds no implementation, so
+	 * there the node is decomposed. */
 	if (!strcmp(s->op, "Swish") && r->to != row->since)
-		return refuse(s, "%s runs Swish-%d only in a model of opset %d", kernel_runtime, row->since, row->since);
+		return dn_swish(s);
 	if (runs(own) && !runs(row))
-		return refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
+		return ns_refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
 			      kernel_runtime, s->op, row->since, own->op_type, own->since);
 	int32_t nin = s->ninputs;
-	while (nin > 0 && absent(s, nin - 1))
+	while (nin > 0 && ns_absent(s, nin - 1))
 		nin--;
 	if (nin > row->max_inputs)
-		return refuse(s, "input %d ('%s') has no place at opset %lld (%s-%d takes %d)", nin - 1,
-			      input_name(s, nin - 1), (long long)r->to, s->op, row->since, row->max_inputs);
+		return ns_refuse(s, "input %d ('%s') has no place at opset %lld (%s-%d takes %d)", nin - 1,
+			      ns_input_name(s, nin - 1), (long long)r->to, s->op, row->since, row->max_inputs);
 	if (nin < row->min_inputs)
-		return refuse(s, "%s-%d needs %d inputs, it has %d", s->op, row->since, row->min_inputs, nin);
+		return ns_refuse(s, "%s-%d needs %d inputs, it has %d", s->op, row->since, row->min_inputs, nin);
 	if (nin < s->ninputs) {
 		s->ninputs = nin;
 		s->inputs_set = true;
 	}
 	if (s->noutputs > row->max_outputs &&
-	    (!drop_outputs_after(s, row->max_outputs, "the target's version has fewer outputs") || s->refused))
+	    (!ns_drop_outputs_after(s, row->max_outputs, "the target's version has fewer outputs") || s->refused))
 		return !r->nomem;
 	if (!s->down)
 		return true;
 	for (int32_t k = 0; k < s->ninputs && k < s->n->ninputs; k++)
-		if (!absent(s, k) && s->n->inputs[k] >= 0 && !strcmp(s->inputs[k], s->g->values[s->n->inputs[k]].name) &&
-		    !fits_param(s, row, row->inputs, row->ninputs, k, input_value(s, k), "input"))
+		if (!ns_absent(s, k) && s->n->inputs[k] >= 0 && !strcmp(s->inputs[k], s->g->values[s->n->inputs[k]].name) &&
+		    !fits_param(s, row, row->inputs, row->ninputs, k, ns_input_value(s, k), "input"))
 			return true;
 	for (int32_t k = 0; k < s->noutputs; k++)
 		if (s->n->outputs[k] >= 0 &&
@@ -1872,7 +1361,7 @@ static bool write_back(nstate *s)
 	if (s->op_set && !edit_node_set_op(r->e, np, s->op, ""))
 		return rw_nomem(r), false;
 	for (int32_t i = 0; i < s->n->nattrs; i++)
-		if (!get(s, s->n->attrs[i].name))
+		if (!ns_get(s, s->n->attrs[i].name))
 			edit_node_remove_attr(np, s->n->attrs[i].name);
 	for (int32_t i = 0; i < s->nattrs; i++) {
 		const sattr *a = &s->attrs[i];
@@ -1906,10 +1395,17 @@ static bool walk(nstate *s)
 	int64_t at = r->from;
 	for (int hops = 0; hops < 4; hops++) {
 		op_history h;
-		if (!history_of(r, s->op, &h))
-			return r->nomem ? false : refuse(s, "onnxshape knows no history for %s", s->op);
+		if (!history_of(r, s->op, &h)) {
+			if (r->nomem)
+				return false;
+			if (!hops && !strcmp(s->op, "SimplifiedLayerNormalization"))
+				return dn_ort_simplified_layernorm(s);
+			return ns_refuse(s, "onnxshape knows no history for %s", s->op);
+		}
+		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization"))
+			return dn_ort_layernorm(s, h.rows[0].since);
 		if (!hops && h.rows[0].since > at)
-			return refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
+			return ns_refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
 				      h.rows[0].since);
 		for (int32_t j = 0; j < h.nrows; j++) {
 			int32_t i = s->down ? h.nrows - 1 - j : j;
@@ -1935,7 +1431,7 @@ static bool walk(nstate *s)
 		return true;
 	next:;
 	}
-	return refuse(s, "too many renames");
+	return ns_refuse(s, "too many renames");
 }
 
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
