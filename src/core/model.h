@@ -29,6 +29,7 @@ struct Onnx__NodeProto;
 struct Onnx__TensorProto;
 struct Onnx__ValueInfoProto;
 struct Onnx__FunctionProto;
+struct ProtobufCMessage;
 
 typedef enum value_origin {
 	VAL_UNDEFINED = 0, /* used but produced by nothing: a loader error */
@@ -232,6 +233,12 @@ typedef struct wire_list {
 	/* off and len are the pre-scan's own arrays (malloc'd), freed with the model:
 	 * a copy in the arena was a megabyte of fresh memory at 100k nodes. */
 	bool owns;
+	/* Element k's message where an edit made it or changed it (emit/edit.c: a
+	 * NodeProto or TensorProto, by its base), its off and len then unused; NULL
+	 * where it is still the bytes, and msg NULL when none is. An edited list is the
+	 * graph's elements in their new order: the index reads a message as it reads
+	 * one of a graph of messages, the writer packs it and copies the rest. */
+	struct ProtobufCMessage **msg;
 } wire_list;
 
 /* value_info entries to add to a graph, each a name and a type and nothing else. */
@@ -307,8 +314,9 @@ typedef struct model_source {
 	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
 	 * input like wire_inits: while wire_nodes.n > 0 the GraphProto holds no
 	 * NodeProto and the main graph's node k is wire node k; a node decode_node.c
-	 * read has proto NULL. Emptied when the messages are built for a rewrite or a
-	 * packing (loader/build_messages.c). */
+	 * read has proto NULL. An edit keeps it, with messages only for the nodes it
+	 * changed or made (wire_list.msg, emit/edit.c); emptied when every message is
+	 * built for a packing into memory or the plain write (loader/build_messages.c). */
 	wire_list wire_nodes;
 	/* The same for the main graph's initializers: TensorProtos in the input
 	 * (map, or copy), which stays until the model is freed. While wire_inits.n > 0

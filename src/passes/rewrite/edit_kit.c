@@ -75,6 +75,16 @@ bool rw_continue_changes(rw *r)
 	return true;
 }
 
+struct Onnx__NodeProto *rw_node(rw *r, graph *g, int32_t ni)
+{
+	if (!r->apply)
+		return g->nodes[ni].proto;
+	struct Onnx__NodeProto *np = edit_node(r->e, g, ni);
+	if (!np)
+		rw_nomem(r);
+	return np;
+}
+
 const char *rw_base(rw *r, const graph *g, int32_t ni)
 {
 	const node *n = &g->nodes[ni];

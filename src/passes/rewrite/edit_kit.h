@@ -43,6 +43,12 @@ static inline bool rw_nomem(rw *r)
 	return true;
 }
 
+/* The message of node ni of g to change: while planning, its proto as the IR has
+ * it (NULL for a node still in wire bytes: planning changes no message); while
+ * editing, edit_node's, made from the node's bytes if need be, so call it only for
+ * a node that changes. NULL when memory ran out (r->nomem then set). */
+struct Onnx__NodeProto *rw_node(rw *r, graph *g, int32_t ni);
+
 /* Adds a line to the change list (planning run only; the editing run repeats none). */
 void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *fmt, ...)
 #if defined(__GNUC__)
