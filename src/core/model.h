@@ -239,6 +239,10 @@ typedef struct wire_list {
 	 * graph's elements in their new order: the index reads a message as it reads
 	 * one of a graph of messages, the writer packs it and copies the rest. */
 	struct ProtobufCMessage **msg;
+	/* After an edit reordered the list (emit/edit.c), the IR index of the node
+	 * element k was, -1 for a new one; NULL: element k was node k. Only until the
+	 * re-index (loader/reindex.c), which reads it to reuse what the old IR decoded. */
+	int32_t *from;
 } wire_list;
 
 /* value_info entries to add to a graph, each a name and a type and nothing else. */
@@ -324,6 +328,10 @@ typedef struct model_source {
 	 * init. Built by the same calls as the nodes. */
 	wire_list wire_inits;
 	tensor_stats wire_init_stats; /* what osh_model_summary reports of them */
+	/* While model_reindex runs: the main graph it replaces, whose nodes decoded from
+	 * bytes the index takes as they were for the elements of wire_nodes still those
+	 * bytes (a node's IR is what its bytes decode to); NULL otherwise. */
+	const struct graph *reindex_from;
 	/* The external data files checked so far (loader/external.h), NULL before the
 	 * first: models point thousands of tensors at a few files, each checked once. */
 	struct ext_cache *ext_files;

@@ -45,6 +45,9 @@ struct edit {
 	osh_model *m;
 	strmap used; /* every name in the model, and every fresh one handed out */
 	bool indexed; /* used holds the model's names (built at the first fresh name) */
+	/* used leaves out the value names, which the graphs' own maps hold: with few
+	 * graphs, asking each map costs less than copying every name into one. */
+	bool values_in_graphs;
 	pending_node *nodes;
 	size_t nnodes, cap_nodes;
 	pending_init *inits;
@@ -80,7 +83,7 @@ static bool reserve(edit *e, const char *name)
 
 static bool reserve_graph(edit *e, const graph *g)
 {
-	for (int32_t v = 0; v < g->nvalues; v++)
+	for (int32_t v = 0; v < g->nvalues && !e->values_in_graphs; v++)
 		if (!reserve(e, g->values[v].name))
 			return false;
 	for (int32_t n = 0; n < g->nnodes; n++)
@@ -88,6 +91,10 @@ static bool reserve_graph(edit *e, const graph *g)
 			return false;
 	return true;
 }
+
+/* Up to this many graphs (the main graph, its subgraphs, function bodies), a fresh
+ * name is looked up in each graph's value map rather than in a copy of them all. */
+#define EDIT_GRAPH_MAPS_MAX 8
 
 /* Indexes every name the model uses, once, in a table sized at once. Not in
  * edit_begin: a rewrite with nothing to insert asks for no fresh name, and a big
@@ -99,8 +106,9 @@ static bool index_names(edit *e)
 	if (e->indexed)
 		return true;
 	size_t n = 0;
+	e->values_in_graphs = e->m->ngraphs <= EDIT_GRAPH_MAPS_MAX;
 	for (int32_t i = 0; i < e->m->ngraphs; i++)
-		n += (size_t)e->m->graphs[i]->nvalues + (size_t)e->m->graphs[i]->nnodes;
+		n += (e->values_in_graphs ? 0 : (size_t)e->m->graphs[i]->nvalues) + (size_t)e->m->graphs[i]->nnodes;
 	/* The IR holds every graph, subgraph and function body with all their names
 	 * (initializers and graph inputs are values too). */
 	if (!strmap_reserve(&e->used, n + 64))
@@ -124,11 +132,22 @@ edit *edit_begin(osh_model *m)
 	return e;
 }
 
+/* Whether a name is the model's or was handed out. */
+static bool taken(const edit *e, const char *s)
+{
+	if (strmap_get(&e->used, s) >= 0)
+		return true;
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
+		if (strmap_get(&e->m->graphs[i]->names, s) >= 0)
+			return true;
+	return false;
+}
+
 const char *edit_fresh_name(edit *e, const char *base)
 {
 	if (!index_names(e))
 		return NULL;
-	if (strmap_get(&e->used, base) < 0) {
+	if (!taken(e, base)) {
 		char *s = dup(e, base);
 		return s && reserve(e, s) ? s : NULL;
 	}
@@ -138,7 +157,7 @@ const char *edit_fresh_name(edit *e, const char *base)
 			oom(e);
 			return NULL;
 		}
-		if (strmap_get(&e->used, s) < 0)
+		if (!taken(e, s))
 			return reserve(e, s) ? s : NULL;
 	}
 }
@@ -711,15 +730,23 @@ static bool splice_nodes(edit *e, graph *g)
 		if (!wire_arrays(e, n + add, &off, &len, &msg))
 			return false;
 		wire_list *w = &e->m->src.wire_nodes;
+		/* Where each element was, for the re-index to take what the IR decoded. */
+		int32_t *from = arena_array(e->m->arena, n + add, sizeof *from);
+		if (!from)
+			return oom(e);
 		for (size_t k = 0; k <= n; k++) {
-			for (size_t j = count[k]; j < count[k + 1]; j++)
+			for (size_t j = count[k]; j < count[k + 1]; j++) {
+				from[o] = -1;
 				off[o] = len[o] = 0, msg[o++] = &sorted[j]->base;
+			}
 			if (k < n && !(drop && drop[k])) {
+				from[o] = w->from ? w->from[k] : (int32_t)k;
 				wire_move(w, k, off, len, msg, o);
 				msg[o++] = wire_node_msg(e->m, k);
 			}
 		}
 		wire_replace(w, off, len, msg, o);
+		w->from = from;
 		return true;
 	}
 	for (size_t k = 0; k <= n; k++) {

@@ -802,6 +802,42 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 	return false;
 }
 
+/* The node of the IR model_reindex replaces that element ni of the main graph's wire
+ * list still is, decoded from the same bytes; NULL when there is none to take. A
+ * Constant is decoded anew: define_nodes normalised its domain, and warns of it
+ * again. */
+static const node *decoded_before(const osh_model *m, const wire_list *w, int32_t ni)
+{
+	const graph *old = m->src.reindex_from;
+	if (!old || (w->msg && w->msg[ni]))
+		return NULL;
+	int32_t k = w->from ? w->from[ni] : ni;
+	if (k < 0 || k >= old->nnodes)
+		return NULL;
+	const node *o = &old->nodes[k];
+	return o->proto || !o->op_type || !strcmp(o->op_type, "Constant") ? NULL : o;
+}
+
+/* Node n as o of the old graph was (its strings and attribute views are the
+ * arena's, and nothing changes them), with arrays of its own for the value ids; its
+ * output names in s->outs, as decode_node leaves them. False when memory ran out. */
+static bool take_decoded(osh_model *m, node *n, const node *o, decode_scratch *s)
+{
+	const graph *old = m->src.reindex_from;
+	*n = *o;
+	size_t ids = (size_t)o->ninputs + (size_t)o->noutputs;
+	int32_t *v = ids ? arena_alloc(m->arena, ids * sizeof *v) : NULL;
+	const char **outs = grow_heap(s->outs, &s->cap, (size_t)o->noutputs, 8, sizeof *outs);
+	if ((!v && ids) || (!outs && o->noutputs))
+		return false;
+	s->outs = outs;
+	n->inputs = v;
+	n->outputs = v ? v + o->ninputs : NULL;
+	for (int32_t k = 0; k < o->noutputs; k++)
+		outs[k] = o->outputs[k] >= 0 ? old->values[o->outputs[k]].name : "";
+	return true;
+}
+
 /* define_nodes fetches the slot of a node's first output OUTPUT_AHEAD nodes ahead
  * (core/tuning.h). One node's decoding did not hide the miss: the look-up waited on
  * the slot. */
@@ -865,7 +901,15 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 							       &ahead_hash[slot]);
 			whole = w->msg ? (Onnx__NodeProto *)w->msg[ni] : NULL;
 		}
-		if (from_wire && !whole) {
+		const node *was = from_wire && !whole ? decoded_before(m, w, ni) : NULL;
+		if (was) {
+			if (!take_decoded(m, n, was, &scratch)) {
+				ok = false;
+				break;
+			}
+			outs = (char *const *)scratch.outs;
+			first_hash = hashed ? &hash : NULL;
+		} else if (from_wire && !whole) {
 			const uint8_t *p = w->bytes + w->off[ni];
 			size_t len = w->len[ni];
 			decode_result r = decode_node(m, n, p, len, &scratch);

@@ -98,6 +98,7 @@ static const char *fresh(rw *r, const char *base, const char *role)
 {
 	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
+	r->nfresh++;
 	if (!s)
 		rw_nomem(r);
 	return s ? s : "";

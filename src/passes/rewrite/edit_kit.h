@@ -32,6 +32,10 @@ typedef struct rw {
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
+	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
+	/* rewrite.c: per graph, the nodes whose opset step the planning run found to
+	 * change nothing and draw no name, which the editing run then skips; NULL: none. */
+	uint8_t **opset_idle;
 	bool nomem;
 } rw;
 

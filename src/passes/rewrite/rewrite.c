@@ -775,16 +775,32 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 		rep->n_stray += c->kind == CK_STRAY;
 	}
 	if (r->to != r->from && r->from >= 1) {
+		/* Most nodes take the new opset as they are: what the planning run found
+		 * so, the editing run does not step again (same code, same verdict: a node
+		 * that drew no name, listed no change and reported nothing changes nothing). */
+		if (!r->apply && !r->opset_idle &&
+		    !(r->opset_idle = arena_zalloc(r->m->arena, (size_t)(r->m->ngraphs > 0 ? r->m->ngraphs : 1) *
+									    sizeof *r->opset_idle)))
+			return rw_nomem(r), false;
 		for (int32_t gi = 0; gi < r->m->ngraphs && !r->nomem; gi++) {
 			graph *g = r->m->graphs[gi];
 			if (!editable(g))
 				continue;
+			uint8_t *idle = r->opset_idle ? r->opset_idle[gi] : NULL;
+			if (!r->apply && !idle && g->nnodes > 0 &&
+			    !(idle = r->opset_idle[gi] = arena_zalloc(r->m->arena, (size_t)g->nnodes)))
+				return rw_nomem(r), false;
 			for (int32_t ni = 0; ni < g->nnodes; ni++) {
 				const node *nd = &g->nodes[ni];
-				if (nd->domain[0])
+				if (nd->domain[0] || (r->apply && idle && idle[ni]))
 					continue;
-				if (!opset_adapt(r, g, ni, is_cand_node(x, gi, ni)))
+				bool quiet = is_cand_node(x, gi, ni);
+				size_t fresh = r->nfresh, changes = r->nchanges, inits = r->ninits, diags = r->m->ndiags;
+				if (!opset_adapt(r, g, ni, quiet))
 					return false;
+				if (!r->apply && idle && !quiet && fresh == r->nfresh && changes == r->nchanges &&
+				    inits == r->ninits && diags == r->m->ndiags)
+					idle[ni] = 1;
 			}
 		}
 	}
