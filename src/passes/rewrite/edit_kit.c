@@ -96,7 +96,16 @@ const char *rw_base(rw *r, const graph *g, int32_t ni)
 
 static const char *fresh(rw *r, const char *base, const char *role)
 {
-	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
+	/* base/role, put together here: a rewrite asks for one or two per node it
+	 * inserts, and printf's formatting took more than the name's look-up. */
+	size_t nb = strlen(base), nr = strlen(role);
+	char stack[256];
+	char *want = nb + nr + 2 <= sizeof stack ? stack : arena_alloc(r->m->arena, nb + nr + 2);
+	if (want) {
+		memcpy(want, base, nb);
+		want[nb] = '/';
+		memcpy(want + nb + 1, role, nr + 1);
+	}
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
 	r->nfresh++;
 	if (!s)
