@@ -413,7 +413,7 @@ static const wire_list *wire_of(const graph_plan *gp, uint32_t field)
 
 /* Lazy node k's message when it has one (unpacked by the index, or an edit's),
  * else NULL. An edited list holds every message its nodes have (wire_list.msg). */
-static ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
+static inline ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
 {
 	if (gp->lazy->msg)
 		return gp->lazy->msg[k];
@@ -424,7 +424,7 @@ static ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
 
 /* Element k of the wire list of field `field` as a message to pack (a node's, or an
  * initializer an edit made), or NULL: its bytes are copied. */
-static ProtobufCMessage *element_message(const graph_plan *gp, uint32_t field, size_t k)
+static inline ProtobufCMessage *element_message(const graph_plan *gp, uint32_t field, size_t k)
 {
 	if (field == 1)
 		return node_message(gp, k);
@@ -506,7 +506,7 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 	uint8_t key[10];
 	size_t key_len = wire_put_varint(key, (uint64_t)field << 3 | 2);
 	for (; j < w->n && total < PACK_RUN_MAX; j++) {
-		if (element_message(gp, field, j))
+		if ((field == 1 || w->msg) && element_message(gp, field, j))
 			break;
 		/* The element's key and length, just before its content (and right after
 		 * the previous one's), as put_key and put_varint write them: byte for
@@ -678,7 +678,8 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		if (!wire && !(gp->sizes[i] = malloc((n + nl ? n + nl : 1) * sizeof *gp->sizes[i])))
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			ProtobufCMessage *msg = wire ? element_message(gp, graph_fields[i], k) : NULL;
+			ProtobufCMessage *msg =
+				wire && (graph_fields[i] == 1 || wire->msg) ? element_message(gp, graph_fields[i], k) : NULL;
 			gp->node_messages += msg && graph_fields[i] == 1;
 			if (msg && !gp->sizes[i] && !(gp->sizes[i] = malloc(n * sizeof *gp->sizes[i])))
 				return false;

@@ -901,7 +901,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 							       &ahead_hash[slot]);
 			whole = w->msg ? (Onnx__NodeProto *)w->msg[ni] : NULL;
 		}
-		const node *was = from_wire && !whole ? decoded_before(m, w, ni) : NULL;
+		const node *was = from_wire && !whole && m->src.reindex_from ? decoded_before(m, w, ni) : NULL;
 		if (was) {
 			if (!take_decoded(m, n, was, &scratch)) {
 				ok = false;
