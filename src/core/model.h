@@ -217,6 +217,10 @@ struct graph {
 	 * (attribute_proto, field 11, which an older onnx.proto keeps as an unknown
 	 * field): a reference the call leaves unbound may take one. */
 	bool attr_defaults;
+	/* The index dropped a reference (ref_attr_name) of one of its nodes' attributes
+	 * outside a function body, with a warning: those views are not what the bytes
+	 * decode to, so a re-index decodes the nodes again (loader/index.c). */
+	bool refs_dropped;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };

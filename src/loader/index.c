@@ -760,6 +760,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 				   "reads it as its own value",
 				   a->name, a->ref);
 			a->ref = NULL;
+			g->refs_dropped = true;
 		}
 		if ((a->graph_index == ATTR_MIXED || graph_typed_mixed(n, i)) && ort_checks(g) &&
 		    !(g == m->main && !strcmp(n->op_type, "Constant")))
@@ -805,11 +806,11 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 /* The node of the IR model_reindex replaces that element ni of the main graph's wire
  * list still is, decoded from the same bytes; NULL when there is none to take. A
  * Constant is decoded anew: define_nodes normalised its domain, and warns of it
- * again. */
+ * again; so are all of a graph whose attribute references the index dropped. */
 static const node *decoded_before(const osh_model *m, const wire_list *w, int32_t ni)
 {
 	const graph *old = m->src.reindex_from;
-	if (!old || (w->msg && w->msg[ni]))
+	if (!old || old->refs_dropped || (w->msg && w->msg[ni]))
 		return NULL;
 	int32_t k = w->from ? w->from[ni] : ni;
 	if (k < 0 || k >= old->nnodes)
