@@ -120,11 +120,16 @@ bool loader_keep_node_messages(osh_model *m)
 		return true;
 	/* Every message the nodes have already (the index unpacked those it does not
 	 * decode, and their subgraphs are messages inside them), so that the list alone
-	 * says which are messages. */
+	 * says which are messages; none, and it has none. */
+	int32_t k = 0;
+	while (k < g->nnodes && (size_t)k < w->n && !g->nodes[k].proto)
+		k++;
+	if (k == g->nnodes || (size_t)k == w->n)
+		return true;
 	w->msg = arena_zalloc(m->arena, w->n * sizeof *w->msg);
 	if (!w->msg)
 		return false;
-	for (int32_t k = 0; k < g->nnodes && (size_t)k < w->n; k++)
+	for (; k < g->nnodes && (size_t)k < w->n; k++)
 		if (g->nodes[k].proto)
 			w->msg[k] = &g->nodes[k].proto->base;
 	return true;
@@ -136,7 +141,8 @@ struct Onnx__NodeProto *loader_node_message(osh_model *m, int32_t ni)
 	graph *g = m->main;
 	if (!g || ni < 0 || ni >= g->nnodes || (size_t)ni >= w->n)
 		return NULL;
-	if (!loader_keep_node_messages(m))
+	if (!loader_keep_node_messages(m) ||
+	    (!w->msg && !(w->msg = arena_zalloc(m->arena, w->n * sizeof *w->msg))))
 		return NULL;
 	if (!w->msg[ni]) {
 		Onnx__NodeProto *np = onnx__node_proto__unpack(arena_protobuf_allocator(m->arena), w->len[ni],
