@@ -678,8 +678,8 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		if (!wire && !(gp->sizes[i] = malloc((n + nl ? n + nl : 1) * sizeof *gp->sizes[i])))
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			ProtobufCMessage *msg =
-				wire && (graph_fields[i] == 1 || wire->msg) ? element_message(gp, graph_fields[i], k) : NULL;
+			bool may = wire && (graph_fields[i] == 1 || wire->msg);
+			ProtobufCMessage *msg = may ? element_message(gp, graph_fields[i], k) : NULL;
 			gp->node_messages += msg && graph_fields[i] == 1;
 			if (msg && !gp->sizes[i] && !(gp->sizes[i] = malloc(n * sizeof *gp->sizes[i])))
 				return false;

@@ -1529,7 +1529,8 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 		 * (strings hold no NUL: the pre-scan refused them). */
 		wire_field next;
 		hash = next_hash, hashed = next_hashed;
-		next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
+		next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) &&
+			      wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
 		if (next_hashed)
 			next_hash = strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload,
 						    next.len);

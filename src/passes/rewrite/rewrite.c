@@ -795,7 +795,8 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 				if (nd->domain[0] || (r->apply && idle && idle[ni]))
 					continue;
 				bool quiet = is_cand_node(x, gi, ni);
-				size_t fresh = r->nfresh, changes = r->nchanges, inits = r->ninits, diags = r->m->ndiags;
+				size_t fresh = r->nfresh, changes = r->nchanges, inits = r->ninits;
+				size_t diags = r->m->ndiags;
 				if (!opset_adapt(r, g, ni, quiet))
 					return false;
 				if (!r->apply && idle && !quiet && fresh == r->nfresh && changes == r->nchanges &&
