@@ -29,6 +29,7 @@ struct Onnx__NodeProto;
 struct Onnx__TensorProto;
 struct Onnx__ValueInfoProto;
 struct Onnx__FunctionProto;
+struct ProtobufCMessage;
 
 typedef enum value_origin {
 	VAL_UNDEFINED = 0, /* used but produced by nothing: a loader error */
@@ -216,6 +217,10 @@ struct graph {
 	 * (attribute_proto, field 11, which an older onnx.proto keeps as an unknown
 	 * field): a reference the call leaves unbound may take one. */
 	bool attr_defaults;
+	/* The index dropped a reference (ref_attr_name) of one of its nodes' attributes
+	 * outside a function body, with a warning: those views are not what the bytes
+	 * decode to, so a re-index decodes the nodes again (loader/index.c). */
+	bool refs_dropped;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
 };
@@ -232,6 +237,16 @@ typedef struct wire_list {
 	/* off and len are the pre-scan's own arrays (malloc'd), freed with the model:
 	 * a copy in the arena was a megabyte of fresh memory at 100k nodes. */
 	bool owns;
+	/* Element k's message where an edit made it or changed it (emit/edit.c: a
+	 * NodeProto or TensorProto, by its base), its off and len then unused; NULL
+	 * where it is still the bytes, and msg NULL when none is. An edited list is the
+	 * graph's elements in their new order: the index reads a message as it reads
+	 * one of a graph of messages, the writer packs it and copies the rest. */
+	struct ProtobufCMessage **msg;
+	/* After an edit reordered the list (emit/edit.c), the IR index of the node
+	 * element k was, -1 for a new one; NULL: element k was node k. Only until the
+	 * re-index (loader/reindex.c), which reads it to reuse what the old IR decoded. */
+	int32_t *from;
 } wire_list;
 
 /* value_info entries to add to a graph, each a name and a type and nothing else. */
@@ -307,8 +322,9 @@ typedef struct model_source {
 	/* The main graph's nodes as the file has them (loader/unpack_split.c), in the
 	 * input like wire_inits: while wire_nodes.n > 0 the GraphProto holds no
 	 * NodeProto and the main graph's node k is wire node k; a node decode_node.c
-	 * read has proto NULL. Emptied when the messages are built for a rewrite or a
-	 * packing (loader/build_messages.c). */
+	 * read has proto NULL. An edit keeps it, with messages only for the nodes it
+	 * changed or made (wire_list.msg, emit/edit.c); emptied when every message is
+	 * built for a packing into memory or the plain write (loader/build_messages.c). */
 	wire_list wire_nodes;
 	/* The same for the main graph's initializers: TensorProtos in the input
 	 * (map, or copy), which stays until the model is freed. While wire_inits.n > 0
@@ -316,6 +332,10 @@ typedef struct model_source {
 	 * init. Built by the same calls as the nodes. */
 	wire_list wire_inits;
 	tensor_stats wire_init_stats; /* what osh_model_summary reports of them */
+	/* While model_reindex runs: the main graph it replaces, whose nodes decoded from
+	 * bytes the index takes as they were for the elements of wire_nodes still those
+	 * bytes (a node's IR is what its bytes decode to); NULL otherwise. */
+	const struct graph *reindex_from;
 	/* The external data files checked so far (loader/external.h), NULL before the
 	 * first: models point thousands of tensors at a few files, each checked once. */
 	struct ext_cache *ext_files;

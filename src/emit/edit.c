@@ -6,14 +6,24 @@
  * edit_commit, one pass per graph, so a pass inserting k nodes into an n-node graph
  * costs O(n + k), not O(n * k).
  *
- * Invariant: until edit_commit, the node list of every GraphProto is exactly the one
- * the IR was built from, so IR node indices are positions in it.
+ * The main graph of a split load keeps its nodes and initializers as wire bytes
+ * (m->src.wire_nodes, wire_inits): an edit makes messages only of the nodes it
+ * changes (edit_node), and the commit and removals reorder the lists themselves,
+ * new and changed elements as messages among the bytes of the others
+ * (wire_list.msg), which the re-index decodes and the writer copies as they are.
+ *
+ * Invariant: until edit_commit, the node list of every GraphProto (or the main
+ * graph's wire list) is exactly the one the IR was built from, so IR node indices
+ * are positions in it.
  */
 #include "emit/edit.h"
 #include "emit/type_proto.h"
 
 #include "core/dtype.h"
 #include "core/grow.h"
+#include "loader/build_messages.h"
+#include "loader/unpack_split.h"
+#include "loader/wire.h"
 #include "onnx-ml.pb-c.h"
 
 #include <math.h>
@@ -35,10 +45,17 @@ struct edit {
 	osh_model *m;
 	strmap used; /* every name in the model, and every fresh one handed out */
 	bool indexed; /* used holds the model's names (built at the first fresh name) */
+	/* used leaves out the value names, which the graphs' own maps hold: with few
+	 * graphs, asking each map costs less than copying every name into one. */
+	bool values_in_graphs;
 	pending_node *nodes;
 	size_t nnodes, cap_nodes;
 	pending_init *inits;
 	size_t ninits, cap_inits;
+	/* The main graph's nodes edit_drop removes while they are wire bytes, by IR
+	 * index: applied by the commit, so that edit_node still finds a node by its
+	 * index until then; NULL: none. */
+	bool *drop_wire;
 	bool failed;
 };
 
@@ -66,7 +83,7 @@ static bool reserve(edit *e, const char *name)
 
 static bool reserve_graph(edit *e, const graph *g)
 {
-	for (int32_t v = 0; v < g->nvalues; v++)
+	for (int32_t v = 0; v < g->nvalues && !e->values_in_graphs; v++)
 		if (!reserve(e, g->values[v].name))
 			return false;
 	for (int32_t n = 0; n < g->nnodes; n++)
@@ -74,6 +91,10 @@ static bool reserve_graph(edit *e, const graph *g)
 			return false;
 	return true;
 }
+
+/* Up to this many graphs (the main graph, its subgraphs, function bodies), a fresh
+ * name is looked up in each graph's value map rather than in a copy of them all. */
+#define EDIT_GRAPH_MAPS_MAX 8
 
 /* Indexes every name the model uses, once, in a table sized at once. Not in
  * edit_begin: a rewrite with nothing to insert asks for no fresh name, and a big
@@ -85,8 +106,9 @@ static bool index_names(edit *e)
 	if (e->indexed)
 		return true;
 	size_t n = 0;
+	e->values_in_graphs = e->m->ngraphs <= EDIT_GRAPH_MAPS_MAX;
 	for (int32_t i = 0; i < e->m->ngraphs; i++)
-		n += (size_t)e->m->graphs[i]->nvalues + (size_t)e->m->graphs[i]->nnodes;
+		n += (e->values_in_graphs ? 0 : (size_t)e->m->graphs[i]->nvalues) + (size_t)e->m->graphs[i]->nnodes;
 	/* The IR holds every graph, subgraph and function body with all their names
 	 * (initializers and graph inputs are values too). */
 	if (!strmap_reserve(&e->used, n + 64))
@@ -110,11 +132,22 @@ edit *edit_begin(osh_model *m)
 	return e;
 }
 
+/* Whether a name is the model's or was handed out. */
+static bool taken(const edit *e, const char *s)
+{
+	if (strmap_get(&e->used, s) >= 0)
+		return true;
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
+		if (strmap_get(&e->m->graphs[i]->names, s) >= 0)
+			return true;
+	return false;
+}
+
 const char *edit_fresh_name(edit *e, const char *base)
 {
 	if (!index_names(e))
 		return NULL;
-	if (strmap_get(&e->used, base) < 0) {
+	if (!taken(e, base)) {
 		char *s = dup(e, base);
 		return s && reserve(e, s) ? s : NULL;
 	}
@@ -124,12 +157,70 @@ const char *edit_fresh_name(edit *e, const char *base)
 			oom(e);
 			return NULL;
 		}
-		if (strmap_get(&e->used, s) < 0)
+		if (!taken(e, s))
 			return reserve(e, s) ? s : NULL;
 	}
 }
 
 /* ---- nodes -------------------------------------------------------------------------- */
+
+/* Whether g's nodes (or initializers) are the split load's wire list (build_messages.h). */
+static bool wire_nodes_of(const osh_model *m, const graph *g)
+{
+	return g == m->main && m->src.wire_nodes.n && g->proto && !g->proto->n_node;
+}
+
+static bool wire_inits_of(const osh_model *m, const graph *g)
+{
+	return g == m->main && m->src.wire_inits.n && g->proto && !g->proto->n_initializer;
+}
+
+struct Onnx__NodeProto *edit_node(edit *e, graph *g, int32_t ni)
+{
+	if (!wire_nodes_of(e->m, g))
+		return g->nodes[ni].proto;
+	Onnx__NodeProto *np = loader_node_message(e->m, ni);
+	if (!np)
+		oom(e);
+	return np;
+}
+
+/* Replaces w's arrays (n elements) with off, len and msg, from the arena: the old
+ * ones are freed if w owned them. The bytes stay where they are. */
+static void wire_replace(wire_list *w, uint32_t *off, uint32_t *len, ProtobufCMessage **msg, size_t n)
+{
+	const uint8_t *bytes = w->bytes;
+	wire_list_clear(w);
+	*w = (wire_list){.bytes = bytes, .off = off, .len = len, .n = n, .msg = msg};
+}
+
+/* Arrays for an edited list of n elements; false when memory ran out. */
+static bool wire_arrays(edit *e, size_t n, uint32_t **off, uint32_t **len, ProtobufCMessage ***msg)
+{
+	size_t c = n ? n : 1;
+	*off = arena_array(e->m->arena, c, sizeof **off);
+	*len = arena_array(e->m->arena, c, sizeof **len);
+	*msg = arena_array(e->m->arena, c, sizeof **msg);
+	return (*off && *len && *msg) || oom(e);
+}
+
+/* Element k of w into position o of the new arrays. */
+static void wire_move(const wire_list *w, size_t k, uint32_t *off, uint32_t *len, ProtobufCMessage **msg, size_t o)
+{
+	off[o] = w->off[k];
+	len[o] = w->len[k];
+	msg[o] = w->msg ? w->msg[k] : NULL;
+}
+
+/* Element k's message (the list's, or the IR node's while the list has none). */
+static ProtobufCMessage *wire_node_msg(const osh_model *m, size_t k)
+{
+	const wire_list *w = &m->src.wire_nodes;
+	if (w->msg)
+		return w->msg[k];
+	const graph *g = m->main;
+	return (int64_t)k < g->nnodes && g->nodes[k].proto ? &g->nodes[k].proto->base : NULL;
+}
 
 static char **dup_names(edit *e, int32_t n, const char *const *names)
 {
@@ -178,6 +269,8 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 
 bool edit_node_set_op(edit *e, Onnx__NodeProto *np, const char *op_type, const char *domain)
 {
+	if (!np) /* edit_node ran out of memory */
+		return false;
 	char *op = dup(e, op_type);
 	char *dom = domain && domain[0] ? dup(e, domain) : NULL;
 	if (!op || (domain && domain[0] && !dom))
@@ -189,7 +282,7 @@ bool edit_node_set_op(edit *e, Onnx__NodeProto *np, const char *op_type, const c
 
 bool edit_node_set_input(edit *e, Onnx__NodeProto *np, int32_t k, const char *name)
 {
-	char *s = dup(e, name);
+	char *s = np ? dup(e, name) : NULL;
 	if (!s || k < 0)
 		return false;
 	if ((size_t)k >= np->n_input) {
@@ -207,7 +300,7 @@ bool edit_node_set_input(edit *e, Onnx__NodeProto *np, int32_t k, const char *na
 
 bool edit_node_set_output(edit *e, Onnx__NodeProto *np, int32_t k, const char *name)
 {
-	char *s = dup(e, name);
+	char *s = np ? dup(e, name) : NULL;
 	if (!s || k < 0 || (size_t)k >= np->n_output)
 		return false;
 	np->output[k] = s;
@@ -216,13 +309,13 @@ bool edit_node_set_output(edit *e, Onnx__NodeProto *np, int32_t k, const char *n
 
 void edit_node_keep_inputs(Onnx__NodeProto *np, int32_t n)
 {
-	if (n >= 0 && (size_t)n < np->n_input)
+	if (np && n >= 0 && (size_t)n < np->n_input)
 		np->n_input = (size_t)n;
 }
 
 void edit_node_keep_outputs(Onnx__NodeProto *np, int32_t n)
 {
-	if (n >= 0 && (size_t)n < np->n_output)
+	if (np && n >= 0 && (size_t)n < np->n_output)
 		np->n_output = (size_t)n;
 }
 
@@ -230,18 +323,26 @@ void edit_node_remove_attr(Onnx__NodeProto *np, const char *name)
 {
 	/* Compacted in place: the array stays the arena block it was. */
 	size_t out = 0;
+	if (!np)
+		return;
 	for (size_t i = 0; i < np->n_attribute; i++)
 		if (!np->attribute[i]->name || strcmp(np->attribute[i]->name, name))
 			np->attribute[out++] = np->attribute[i];
 	np->n_attribute = out;
 }
 
-void edit_node_clear_attrs(Onnx__NodeProto *np) { np->n_attribute = 0; }
+void edit_node_clear_attrs(Onnx__NodeProto *np)
+{
+	if (np)
+		np->n_attribute = 0;
+}
 
 /* A fresh attribute `name` of `type` on np, replacing any of that name. */
 static Onnx__AttributeProto *new_attr(edit *e, Onnx__NodeProto *np, const char *name,
 				      Onnx__AttributeProto__AttributeType type)
 {
+	if (!np)
+		return NULL;
 	edit_node_remove_attr(np, name);
 	Onnx__AttributeProto *a = arena_alloc(e->m->arena, sizeof *a);
 	Onnx__AttributeProto **v = arena_array(e->m->arena, np->n_attribute + 1, sizeof *v);
@@ -486,7 +587,7 @@ static bool queue_init(edit *e, graph *g, Onnx__TensorProto *t)
 bool edit_constant_initializer(edit *e, graph *g, Onnx__NodeProto *np, const char *name)
 {
 	Onnx__TensorProto *src = NULL;
-	for (size_t i = 0; i < np->n_attribute && !src; i++) {
+	for (size_t i = 0; np && i < np->n_attribute && !src; i++) {
 		const Onnx__AttributeProto *a = np->attribute[i];
 		if (a->name && !strcmp(a->name, "value") && a->t)
 			src = a->t;
@@ -590,15 +691,17 @@ static bool splice_nodes(edit *e, graph *g)
 	size_t add = 0;
 	for (size_t i = 0; i < e->nnodes; i++)
 		add += e->nodes[i].g == g;
-	if (!add)
+	if (!add && !(g == e->m->main && e->drop_wire))
 		return true;
-	size_t n = gp->n_node;
+	bool wire = wire_nodes_of(e->m, g);
+	size_t n = wire ? e->m->src.wire_nodes.n : gp->n_node;
+	const bool *drop = wire ? e->drop_wire : NULL;
 	/* Bucket the pending nodes by insertion point, stable: first[k] lists, in queue
 	 * order, the nodes to place before original node k (k == n: at the end). */
 	size_t *count = arena_array(e->m->arena, n + 2, sizeof *count);
-	Onnx__NodeProto **sorted = arena_array(e->m->arena, add, sizeof *sorted);
-	Onnx__NodeProto **out = arena_array(e->m->arena, n + add, sizeof *out);
-	if (!count || !sorted || !out)
+	Onnx__NodeProto **sorted = arena_array(e->m->arena, add ? add : 1, sizeof *sorted);
+	Onnx__NodeProto **out = wire ? NULL : arena_array(e->m->arena, n + add, sizeof *out);
+	if (!count || !sorted || (!wire && !out))
 		return oom(e);
 	for (size_t i = 0; i < e->nnodes; i++) {
 		if (e->nodes[i].g != g)
@@ -621,6 +724,31 @@ static bool splice_nodes(edit *e, graph *g)
 		sorted[fill[k]++] = e->nodes[i].np;
 	}
 	size_t o = 0;
+	if (wire) {
+		uint32_t *off, *len;
+		ProtobufCMessage **msg;
+		if (!wire_arrays(e, n + add, &off, &len, &msg))
+			return false;
+		wire_list *w = &e->m->src.wire_nodes;
+		/* Where each element was, for the re-index to take what the IR decoded. */
+		int32_t *from = arena_array(e->m->arena, n + add, sizeof *from);
+		if (!from)
+			return oom(e);
+		for (size_t k = 0; k <= n; k++) {
+			for (size_t j = count[k]; j < count[k + 1]; j++) {
+				from[o] = -1;
+				off[o] = len[o] = 0, msg[o++] = &sorted[j]->base;
+			}
+			if (k < n && !(drop && drop[k])) {
+				from[o] = w->from ? w->from[k] : (int32_t)k;
+				wire_move(w, k, off, len, msg, o);
+				msg[o++] = wire_node_msg(e->m, k);
+			}
+		}
+		wire_replace(w, off, len, msg, o);
+		w->from = from;
+		return true;
+	}
 	for (size_t k = 0; k <= n; k++) {
 		for (size_t j = count[k]; j < count[k + 1]; j++)
 			out[o++] = sorted[j];
@@ -640,6 +768,21 @@ static bool append_inits(edit *e, graph *g)
 		add += e->inits[i].g == g;
 	if (!add)
 		return true;
+	if (wire_inits_of(e->m, g)) {
+		wire_list *w = &e->m->src.wire_inits;
+		uint32_t *off, *len;
+		ProtobufCMessage **msg;
+		if (!wire_arrays(e, w->n + add, &off, &len, &msg))
+			return false;
+		size_t o = 0;
+		for (; o < w->n; o++)
+			wire_move(w, o, off, len, msg, o);
+		for (size_t i = 0; i < e->ninits; i++)
+			if (e->inits[i].g == g)
+				off[o] = len[o] = 0, msg[o++] = &e->inits[i].t->base;
+		wire_replace(w, off, len, msg, o);
+		return true;
+	}
 	Onnx__TensorProto **v = arena_array(e->m->arena, gp->n_initializer + add, sizeof *v);
 	if (!v)
 		return oom(e);
@@ -659,6 +802,10 @@ bool edit_commit(edit *e)
 	if (e->failed)
 		return false;
 	osh_model *m = e->m;
+	/* Edits of subgraphs changed messages inside main-graph nodes: those must be
+	 * what the list holds from now on, not their bytes. */
+	if (m->src.wire_nodes.n && !loader_keep_node_messages(m))
+		return oom(e);
 	for (int32_t i = 0; i < m->ngraphs; i++) {
 		graph *g = m->graphs[i];
 		if (!g->proto)
@@ -667,6 +814,7 @@ bool edit_commit(edit *e)
 			return false;
 	}
 	e->nnodes = e->ninits = 0;
+	e->drop_wire = NULL;
 	m->modified = true;
 	return true;
 }
@@ -736,16 +884,69 @@ bool edit_value_info(osh_model *m, const strmap *names)
 
 /* ---- removal (rewrite_implicit.c) ---------------------------------------------------- */
 
+/* The name of wire initializer k of the main graph, in *name and *len (not
+ * terminated); false when it has none. */
+static bool wire_init_name(edit *e, size_t k, const char **name, size_t *len)
+{
+	const wire_list *w = &e->m->src.wire_inits;
+	const Onnx__TensorProto *t = w->msg ? (const Onnx__TensorProto *)w->msg[k] : NULL;
+	wire_field f;
+	if (!t && wire_find_one(w->bytes + w->off[k], 0, w->len[k], 8, &f)) {
+		*name = (const char *)w->bytes + w->off[k] + f.payload;
+		*len = f.len;
+		return true;
+	}
+	/* Its name given twice, or never (rare): protobuf-c says which counts. */
+	if (!t)
+		t = onnx__tensor_proto__unpack(arena_protobuf_allocator(e->m->arena), w->len[k], w->bytes + w->off[k]);
+	if (!t || !t->name)
+		return false;
+	*name = t->name;
+	*len = strlen(t->name);
+	return true;
+}
+
+/* edit_drop's initializers of the main graph while they are wire bytes. */
+static bool drop_wire_inits(edit *e, const strmap *names)
+{
+	wire_list *w = &e->m->src.wire_inits;
+	uint32_t *off, *len;
+	ProtobufCMessage **msg;
+	if (!wire_arrays(e, w->n, &off, &len, &msg))
+		return false;
+	size_t o = 0;
+	for (size_t k = 0; k < w->n; k++) {
+		const char *name;
+		size_t n;
+		if (wire_init_name(e, k, &name, &n) && strmap_getn(names, name, n, NULL) >= 0)
+			continue;
+		wire_move(w, k, off, len, msg, o++);
+	}
+	if (o < w->n)
+		wire_replace(w, off, len, msg, o);
+	return true;
+}
+
 void edit_drop(edit *e, graph *g, const bool *drop, const strmap *names)
 {
 	Onnx__GraphProto *gp = g->proto;
 	if (!gp)
 		return;
 	size_t o = 0;
+	if (wire_nodes_of(e->m, g)) {
+		if (!e->drop_wire && !(e->drop_wire = arena_array(e->m->arena, (size_t)g->nnodes, sizeof *drop))) {
+			oom(e);
+			return;
+		}
+		for (int32_t k = 0; k < g->nnodes; k++)
+			e->drop_wire[k] |= drop[k];
+	}
 	for (size_t k = 0; k < gp->n_node; k++)
 		if (!(k < (size_t)g->nnodes && drop[k]))
 			gp->node[o++] = gp->node[k];
 	gp->n_node = o;
+	if (names && wire_inits_of(e->m, g) && !drop_wire_inits(e, names))
+		return;
 	if (names) {
 		o = 0;
 		for (size_t k = 0; k < gp->n_initializer; k++)

@@ -43,6 +43,12 @@ struct Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const c
 				      const char *domain, const char *name, int32_t nin,
 				      const char *const *inputs, int32_t nout, const char *const *outputs);
 
+/* The message of node ni of g (an IR node index), to change with the calls below:
+ * its proto, or, for a node of the main graph a split load keeps as wire bytes,
+ * one unpacked from them now (loader_node_message): an edit pays only for the
+ * nodes it changes. NULL when memory ran out (the session is then failed). */
+struct Onnx__NodeProto *edit_node(edit *e, graph *g, int32_t ni);
+
 /* Changes an existing node's operator (domain "" is ai.onnx). */
 bool edit_node_set_op(edit *e, struct Onnx__NodeProto *np, const char *op_type, const char *domain);
 /* Sets input k; k past the end appends, filling the gap with omitted ("") inputs. */
@@ -102,7 +108,8 @@ bool edit_commit(edit *e);
  * found. Values inference knows nothing about are skipped. False on OOM. */
 bool edit_value_info(osh_model *m, const strmap *names);
 
-/* Removes, right away, the nodes of g with drop[ni] set (IR node indices), and the
+/* Removes the nodes of g with drop[ni] set (IR node indices; while they are the
+ * main graph's wire bytes, at the commit, edit_node finding them until then), and the
  * initializers and value_info entries of g whose names are in `names` (may be NULL).
  * Call it only while g's node list still matches the IR: before any node is queued
  * for g in this session and before any commit since the IR was built. Marks the

@@ -23,9 +23,11 @@
  * after its name the same way (protobuf-c would pack every entry's type anew, the
  * same bytes once per value).
  *
- * Nodes a split load kept as bytes (m->src.wire_nodes: loader/unpack_split.c) are
- * written as those bytes: unchanged nodes need no message, and their fields stay as
- * the file had them (order, unknown fields). Everything is sized before the first byte is
+ * Nodes and initializers a split load kept as bytes (m->src.wire_nodes, wire_inits:
+ * loader/unpack_split.c) are written as those bytes, and so are those of an edited
+ * list but for the elements an edit made or changed (wire_list.msg), packed from
+ * their messages: unchanged nodes need no message, and their fields stay as the
+ * file had them (order, unknown fields). Everything is sized before the first byte is
  * written, so a model over protobuf's 2 GiB is refused with nothing written.
  */
 #define _DEFAULT_SOURCE /* madvise */
@@ -220,7 +222,7 @@ typedef struct graph_plan {
 	bool droppable;               /* map maps the file (pack_source.map_is_file) */
 	int fd;                       /* the input file (pack_source.fd) */
 	size_t dropped;               /* map's pages before this were given back */
-	size_t node_messages;         /* lazy nodes with a message (node_message) */
+	size_t node_messages;         /* lazy elements with a message (element_message) */
 	uint8_t *rest;
 	size_t rest_len;
 	/* Packed size of each element; for a wire list, of its messages only (NULL
@@ -409,12 +411,24 @@ static const wire_list *wire_of(const graph_plan *gp, uint32_t field)
 	return field == 1 ? gp->lazy : field == 5 ? gp->lazy_inits : NULL;
 }
 
-/* Lazy node k's message when it has one (unpacked by the index), else NULL. */
-static ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
+/* Lazy node k's message when it has one (unpacked by the index, or an edit's),
+ * else NULL. An edited list holds every message its nodes have (wire_list.msg). */
+static inline ProtobufCMessage *node_message(const graph_plan *gp, size_t k)
 {
+	if (gp->lazy->msg)
+		return gp->lazy->msg[k];
 	if (!gp->nodes || k >= gp->nnodes || !gp->nodes[k].proto)
 		return NULL;
 	return &((Onnx__NodeProto *)gp->nodes[k].proto)->base;
+}
+
+/* Element k of the wire list of field `field` as a message to pack (a node's, or an
+ * initializer an edit made), or NULL: its bytes are copied. */
+static inline ProtobufCMessage *element_message(const graph_plan *gp, uint32_t field, size_t k)
+{
+	if (field == 1)
+		return node_message(gp, k);
+	return gp->lazy_inits->msg ? gp->lazy_inits->msg[k] : NULL;
 }
 
 static void drop_weights(graph_plan *gp, const Onnx__TensorProto *t, bool final)
@@ -492,7 +506,7 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 	uint8_t key[10];
 	size_t key_len = wire_put_varint(key, (uint64_t)field << 3 | 2);
 	for (; j < w->n && total < PACK_RUN_MAX; j++) {
-		if (field == 1 && node_message(gp, j))
+		if ((field == 1 || w->msg) && element_message(gp, field, j))
 			break;
 		/* The element's key and length, just before its content (and right after
 		 * the previous one's), as put_key and put_varint write them: byte for
@@ -541,7 +555,7 @@ static void put_input(packer *p, const graph_plan *gp, const uint8_t *data, size
  * when w is not such a list. */
 static bool put_tight(packer *p, graph_plan *gp, const wire_list *w, uint32_t field)
 {
-	if (!w->tight || !w->n || (field == 1 && gp->node_messages))
+	if (!w->tight || !w->n || w->msg || (field == 1 && gp->node_messages))
 		return false;
 	size_t head = wire_head_len(field, w->len[0]);
 	if (w->off[0] < head)
@@ -569,7 +583,7 @@ static void emit_graph_field(packer *p, uint32_t field, void *ctx)
 		return;
 	if (w) {
 		for (size_t k = 0; k < w->n && !p->err;) {
-			ProtobufCMessage *msg = field == 1 ? node_message(gp, k) : NULL;
+			ProtobufCMessage *msg = element_message(gp, field, k);
 			if (msg) {
 				put_element(p, field, msg, gp->sizes[i][k]);
 				k++;
@@ -664,8 +678,9 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 		if (!wire && !(gp->sizes[i] = malloc((n + nl ? n + nl : 1) * sizeof *gp->sizes[i])))
 			return false;
 		for (size_t k = 0; k < n; k++) {
-			ProtobufCMessage *msg = wire && graph_fields[i] == 1 ? node_message(gp, k) : NULL;
-			gp->node_messages += msg != NULL;
+			bool may = wire && (graph_fields[i] == 1 || wire->msg);
+			ProtobufCMessage *msg = may ? element_message(gp, graph_fields[i], k) : NULL;
+			gp->node_messages += msg && graph_fields[i] == 1;
 			if (msg && !gp->sizes[i] && !(gp->sizes[i] = malloc(n * sizeof *gp->sizes[i])))
 				return false;
 			const ProtobufCMessage *type = wire ? NULL : value_type(graph_fields[i], arr[k]);

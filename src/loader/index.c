@@ -760,6 +760,7 @@ static void check_attr_views(osh_model *m, graph *g, int32_t ni, bool function_b
 				   "reads it as its own value",
 				   a->name, a->ref);
 			a->ref = NULL;
+			g->refs_dropped = true;
 		}
 		if ((a->graph_index == ATTR_MIXED || graph_typed_mixed(n, i)) && ort_checks(g) &&
 		    !(g == m->main && !strcmp(n->op_type, "Constant")))
@@ -802,6 +803,42 @@ static bool prefetch_first_output(const graph *g, const uint8_t *p, size_t len, 
 	return false;
 }
 
+/* The node of the IR model_reindex replaces that element ni of the main graph's wire
+ * list still is, decoded from the same bytes; NULL when there is none to take. A
+ * Constant is decoded anew: define_nodes normalised its domain, and warns of it
+ * again; so are all of a graph whose attribute references the index dropped. */
+static const node *decoded_before(const osh_model *m, const wire_list *w, int32_t ni)
+{
+	const graph *old = m->src.reindex_from;
+	if (!old || old->refs_dropped || (w->msg && w->msg[ni]))
+		return NULL;
+	int32_t k = w->from ? w->from[ni] : ni;
+	if (k < 0 || k >= old->nnodes)
+		return NULL;
+	const node *o = &old->nodes[k];
+	return o->proto || !o->op_type || !strcmp(o->op_type, "Constant") ? NULL : o;
+}
+
+/* Node n as o of the old graph was (its strings and attribute views are the
+ * arena's, and nothing changes them), with arrays of its own for the value ids; its
+ * output names in s->outs, as decode_node leaves them. False when memory ran out. */
+static bool take_decoded(osh_model *m, node *n, const node *o, decode_scratch *s)
+{
+	const graph *old = m->src.reindex_from;
+	*n = *o;
+	size_t ids = (size_t)o->ninputs + (size_t)o->noutputs;
+	int32_t *v = ids ? arena_alloc(m->arena, ids * sizeof *v) : NULL;
+	const char **outs = grow_heap(s->outs, &s->cap, (size_t)o->noutputs, 8, sizeof *outs);
+	if ((!v && ids) || (!outs && o->noutputs))
+		return false;
+	s->outs = outs;
+	n->inputs = v;
+	n->outputs = v ? v + o->ninputs : NULL;
+	for (int32_t k = 0; k < o->noutputs; k++)
+		outs[k] = o->outputs[k] >= 0 ? old->values[o->outputs[k]].name : "";
+	return true;
+}
+
 /* define_nodes fetches the slot of a node's first output OUTPUT_AHEAD nodes ahead
  * (core/tuning.h). One node's decoding did not hide the miss: the look-up waited on
  * the slot. */
@@ -840,30 +877,42 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	bool ahead_ok[OUTPUT_AHEAD];
 	uint32_t hash = 0;
 	bool hashed = false;
+	wire_list *w = &m->src.wire_nodes;
 	for (int32_t k = 0; from_wire && k < OUTPUT_AHEAD; k++)
-		ahead_ok[k] = k < g->nnodes &&
-			      prefetch_first_output(g, m->src.wire_nodes.bytes + m->src.wire_nodes.off[k],
-						    m->src.wire_nodes.len[k], &ahead_hash[k]);
+		ahead_ok[k] = k < g->nnodes && !(w->msg && w->msg[k]) &&
+			      prefetch_first_output(g, w->bytes + w->off[k], w->len[k], &ahead_hash[k]);
 	int32_t ni = 0;
 	for (; ni < g->nnodes && ok; ni++) {
 		node *n = &g->nodes[ni];
 		if (ni % TABLE_AHEAD == 0)
 			rows_ahead(m, g->nodes, ni, g->nnodes, sizeof *g->nodes);
-		char *const *outs;
+		char *const *outs = NULL;
 		const uint32_t *first_hash = NULL;
+		/* A graph of messages, or an edit's message in an edited list (emit/edit.c). */
+		Onnx__NodeProto *whole = from_wire ? NULL : nps[ni];
 		if (from_wire) {
 			if (!scan_job_wait_scanned(m, 1, (size_t)ni)) { /* refused: the loader says why */
 				ok = false;
 				break;
 			}
-			const uint8_t *p = m->src.wire_nodes.bytes + m->src.wire_nodes.off[ni];
-			size_t len = m->src.wire_nodes.len[ni];
 			int32_t slot = ni % OUTPUT_AHEAD, later = ni + OUTPUT_AHEAD;
 			hash = ahead_hash[slot], hashed = ahead_ok[slot];
-			ahead_ok[slot] =
-				later < g->nnodes &&
-				prefetch_first_output(g, m->src.wire_nodes.bytes + m->src.wire_nodes.off[later],
-						      m->src.wire_nodes.len[later], &ahead_hash[slot]);
+			ahead_ok[slot] = later < g->nnodes && !(w->msg && w->msg[later]) &&
+					 prefetch_first_output(g, w->bytes + w->off[later], w->len[later],
+							       &ahead_hash[slot]);
+			whole = w->msg ? (Onnx__NodeProto *)w->msg[ni] : NULL;
+		}
+		const node *was = from_wire && !whole && m->src.reindex_from ? decoded_before(m, w, ni) : NULL;
+		if (was) {
+			if (!take_decoded(m, n, was, &scratch)) {
+				ok = false;
+				break;
+			}
+			outs = (char *const *)scratch.outs;
+			first_hash = hashed ? &hash : NULL;
+		} else if (from_wire && !whole) {
+			const uint8_t *p = w->bytes + w->off[ni];
+			size_t len = w->len[ni];
 			decode_result r = decode_node(m, n, p, len, &scratch);
 			if (r == DECODE_NOMEM) {
 				ok = false;
@@ -881,14 +930,18 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 					ok = false;
 					break;
 				}
+				/* An edited list holds every message its nodes have
+				 * (build_messages.c). */
+				if (w->msg)
+					w->msg[ni] = &np->base;
 				outs = np->output;
 			}
-		} else {
-			if (!from_proto(m, g, ni, nps[ni])) {
+		} else if (whole) {
+			if (!from_proto(m, g, ni, whole)) {
 				ok = false;
 				break;
 			}
-			outs = nps[ni]->output;
+			outs = whole->output;
 		}
 		if (n->nattrs)
 			check_attr_views(m, g, ni, function_body);
@@ -1447,10 +1500,25 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 			ok = false;
 			break;
 		}
+		/* An edit's message (emit/edit.c), defined as one of a graph of messages. */
+		Onnx__TensorProto *made = w->msg ? (Onnx__TensorProto *)w->msg[i] : NULL;
+		if (made) {
+			char why[600];
+			if (validate_tensor_data_later(m, g, -1, made, NULL, why, sizeof why) &&
+			    !defer_data(m, later, made->name ? made->name : "", -1, why)) {
+				ok = false;
+				break;
+			}
+			tensor_stats_add(&m->src.wire_init_stats, made);
+			const tensor_view *tv = view_tensor(m, made);
+			ok = tv && define_initializer(m, g, i, made, tv, NULL, unnamed);
+			next_hashed = false;
+			continue;
+		}
 		/* The initializers' headers lie a weight apart in a file far larger than the
 		 * caches: each was a miss to memory, waited on when reading the next one's name
 		 * below. Fetched ahead, the misses overlap. */
-		if (i + HEADER_AHEAD < w->n) {
+		if (i + HEADER_AHEAD < w->n && !(w->msg && w->msg[i + HEADER_AHEAD])) {
 			const uint8_t *h = w->bytes + w->off[i + HEADER_AHEAD];
 			__builtin_prefetch(h);
 			__builtin_prefetch(h + 64);
@@ -1461,7 +1529,8 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 		 * (strings hold no NUL: the pre-scan refused them). */
 		wire_field next;
 		hash = next_hash, hashed = next_hashed;
-		next_hashed = i + 1 < w->n && wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
+		next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) &&
+			      wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
 		if (next_hashed)
 			next_hash = strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload,
 						    next.len);
@@ -1627,6 +1696,10 @@ static size_t wire_outputs(const wire_list *w)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < w->n; i++) {
+		if (w->msg && w->msg[i]) {
+			k += ((const Onnx__NodeProto *)w->msg[i])->n_output;
+			continue;
+		}
 		const uint8_t *p = w->bytes + w->off[i];
 		for (size_t pos = 0, len = w->len[i]; pos < len;) {
 			/* wire_next_str's fast path without filling a wire_field:

@@ -11,7 +11,9 @@
 bool model_reindex(osh_model *m)
 {
 	/* Everything validate_model and index_model fill in, back to its state before
-	 * loading. The arrays are abandoned in the arena, not freed. */
+	 * loading. The arrays are abandoned in the arena, not freed; the old main graph's
+	 * nodes are read by the index once more (model_source.reindex_from). */
+	m->src.reindex_from = m->main;
 	m->main = NULL;
 	m->ngraphs = 0;
 	m->opsets = NULL;
@@ -24,5 +26,8 @@ bool model_reindex(osh_model *m)
 	m->ignore_declared = false;
 	m->summary = NULL;
 	dx_forget_declared(&m->syms); /* the index counts them again */
-	return validate_model(m) && index_model(m) && !m->nomem;
+	bool ok = validate_model(m) && index_model(m) && !m->nomem;
+	m->src.reindex_from = NULL;
+	m->src.wire_nodes.from = NULL; /* the list is now what the new IR was built from */
+	return ok;
 }

@@ -75,6 +75,16 @@ bool rw_continue_changes(rw *r)
 	return true;
 }
 
+struct Onnx__NodeProto *rw_node(rw *r, graph *g, int32_t ni)
+{
+	if (!r->apply)
+		return g->nodes[ni].proto;
+	struct Onnx__NodeProto *np = edit_node(r->e, g, ni);
+	if (!np)
+		rw_nomem(r);
+	return np;
+}
+
 const char *rw_base(rw *r, const graph *g, int32_t ni)
 {
 	const node *n = &g->nodes[ni];
@@ -86,8 +96,18 @@ const char *rw_base(rw *r, const graph *g, int32_t ni)
 
 static const char *fresh(rw *r, const char *base, const char *role)
 {
-	char *want = arena_printf(r->m->arena, "%s/%s", base, role);
+	/* base/role, put together here: a rewrite asks for one or two per node it
+	 * inserts, and printf's formatting took more than the name's look-up. */
+	size_t nb = strlen(base), nr = strlen(role);
+	char stack[256];
+	char *want = nb + nr + 2 <= sizeof stack ? stack : arena_alloc(r->m->arena, nb + nr + 2);
+	if (want) {
+		memcpy(want, base, nb);
+		want[nb] = '/';
+		memcpy(want + nb + 1, role, nr + 1);
+	}
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
+	r->nfresh++;
 	if (!s)
 		rw_nomem(r);
 	return s ? s : "";

@@ -32,6 +32,10 @@ typedef struct rw {
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
+	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
+	/* rewrite.c: per graph, the nodes whose opset step the planning run found to
+	 * change nothing and draw no name, which the editing run then skips; NULL: none. */
+	uint8_t **opset_idle;
 	bool nomem;
 } rw;
 
@@ -42,6 +46,12 @@ static inline bool rw_nomem(rw *r)
 	r->nomem = r->m->nomem = true;
 	return true;
 }
+
+/* The message of node ni of g to change: while planning, its proto as the IR has
+ * it (NULL for a node still in wire bytes: planning changes no message); while
+ * editing, edit_node's, made from the node's bytes if need be, so call it only for
+ * a node that changes. NULL when memory ran out (r->nomem then set). */
+struct Onnx__NodeProto *rw_node(rw *r, graph *g, int32_t ni);
 
 /* Adds a line to the change list (planning run only; the editing run repeats none). */
 void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *fmt, ...)

@@ -748,13 +748,13 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 			if (n->inputs[i] < 0 || slot_formed(s, ni, i))
 				continue;
 			int32_t to = current(s, n->inputs[i]);
-			if (to != n->inputs[i] && !edit_node_set_input(r->e, n->proto, i, g->values[to].name))
+			if (to != n->inputs[i] && !edit_node_set_input(r->e, rw_node(r, g, ni), i, g->values[to].name))
 				return rw_nomem(r), false;
 		}
 		for (int32_t o = 0; o < n->noutputs; o++) {
 			int32_t id = n->outputs[o];
 			if (id >= 0 && s->renamed[id] >= 0) {
-				if (!edit_node_set_output(r->e, n->proto, o, g->values[s->renamed[id]].name) ||
+				if (!edit_node_set_output(r->e, rw_node(r, g, ni), o, g->values[s->renamed[id]].name) ||
 				    !put_name(r, gone, g->values[id].name))
 					return rw_nomem(r), false;
 			}
@@ -784,7 +784,7 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 					return false;
 		} else if (s->fate[ni] == F_CONST && kept(s, n->outputs[0])) {
 			r->rep->n_fold_inits++;
-			if (!edit_constant_initializer(r->e, g, n->proto, final_name(s, n->outputs[0])))
+			if (!edit_constant_initializer(r->e, g, rw_node(r, g, ni), final_name(s, n->outputs[0])))
 				return rw_nomem(r), false;
 		}
 	}
@@ -792,13 +792,12 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		const form *f = &s->forms[k];
 		if (s->fate[f->ni] != F_LIVE)
 			continue;
-		const node *n = &g->nodes[f->ni];
 		const char *name = rw_init_name(r, rw_base(r, g, f->ni), f->slot == 2 ? "ends" : "shape");
 		int64_t dims[1] = {f->n};
 		r->rep->n_fold_inits++;
 		if (r->nomem || !edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL) ||
-		    !edit_node_set_input(r->e, n->proto, f->slot, name) ||
-		    (f->allowzero_off && !edit_node_set_attr_i(r->e, n->proto, "allowzero", 0)))
+		    !edit_node_set_input(r->e, rw_node(r, g, f->ni), f->slot, name) ||
+		    (f->allowzero_off && !edit_node_set_attr_i(r->e, rw_node(r, g, f->ni), "allowzero", 0)))
 			return rw_nomem(r), false;
 	}
 	return !r->nomem;
@@ -878,7 +877,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		return OSH_OK;
 	rep->n_fold_inits_dropped = rep->n_fold_inits = 0; /* counted again by the edit */
 	rewrite_grow_budget(m, 0);
-	if (!loader_build_messages(m))
+	if (!loader_build_value_info(m)) /* edit_drop reads them as messages */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	if (!r->e)

@@ -519,7 +519,7 @@ static bool build_int_floordiv(rw *r, const cand *c, const char *base, const cha
 	if (!rw_insert(r, g, ni, "Cast", base, "adjust_cast", 1, in_c, &adjc, &np) ||
 	    !rw_set_attr_i(r, np, "to", c->elem))
 		return false;
-	struct Onnx__NodeProto *me = c->g->nodes[ni].proto;
+	struct Onnx__NodeProto *me = rw_node(r, c->g, ni);
 	return set_op(r, me, "Sub") && set_input(r, me, 0, q) && set_input(r, me, 1, adjc);
 }
 
@@ -553,7 +553,7 @@ static bool build_float_mod(rw *r, const cand *c, const char *base, const char *
 	const char *in_s[2] = {rem, y};
 	if (!rw_insert(r, g, ni, "Add", base, "adjusted", 2, in_s, &sum, &np))
 		return false;
-	struct Onnx__NodeProto *me = g->nodes[ni].proto;
+	struct Onnx__NodeProto *me = rw_node(r, g, ni);
 	return set_op(r, me, "Where") && set_input(r, me, 0, adj) && set_input(r, me, 1, sum) &&
 	       set_input(r, me, 2, rem);
 }
@@ -562,7 +562,7 @@ static bool apply_candidate(rw *r, const cand *c)
 {
 	graph *g = c->g;
 	const node *n = &g->nodes[c->ni];
-	struct Onnx__NodeProto *me = n->proto;
+	struct Onnx__NodeProto *me = rw_node(r, g, c->ni);
 	const char *base = rw_base(r, g, c->ni);
 	const char *ops[2] = {in_name(g, n, 0), in_name(g, n, 1)};
 	if (c->how != PLACE_NONE) {
@@ -775,16 +775,33 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 		rep->n_stray += c->kind == CK_STRAY;
 	}
 	if (r->to != r->from && r->from >= 1) {
+		/* Most nodes take the new opset as they are: what the planning run found
+		 * so, the editing run does not step again (same code, same verdict: a node
+		 * that drew no name, listed no change and reported nothing changes nothing). */
+		if (!r->apply && !r->opset_idle &&
+		    !(r->opset_idle = arena_zalloc(r->m->arena, (size_t)(r->m->ngraphs > 0 ? r->m->ngraphs : 1) *
+									    sizeof *r->opset_idle)))
+			return rw_nomem(r), false;
 		for (int32_t gi = 0; gi < r->m->ngraphs && !r->nomem; gi++) {
 			graph *g = r->m->graphs[gi];
 			if (!editable(g))
 				continue;
+			uint8_t *idle = r->opset_idle ? r->opset_idle[gi] : NULL;
+			if (!r->apply && !idle && g->nnodes > 0 &&
+			    !(idle = r->opset_idle[gi] = arena_zalloc(r->m->arena, (size_t)g->nnodes)))
+				return rw_nomem(r), false;
 			for (int32_t ni = 0; ni < g->nnodes; ni++) {
 				const node *nd = &g->nodes[ni];
-				if (nd->domain[0])
+				if (nd->domain[0] || (r->apply && idle && idle[ni]))
 					continue;
-				if (!opset_adapt(r, g, ni, is_cand_node(x, gi, ni)))
+				bool quiet = is_cand_node(x, gi, ni);
+				size_t fresh = r->nfresh, changes = r->nchanges, inits = r->ninits;
+				size_t diags = r->m->ndiags;
+				if (!opset_adapt(r, g, ni, quiet))
 					return false;
+				if (!r->apply && idle && !quiet && fresh == r->nfresh && changes == r->nchanges &&
+				    inits == r->ninits && diags == r->m->ndiags)
+					idle[ni] = 1;
 			}
 		}
 	}
@@ -884,9 +901,10 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	/* Room for the edits, the second IR and the inference on it: the load's budget
 	 * covers one IR and one inference, and re-indexing a big model needs the second. */
 	rewrite_grow_budget(m, (size_t)(rep->n_reshape + rep->n_unsqueeze + rep->n_squeeze + rep->n_other_inserted));
-	/* The editing run: a fresh session, the same code, on messages (the loader left
-	 * the main graph's nodes and initializers as bytes until something changes). */
-	if (!loader_build_messages(m))
+	/* The editing run: a fresh session, the same code, on messages (the main graph's
+	 * nodes and initializers a split load keeps as bytes become messages only where
+	 * they change: edit_node). */
+	if (!loader_build_value_info(m))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

@@ -401,7 +401,7 @@ static void make_explicit(xrun *x, graph *g, int32_t ni)
 			memo_put(x, ekey, e);
 			r->rep->n_expand++;
 		}
-		if (!set_input(r, n->proto, slot, e))
+		if (!set_input(r, rw_node(r, g, ni), slot, e))
 			return;
 		if (wl > 0 && (size_t)wl < sizeof what)
 			wl += snprintf(what + wl, sizeof what - (size_t)wl, "%s '%s' %s", wl > 6 ? "," : "", v,
@@ -512,8 +512,8 @@ static void lower_broadcast3(xrun *x, graph *g, int32_t ni)
 		}
 	}
 	if (r->apply) {
-		struct Onnx__NodeProto *me = n->proto;
-		if (!edit_node_set_op(r->e, me, "Expand", "") || !edit_node_set_input(r->e, me, 0, placed))
+		struct Onnx__NodeProto *me = rw_node(r, g, ni);
+		if (!me || !edit_node_set_op(r->e, me, "Expand", "") || !edit_node_set_input(r->e, me, 0, placed))
 			{ rw_nomem(r); return; }
 		edit_node_keep_inputs(me, 2);
 		edit_node_clear_attrs(me);
@@ -657,7 +657,7 @@ osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	rep->n_target_nodes = before.n_target_nodes, rep->n_lowered = before.n_lowered;
 	rep->n_reshape = before.n_reshape, rep->n_unsqueeze = before.n_unsqueeze;
 	rewrite_grow_budget(m, added);
-	if (!loader_build_messages(m)) /* edits need messages (rewrite.c) */
+	if (!loader_build_value_info(m)) /* edits change messages (rewrite.c) */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	r->apply = true;

@@ -258,7 +258,7 @@ static bool rewire(ig *s)
 			if (n->inputs[i] < 0)
 				continue;
 			const char *nm = g->values[n->inputs[i]].name, *to = current(s, nm);
-			if (to != nm && !edit_node_set_input(r->e, n->proto, i, to))
+			if (to != nm && !edit_node_set_input(r->e, edit_node(r->e, g, ni), i, to))
 				return rw_nomem(r), false;
 		}
 	}
@@ -311,7 +311,7 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (opts->dry_run)
 		return OSH_OK;
 	rewrite_grow_budget(m, 0); /* a second IR and inference (removal adds no node) */
-	if (!loader_build_messages(m)) /* edits need messages (rewrite.c) */
+	if (!loader_build_value_info(m)) /* edits change messages (rewrite.c) */
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	r->e = edit_begin(m);
 	if (!r->e)

@@ -1357,7 +1357,9 @@ static bool fit(nstate *s)
 static bool write_back(nstate *s)
 {
 	rw *r = s->r;
-	struct Onnx__NodeProto *np = s->n->proto;
+	struct Onnx__NodeProto *np = rw_node(r, s->g, s->ni);
+	if (!np)
+		return false;
 	if (s->op_set && !edit_node_set_op(r->e, np, s->op, ""))
 		return rw_nomem(r), false;
 	for (int32_t i = 0; i < s->n->nattrs; i++)
