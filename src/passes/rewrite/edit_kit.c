@@ -130,7 +130,7 @@ bool rw_insert_uncounted(rw *r, graph *g, int32_t ni, const char *op_type, const
 	*out = name;
 	*np = NULL;
 	if (!r->apply)
-		return !r->nomem;
+		return !r->m->nomem;
 	/* The node is named after the one value it makes: unique among nodes too. */
 	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
 	if (!*np)
@@ -152,7 +152,7 @@ bool rw_insert_making(rw *r, graph *g, int32_t ni, const char *op_type, const ch
 	*np = NULL;
 	r->rep->n_other_inserted++;
 	if (!r->apply)
-		return !r->nomem;
+		return !r->m->nomem;
 	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
 	if (!*np)
 		rw_nomem(r);

@@ -36,21 +36,20 @@ typedef struct rw {
 	/* rewrite.c: per graph, the nodes whose opset step the planning run found to
 	 * change nothing and draw no name, which the editing run then skips; NULL: none. */
 	uint8_t **opset_idle;
-	bool nomem;
 } rw;
 
 /* Out of memory: the rewrite stops where it is, and the model says so (its nomem is
  * what the pipeline turns into OSH_ERR_NOMEM). True, for `return rw_nomem(r), false;`. */
 static inline bool rw_nomem(rw *r)
 {
-	r->nomem = r->m->nomem = true;
+	r->m->nomem = true;
 	return true;
 }
 
 /* The message of node ni of g to change: while planning, its proto as the IR has
  * it (NULL for a node still in wire bytes: planning changes no message); while
  * editing, edit_node's, made from the node's bytes if need be, so call it only for
- * a node that changes. NULL when memory ran out (r->nomem then set). */
+ * a node that changes. NULL when memory ran out (the model's nomem then set). */
 struct Onnx__NodeProto *rw_node(rw *r, graph *g, int32_t ni);
 
 /* Adds a line to the change list (planning run only; the editing run repeats none). */

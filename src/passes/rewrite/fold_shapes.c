@@ -795,12 +795,12 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		const char *name = rw_init_name(r, rw_base(r, g, f->ni), f->slot == 2 ? "ends" : "shape");
 		int64_t dims[1] = {f->n};
 		r->rep->n_fold_inits++;
-		if (r->nomem || !edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL) ||
+		if (r->m->nomem || !edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL) ||
 		    !edit_node_set_input(r->e, rw_node(r, g, f->ni), f->slot, name) ||
 		    (f->allowzero_off && !edit_node_set_attr_i(r->e, rw_node(r, g, f->ni), "allowzero", 0)))
 			return rw_nomem(r), false;
 	}
-	return !r->nomem;
+	return !r->m->nomem;
 }
 
 osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep,
@@ -820,7 +820,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 	pure_memo *pm = arena_zalloc(m->arena, sizeof *pm);
 	if (!pm)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
-	for (int32_t gi = 0; gi < m->ngraphs && !r->nomem; gi++) {
+	for (int32_t gi = 0; gi < m->ngraphs && !r->m->nomem; gi++) {
 		fs *s = &states[gi];
 		*s = (fs){.r = r, .g = m->graphs[gi], .pure = pm};
 		graph *g = s->g;
@@ -848,7 +848,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		memset(s->repl, 0xff, nv * sizeof *s->repl);
 		memset(s->renamed, 0xff, nv * sizeof *s->renamed);
 		mark_outer_reads(m, g, s->outer_read);
-		for (int32_t k = 0; k < g->nnodes && !r->nomem; k++)
+		for (int32_t k = 0; k < g->nnodes && !r->m->nomem; k++)
 			decide(s, g->order[k]);
 		count_reads(s);
 		sweep(s);
@@ -863,7 +863,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		for (int32_t id = 0; id < g->nvalues; id++)
 			rep->n_fold_inits_dropped += g->values[id].origin == VAL_INITIALIZER && !kept(s, id);
 	}
-	if (r->nomem)
+	if (r->m->nomem)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	rep->n_changes = r->nchanges;
 	rep->changes = r->changes;

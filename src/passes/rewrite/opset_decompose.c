@@ -155,7 +155,7 @@ bool dn_gelu(nstate *s)
 	const char *approx = ns_attr_s(s, "approximate", "none");
 	const char *x = ns_input_name(s, 0), *half, *one, *t, *u, *v;
 	if (!ns_const_like(s, "half", 0.5, &half) || s->refused || !ns_const_like(s, "one", 1.0, &one))
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (!strcmp(approx, "tanh")) {
 		const char *k, *c, *x2, *x3;
 		if (!ns_const_like(s, "cubic", 0.044715, &c) || !ns_const_like(s, "sqrt_2_over_pi", 0.7978845608028654, &k) ||
@@ -205,7 +205,7 @@ bool dn_layernorm(nstate *s)
 	struct Onnx__NodeProto *np;
 	const char *in_x[1] = {x};
 	if (!ns_const_like(s, "epsilon", (float)eps, &e) || s->refused)
-		return !r->nomem;
+		return !r->m->nomem;
 	if (!rw_insert(r, s->g, s->ni, "ReduceMean", s->base, "mean", 1, in_x, &mean, &np) ||
 	    !rw_set_attr_ints(r, np, "axes", axes, na) || !ns_ins2(s, "Sub", "centred", x, mean, &d) ||
 	    !ns_ins2(s, "Mul", "squared", d, d, &sq))
@@ -255,7 +255,7 @@ bool dn_rmsnorm(nstate *s)
 	double eps = ea && ea->type == AT_FLOAT ? ea->f : 1e-5;
 	const char *x = ns_input_name(s, 0), *scale = ns_input_name(s, 1), *e, *sq, *ms, *ve, *sd, *nrm;
 	if (!ns_const_like(s, "epsilon", (float)eps, &e) || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (!ns_ins2(s, "Mul", "squared", x, x, &sq) || !ns_reduce_mean(s, "mean_square", sq, axes, na, &ms) ||
 	    !ns_ins2(s, "Add", "mean_square_eps", ms, e, &ve) || !ns_ins2(s, "Sqrt", "rms", ve, NULL, &sd) ||
 	    !ns_ins2(s, "Div", "normalised", x, sd, &nrm) || !ns_become(s, "Mul", nrm, scale))
@@ -296,7 +296,7 @@ bool dn_swish(nstate *s)
 	double alpha = a && a->type == AT_FLOAT ? a->f : 1.0;
 	const char *x = ns_input_name(s, 0), *ax = x, *al, *sg;
 	if (alpha != 1.0 && (!ns_const_like(s, "alpha", alpha, &al) || s->refused || !ns_ins2(s, "Mul", "scaled", x, al, &ax)))
-		return !s->r->nomem && s->refused;
+		return !s->r->m->nomem && s->refused;
 	if (!ns_ins2(s, "Sigmoid", "sigmoid", ax, NULL, &sg) || !ns_become(s, "Mul", x, sg))
 		return false;
 	ns_note(s, "decomposed (alpha %g) into %sSigmoid and Mul (this node becomes the Mul)", alpha, alpha != 1.0 ? "Mul, " : "");
@@ -338,7 +338,7 @@ static bool trilu_keep(nstate *s, const char *mask)
 	if (elem && elem != DT_FLOAT && elem != DT_DOUBLE && elem != DT_INT32 && elem != DT_INT64 && elem != DT_UINT8)
 		return ns_refuse(s, "%s has no Where for %s", kernel_runtime, dtype_name(elem));
 	if (!elem || !rw_scalar(s->r, s->g, s->base, "zero", elem, 0, &zero))
-		return s->r->nomem ? false : ns_refuse(s, "the element type of '%s' is unknown", x);
+		return s->r->m->nomem ? false : ns_refuse(s, "the element type of '%s' is unknown", x);
 	return ns_become(s, "Where", mask, x) && ns_set_input(s, 2, zero);
 }
 
@@ -671,7 +671,7 @@ bool dn_ort_layernorm(nstate *s, int32_t since)
 bool dn_ort_simplified_layernorm(nstate *s)
 {
 	if (!ns_drop_outputs_after(s, 1, "the decomposition computes Y only") || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	s->first_row = true;
 	s->step = 1;
 	return dn_rmsnorm(s);
@@ -789,7 +789,7 @@ bool dn_group_norm21(nstate *s)
 	const char *x = ns_input_name(s, 0), *scale = ns_input_name(s, 1), *bias = ns_input_name(s, 2);
 	const char *xg, *mean, *dv, *sq, *var, *e, *ve, *sd, *nrm, *sh, *back, *sc, *bc, *scaled;
 	if (!ns_const_like(s, "epsilon", (float)eps, &e) || s->refused)
-		return !r->nomem;
+		return !r->m->nomem;
 	if (!ns_ins_reshape(s, "grouped", x, grouped, 3, &xg) || !ns_reduce_mean(s, "mean", xg, at2, 1, &mean) ||
 	    !ns_ins2(s, "Sub", "centred", xg, mean, &dv) || !ns_ins2(s, "Mul", "squared", dv, dv, &sq) ||
 	    !ns_reduce_mean(s, "variance", sq, at2, 1, &var) || !ns_ins2(s, "Add", "variance_eps", var, e, &ve) ||

@@ -576,7 +576,7 @@ static bool apply_candidate(rw *r, const cand *c)
 			edit_node_remove_attr(me, "axis");
 			edit_node_remove_attr(me, "consumed_inputs");
 		}
-		return !r->nomem;
+		return !r->m->nomem;
 	}
 	/* Paddle's attributes (axis, and whatever else the exporter left: use_mkldnn,
 	 * x_data_format...) mean nothing to the standard operators. */
@@ -766,7 +766,7 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 	rep->n_paddle = rep->n_legacy = rep->n_stray = rep->n_adapted = 0;
 	rep->n_reshape = rep->n_unsqueeze = rep->n_squeeze = rep->n_other_inserted = 0;
 	r->ninits = 0;
-	for (size_t i = 0; i < n && !r->nomem; i++) {
+	for (size_t i = 0; i < n && !r->m->nomem; i++) {
 		cand *c = &cs[i];
 		if (!apply_candidate(r, c))
 			return false;
@@ -782,7 +782,7 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 		    !(r->opset_idle = arena_zalloc(r->m->arena, (size_t)(r->m->ngraphs > 0 ? r->m->ngraphs : 1) *
 									    sizeof *r->opset_idle)))
 			return rw_nomem(r), false;
-		for (int32_t gi = 0; gi < r->m->ngraphs && !r->nomem; gi++) {
+		for (int32_t gi = 0; gi < r->m->ngraphs && !r->m->nomem; gi++) {
 			graph *g = r->m->graphs[gi];
 			if (!editable(g))
 				continue;
@@ -805,7 +805,7 @@ static bool run(rw *r, cand *cs, size_t n, const cand_index *x)
 			}
 		}
 	}
-	return !r->nomem;
+	return !r->m->nomem;
 }
 
 /* The main graph's inputs that are also its initializers (drop_initializer_inputs). */
@@ -838,7 +838,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 	size_t n = 0;
 	cand *cs = r->e ? collect(r, &n) : NULL;
 	cand_index x;
-	if (r->nomem || !r->e || !index_cands(r, cs, n, &x))
+	if (r->m->nomem || !r->e || !index_cands(r, cs, n, &x))
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	drop_superseded(r, cs, &x, false);
 	/* Errors elsewhere block the rewrite too: the edited model's diagnostics are
@@ -858,7 +858,7 @@ osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewr
 		if (ok && c->need > need)
 			need = c->need;
 	}
-	if (r->nomem)
+	if (r->m->nomem)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	/* need is 0 when no candidate needs an opset (stray attributes only, or none). */
 	r->to = opts->target_opset ? opts->target_opset : need > 0 && need > r->from ? need : r->from;

@@ -84,7 +84,7 @@ static const char *add_node(xrun *x, graph *g, int32_t ni, const char *op, const
 	rw *r = x->r;
 	const char *name = rw_value(r, base, role);
 	*np = NULL;
-	if (r->apply && !r->nomem) {
+	if (r->apply && !r->m->nomem) {
 		*np = edit_node_new(r->e, g, ni, op, "", name, nin, inputs, 1, &name);
 		if (!*np)
 			rw_nomem(r);
@@ -380,7 +380,7 @@ static void make_explicit(xrun *x, graph *g, int32_t ni)
 	} else if (!target) {
 		target = computed_target(x, g, ni, &s, od, R, base);
 	}
-	if (!target || r->nomem)
+	if (!target || r->m->nomem)
 		return;
 	char what[1024];
 	int wl = snprintf(what, sizeof what, "%s", "expand");
@@ -604,11 +604,11 @@ static void run(xrun *x, bool explicit_on)
 	strmap_init(&x->memo, r->m->arena);
 	x->nvals = x->cap_vals = 0;
 	x->vals = NULL;
-	for (int32_t gi = 0; gi < r->m->ngraphs && !r->nomem; gi++) {
+	for (int32_t gi = 0; gi < r->m->ngraphs && !r->m->nomem; gi++) {
 		graph *g = r->m->graphs[gi];
 		if (!g->proto) /* function bodies import their own opsets: left as they are */
 			continue;
-		for (int32_t ni = 0; ni < g->nnodes && !r->nomem; ni++) {
+		for (int32_t ni = 0; ni < g->nnodes && !r->m->nomem; ni++) {
 			if (wanted_b3(r->opts, &g->nodes[ni]))
 				lower_broadcast3(x, g, ni);
 			else if (explicit_on)
@@ -636,7 +636,7 @@ osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (!r->e)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	run(&x, opts->explicit_broadcast);
-	if (r->nomem)
+	if (r->m->nomem)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory planning the rewrite", m->path);
 	rep->n_changes = r->nchanges;
 	rep->changes = r->changes;
@@ -665,7 +665,7 @@ osh_status rewrite_explicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (!r->e)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	run(&x, opts->explicit_broadcast);
-	if (r->nomem)
+	if (r->m->nomem)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory rewriting", m->path);
 	drop_lowered_imports(&x);
 	if (r->ninits)

@@ -279,7 +279,7 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 	if (!states)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	size_t removed = rep->n_removed;
-	for (int32_t gi = 0; gi < m->ngraphs && !r->nomem; gi++) {
+	for (int32_t gi = 0; gi < m->ngraphs && !r->m->nomem; gi++) {
 		ig *s = &states[gi];
 		*s = (ig){.r = r, .g = m->graphs[gi]};
 		if (!s->g->proto)
@@ -294,14 +294,14 @@ osh_status rewrite_implicit_stage(osh_model *m, const osh_rewrite_options *opts,
 		if (!s->dead || !s->scratch || !s->outer_read)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 		mark_outer_reads(m, s->g, s->outer_read);
-		for (int32_t k = 0; k < s->g->nnodes && !r->nomem; k++)
+		for (int32_t k = 0; k < s->g->nnodes && !r->m->nomem; k++)
 			remove_redundant(s, s->g->order[k]);
-		for (int32_t ni = 0; ni < s->g->nnodes && !r->nomem; ni++)
+		for (int32_t ni = 0; ni < s->g->nnodes && !r->m->nomem; ni++)
 			if (s->dead[ni] && (!strcmp(s->g->nodes[ni].op_type, "Expand") ||
 					    !strcmp(s->g->nodes[ni].op_type, "Tile")))
 				sweep(s, ni, 1);
 	}
-	if (r->nomem)
+	if (r->m->nomem)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	rep->n_changes = r->nchanges;
 	rep->changes = r->changes;

@@ -128,9 +128,9 @@ static bool up_clip11(nstate *s)
 {
 	sattr *lo = ns_get(s, "min"), *hi = ns_get(s, "max");
 	if (lo && (!ns_scalar_to_input(s, "min", 1, lo->f) || s->refused))
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (hi && (!ns_scalar_to_input(s, "max", 2, hi->f) || s->refused))
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (lo)
 		lo->gone = true;
 	if (hi)
@@ -314,7 +314,7 @@ static bool up_pad2(nstate *s)
 static bool up_pad11(nstate *s)
 {
 	if (!ns_ints_to_input(s, "pads", 1, true) || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	sattr *v = ns_get(s, "value");
 	if (!v)
 		return true;
@@ -335,7 +335,7 @@ static bool up_reshape5(nstate *s)
 static bool up_slice10(nstate *s)
 {
 	if (!ns_ints_to_input(s, "starts", 1, true) || s->refused || !ns_ints_to_input(s, "ends", 2, true) || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	return ns_ints_to_input(s, "axes", 3, false);
 }
 
@@ -628,7 +628,7 @@ static bool dn_dft20(nstate *s)
 static bool dn_clip11(nstate *s)
 {
 	if (!ns_input_to_float(s, 2, "max") || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	return ns_input_to_float(s, 1, "min");
 }
 
@@ -673,7 +673,7 @@ static bool dn_slice10(nstate *s)
 		ns_drop_input(s, 4);
 	}
 	if (!ns_input_to_ints(s, 3, "axes") || s->refused || !ns_input_to_ints(s, 2, "ends") || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (ns_absent(s, 1))
 		return ns_refuse(s, "starts is missing");
 	return ns_input_to_ints(s, 1, "starts");
@@ -688,7 +688,7 @@ static bool dn_pad11(nstate *s)
 			return ns_refuse(s, "constant_value '%s' is not a known constant", ns_input_name(s, 2));
 	}
 	if (!ns_input_to_float(s, 2, "value") || s->refused)
-		return !s->r->nomem;
+		return !s->r->m->nomem;
 	if (ns_absent(s, 1))
 		return ns_refuse(s, "pads is missing");
 	return ns_input_to_ints(s, 1, "pads");
@@ -1043,7 +1043,7 @@ static bool dn_resize18(nstate *s)
 		if (known && !rw_ints(r, s->g, s->base, "sizes", full, rank, &name))
 			return false;
 		if (!known && (!resize_full(s, 3, rank, at, ax->n, &name) || s->refused))
-			return !r->nomem;
+			return !r->m->nomem;
 		if (!ns_set_input(s, 3, name))
 			return false;
 	} else {
@@ -1061,7 +1061,7 @@ static bool dn_resize18(nstate *s)
 			if (ns_absent(s, 2))
 				return ns_refuse(s, "neither scales nor sizes given");
 			if (!resize_full(s, 2, rank, at, ax->n, &name) || s->refused)
-				return !r->nomem;
+				return !r->m->nomem;
 		}
 		if (!ns_set_input(s, 2, name))
 			return false;
@@ -1070,7 +1070,7 @@ static bool dn_resize18(nstate *s)
 	dim rd[64];
 	if (!ns_absent(s, 1) && !(ns_input_dims(s, 1, rd) == 1 && rd[0].kind == DIM_KNOWN && rd[0].v == 0)) {
 		if (!resize_full(s, 1, rank, at, ax->n, &roi) || s->refused)
-			return !r->nomem;
+			return !r->m->nomem;
 		if (!ns_set_input(s, 1, roi))
 			return false;
 	}
@@ -1196,7 +1196,7 @@ static bool history_of(rw *r, const char *op, op_history *h)
 		return find_history(r, op, h);
 	if (!found) {
 		r->histories->known[i] = find_history(r, op, &r->histories->h[i]);
-		if (r->nomem)
+		if (r->m->nomem)
 			return false;
 	}
 	*h = r->histories->h[i];
@@ -1295,12 +1295,12 @@ static bool fit(nstate *s)
 	rw *r = s->r;
 	op_history h;
 	const sch_row *row = history_of(r, s->op, &h) ? row_at(&h, r->to) : NULL;
-	if (r->nomem)
+	if (r->m->nomem)
 		return false;
 	if (!row || row->deprecated)
 		return ns_refuse(s, "%s does not exist at opset %lld", s->op, (long long)r->to);
 	const sch_row *own = history_of(r, s->n->op_type, &h) ? row_at(&h, r->from) : NULL;
-	if (r->nomem)
+	if (r->m->nomem)
 		return false;
 	for (int32_t i = 0; i < s->nattrs; i++) {
 		sattr *a = &s->attrs[i];
@@ -1339,7 +1339,7 @@ static bool fit(nstate *s)
 	}
 	if (s->noutputs > row->max_outputs &&
 	    (!ns_drop_outputs_after(s, row->max_outputs, "the target's version has fewer outputs") || s->refused))
-		return !r->nomem;
+		return !r->m->nomem;
 	if (!s->down)
 		return true;
 	for (int32_t k = 0; k < s->ninputs && k < s->n->ninputs; k++)
@@ -1398,7 +1398,7 @@ static bool walk(nstate *s)
 	for (int hops = 0; hops < 4; hops++) {
 		op_history h;
 		if (!history_of(r, s->op, &h)) {
-			if (r->nomem)
+			if (r->m->nomem)
 				return false;
 			if (!hops && !strcmp(s->op, "SimplifiedLayerNormalization"))
 				return dn_ort_simplified_layernorm(s);
@@ -1441,7 +1441,7 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	const node *n = &g->nodes[ni];
 	op_history h;
 	if (!history_of(r, n->op_type, &h)) {
-		if (r->nomem)
+		if (r->m->nomem)
 			return false;
 		/* A model-local function of the default domain is the model's own. */
 		for (int32_t gi = 0; gi < r->m->ngraphs; gi++)
@@ -1477,7 +1477,7 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	if (!st.refused && !st.built && !fit(&st))
 		return false;
 	if (st.refused)
-		return !r->nomem;
+		return !r->m->nomem;
 	if (st.changed && !quiet) {
 		r->rep->n_adapted++;
 		rw_change(r, g, ni, "opset", "%s %lld -> %lld: %.*s", n->op_type, (long long)r->from, (long long)r->to,
@@ -1485,5 +1485,5 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	}
 	if (r->apply && st.changed && !write_back(&st))
 		return false;
-	return !r->nomem;
+	return !r->m->nomem;
 }
