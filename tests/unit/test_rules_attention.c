@@ -136,37 +136,17 @@ static const rule_case linear_attention_cases[] = {
 	{"past_state not 4-D", 27, "LinearAttention", "q,k,v,p", "y,s",
 	 .decls = "q:2,4,32|k:2,4,32|v:2,4,32|p:2,4,64", .attrs = HEADS(4, 4) "|s:update_rule=linear",
 	 .expect = {"FLOAT (rank unknown)"}, .diag = "shape-error"},
+	/* the output takes query's type; present_state past_state's (type constraint S),
+	 * else query's */
+	{"float16", 27, "LinearAttention", "q,k,v", "y,s",
+	 .decls = "q:FLOAT16:2,4,64|k:FLOAT16:2,4,32|v:FLOAT16:2,4,32",
+	 .attrs = HEADS(8, 4) "|s:update_rule=linear", .expect = {"FLOAT16 (2, 4, 64)", "FLOAT16 (2, 4, 8, 8)"}},
+	{"float16 with a float past_state", 27, "LinearAttention", "q,k,v,p", "y,s",
+	 .decls = "q:FLOAT16:2,4,64|k:FLOAT16:2,4,32|v:FLOAT16:2,4,32|p:2,4,8,8",
+	 .attrs = HEADS(8, 4) "|s:update_rule=linear", .expect = {"FLOAT16 (2, 4, 64)", "FLOAT (2, 4, 8, 8)"}},
 };
 
 Test(rules_attention, linear_attention) { RULE_CASES(linear_attention_cases); }
-
-/* The output takes query's type; present_state past_state's (type constraint S), else
- * query's. */
-Test(rules_attention, linear_attention_fp16)
-{
-	mb *b = mb_new(27);
-	mb_input(b, "q", DT_FLOAT16, "2,4,64");
-	mb_input(b, "k", DT_FLOAT16, "2,4,32");
-	mb_input(b, "v", DT_FLOAT16, "2,4,32");
-	mb_node(b, "LinearAttention", "q,k,v", "ly,ls");
-	mb_attr_i(b, "q_num_heads", 8);
-	mb_attr_i(b, "kv_num_heads", 4);
-	mb_attr_s(b, "update_rule", "linear");
-	mb_input(b, "p", DT_FLOAT, "2,4,8,8");
-	mb_node(b, "LinearAttention", "q,k,v,p", "py,ps");
-	mb_attr_i(b, "q_num_heads", 8);
-	mb_attr_i(b, "kv_num_heads", 4);
-	mb_attr_s(b, "update_rule", "linear");
-	osh_model *m = mb_infer(b);
-	cr_assert_not_null(m);
-	cr_expect_str_eq(mb_type(m, "ly"), "FLOAT16 (2, 4, 64)");
-	cr_expect_str_eq(mb_type(m, "ls"), "FLOAT16 (2, 4, 8, 8)");
-	cr_expect_str_eq(mb_type(m, "py"), "FLOAT16 (2, 4, 64)");
-	cr_expect_str_eq(mb_type(m, "ps"), "FLOAT (2, 4, 8, 8)");
-	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "type-error") + mb_count(m, "unknown-op"), 0, "%s%s",
-		     mb_message(m, "shape-error"), mb_message(m, "type-error"));
-	osh_model_free(m);
-}
 
 /* FlexAttention (ai.onnx.preview 1): Q (B, Hq, L, E), K (B, Hkv, S, E), V (B, Hkv, S, Ev)
  * -> Y (B, Hq, L, Ev); sizes mostly from the onnx 1.23.1 backend tests

@@ -1180,6 +1180,7 @@ static const rule_case swiglu_cases[] = {
 	{"same shapes", 28, "SwiGLU", "a,b", "y", .decls = "a:2,4|b:2,4", .expect = {"FLOAT (2, 4)"}},
 	{"alpha, double", 28, "SwiGLU", "a,b", "y", .decls = "a:DOUBLE:2,4|b:DOUBLE:2,4", .attrs = "f:alpha=0.5",
 	 .expect = {"DOUBLE (2, 4)"}},
+	{"float16", 28, "SwiGLU", "a,b", "y", .decls = "a:FLOAT16:2,4|b:FLOAT16:2,4", .expect = {"FLOAT16 (2, 4)"}},
 	{"dims merged from both", 28, "SwiGLU", "a,b", "y", .decls = "a:B,?,?|b:?,S,11008",
 	 .expect = {"FLOAT (B, S, 11008)"}},
 	{"one shape unknown", 28, "SwiGLU", "a,b", "y", .decls = "a:*|b:B,8", .expect = {"FLOAT (B, 8)"}},
@@ -1193,19 +1194,6 @@ static const rule_case swiglu_cases[] = {
 };
 
 Test(rules_elementwise, swiglu) { RULE_CASES(swiglu_cases); }
-
-Test(rules_elementwise, swiglu_fp16)
-{
-	mb *b = mb_new(28);
-	mb_input(b, "a", DT_FLOAT16, "2,4");
-	mb_node(b, "SwiGLU", "a,a", "sy");
-	osh_model *m = mb_infer(b);
-	cr_assert_not_null(m);
-	cr_expect_str_eq(mb_type(m, "sy"), "FLOAT16 (2, 4)");
-	cr_expect_eq(mb_count(m, "shape-error") + mb_count(m, "type-error") + mb_count(m, "unknown-op"), 0, "%s%s",
-		     mb_message(m, "shape-error"), mb_message(m, "type-error"));
-	osh_model_free(m);
-}
 
 /* Below its opset SwiGLU has no rule. */
 Test(rules_elementwise, not_before_their_opset)
