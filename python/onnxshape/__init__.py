@@ -1127,7 +1127,8 @@ def rewrite(
         ir_version_before=rep.ir_version_before,
         ir_version_after=rep.ir_version_after,
         fold=dict({k: getattr(rep, "n_fold_" + k) for k in
-                   ("values", "constants", "identity", "forms", "noops", "shared", "dead", "inits", "inits_dropped")},
+                   ("values", "constants", "identity", "forms", "noops", "shared", "absorbed", "dead", "inits",
+                    "inits_dropped")},
                   nodes_before=rep.fold_nodes_before, nodes_after=rep.fold_nodes_after),
     )
 

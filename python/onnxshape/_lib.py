@@ -248,6 +248,7 @@ class RewriteReport(Structure):
         ("n_fold_forms", c_size_t),
         ("n_fold_noops", c_size_t),
         ("n_fold_shared", c_size_t),
+        ("n_fold_absorbed", c_size_t),
         ("n_fold_dead", c_size_t),
         ("n_fold_inits", c_size_t),
         ("n_fold_inits_dropped", c_size_t),

@@ -160,13 +160,13 @@ typedef struct rewrite_args {
 } rewrite_args;
 
 /* "fold-shapes: N nodes -> M (values: a, Constant: b, Identity: c, no-ops: d,
- * shared: s, dead: e; constant forms: f; initializers +g -h)". */
+ * shared: s, absorbed: t, dead: e; constant forms: f; initializers +g -h)". */
 static void print_fold_summary(FILE *f, const osh_rewrite_report *r)
 {
-	fprintf(f, "fold-shapes: %zu nodes \xe2\x86\x92 %zu (values: %zu, Constant: %zu, Identity: %zu, no-ops: %zu, shared: %zu, dead: %zu; "
+	fprintf(f, "fold-shapes: %zu nodes \xe2\x86\x92 %zu (values: %zu, Constant: %zu, Identity: %zu, no-ops: %zu, shared: %zu, absorbed: %zu, dead: %zu; "
 		   "constant forms: %zu; initializers +%zu -%zu)",
 		r->fold_nodes_before, r->fold_nodes_after, r->n_fold_values, r->n_fold_constants, r->n_fold_identity,
-		r->n_fold_noops, r->n_fold_shared, r->n_fold_dead, r->n_fold_forms, r->n_fold_inits, r->n_fold_inits_dropped);
+		r->n_fold_noops, r->n_fold_shared, r->n_fold_absorbed, r->n_fold_dead, r->n_fold_forms, r->n_fold_inits, r->n_fold_inits_dropped);
 }
 
 /* ": Resize 2, Split 1": the adapted nodes counted per operator, in the order of their

@@ -605,6 +605,129 @@ bool edit_constant_initializer(edit *e, graph *g, Onnx__NodeProto *np, const cha
 	return queue_init(e, g, t);
 }
 
+bool edit_view_copyable(const tensor_view *src)
+{
+	return src && src->valid && !src->external && src->dtype != DT_STRING && dtype_bits(src->dtype) >= 8;
+}
+
+/* The typed field src's data is in (model.h's tensor_view), allocated in t for as
+ * many entries: its address, and the bytes of one entry. */
+static void *typed_field(edit *e, Onnx__TensorProto *t, int32_t dtype, size_t n, size_t *width)
+{
+	arena *a = e->m->arena;
+	size_t cap = n ? n : 1;
+	void *d;
+	switch (dtype) {
+	case DT_FLOAT:
+	case DT_COMPLEX64:
+		if ((d = arena_array(a, cap, *width = sizeof(float))))
+			t->float_data = d, t->n_float_data = n;
+		break;
+	case DT_INT64:
+		if ((d = arena_array(a, cap, *width = sizeof(int64_t))))
+			t->int64_data = d, t->n_int64_data = n;
+		break;
+	case DT_DOUBLE:
+	case DT_COMPLEX128:
+		if ((d = arena_array(a, cap, *width = sizeof(double))))
+			t->double_data = d, t->n_double_data = n;
+		break;
+	case DT_UINT32:
+	case DT_UINT64:
+		if ((d = arena_array(a, cap, *width = sizeof(uint64_t))))
+			t->uint64_data = d, t->n_uint64_data = n;
+		break;
+	default:
+		if ((d = arena_array(a, cap, *width = sizeof(int32_t))))
+			t->int32_data = d, t->n_int32_data = n;
+		break;
+	}
+	if (!d)
+		oom(e);
+	return d;
+}
+
+/* Copies `count` elements of `width` bytes from `from`, laid out with dims in[],
+ * into `to` in the order of their transpose by perm (out dim k is in dim perm[k]). */
+static void transpose_elements(uint8_t *to, const uint8_t *from, size_t width, const int64_t *in,
+			       const int64_t *perm, int32_t rank, int64_t count)
+{
+	int64_t stride[EDIT_MAX_PERM], idx[EDIT_MAX_PERM] = {0}, out[EDIT_MAX_PERM];
+	int64_t st = 1;
+	for (int32_t k = rank - 1; k >= 0; k--) {
+		stride[k] = st;
+		st *= in[k];
+	}
+	for (int32_t k = 0; k < rank; k++)
+		out[k] = in[perm[k]];
+	int64_t off = 0;
+	for (int64_t n = 0; n < count; n++) {
+		memcpy(to + (size_t)n * width, from + (size_t)off * width, width);
+		/* The next output index, row-major, and its input offset with it. */
+		for (int32_t k = rank - 1; k >= 0; k--) {
+			off += stride[perm[k]];
+			if (++idx[k] < out[k])
+				break;
+			off -= stride[perm[k]] * out[k];
+			idx[k] = 0;
+		}
+	}
+}
+
+bool edit_transposed_initializer(edit *e, graph *g, const char *name, const tensor_view *src, const int64_t *dims,
+				 const int64_t *perm, int32_t rank)
+{
+	if (!edit_view_copyable(src) || rank < 0 || rank > EDIT_MAX_PERM)
+		return false;
+	int64_t count = 1;
+	for (int32_t k = 0; k < rank; k++)
+		if (dims[k] < 0 || perm[k] < 0 || perm[k] >= rank || __builtin_mul_overflow(count, dims[k], &count))
+			return false;
+	if (count != src->count)
+		return false;
+	/* A copy of the data, not a pointer to it: its order changes, and the source
+	 * may be dropped by the same edit (nothing else reads it). */
+	arena *a = e->m->arena;
+	Onnx__TensorProto *t = arena_alloc(a, sizeof *t);
+	int64_t *d = arena_array(a, rank ? (size_t)rank : 1, sizeof *d);
+	if (!t || !d)
+		return oom(e);
+	onnx__tensor_proto__init(t);
+	if (!(t->name = dup(e, name)))
+		return false;
+	t->has_data_type = 1;
+	t->data_type = src->dtype;
+	for (int32_t k = 0; k < rank; k++)
+		d[k] = dims[perm[k]];
+	t->dims = d;
+	t->n_dims = (size_t)rank;
+	size_t width;
+	uint8_t *to;
+	const uint8_t *from;
+	if (src->raw) {
+		width = (size_t)dtype_bits(src->dtype) / 8;
+		if (src->raw_len != (size_t)count * width)
+			return false;
+		if (!(to = arena_alloc(a, src->raw_len ? src->raw_len : 1)))
+			return oom(e);
+		t->has_raw_data = 1;
+		t->raw_data.len = src->raw_len;
+		t->raw_data.data = to;
+		from = src->raw;
+	} else {
+		if (!(to = typed_field(e, t, src->dtype, src->ntyped, &width)))
+			return false;
+		/* Complex numbers are two entries an element. */
+		if (src->ntyped != (size_t)count * (src->dtype == DT_COMPLEX64 || src->dtype == DT_COMPLEX128 ? 2 : 1))
+			return false;
+		width *= src->dtype == DT_COMPLEX64 || src->dtype == DT_COMPLEX128 ? 2 : 1;
+		from = src->typed;
+	}
+	if (count)
+		transpose_elements(to, from, width, dims, perm, rank, count);
+	return queue_init(e, g, t);
+}
+
 /* ---- model header ------------------------------------------------------------------- */
 
 static bool is_domain(const Onnx__OperatorSetIdProto *o, const char *domain)

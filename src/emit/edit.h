@@ -81,6 +81,18 @@ bool edit_add_initializer(edit *e, graph *g, const char *name, int32_t dtype, co
  * `value` attribute (the message itself, not a copy of its data). False when np has
  * no tensor `value` (nothing is queued) or memory ran out. */
 bool edit_constant_initializer(edit *e, graph *g, struct Onnx__NodeProto *np, const char *name);
+/* The most dims edit_transposed_initializer permutes. */
+#define EDIT_MAX_PERM 8
+/* Queues an initializer of g named `name` holding src's data, read as dims[] (rank
+ * of them, their product src's element count: 1s may pad src's own), transposed by
+ * perm (its dim k is dims[perm[k]]). False when src cannot be copied (see
+ * edit_view_copyable), the counts differ or memory ran out. */
+bool edit_transposed_initializer(edit *e, graph *g, const char *name, const tensor_view *src, const int64_t *dims,
+				 const int64_t *perm, int32_t rank);
+/* Whether edit_transposed_initializer can copy src: valid, its data in the file, of
+ * whole bytes an element (not strings). */
+bool edit_view_copyable(const tensor_view *src);
+
 /* Whether edit_add_initializer can write this element type (and whether as floats). */
 bool edit_dtype_encodable(int32_t dtype, bool *is_float);
 

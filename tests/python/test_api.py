@@ -271,6 +271,35 @@ class Arguments(unittest.TestCase):
         self.assertTrue(all(c.kind == "fold" for c in dry.changes))
         self.assertIsNone(dry.model)
 
+    def test_fold_absorbs(self):
+        """A Transpose, a Mul by a [4] weight and the inverse Transpose: the pair goes
+        and the weight is relaid as [4, 1] for the input's layout; a Not feeding a
+        Where's condition goes and the branches swap. Both count as absorbed."""
+        from onnx import TensorProto, helper
+
+        nodes = [
+            helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+            helper.make_node("Mul", ["t", "w"], ["m"]),
+            helper.make_node("Transpose", ["m"], ["u"], perm=[0, 2, 1]),
+            helper.make_node("Less", ["u", "w1"], ["c"]),
+            helper.make_node("Not", ["c"], ["nc"]),
+            helper.make_node("Where", ["nc", "u", "x"], ["y"]),
+        ]
+        w = helper.make_tensor("w", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])
+        w1 = helper.make_tensor("w1", TensorProto.FLOAT, [], [1.0])
+        graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 5])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, 5])], [w, w1])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        r = onnxshape.rewrite(model.SerializeToString(), fold_shapes=True)
+        self.assertEqual([n.op_type for n in r.model.graph.node], ["Mul", "Less", "Where"])
+        self.assertEqual(r.fold["absorbed"], 3)
+        self.assertEqual((r.fold["nodes_before"], r.fold["nodes_after"]), (6, 3))
+        mul, _, where = r.model.graph.node
+        self.assertEqual(mul.input[0], "x")
+        relaid = {t.name: t for t in r.model.graph.initializer}[mul.input[1]]
+        self.assertEqual(list(relaid.dims), [1, 4, 1])
+        self.assertEqual(list(where.input), ["c", "x", "m"])
+
 
 def onnx_numpy(t):
     from onnx import numpy_helper

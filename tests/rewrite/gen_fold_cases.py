@@ -12,6 +12,15 @@ runs the exported ones, the empty-batch binding included:
                        A fold to the constant (0, -1, 8) is wrong at batch 0: a -1
                        is worked out over the product of the other entries, 0 there,
                        and ONNX Runtime refuses it where the original runs.
+  transpose_regions    x (batch, 8, 5, 6) through three Transpose pairs: a LayerNorm
+                       over the channels spelled out in NHWC (ReduceMean with axes
+                       as an attribute, a [8] weight and bias); a Mul by a [6, 8]
+                       constant, whose data must be permuted in NCHW, and a
+                       ReduceSum with axes as an input; and a MatMul between the
+                       two Transposes, which keeps them. The first two pairs go.
+  pad_not_where        a Pad of zero pads before an AveragePool (it goes), one of
+                       real pads (it stays), and Where(Not(x < 0), x, -x) (the Not
+                       goes, the branches swap).
 """
 import json
 import os
@@ -43,8 +52,80 @@ def reshape_empty_batch():
     return model, record
 
 
+def transpose_regions():
+    f32 = lambda name, dims, vals: helper.make_tensor(name, TensorProto.FLOAT, dims, vals)
+    nchw, nhwc = [0, 2, 3, 1], [0, 3, 1, 2]
+    nodes = [
+        # A LayerNorm over the channels, in NHWC.
+        helper.make_node("Transpose", ["x"], ["t0"], perm=nchw),
+        helper.make_node("ReduceMean", ["t0"], ["mean"], axes=[-1]),
+        helper.make_node("Sub", ["t0", "mean"], ["d"]),
+        helper.make_node("Pow", ["d", "two"], ["d2"]),
+        helper.make_node("ReduceMean", ["d2"], ["var"], axes=[3]),
+        helper.make_node("Add", ["var", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+        helper.make_node("Div", ["d", "sd"], ["n"]),
+        helper.make_node("Mul", ["n", "gamma"], ["ng"]),
+        helper.make_node("Add", ["ng", "beta"], ["ln"]),
+        helper.make_node("Transpose", ["ln"], ["y0"], perm=nhwc),
+        # A [6, 8] constant (w, c): in NCHW its data is in another order.
+        helper.make_node("Transpose", ["y0"], ["t1"], perm=nchw),
+        helper.make_node("Mul", ["t1", "wc"], ["m"]),
+        helper.make_node("ReduceSum", ["m", "ax"], ["rs"], keepdims=1),
+        helper.make_node("Sub", ["m", "rs"], ["ms"]),
+        helper.make_node("Transpose", ["ms"], ["y1"], perm=nhwc),
+        # A MatMul over the channels: the pair stays.
+        helper.make_node("Transpose", ["y1"], ["t2"], perm=nchw),
+        helper.make_node("MatMul", ["t2", "proj"], ["p"]),
+        helper.make_node("Relu", ["p"], ["pr"]),
+        helper.make_node("Transpose", ["pr"], ["y"], perm=nhwc),
+    ]
+    inits = [
+        f32("two", [], [2.0]), f32("eps", [], [1e-5]),
+        f32("gamma", [8], [0.5 + 0.125 * k for k in range(8)]),
+        f32("beta", [8], [0.25 * k - 1.0 for k in range(8)]),
+        f32("wc", [6, 8], [((7 * k) % 11) / 4.0 - 1.0 for k in range(48)]),
+        helper.make_tensor("ax", TensorProto.INT64, [1], [1]),
+        f32("proj", [8, 8], [((5 * k) % 13) / 6.0 - 1.0 for k in range(64)]),
+    ]
+    graph = helper.make_graph(
+        nodes, "transpose_regions",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, 5, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8, 5, 6])], inits)
+    model = helper.make_model(graph, producer_name="gen_fold_cases", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    record = {"inputs": [["x", "f", ["batch", 8, 5, 6]]],
+              "truth": [{"binding": {"batch": 2}}, {"binding": {"batch": 1}}]}
+    return model, record
+
+
+def pad_not_where():
+    i64 = lambda name, vals: helper.make_tensor(name, TensorProto.INT64, [len(vals)], vals)
+    nodes = [
+        helper.make_node("Pad", ["x", "zeros"], ["p0"], mode="constant"),
+        helper.make_node("AveragePool", ["p0"], ["a0"], kernel_shape=[3, 3]),
+        helper.make_node("Pad", ["a0", "ones"], ["p1"], mode="reflect"),
+        helper.make_node("Less", ["p1", "zero"], ["neg"]),
+        helper.make_node("Not", ["neg"], ["pos"]),
+        helper.make_node("Neg", ["p1"], ["minus"]),
+        helper.make_node("Where", ["pos", "p1", "minus"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "pad_not_where",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3, 7, 7])],
+        [i64("zeros", [0] * 8), i64("ones", [0, 0, 1, 1, 0, 0, 1, 1]),
+         helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])])
+    model = helper.make_model(graph, producer_name="gen_fold_cases", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    record = {"inputs": [["x", "f", ["batch", 3, 7, 7]]],
+              "truth": [{"binding": {"batch": 2}}, {"binding": {"batch": 1}}]}
+    return model, record
+
+
 def main(out):
-    for name, make in (("reshape_empty_batch", reshape_empty_batch),):
+    for name, make in (("reshape_empty_batch", reshape_empty_batch), ("transpose_regions", transpose_regions),
+                       ("pad_not_where", pad_not_where)):
         model, record = make()
         onnx.checker.check_model(model)
         d = os.path.join(out, name)

@@ -57,7 +57,7 @@ NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": 
       "uint8": np.uint8, "int8": np.int8}
 SHAPE_OPS = {"Shape", "Size", "ConstantOfShape", "Range"}
 SUMMARY = re.compile(r"fold-shapes: (\d+) nodes \S+ (\d+) \(values: \d+, Constant: \d+, Identity: \d+, "
-                     r"no-ops: \d+, shared: \d+, dead: \d+; constant forms: \d+; initializers \+\d+ -\d+\)")
+                     r"no-ops: \d+, shared: \d+, absorbed: \d+, dead: \d+; constant forms: \d+; initializers \+\d+ -\d+\)")
 
 
 def seed_of(text):

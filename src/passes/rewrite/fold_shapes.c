@@ -5,7 +5,9 @@
  * whose content inference knows exactly, become initializers of the same names
  * (FOLD); a Constant's tensor becomes one (CONST); it changes nothing and its
  * consumers read its input instead (PASS: Identity, and Expand, Tile, Slice,
- * Reshape, Cast, Dropout proven no-ops by the inferred shapes); an Identity whose
+ * Reshape, Cast, Dropout, Pad, Transpose proven no-ops by the inferred shapes and
+ * their constant inputs; and a Transpose cancelled with its inverse,
+ * fold_transpose.c); an Identity whose
  * output is a graph output gives that name to its input's producer (RENAME). A node
  * that stays may have an input rewritten to an exact constant form where the value
  * depends on symbols (a Reshape target, an Expand shape, a Slice's ends). Then, in
@@ -25,12 +27,11 @@
  * nothing does on a dry run. The IR is rebuilt and inferred again after the edit by
  * the rows that follow this stage in pipeline.c's table.
  */
-#include "passes/rewrite/rewrite.h"
+#include "passes/rewrite/fold.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/schema/schema.h"
-#include "core/symbols.h"
 
 #include "loader/build_messages.h"
 
@@ -38,46 +39,6 @@
 #include <string.h>
 
 _Static_assert(sizeof(double) == sizeof(uint64_t), "input_key hashes a double's bits as a uint64_t");
-
-/* Content entries a folded value may have: what inference tracks at most. */
-#define FOLD_MAX_VALUES TINFO_MAX_VALUES
-#define FOLD_MAX_RANK 64
-
-typedef enum fate { F_LIVE = 0, F_FOLD, F_CONST, F_PASS, F_RENAME, F_DEAD } fate;
-
-/* A node input replaced by a new constant (an exact form). */
-typedef struct form {
-	int32_t ni, slot;
-	int64_t *v;
-	int32_t n;
-	bool allowzero_off; /* the Reshape's allowzero=1 set to 0 (0 entries added) */
-} form;
-
-/* The schema's pure column for ai.onnx nodes without a body, looked up once per
- * operator and opset: the loader interns operator names, so a pointer tells them
- * apart (a look-up in the schema per question would be a search for every node). */
-#define PURE_MEMO 64
-typedef struct pure_memo {
-	const char *op[PURE_MEMO];
-	int64_t opset[PURE_MEMO];
-	bool pure[PURE_MEMO];
-} pure_memo;
-
-typedef struct fs {
-	rw *r;
-	graph *g;
-	uint8_t *fate;     /* per node */
-	int32_t *repl;     /* per value: the value consumers read instead, or -1 */
-	int32_t *reads;    /* per value: live reads (after the decisions) */
-	bool *outer_read;  /* per value: a subgraph reads it */
-	int32_t *renamed;  /* per value: the graph output its producer's output becomes, or -1 */
-	form *forms;
-	int32_t nforms, cap_forms;
-	int32_t *form_at;  /* per node: the first of its forms, or -1 (forms are grouped by node) */
-	pure_memo *pure;   /* the stage's, shared by its graphs */
-	int32_t *cse;      /* open addressing: node indices of the pure nodes kept so far, -1 free */
-	uint32_t cse_mask;
-} fs;
 
 static bool is_pure(pure_memo *memo_p, const node *n)
 {
@@ -94,21 +55,7 @@ static bool is_pure(pure_memo *memo_p, const node *n)
 	return mm->pure[h];
 }
 
-static dim res(fs *s, dim d) { return dim_resolve(&s->r->m->syms, d); }
-
-static bool same_dim(fs *s, dim a, dim b) { return dim_eq(res(s, a), res(s, b)); }
-
-static const tinfo *ti_in(fs *s, const node *n, int32_t i)
-{
-	return i < n->ninputs && n->inputs[i] >= 0 ? &s->g->values[n->inputs[i]].ti : NULL;
-}
-
-static int32_t current(fs *s, int32_t id)
-{
-	for (int guard = 0; id >= 0 && s->repl[id] >= 0 && guard < 1 << 20; guard++)
-		id = s->repl[id];
-	return id;
-}
+static bool same_dim(fs *s, dim a, dim b) { return dim_eq(fold_res(s, a), fold_res(s, b)); }
 
 /* The element count of a fully known shape, or -1. */
 static int64_t known_count(fs *s, const tinfo *t)
@@ -117,7 +64,7 @@ static int64_t known_count(fs *s, const tinfo *t)
 		return -1;
 	int64_t c = 1;
 	for (int32_t k = 0; k < t->rank; k++) {
-		dim d = res(s, t->dims[k]);
+		dim d = fold_res(s, t->dims[k]);
 		if (d.kind != DIM_KNOWN || d.v < 0 || __builtin_mul_overflow(c, d.v, &c))
 			return -1;
 	}
@@ -142,7 +89,7 @@ static bool foldable(fs *s, int32_t id)
 	if (t->nval != c)
 		return false;
 	for (int32_t k = 0; k < t->nval; k++)
-		if (res(s, t->val[k]).kind != DIM_KNOWN)
+		if (fold_res(s, t->val[k]).kind != DIM_KNOWN)
 			return false;
 	return true;
 }
@@ -161,11 +108,11 @@ static bool same_shape(fs *s, const tinfo *t, const tinfo *u)
 /* Integer content of input i, every entry known: its count, or -1. */
 static int32_t known_ints(fs *s, const node *n, int32_t i, int64_t *out, int32_t cap)
 {
-	const tinfo *t = ti_in(s, n, i);
+	const tinfo *t = fold_ti_in(s, n, i);
 	if (!t || t->nval < 0 || t->nval > cap)
 		return -1;
 	for (int32_t k = 0; k < t->nval; k++) {
-		dim d = res(s, t->val[k]);
+		dim d = fold_res(s, t->val[k]);
 		if (d.kind != DIM_KNOWN)
 			return -1;
 		out[k] = d.v;
@@ -175,24 +122,9 @@ static int32_t known_ints(fs *s, const node *n, int32_t i, int64_t *out, int32_t
 
 static bool add_form(fs *s, int32_t ni, int32_t slot, const int64_t *v, int32_t n, bool allowzero_off)
 {
-	rw *r = s->r;
-	int64_t *c = arena_array(r->m->arena, n > 0 ? (size_t)n : 1, sizeof *c);
-	if (!c || (s->nforms == s->cap_forms &&
-		   !(s->forms = grow_arena_i32(r->m->arena, s->forms, &s->cap_forms, 16, sizeof *s->forms)))) {
-		rw_nomem(r);
-		return false;
-	}
-	if (n)
-		memcpy(c, v, (size_t)n * sizeof *c);
-	if (s->form_at[ni] < 0)
-		s->form_at[ni] = s->nforms;
-	s->forms[s->nforms++] = (form){ni, slot, c, n, allowzero_off};
-	r->rep->n_fold_forms++;
-	return true;
+	return fold_add_form(s, (form){ni, slot, (int64_t *)v, n, allowzero_off, NULL, slot == 2 ? "ends" : "shape"},
+			     true);
 }
-
-/* Whether output o of node n may be bypassed: consumers can read another value. */
-static bool bypassable(fs *s, int32_t id) { return id >= 0 && !s->g->values[id].is_output && !s->outer_read[id]; }
 
 /* ---- exact constant forms ------------------------------------------------------------ */
 
@@ -204,14 +136,14 @@ static bool bypassable(fs *s, int32_t id) { return id >= 0 && !s->g->values[id].
 static bool form_reshape(fs *s, int32_t ni)
 {
 	const node *n = &s->g->nodes[ni];
-	const tinfo *x = ti_in(s, n, 0), *t = ti_in(s, n, 1);
+	const tinfo *x = fold_ti_in(s, n, 0), *t = fold_ti_in(s, n, 1);
 	if (!x || !t || t->nval <= 0 || t->nval > FOLD_MAX_RANK || x->kind != TK_TENSOR)
 		return false;
 	bool allowzero = node_attr_i(n, "allowzero", 0) != 0;
 	int64_t v[FOLD_MAX_RANK];
 	bool has_neg = false, made_neg = false, symbolic = false, zero_known = false;
 	for (int32_t k = 0; k < t->nval; k++) {
-		dim d = res(s, t->val[k]);
+		dim d = fold_res(s, t->val[k]);
 		if (d.kind == DIM_KNOWN) {
 			has_neg |= d.v == -1;
 			zero_known |= d.v == 0;
@@ -222,10 +154,10 @@ static bool form_reshape(fs *s, int32_t ni)
 	if (!symbolic || (allowzero && zero_known))
 		return false;
 	for (int32_t k = 0; k < t->nval; k++) {
-		dim d = res(s, t->val[k]);
+		dim d = fold_res(s, t->val[k]);
 		if (d.kind == DIM_KNOWN) {
 			v[k] = d.v;
-		} else if (x->rank >= 0 && k < x->rank && d.kind == DIM_SYMBOL && dim_eq(res(s, x->dims[k]), d)) {
+		} else if (x->rank >= 0 && k < x->rank && d.kind == DIM_SYMBOL && dim_eq(fold_res(s, x->dims[k]), d)) {
 			v[k] = 0;
 		} else if (!has_neg) {
 			v[k] = -1;
@@ -236,7 +168,7 @@ static bool form_reshape(fs *s, int32_t ni)
 	}
 	for (int32_t k = 0; made_neg && k < t->nval; k++) {
 		bool copies = v[k] == 0 && !allowzero;
-		dim kept = copies && x->rank >= 0 && k < x->rank ? res(s, x->dims[k]) : dim_unknown();
+		dim kept = copies && x->rank >= 0 && k < x->rank ? fold_res(s, x->dims[k]) : dim_unknown();
 		if (v[k] != -1 && !(v[k] > 0 || (copies && kept.kind == DIM_KNOWN && kept.v > 0)))
 			return false;
 	}
@@ -253,18 +185,18 @@ static bool form_reshape(fs *s, int32_t ni)
 static bool form_expand(fs *s, int32_t ni)
 {
 	const node *n = &s->g->nodes[ni];
-	const tinfo *x = ti_in(s, n, 0), *t = ti_in(s, n, 1);
+	const tinfo *x = fold_ti_in(s, n, 0), *t = fold_ti_in(s, n, 1);
 	if (!x || !t || t->nval <= 0 || t->nval > FOLD_MAX_RANK || x->kind != TK_TENSOR || x->rank < 0)
 		return false;
 	int64_t v[FOLD_MAX_RANK];
 	bool symbolic = false;
 	int32_t L = t->nval, r = x->rank;
 	for (int32_t k = 0; k < L; k++) {
-		dim d = res(s, t->val[k]);
+		dim d = fold_res(s, t->val[k]);
 		int32_t kx = k - (L - r);
 		if (d.kind == DIM_KNOWN) {
 			v[k] = d.v;
-		} else if (d.kind == DIM_SYMBOL && kx >= 0 && dim_eq(res(s, x->dims[kx]), d)) {
+		} else if (d.kind == DIM_SYMBOL && kx >= 0 && dim_eq(fold_res(s, x->dims[kx]), d)) {
 			v[k] = 1;
 			symbolic = true;
 		} else {
@@ -282,7 +214,7 @@ static bool form_expand(fs *s, int32_t ni)
 static bool form_slice(fs *s, int32_t ni)
 {
 	const node *n = &s->g->nodes[ni];
-	const tinfo *x = ti_in(s, n, 0), *e = ti_in(s, n, 2);
+	const tinfo *x = fold_ti_in(s, n, 0), *e = fold_ti_in(s, n, 2);
 	if (n->opset < 10 || !x || !e || x->kind != TK_TENSOR || x->rank < 0 || e->nval <= 0 ||
 	    e->nval > FOLD_MAX_RANK)
 		return false;
@@ -290,24 +222,24 @@ static bool form_slice(fs *s, int32_t ni)
 	int32_t m = e->nval;
 	if (known_ints(s, n, 1, starts, FOLD_MAX_RANK) != m)
 		return false;
-	if (ti_in(s, n, 3) ? known_ints(s, n, 3, axes, FOLD_MAX_RANK) != m : false)
+	if (fold_ti_in(s, n, 3) ? known_ints(s, n, 3, axes, FOLD_MAX_RANK) != m : false)
 		return false;
-	if (!ti_in(s, n, 3))
+	if (!fold_ti_in(s, n, 3))
 		for (int32_t k = 0; k < m; k++)
 			axes[k] = k;
-	if (ti_in(s, n, 4) ? known_ints(s, n, 4, steps, FOLD_MAX_RANK) != m : false)
+	if (fold_ti_in(s, n, 4) ? known_ints(s, n, 4, steps, FOLD_MAX_RANK) != m : false)
 		return false;
-	if (!ti_in(s, n, 4))
+	if (!fold_ti_in(s, n, 4))
 		for (int32_t k = 0; k < m; k++)
 			steps[k] = 1;
 	bool symbolic = false;
 	for (int32_t k = 0; k < m; k++) {
-		dim d = res(s, e->val[k]);
+		dim d = fold_res(s, e->val[k]);
 		int64_t a = axes[k] < 0 ? axes[k] + x->rank : axes[k];
 		if (d.kind == DIM_KNOWN) {
 			v[k] = d.v;
 		} else if (d.kind == DIM_SYMBOL && a >= 0 && a < x->rank && steps[k] > 0 &&
-			   dim_eq(res(s, x->dims[a]), d)) {
+			   dim_eq(fold_res(s, x->dims[a]), d)) {
 			v[k] = INT64_MAX;
 			symbolic = true;
 		} else {
@@ -327,7 +259,7 @@ static bool is_noop(fs *s, const node *n)
 {
 	if (n->domain[0] || n->ninputs < 1 || n->inputs[0] < 0 || n->noutputs < 1 || n->outputs[0] < 0)
 		return false;
-	const tinfo *x = ti_in(s, n, 0), *y = &s->g->values[n->outputs[0]].ti;
+	const tinfo *x = fold_ti_in(s, n, 0), *y = &s->g->values[n->outputs[0]].ti;
 	const char *op = n->op_type;
 	if (!strcmp(op, "Cast"))
 		return x->kind == TK_TENSOR && x->elem && x->elem == node_attr_i(n, "to", -1);
@@ -340,7 +272,7 @@ static bool is_noop(fs *s, const node *n)
 				return false;
 		}
 		int64_t tm[1];
-		return !ti_in(s, n, 2) || (known_ints(s, n, 2, tm, 1) == 1 && tm[0] == 0);
+		return !fold_ti_in(s, n, 2) || (known_ints(s, n, 2, tm, 1) == 1 && tm[0] == 0);
 	}
 	if (!same_shape(s, x, y) || x->elem != y->elem)
 		return false;
@@ -358,16 +290,47 @@ static bool is_noop(fs *s, const node *n)
 	}
 	if (!strcmp(op, "Slice") && n->opset >= 10) {
 		int64_t st[FOLD_MAX_RANK];
-		const tinfo *e = ti_in(s, n, 2);
+		const tinfo *e = fold_ti_in(s, n, 2);
 		if (!e || e->nval < 0)
 			return false;
-		if (!ti_in(s, n, 4))
+		if (!fold_ti_in(s, n, 4))
 			return true;
 		int32_t c = known_ints(s, n, 4, st, FOLD_MAX_RANK);
 		for (int32_t k = 0; k < c; k++)
 			if (st[k] != 1)
 				return false;
 		return c >= 0;
+	}
+	/* The first letter first: most nodes reach this point and are none of these. */
+	if (op[0] == 'P' && !strcmp(op, "Pad")) {
+		/* Zero pads change nothing in any mode; the same shape alone would not do (a
+		 * row added at one end and cut at the other moves the data). */
+		int64_t p[2 * FOLD_MAX_RANK];
+		int32_t c;
+		if (n->opset >= 11) {
+			c = known_ints(s, n, 1, p, 2 * FOLD_MAX_RANK);
+		} else {
+			const attr_view *a = node_attr(n, n->opset >= 2 ? "pads" : "paddings");
+			c = a && a->type == AT_INTS && a->n <= 2 * FOLD_MAX_RANK ? (int32_t)a->n : -1;
+			for (int32_t k = 0; k < c; k++)
+				p[k] = a->ints[k];
+		}
+		for (int32_t k = 0; k < c; k++)
+			if (p[k] != 0)
+				return false;
+		return c >= 0;
+	}
+	if (op[0] == 'T' && !strcmp(op, "Transpose")) {
+		/* Without perm the dims are reversed: a no-op only up to rank 1. */
+		const attr_view *a = node_attr(n, "perm");
+		if (!a)
+			return x->rank <= 1;
+		if (a->type != AT_INTS || a->n != x->rank)
+			return false;
+		for (int32_t k = 0; k < x->rank; k++)
+			if (a->ints[k] != k)
+				return false;
+		return true;
 	}
 	return false;
 }
@@ -421,7 +384,7 @@ static bool const_content(fs *s, int32_t id)
 		return false;
 	if (t->nval == c) {
 		for (int32_t k = 0; k < t->nval; k++)
-			if (res(s, t->val[k]).kind != DIM_KNOWN)
+			if (fold_res(s, t->val[k]).kind != DIM_KNOWN)
 				return false;
 		return true;
 	}
@@ -441,7 +404,7 @@ static bool input_same(fs *s, int32_t a, int32_t b)
 		return false;
 	if (x->nval >= 0) {
 		for (int32_t k = 0; k < x->nval; k++)
-			if (res(s, x->val[k]).v != res(s, y->val[k]).v)
+			if (fold_res(s, x->val[k]).v != fold_res(s, y->val[k]).v)
 				return false;
 		return true;
 	}
@@ -456,7 +419,7 @@ static uint64_t input_key(fs *s, int32_t id)
 	uint64_t h = 0x5bd1e995u ^ (uint64_t)t->elem;
 	if (t->nval >= 0)
 		for (int32_t k = 0; k < t->nval && k < 8; k++)
-			h = (h ^ (uint64_t)res(s, t->val[k]).v) * 1099511628211u;
+			h = (h ^ (uint64_t)fold_res(s, t->val[k]).v) * 1099511628211u;
 	else
 		for (int32_t k = 0; k < t->nfval && k < 8; k++) {
 			/* The bits, not a conversion: an infinity or NaN has no integer. Equal
@@ -477,7 +440,7 @@ static bool nodes_same(fs *s, const node *a, const node *b)
 		return false;
 	for (int32_t i = 0; i < a->ninputs; i++)
 		if ((a->inputs[i] < 0) != (b->inputs[i] < 0) ||
-		    (a->inputs[i] >= 0 && !input_same(s, current(s, a->inputs[i]), current(s, b->inputs[i]))))
+		    (a->inputs[i] >= 0 && !input_same(s, fold_current(s, a->inputs[i]), fold_current(s, b->inputs[i]))))
 			return false;
 	for (int32_t o = 0; o < a->noutputs; o++)
 		if ((a->outputs[o] < 0) != (b->outputs[o] < 0))
@@ -501,7 +464,7 @@ static uint64_t node_hash(fs *s, const node *n)
 {
 	uint64_t h = hash_str(14695981039346656037u, n->op_type);
 	for (int32_t i = 0; i < n->ninputs; i++)
-		h = (h ^ (n->inputs[i] < 0 ? UINT64_MAX : input_key(s, current(s, n->inputs[i])))) * 1099511628211u;
+		h = (h ^ (n->inputs[i] < 0 ? UINT64_MAX : input_key(s, fold_current(s, n->inputs[i])))) * 1099511628211u;
 	for (int32_t i = 0; i < n->nattrs; i++)
 		if (n->attrs[i].type == AT_INT)
 			h = (h ^ (uint64_t)n->attrs[i].i) * 1099511628211u;
@@ -517,7 +480,7 @@ static bool share_duplicate(fs *s, int32_t ni)
 	if (!s->cse || s->form_at[ni] >= 0 || !is_pure(s->pure, n) || !attrs_plain(n))
 		return false;
 	for (int32_t o = 0; o < n->noutputs; o++)
-		if (n->outputs[o] >= 0 && !bypassable(s, n->outputs[o]))
+		if (n->outputs[o] >= 0 && !fold_bypassable(s, n->outputs[o]))
 			return false;
 	uint32_t at = (uint32_t)node_hash(s, n) & s->cse_mask;
 	for (; s->cse[at] >= 0; at = (at + 1) & s->cse_mask) {
@@ -537,6 +500,34 @@ static bool share_duplicate(fs *s, int32_t ni)
 }
 
 /* ---- decisions ---------------------------------------------------------------------- */
+
+/* Where(Not(c), x, y) is Where(c, y, x): the Where reads c and its branches swap, and
+ * the Not goes once nothing else reads it (as ONNX Runtime's basic level does). */
+static void absorb_not(fs *s, int32_t ni)
+{
+	graph *g = s->g;
+	const node *n = &g->nodes[ni];
+	if (n->ninputs != 3 || n->inputs[0] < 0 || n->inputs[1] < 0 || n->inputs[2] < 0)
+		return;
+	const value *c = &g->values[fold_current(s, n->inputs[0])];
+	if (c->origin != VAL_NODE || c->producer < 0 || s->fate[c->producer] != F_LIVE)
+		return;
+	const node *p = &g->nodes[c->producer];
+	if (p->domain[0] || strcmp(p->op_type, "Not") || p->ninputs < 1 || p->inputs[0] < 0)
+		return;
+	if (!s->negated) {
+		size_t nn = (size_t)g->nnodes;
+		s->negated = arena_array(s->r->m->arena, nn, sizeof *s->negated);
+		if (!s->negated) {
+			rw_nomem(s->r);
+			return;
+		}
+		memset(s->negated, 0xff, nn * sizeof *s->negated);
+	}
+	s->negated[ni] = c->producer;
+	s->negated[c->producer] = NEGATION_ABSORBED;
+	rw_change(s->r, g, ni, "fold", "Where reads the input of Not node %d, its branches swapped", (int)c->producer);
+}
 
 static bool mark_outer_reads(const osh_model *m, const graph *g, bool *read)
 {
@@ -627,7 +618,7 @@ static void decide(fs *s, int32_t ni)
 		rw_change(s->r, g, ni, "fold", "Identity removed: its input's producer writes the graph output");
 		return;
 	}
-	if (bypassable(s, y) && is_noop(s, n)) {
+	if (fold_bypassable(s, y) && is_noop(s, n)) {
 		s->fate[ni] = F_PASS;
 		s->repl[y] = x;
 		rep->n_fold_noops++;
@@ -640,16 +631,9 @@ static void decide(fs *s, int32_t ni)
 		form_expand(s, ni);
 	else if (!strcmp(n->op_type, "Slice"))
 		form_slice(s, ni);
+	else if (n->op_type[0] == 'W' && !strcmp(n->op_type, "Where") && n->opset >= 9)
+		absorb_not(s, ni);
 	share_duplicate(s, ni);
-}
-
-/* Whether input slot i of node ni reads a new constant instead. */
-static bool slot_formed(fs *s, int32_t ni, int32_t i)
-{
-	for (int32_t k = s->form_at[ni]; k >= 0 && k < s->nforms && s->forms[k].ni == ni; k++)
-		if (s->forms[k].slot == i)
-			return true;
-	return false;
 }
 
 static void count_reads(fs *s)
@@ -658,10 +642,11 @@ static void count_reads(fs *s)
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		if (s->fate[ni] != F_LIVE)
 			continue;
-		const node *n = &g->nodes[ni];
-		for (int32_t i = 0; i < n->ninputs; i++)
-			if (n->inputs[i] >= 0 && !slot_formed(s, ni, i))
-				s->reads[current(s, n->inputs[i])]++;
+		for (int32_t i = 0; i < g->nodes[ni].ninputs; i++) {
+			int32_t id = fold_slot_reads(s, ni, i);
+			if (id >= 0)
+				s->reads[id]++;
+		}
 	}
 }
 
@@ -676,6 +661,9 @@ static const char *final_name(fs *s, int32_t id)
 {
 	return s->g->values[s->renamed[id] >= 0 ? s->renamed[id] : id].name;
 }
+
+/* Whether a Where absorbed node ni, a Not. */
+static bool absorbed(const fs *s, int32_t ni) { return s->negated && s->negated[ni] == NEGATION_ABSORBED; }
 
 /* Reverse topological order: every consumer is settled before its producer. */
 static void sweep(fs *s)
@@ -692,11 +680,18 @@ static void sweep(fs *s)
 		if (!unread)
 			continue;
 		s->fate[ni] = F_DEAD;
-		s->r->rep->n_fold_dead++;
-		rw_change(s->r, g, ni, "fold", "%s removed: nothing reads it any more", n->op_type);
-		for (int32_t i = 0; i < n->ninputs; i++)
-			if (n->inputs[i] >= 0 && !slot_formed(s, ni, i))
-				s->reads[current(s, n->inputs[i])]--;
+		if (absorbed(s, ni)) {
+			s->r->rep->n_fold_absorbed++;
+			rw_change(s->r, g, ni, "fold", "%s removed: its consumers absorbed it", n->op_type);
+		} else {
+			s->r->rep->n_fold_dead++;
+			rw_change(s->r, g, ni, "fold", "%s removed: nothing reads it any more", n->op_type);
+		}
+		for (int32_t i = 0; i < n->ninputs; i++) {
+			int32_t id = fold_slot_reads(s, ni, i);
+			if (id >= 0)
+				s->reads[id]--;
+		}
 	}
 }
 
@@ -718,7 +713,7 @@ static bool add_value_init(fs *s, int32_t id)
 	const tinfo *t = &v->ti;
 	int64_t dims[FOLD_MAX_RANK];
 	for (int32_t k = 0; k < t->rank; k++)
-		dims[k] = res(s, t->dims[k]).v;
+		dims[k] = fold_res(s, t->dims[k]).v;
 	bool is_float = false;
 	edit_dtype_encodable(t->elem, &is_float);
 	int64_t *iv = NULL;
@@ -727,7 +722,7 @@ static bool add_value_init(fs *s, int32_t id)
 		if (!iv)
 			return rw_nomem(r), false;
 		for (int32_t k = 0; k < t->nval; k++)
-			iv[k] = res(s, t->val[k]).v;
+			iv[k] = fold_res(s, t->val[k]).v;
 	}
 	r->rep->n_fold_inits++;
 	if (!edit_add_initializer(r->e, s->g, final_name(s, id), t->elem, dims, t->rank, iv, is_float ? t->fval : NULL))
@@ -745,10 +740,8 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		if (s->fate[ni] != F_LIVE)
 			continue;
 		for (int32_t i = 0; i < n->ninputs; i++) {
-			if (n->inputs[i] < 0 || slot_formed(s, ni, i))
-				continue;
-			int32_t to = current(s, n->inputs[i]);
-			if (to != n->inputs[i] && !edit_node_set_input(r->e, rw_node(r, g, ni), i, g->values[to].name))
+			int32_t to = fold_slot_reads(s, ni, i);
+			if (to >= 0 && to != n->inputs[i] && !edit_node_set_input(r->e, rw_node(r, g, ni), i, g->values[to].name))
 				return rw_nomem(r), false;
 		}
 		for (int32_t o = 0; o < n->noutputs; o++) {
@@ -772,6 +765,9 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 						   s->fate[v->producer] == F_RENAME));
 		if (remove && v->origin == VAL_INITIALIZER)
 			r->rep->n_fold_inits_dropped++;
+		/* A value between cancelled Transposes keeps its name in another layout:
+		 * its value_info goes (inference writes the new one). */
+		remove |= s->relaid && s->relaid[id];
 		if (remove && !put_name(r, gone, v->name))
 			return false;
 	}
@@ -792,10 +788,17 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		const form *f = &s->forms[k];
 		if (s->fate[f->ni] != F_LIVE)
 			continue;
-		const char *name = rw_init_name(r, rw_base(r, g, f->ni), f->slot == 2 ? "ends" : "shape");
+		if (f->slot == FORM_AXES_ATTR) {
+			if (!edit_node_set_attr_ints(r->e, rw_node(r, g, f->ni), "axes", f->v, f->n))
+				return rw_nomem(r), false;
+			continue;
+		}
+		const char *name = rw_init_name(r, rw_base(r, g, f->ni), f->role);
 		int64_t dims[1] = {f->n};
 		r->rep->n_fold_inits++;
-		if (r->m->nomem || !edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL) ||
+		if (r->m->nomem ||
+		    !(f->src ? edit_transposed_initializer(r->e, g, name, f->src, f->v, f->v + f->n / 2, f->n / 2)
+			     : edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL)) ||
 		    !edit_node_set_input(r->e, rw_node(r, g, f->ni), f->slot, name) ||
 		    (f->allowzero_off && !edit_node_set_attr_i(r->e, rw_node(r, g, f->ni), "allowzero", 0)))
 			return rw_nomem(r), false;
@@ -850,6 +853,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		mark_outer_reads(m, g, s->outer_read);
 		for (int32_t k = 0; k < g->nnodes && !r->m->nomem; k++)
 			decide(s, g->order[k]);
+		fold_cancel_transposes(s);
 		count_reads(s);
 		sweep(s);
 		for (int32_t ni = 0; ni < g->nnodes; ni++) {
@@ -859,7 +863,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 				rep->n_fold_inits += n->outputs[o] >= 0 && kept(s, n->outputs[o]);
 		}
 		for (int32_t k = 0; k < s->nforms; k++)
-			rep->n_fold_inits += s->fate[s->forms[k].ni] == F_LIVE;
+			rep->n_fold_inits += s->fate[s->forms[k].ni] == F_LIVE && s->forms[k].slot != FORM_AXES_ATTR;
 		for (int32_t id = 0; id < g->nvalues; id++)
 			rep->n_fold_inits_dropped += g->values[id].origin == VAL_INITIALIZER && !kept(s, id);
 	}

@@ -1,0 +1,125 @@
+/* fold.h: the fold stage's state, shared by its files: fold_shapes.c decides each
+ * node's fate and applies them, calling fold_transpose.c, which finds the Transpose
+ * pairs that cancel around elementwise nodes; both record their constant forms
+ * through fold_forms.c. Private to the stage.
+ */
+#ifndef OSH_PASSES_REWRITE_FOLD_H
+#define OSH_PASSES_REWRITE_FOLD_H
+
+#include "passes/rewrite/rewrite.h"
+#include "core/symbols.h"
+
+/* Content entries a folded value may have: what inference tracks at most. */
+#define FOLD_MAX_VALUES TINFO_MAX_VALUES
+#define FOLD_MAX_RANK 64
+
+/* fs.negated of a Not that a Where absorbed. */
+#define NEGATION_ABSORBED (-2)
+
+/* form.slot of a form that replaces the node's axes attribute, not an input. */
+#define FORM_AXES_ATTR (-1)
+
+typedef enum fate { F_LIVE = 0, F_FOLD, F_CONST, F_PASS, F_RENAME, F_DEAD } fate;
+
+/* A node input replaced by a new constant (an exact form): the int64 content v, or,
+ * with src, src's data read as the dims v[0 .. n/2) and transposed by the
+ * permutation v[n/2 .. n) (edit_transposed_initializer). */
+typedef struct form {
+	int32_t ni, slot;
+	int64_t *v;
+	int32_t n;
+	bool allowzero_off; /* the Reshape's allowzero=1 set to 0 (0 entries added) */
+	const tensor_view *src;
+	const char *role;   /* the new initializer's name ends so: "shape", "ends", "axes"... */
+} form;
+
+/* The schema's pure column for ai.onnx nodes without a body, looked up once per
+ * operator and opset: the loader interns operator names, so a pointer tells them
+ * apart (a look-up in the schema per question would be a search for every node). */
+#define PURE_MEMO 64
+typedef struct pure_memo {
+	const char *op[PURE_MEMO];
+	int64_t opset[PURE_MEMO];
+	bool pure[PURE_MEMO];
+} pure_memo;
+
+typedef struct fs {
+	rw *r;
+	graph *g;
+	uint8_t *fate;     /* per node */
+	int32_t *repl;     /* per value: the value consumers read instead, or -1 */
+	int32_t *reads;    /* per value: live reads (after the decisions) */
+	bool *outer_read;  /* per value: a subgraph reads it */
+	int32_t *renamed;  /* per value: the graph output its producer's output becomes, or -1 */
+	form *forms;
+	int32_t nforms, cap_forms;
+	int32_t *form_at;  /* per node: the first of its forms, or -1 (forms are grouped by node) */
+	int32_t *negated;  /* per node, NULL until a Where absorbs a Not: that Not (for the
+			    * Where), NEGATION_ABSORBED (for the Not), or -1 */
+	bool *relaid;      /* per value, NULL until a Transpose pair cancels: the value's
+			    * layout changed (its declared type no longer holds) */
+	pure_memo *pure;   /* the stage's, shared by its graphs */
+	int32_t *cse;      /* open addressing: node indices of the pure nodes kept so far, -1 free */
+	uint32_t cse_mask;
+} fs;
+
+static inline dim fold_res(fs *s, dim d) { return dim_resolve(&s->r->m->syms, d); }
+
+static inline const tinfo *fold_ti_in(fs *s, const node *n, int32_t i)
+{
+	return i < n->ninputs && n->inputs[i] >= 0 ? &s->g->values[n->inputs[i]].ti : NULL;
+}
+
+/* The value consumers of id read after the bypasses decided so far. */
+static inline int32_t fold_current(fs *s, int32_t id)
+{
+	for (int guard = 0; id >= 0 && s->repl[id] >= 0 && guard < 1 << 20; guard++)
+		id = s->repl[id];
+	return id;
+}
+
+/* Whether value id may be bypassed: its consumers can read another value. */
+static inline bool fold_bypassable(fs *s, int32_t id)
+{
+	return id >= 0 && !s->g->values[id].is_output && !s->outer_read[id];
+}
+
+/* ---- fold_forms.c ---- */
+
+/* Appends form f (its content copied into the model's arena); forms_counted: it is
+ * one of the report's constant forms. False when memory ran out (r is marked). */
+bool fold_add_form(fs *s, form f, bool forms_counted);
+
+/* Whether input slot i of node ni reads a new constant instead. */
+static inline bool fold_slot_formed(const fs *s, int32_t ni, int32_t i)
+{
+	for (int32_t k = s->form_at[ni]; k >= 0 && k < s->nforms && s->forms[k].ni == ni; k++)
+		if (s->forms[k].slot == i)
+			return true;
+	return false;
+}
+
+/* The value input slot i of live node ni reads once the decisions are applied: its
+ * own input as bypassed, or the swapped branch and the Not's input of an absorbed
+ * Not (fs.negated); -1 where a new constant replaces the input (or none is there).
+ * Asked for every input of every node: inline. */
+static inline int32_t fold_slot_reads(fs *s, int32_t ni, int32_t i)
+{
+	const node *n = &s->g->nodes[ni];
+	int32_t neg = s->negated ? s->negated[ni] : -1;
+	if (neg >= 0 && i < 3)
+		return fold_current(s, i ? n->inputs[3 - i] : s->g->nodes[neg].inputs[0]);
+	if (n->inputs[i] < 0 || fold_slot_formed(s, ni, i))
+		return -1;
+	return fold_current(s, n->inputs[i]);
+}
+
+/* ---- fold_transpose.c ---- */
+
+/* After every node's fate is decided: each Transpose whose output only elementwise
+ * nodes and keepdims reductions read, up to Transposes of the inverse permutation,
+ * goes with them, and the nodes between work in its input's layout (their constant
+ * operands and reduction axes permuted to match). */
+void fold_cancel_transposes(fs *s);
+
+#endif
