@@ -554,7 +554,7 @@ typedef struct osh_rewrite_report {
 	size_t n_fold_constants; /* Constant nodes that became initializers */
 	size_t n_fold_identity;  /* Identity nodes removed */
 	size_t n_fold_forms;     /* inputs rewritten to an exact constant form (Reshape 0/-1, Expand by ones, Slice to the end) */
-	size_t n_fold_noops;     /* Expand, Tile, Slice, Reshape, Cast, Dropout that changed nothing, removed */
+	size_t n_fold_noops;     /* Expand, Tile, Slice, Reshape, Cast, Dropout, Pad, Transpose, Add 0, Mul 1... that changed nothing, removed */
 	size_t n_fold_shared;    /* nodes removed that computed what an earlier one did (same operator, inputs, attributes) */
 	size_t n_fold_absorbed;  /* nodes removed whose work a neighbour took over (a Not by Where's swapped branches) */
 	size_t n_fold_dead;      /* other nodes removed once nothing read them */

@@ -19,8 +19,10 @@ runs the exported ones, the empty-batch binding included:
                        ReduceSum with axes as an input; and a MatMul between the
                        two Transposes, which keeps them. The first two pairs go.
   pad_not_where        a Pad of zero pads before an AveragePool (it goes), one of
-                       real pads (it stays), and Where(Not(x < 0), x, -x) (the Not
-                       goes, the branches swap).
+                       real pads (it stays), a Mul by ones, an Add of zeros before
+                       the other input and a Div by one (they go) and a Sub of zeros
+                       that broadcasts its input up (it stays), then
+                       Where(Not(x < 0), x, -x) (the Not goes, the branches swap).
 """
 import json
 import os
@@ -105,17 +107,25 @@ def pad_not_where():
         helper.make_node("Pad", ["x", "zeros"], ["p0"], mode="constant"),
         helper.make_node("AveragePool", ["p0"], ["a0"], kernel_shape=[3, 3]),
         helper.make_node("Pad", ["a0", "ones"], ["p1"], mode="reflect"),
-        helper.make_node("Less", ["p1", "zero"], ["neg"]),
+        helper.make_node("Mul", ["p1", "one_c"], ["m1"]),
+        helper.make_node("Add", ["zero", "m1"], ["m2"]),
+        helper.make_node("Div", ["m2", "one_c"], ["m3"]),
+        helper.make_node("Sub", ["m3", "zero_wide"], ["m4"]),
+        helper.make_node("ReduceMax", ["m4"], ["m5"], axes=[0], keepdims=0),
+        helper.make_node("Add", ["m5", "p1"], ["p2"]),
+        helper.make_node("Less", ["p2", "zero"], ["neg"]),
         helper.make_node("Not", ["neg"], ["pos"]),
-        helper.make_node("Neg", ["p1"], ["minus"]),
-        helper.make_node("Where", ["pos", "p1", "minus"], ["y"]),
+        helper.make_node("Neg", ["p2"], ["minus"]),
+        helper.make_node("Where", ["pos", "p2", "minus"], ["y"]),
     ]
     graph = helper.make_graph(
         nodes, "pad_not_where",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 7, 7])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3, 7, 7])],
         [i64("zeros", [0] * 8), i64("ones", [0, 0, 1, 1, 0, 0, 1, 1]),
-         helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])])
+         helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+         helper.make_tensor("one_c", TensorProto.FLOAT, [3, 1, 1], [1.0] * 3),
+         helper.make_tensor("zero_wide", TensorProto.FLOAT, [2, 1, 1, 1, 1], [0.0] * 2)])
     model = helper.make_model(graph, producer_name="gen_fold_cases", opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 7
     record = {"inputs": [["x", "f", ["batch", 3, 7, 7]]],

@@ -5,8 +5,8 @@
  * whose content inference knows exactly, become initializers of the same names
  * (FOLD); a Constant's tensor becomes one (CONST); it changes nothing and its
  * consumers read its input instead (PASS: Identity, and Expand, Tile, Slice,
- * Reshape, Cast, Dropout, Pad, Transpose proven no-ops by the inferred shapes and
- * their constant inputs; and a Transpose cancelled with its inverse,
+ * Reshape, Cast, Dropout, Pad, Transpose, and Add, Sub, Mul, Div by their neutral
+ * element, proven no-ops by the inferred shapes and their constant inputs; and a Transpose cancelled with its inverse,
  * fold_transpose.c); an Identity whose
  * output is a graph output gives that name to its input's producer (RENAME). A node
  * that stays may have an input rewritten to an exact constant form where the value
@@ -335,6 +335,54 @@ static bool is_noop(fs *s, const node *n)
 	return false;
 }
 
+/* Whether t's content is known and every entry is v. */
+static bool all_entries(fs *s, const tinfo *t, int64_t v)
+{
+	int64_t c = known_count(s, t);
+	if (c < 0)
+		return false;
+	if (t->nval == c) {
+		for (int32_t k = 0; k < t->nval; k++) {
+			dim d = fold_res(s, t->val[k]);
+			if (d.kind != DIM_KNOWN || d.v != v)
+				return false;
+		}
+		return true;
+	}
+	if (t->nfval != c)
+		return false;
+	for (int32_t k = 0; k < t->nfval; k++)
+		if (t->fval[k] != (double)v)
+			return false;
+	return true;
+}
+
+/* Add or Sub of zeros, Mul or Div by ones, that neither broadcasts its other input
+ * to a larger shape nor changes its type: the input (0 or 1) its result equals, or -1.
+ * (x + 0 is x but for the sign of a zero, -0 + 0 being +0: equal under ==, as
+ * ONNX Runtime's basic level takes it too.) */
+static int32_t neutral_operand(fs *s, const node *n)
+{
+	/* Asked of every node: the letters, not a call. */
+	const char *op = n->op_type;
+	bool three = op[0] && op[1] && op[2] && !op[3];
+	bool add = three && op[0] == 'A' && op[1] == 'd' && op[2] == 'd';
+	bool sub = three && op[0] == 'S' && op[1] == 'u' && op[2] == 'b';
+	bool mul = three && op[0] == 'M' && op[1] == 'u' && op[2] == 'l';
+	bool div = three && op[0] == 'D' && op[1] == 'i' && op[2] == 'v';
+	if (!(add || sub || mul || div) || n->domain[0] || n->opset < 7 || n->ninputs != 2 || n->noutputs != 1 ||
+	    n->inputs[0] < 0 || n->inputs[1] < 0 || n->outputs[0] < 0)
+		return -1;
+	const tinfo *y = &s->g->values[n->outputs[0]].ti;
+	for (int32_t k = 0; k < ((add || mul) ? 2 : 1); k++) {
+		const tinfo *x = fold_ti_in(s, n, k), *c = fold_ti_in(s, n, 1 - k);
+		if ((c->nval >= 0 || c->nfval >= 0) && all_entries(s, c, (add || sub) ? 0 : 1) && x->elem == y->elem &&
+		    same_shape(s, x, y))
+			return k;
+	}
+	return -1;
+}
+
 /* ---- duplicates ----------------------------------------------------------------------- */
 
 /* Attributes a duplicate test can compare: plain numbers, strings and their lists. */
@@ -618,9 +666,10 @@ static void decide(fs *s, int32_t ni)
 		rw_change(s->r, g, ni, "fold", "Identity removed: its input's producer writes the graph output");
 		return;
 	}
-	if (fold_bypassable(s, y) && is_noop(s, n)) {
+	int32_t keep = fold_bypassable(s, y) ? neutral_operand(s, n) : -1;
+	if (keep >= 0 || (fold_bypassable(s, y) && is_noop(s, n))) {
 		s->fate[ni] = F_PASS;
-		s->repl[y] = x;
+		s->repl[y] = keep > 0 ? n->inputs[keep] : x;
 		rep->n_fold_noops++;
 		rw_change(s->r, g, ni, "fold", "%s removed: it changes nothing", n->op_type);
 		return;
