@@ -338,6 +338,9 @@ static bool is_noop(fs *s, const node *n)
 /* Whether t's content is known and every entry is v. */
 static bool all_entries(fs *s, const tinfo *t, int64_t v)
 {
+	/* The first entry first: the constants of most Adds and Muls are no zeros or ones. */
+	if (t->nfval > 0 ? t->fval[0] != (double)v : t->nval > 0 && fold_res(s, t->val[0]).v != v)
+		return false;
 	int64_t c = known_count(s, t);
 	if (c < 0)
 		return false;
