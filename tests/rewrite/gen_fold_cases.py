@@ -14,7 +14,8 @@ runs the exported ones, the empty-batch binding included:
                        and ONNX Runtime refuses it where the original runs.
   transpose_regions    x (batch, 8, 5, 6) through three Transpose pairs: a LayerNorm
                        over the channels spelled out in NHWC (ReduceMean with axes
-                       as an attribute, a [8] weight and bias); a Mul by a [6, 8]
+                       as an attribute, a [8] weight, a [8] bias from a Constant
+                       node); a Mul by a [6, 8]
                        constant, whose data must be permuted in NCHW, and a
                        ReduceSum with axes as an input; and a MatMul between the
                        two Transposes, which keeps them. The first two pairs go.
@@ -68,6 +69,7 @@ def transpose_regions():
         helper.make_node("Sqrt", ["ve"], ["sd"]),
         helper.make_node("Div", ["d", "sd"], ["n"]),
         helper.make_node("Mul", ["n", "gamma"], ["ng"]),
+        helper.make_node("Constant", [], ["beta"], value=f32("b", [8], [0.25 * k - 1.0 for k in range(8)])),
         helper.make_node("Add", ["ng", "beta"], ["ln"]),
         helper.make_node("Transpose", ["ln"], ["y0"], perm=nhwc),
         # A [6, 8] constant (w, c): in NCHW its data is in another order.
@@ -85,7 +87,6 @@ def transpose_regions():
     inits = [
         f32("two", [], [2.0]), f32("eps", [], [1e-5]),
         f32("gamma", [8], [0.5 + 0.125 * k for k in range(8)]),
-        f32("beta", [8], [0.25 * k - 1.0 for k in range(8)]),
         f32("wc", [6, 8], [((7 * k) % 11) / 4.0 - 1.0 for k in range(48)]),
         helper.make_tensor("ax", TensorProto.INT64, [1], [1]),
         f32("proj", [8, 8], [((5 * k) % 13) / 6.0 - 1.0 for k in range(64)]),

@@ -266,6 +266,22 @@ static bool grow(region *R, int32_t ti)
 	return R->nexits > 0;
 }
 
+/* The data of value id when it is a constant: an initializer's, or a Constant
+ * node's tensor; NULL otherwise. */
+static const tensor_view *constant_view(fs *s, int32_t id)
+{
+	const value *v = &s->g->values[id];
+	if (v->origin == VAL_INITIALIZER)
+		return v->init_view;
+	if (v->origin != VAL_NODE || v->producer < 0)
+		return NULL;
+	const node *p = &s->g->nodes[v->producer];
+	if (p->domain[0] || strcmp(p->op_type, "Constant"))
+		return NULL;
+	const attr_view *a = node_attr(p, "value");
+	return a && a->type == AT_TENSOR ? a->t : NULL;
+}
+
 static bool all_ones(fs *s, const tinfo *t)
 {
 	for (int32_t k = 0; k < t->rank; k++) {
@@ -335,8 +351,8 @@ static bool relayout(region *R, int32_t ti, int32_t ni, bool apply)
 			return false;
 		if (all_ones(s, t))
 			continue; /* broadcast the same in any layout */
-		const tensor_view *tv = v->init_view;
-		if (v->origin != VAL_INITIALIZER || !edit_view_copyable(tv) || tv->rank != t->rank ||
+		const tensor_view *tv = constant_view(s, id);
+		if (!edit_view_copyable(tv) || tv->rank != t->rank ||
 		    tv->count > FOLD_MAX_PERMUTED)
 			return false;
 		/* Its dims with 1s before them up to the region's rank (as it broadcasts),
