@@ -610,41 +610,34 @@ bool edit_view_copyable(const tensor_view *src)
 	return src && src->valid && !src->external && src->dtype != DT_STRING && dtype_bits(src->dtype) >= 8;
 }
 
-/* The typed field src's data is in (model.h's tensor_view), allocated in t for as
- * many entries: its address, and the bytes of one entry. */
-static void *typed_field(edit *e, Onnx__TensorProto *t, int32_t dtype, size_t n, size_t *width)
+/* The bytes of one entry of the typed field a tensor of dtype keeps its data in
+ * without raw_data (model.h's tensor_view), and the field set to d (n entries). */
+static size_t typed_width(int32_t dtype)
 {
-	arena *a = e->m->arena;
-	size_t cap = n ? n : 1;
-	void *d;
 	switch (dtype) {
 	case DT_FLOAT:
-	case DT_COMPLEX64:
-		if ((d = arena_array(a, cap, *width = sizeof(float))))
-			t->float_data = d, t->n_float_data = n;
-		break;
-	case DT_INT64:
-		if ((d = arena_array(a, cap, *width = sizeof(int64_t))))
-			t->int64_data = d, t->n_int64_data = n;
-		break;
+	case DT_COMPLEX64: return sizeof(float);
+	case DT_INT64: return sizeof(int64_t);
 	case DT_DOUBLE:
-	case DT_COMPLEX128:
-		if ((d = arena_array(a, cap, *width = sizeof(double))))
-			t->double_data = d, t->n_double_data = n;
-		break;
+	case DT_COMPLEX128: return sizeof(double);
 	case DT_UINT32:
-	case DT_UINT64:
-		if ((d = arena_array(a, cap, *width = sizeof(uint64_t))))
-			t->uint64_data = d, t->n_uint64_data = n;
-		break;
-	default:
-		if ((d = arena_array(a, cap, *width = sizeof(int32_t))))
-			t->int32_data = d, t->n_int32_data = n;
-		break;
+	case DT_UINT64: return sizeof(uint64_t);
+	default: return sizeof(int32_t);
 	}
-	if (!d)
-		oom(e);
-	return d;
+}
+
+static void set_typed_field(Onnx__TensorProto *t, int32_t dtype, void *d, size_t n)
+{
+	switch (dtype) {
+	case DT_FLOAT:
+	case DT_COMPLEX64: t->float_data = d, t->n_float_data = n; break;
+	case DT_INT64: t->int64_data = d, t->n_int64_data = n; break;
+	case DT_DOUBLE:
+	case DT_COMPLEX128: t->double_data = d, t->n_double_data = n; break;
+	case DT_UINT32:
+	case DT_UINT64: t->uint64_data = d, t->n_uint64_data = n; break;
+	default: t->int32_data = d, t->n_int32_data = n; break;
+	}
 }
 
 /* Copies `count` elements of `width` bytes from `from`, laid out with dims in[],
@@ -674,57 +667,86 @@ static void transpose_elements(uint8_t *to, const uint8_t *from, size_t width, c
 	}
 }
 
-bool edit_transposed_initializer(edit *e, graph *g, const char *name, const tensor_view *src, const int64_t *dims,
-				 const int64_t *perm, int32_t rank)
+const tensor_view *edit_view_transposed(arena *a, const tensor_view *src, const int64_t *dims, const int64_t *perm,
+					int32_t rank, const int64_t *out_dims, int32_t out_rank)
 {
-	if (!edit_view_copyable(src) || rank < 0 || rank > EDIT_MAX_PERM)
-		return false;
-	int64_t count = 1;
+	if (!edit_view_copyable(src) || rank < 0 || rank > EDIT_MAX_PERM || (out_dims && out_rank < 0))
+		return NULL;
+	int64_t count = 1, oc = 1;
 	for (int32_t k = 0; k < rank; k++)
 		if (dims[k] < 0 || perm[k] < 0 || perm[k] >= rank || __builtin_mul_overflow(count, dims[k], &count))
-			return false;
-	if (count != src->count)
-		return false;
+			return NULL;
+	int32_t nd = out_dims ? out_rank : rank;
+	tensor_view *v = arena_alloc(a, sizeof *v);
+	int64_t *d = arena_array(a, nd ? (size_t)nd : 1, sizeof *d);
+	if (count != src->count || !v || !d)
+		return NULL;
+	for (int32_t k = 0; k < nd; k++) {
+		d[k] = out_dims ? out_dims[k] : dims[perm[k]];
+		if (d[k] < 0 || __builtin_mul_overflow(oc, d[k], &oc))
+			return NULL;
+	}
+	if (oc != count)
+		return NULL;
+	*v = *src;
+	v->dims = d;
+	v->rank = nd;
+	/* Complex numbers are two entries an element. */
+	size_t per = src->dtype == DT_COMPLEX64 || src->dtype == DT_COMPLEX128 ? 2 : 1, width, len;
+	const uint8_t *from;
+	if (src->raw) {
+		width = (size_t)dtype_bits(src->dtype) / 8;
+		len = src->raw_len;
+		from = src->raw;
+	} else {
+		width = typed_width(src->dtype) * per;
+		len = src->ntyped * typed_width(src->dtype);
+		from = src->typed;
+		if (src->ntyped != (size_t)count * per)
+			return NULL;
+	}
+	if (len != (size_t)count * width)
+		return NULL;
+	uint8_t *to = arena_alloc(a, len ? len : 1);
+	if (!to)
+		return NULL;
+	if (count)
+		transpose_elements(to, from, width, dims, perm, rank, count);
+	if (src->raw)
+		v->raw = to;
+	else
+		v->typed = to;
+	return v;
+}
+
+bool edit_transposed_initializer(edit *e, graph *g, const char *name, const tensor_view *src, const int64_t *dims,
+				 const int64_t *perm, int32_t rank, const int64_t *out_dims, int32_t out_rank)
+{
 	/* A copy of the data, not a pointer to it: its order changes, and the source
 	 * may be dropped by the same edit (nothing else reads it). */
 	arena *a = e->m->arena;
+	const tensor_view *v = edit_view_transposed(a, src, dims, perm, rank, out_dims, out_rank);
 	Onnx__TensorProto *t = arena_alloc(a, sizeof *t);
-	int64_t *d = arena_array(a, rank ? (size_t)rank : 1, sizeof *d);
-	if (!t || !d)
+	int64_t *d = v ? arena_array(a, v->rank ? (size_t)v->rank : 1, sizeof *d) : NULL;
+	if (!v || !t || !d)
 		return oom(e);
 	onnx__tensor_proto__init(t);
 	if (!(t->name = dup(e, name)))
 		return false;
 	t->has_data_type = 1;
-	t->data_type = src->dtype;
-	for (int32_t k = 0; k < rank; k++)
-		d[k] = dims[perm[k]];
+	t->data_type = v->dtype;
+	if (v->rank)
+		memcpy(d, v->dims, (size_t)v->rank * sizeof *d);
 	t->dims = d;
-	t->n_dims = (size_t)rank;
-	size_t width;
-	uint8_t *to;
-	const uint8_t *from;
-	if (src->raw) {
-		width = (size_t)dtype_bits(src->dtype) / 8;
-		if (src->raw_len != (size_t)count * width)
-			return false;
-		if (!(to = arena_alloc(a, src->raw_len ? src->raw_len : 1)))
-			return oom(e);
+	t->n_dims = (size_t)v->rank;
+	/* The view's data is the arena's copy just made: the message may point at it. */
+	if (v->raw) {
 		t->has_raw_data = 1;
-		t->raw_data.len = src->raw_len;
-		t->raw_data.data = to;
-		from = src->raw;
+		t->raw_data.len = v->raw_len;
+		t->raw_data.data = (uint8_t *)(uintptr_t)v->raw;
 	} else {
-		if (!(to = typed_field(e, t, src->dtype, src->ntyped, &width)))
-			return false;
-		/* Complex numbers are two entries an element. */
-		if (src->ntyped != (size_t)count * (src->dtype == DT_COMPLEX64 || src->dtype == DT_COMPLEX128 ? 2 : 1))
-			return false;
-		width *= src->dtype == DT_COMPLEX64 || src->dtype == DT_COMPLEX128 ? 2 : 1;
-		from = src->typed;
+		set_typed_field(t, v->dtype, (void *)(uintptr_t)v->typed, v->ntyped);
 	}
-	if (count)
-		transpose_elements(to, from, width, dims, perm, rank, count);
 	return queue_init(e, g, t);
 }
 

@@ -84,11 +84,18 @@ bool edit_constant_initializer(edit *e, graph *g, struct Onnx__NodeProto *np, co
 /* The most dims edit_transposed_initializer permutes. */
 #define EDIT_MAX_PERM 8
 /* Queues an initializer of g named `name` holding src's data, read as dims[] (rank
- * of them, their product src's element count: 1s may pad src's own), transposed by
- * perm (its dim k is dims[perm[k]]). False when src cannot be copied (see
- * edit_view_copyable), the counts differ or memory ran out. */
+ * of them, their product src's element count: 1s may pad src's own, or it may be
+ * any reshape of them), transposed by perm (its dim k is dims[perm[k]]), and given
+ * out_dims (out_rank of them; NULL: the transposed dims) of the same count. False
+ * when src cannot be copied (see edit_view_copyable), the counts differ or memory
+ * ran out. */
 bool edit_transposed_initializer(edit *e, graph *g, const char *name, const tensor_view *src, const int64_t *dims,
-				 const int64_t *perm, int32_t rank);
+				 const int64_t *perm, int32_t rank, const int64_t *out_dims, int32_t out_rank);
+/* The view edit_transposed_initializer's initializer would hold: src's data, in
+ * the arena a, in the transposed order and under the dims given; NULL when src
+ * cannot be copied, the counts differ or memory ran out. */
+const tensor_view *edit_view_transposed(arena *a, const tensor_view *src, const int64_t *dims, const int64_t *perm,
+					int32_t rank, const int64_t *out_dims, int32_t out_rank);
 /* Whether edit_transposed_initializer can copy src: valid, its data in the file, of
  * whole bytes an element (not strings). */
 bool edit_view_copyable(const tensor_view *src);

@@ -24,6 +24,11 @@ runs the exported ones, the empty-batch binding included:
                        the other input and a Div by one (they go) and a Sub of zeros
                        that broadcasts its input up (it stays), then
                        Where(Not(x < 0), x, -x) (the Not goes, the branches swap).
+  moved_weights        weights of more entries (4,608) than inference holds, moved by
+                       Transpose, a Transpose of that, Reshape, Unsqueeze and
+                       Flatten (of a Constant node's tensor) before they meet x:
+                       each becomes an initializer; a Transpose after a Reshape
+                       of a transposed weight too.
 """
 import json
 import os
@@ -134,9 +139,49 @@ def pad_not_where():
     return model, record
 
 
+def moved_weights():
+    f32 = lambda name, dims, vals: helper.make_tensor(name, TensorProto.FLOAT, dims, vals)
+    nodes = [
+        # (8, 9, 64) transposed twice (to (64, 8, 9), then (64, 9, 8)), reshaped
+        # to (64, 72) and unsqueezed: (1, 64, 72).
+        helper.make_node("Transpose", ["w"], ["wt"], perm=[2, 0, 1]),
+        helper.make_node("Transpose", ["wt"], ["wtt"], perm=[0, 2, 1]),
+        helper.make_node("Reshape", ["wtt", "shape46"], ["wtr"]),
+        helper.make_node("Unsqueeze", ["wtr", "ax0"], ["wu"]),
+        helper.make_node("Mul", ["x", "wu"], ["a"]),
+        # (4608,) reshaped to (64, 72).
+        helper.make_node("Reshape", ["b", "shape46"], ["br"]),
+        helper.make_node("Add", ["a", "br"], ["c"]),
+        # A Constant's (2, 32, 72) flattened to (2, 2304), reshaped to (64, 72).
+        helper.make_node("Constant", [], ["k"], value=f32("kv", [2, 32, 72], [(k % 7) - 3.0 for k in range(4608)])),
+        helper.make_node("Flatten", ["k"], ["kf"], axis=1),
+        helper.make_node("Reshape", ["kf", "shape46"], ["kr"]),
+        helper.make_node("Sub", ["c", "kr"], ["d"]),
+        # (64, 8, 9) from a transpose, reshaped to (64, 72), transposed again to (72, 64).
+        helper.make_node("Reshape", ["wt", "shape46"], ["wr"]),
+        helper.make_node("Transpose", ["wr"], ["wrt"], perm=[1, 0]),
+        helper.make_node("MatMul", ["d", "wrt"], ["y"]),
+    ]
+    inits = [
+        f32("w", [8, 9, 64], [((5 * k) % 11) / 4.0 - 1.0 for k in range(4608)]),
+        f32("b", [4608], [((3 * k) % 7) / 2.0 - 1.5 for k in range(4608)]),
+        helper.make_tensor("ax0", TensorProto.INT64, [1], [0]),
+        helper.make_tensor("shape46", TensorProto.INT64, [2], [64, 72]),
+    ]
+    graph = helper.make_graph(
+        nodes, "moved_weights",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64, 72])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 64, 64])], inits)
+    model = helper.make_model(graph, producer_name="gen_fold_cases", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    record = {"inputs": [["x", "f", ["batch", 64, 72]]],
+              "truth": [{"binding": {"batch": 2}}, {"binding": {"batch": 1}}]}
+    return model, record
+
+
 def main(out):
     for name, make in (("reshape_empty_batch", reshape_empty_batch), ("transpose_regions", transpose_regions),
-                       ("pad_not_where", pad_not_where)):
+                       ("pad_not_where", pad_not_where), ("moved_weights", moved_weights)):
         model, record = make()
         onnx.checker.check_model(model)
         d = os.path.join(out, name)

@@ -1,7 +1,7 @@
 /* fold.h: the fold stage's state, shared by its files: fold_shapes.c decides each
- * node's fate and applies them, calling fold_transpose.c, which finds the Transpose
- * pairs that cancel around elementwise nodes; both record their constant forms
- * through fold_forms.c. Private to the stage.
+ * node's fate and applies them, calling fold_layout.c for the constants a node only
+ * moves and fold_transpose.c for the Transpose pairs that cancel around elementwise
+ * nodes; what they share is in fold_forms.c. Private to the stage.
  */
 #ifndef OSH_PASSES_REWRITE_FOLD_H
 #define OSH_PASSES_REWRITE_FOLD_H
@@ -43,6 +43,14 @@ typedef struct pure_memo {
 	bool pure[PURE_MEMO];
 } pure_memo;
 
+/* A folded value whose data is a constant's, moved, not computed (fold_layout.c):
+ * src's data read as dims (rank of them) and transposed by perm. */
+typedef struct moved {
+	const tensor_view *src;
+	int32_t rank;
+	int64_t dims[EDIT_MAX_PERM], perm[EDIT_MAX_PERM];
+} moved;
+
 typedef struct fs {
 	rw *r;
 	graph *g;
@@ -58,6 +66,9 @@ typedef struct fs {
 			    * Where), NEGATION_ABSORBED (for the Not), or -1 */
 	bool *relaid;      /* per value, NULL until a Transpose pair cancels: the value's
 			    * layout changed (its declared type no longer holds) */
+	int32_t *moved_at; /* per node, NULL until a constant is moved: its entry in moves, or -1 */
+	moved *moves;
+	int32_t nmoves, cap_moves;
 	pure_memo *pure;   /* the stage's, shared by its graphs */
 	int32_t *cse;      /* open addressing: node indices of the pure nodes kept so far, -1 free */
 	uint32_t cse_mask;
@@ -113,6 +124,26 @@ static inline int32_t fold_slot_reads(fs *s, int32_t ni, int32_t i)
 		return -1;
 	return fold_current(s, n->inputs[i]);
 }
+
+/* The data of value id when it is a constant: an initializer's, or a Constant
+ * node's tensor; NULL otherwise. */
+const tensor_view *fold_constant_view(fs *s, int32_t id);
+
+/* The permutation of Transpose n, whose input has rank `rank`, into p (the dims
+ * reversed without perm): false when it has none of that rank. */
+bool fold_perm(const node *n, int32_t rank, int64_t *p);
+
+/* ---- fold_layout.c ---- */
+
+/* Whether node ni (pure, its outputs too large or unknown for inference to hold
+ * their content) only moves a constant's data: a Reshape, Unsqueeze, Squeeze or
+ * Flatten of one, or a Transpose, to a shape inference knows. Records how (its
+ * fate is then F_FOLD); false when memory ran out, or it is none of those. */
+bool fold_layout_decide(fs *s, int32_t ni);
+/* Queues the initializer named `name` that holds node ni's moved output. */
+bool fold_layout_apply(fs *s, int32_t ni, const char *name);
+/* Whether fold_layout_decide moved node ni's output. */
+static inline bool fold_moved(const fs *s, int32_t ni) { return s->moved_at && s->moved_at[ni] >= 0; }
 
 /* ---- fold_transpose.c ---- */
 

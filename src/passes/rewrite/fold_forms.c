@@ -1,5 +1,5 @@
-/* fold_forms.c: the constant forms of the fold's decisions, which its files share
- * (fold.h reads them back).
+/* fold_forms.c: what the fold's files share: the constant forms of their decisions
+ * (fold.h reads them back), and what they read of constants and Transposes.
  */
 #include "passes/rewrite/fold.h"
 #include "core/grow.h"
@@ -22,5 +22,41 @@ bool fold_add_form(fs *s, form f, bool forms_counted)
 		s->form_at[f.ni] = s->nforms;
 	s->forms[s->nforms++] = f;
 	r->rep->n_fold_forms += forms_counted;
+	return true;
+}
+
+const tensor_view *fold_constant_view(fs *s, int32_t id)
+{
+	const value *v = &s->g->values[id];
+	if (v->origin == VAL_INITIALIZER)
+		return v->init_view;
+	if (v->origin != VAL_NODE || v->producer < 0)
+		return NULL;
+	const node *p = &s->g->nodes[v->producer];
+	if (p->op_type[0] != 'C' || p->domain[0] || strcmp(p->op_type, "Constant"))
+		return NULL;
+	const attr_view *a = node_attr(p, "value");
+	return a && a->type == AT_TENSOR ? a->t : NULL;
+}
+
+bool fold_perm(const node *n, int32_t rank, int64_t *p)
+{
+	if (rank < 1 || rank > EDIT_MAX_PERM)
+		return false;
+	const attr_view *a = node_attr(n, "perm");
+	if (!a) {
+		for (int32_t k = 0; k < rank; k++)
+			p[k] = rank - 1 - k;
+		return true;
+	}
+	if (a->type != AT_INTS || a->n != rank)
+		return false;
+	bool seen[EDIT_MAX_PERM] = {false};
+	for (int32_t k = 0; k < rank; k++) {
+		if (a->ints[k] < 0 || a->ints[k] >= rank || seen[a->ints[k]])
+			return false;
+		seen[a->ints[k]] = true;
+		p[k] = a->ints[k];
+	}
 	return true;
 }

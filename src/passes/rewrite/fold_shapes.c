@@ -631,6 +631,11 @@ static void decide(fs *s, int32_t ni)
 			  n->noutputs == 1 ? "" : "s", n->noutputs == 1 ? "s an" : "", n->noutputs == 1 ? "" : "s");
 		return;
 	}
+	if (!constant && fold_layout_decide(s, ni)) {
+		rep->n_fold_values++;
+		rw_change(s->r, g, ni, "fold", "%s: its output, a constant's data moved, becomes an initializer", n->op_type);
+		return;
+	}
 	if (constant) {
 		if (constant_tensor(n) && !g->values[n->outputs[0]].is_output) {
 			s->fate[ni] = F_CONST;
@@ -827,9 +832,19 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 	for (int32_t ni = 0; ni < g->nnodes; ni++) {
 		const node *n = &g->nodes[ni];
 		if (s->fate[ni] == F_FOLD) {
-			for (int32_t o = 0; o < n->noutputs; o++)
-				if (n->outputs[o] >= 0 && kept(s, n->outputs[o]) && !add_value_init(s, n->outputs[o]))
-					return false;
+			for (int32_t o = 0; o < n->noutputs; o++) {
+				int32_t id = n->outputs[o];
+				if (id < 0 || !kept(s, id))
+					continue;
+				if (!fold_moved(s, ni)) {
+					if (!add_value_init(s, id))
+						return false;
+				} else {
+					r->rep->n_fold_inits++;
+					if (!fold_layout_apply(s, ni, final_name(s, id)))
+						return rw_nomem(r), false;
+				}
+			}
 		} else if (s->fate[ni] == F_CONST && kept(s, n->outputs[0])) {
 			r->rep->n_fold_inits++;
 			if (!edit_constant_initializer(r->e, g, rw_node(r, g, ni), final_name(s, n->outputs[0])))
@@ -849,7 +864,7 @@ static bool apply_graph(fs *s, strmap *gone, bool *drop)
 		int64_t dims[1] = {f->n};
 		r->rep->n_fold_inits++;
 		if (r->m->nomem ||
-		    !(f->src ? edit_transposed_initializer(r->e, g, name, f->src, f->v, f->v + f->n / 2, f->n / 2)
+		    !(f->src ? edit_transposed_initializer(r->e, g, name, f->src, f->v, f->v + f->n / 2, f->n / 2, NULL, 0)
 			     : edit_add_initializer(r->e, g, name, DT_INT64, dims, 1, f->v, NULL)) ||
 		    !edit_node_set_input(r->e, rw_node(r, g, f->ni), f->slot, name) ||
 		    (f->allowzero_off && !edit_node_set_attr_i(r->e, rw_node(r, g, f->ni), "allowzero", 0)))

@@ -108,30 +108,6 @@ static int64_t reduction_axes_input(const node *n)
 	return 0;
 }
 
-/* The permutation of Transpose n, of rank `rank` (its input's): false when it has
- * none that the region can use. */
-static bool perm_of(const node *n, int32_t rank, int64_t *p)
-{
-	if (rank < 1 || rank > PERM_MAX)
-		return false;
-	const attr_view *a = node_attr(n, "perm");
-	if (!a) {
-		for (int32_t k = 0; k < rank; k++)
-			p[k] = rank - 1 - k;
-		return true;
-	}
-	if (a->type != AT_INTS || a->n != rank)
-		return false;
-	bool seen[PERM_MAX] = {false};
-	for (int32_t k = 0; k < rank; k++) {
-		if (a->ints[k] < 0 || a->ints[k] >= rank || seen[a->ints[k]])
-			return false;
-		seen[a->ints[k]] = true;
-		p[k] = a->ints[k];
-	}
-	return true;
-}
-
 static bool is_transpose(region *R, const node *n)
 {
 	if (n->domain[0])
@@ -164,7 +140,7 @@ static role role_of(region *R, int32_t ni)
 		return R_NONE;
 	if (is_transpose(R, n)) {
 		int64_t q[PERM_MAX];
-		if (!perm_of(n, R->rank, q) || fold_slot_reads(s, ni, 0) < 0 || !fold_bypassable(s, n->outputs[0]))
+		if (!fold_perm(n, R->rank, q) || fold_slot_reads(s, ni, 0) < 0 || !fold_bypassable(s, n->outputs[0]))
 			return R_NONE;
 		for (int32_t k = 0; k < R->rank; k++)
 			if (q[k] != R->pinv[k])
@@ -266,22 +242,6 @@ static bool grow(region *R, int32_t ti)
 	return R->nexits > 0;
 }
 
-/* The data of value id when it is a constant: an initializer's, or a Constant
- * node's tensor; NULL otherwise. */
-static const tensor_view *constant_view(fs *s, int32_t id)
-{
-	const value *v = &s->g->values[id];
-	if (v->origin == VAL_INITIALIZER)
-		return v->init_view;
-	if (v->origin != VAL_NODE || v->producer < 0)
-		return NULL;
-	const node *p = &s->g->nodes[v->producer];
-	if (p->domain[0] || strcmp(p->op_type, "Constant"))
-		return NULL;
-	const attr_view *a = node_attr(p, "value");
-	return a && a->type == AT_TENSOR ? a->t : NULL;
-}
-
 static bool all_ones(fs *s, const tinfo *t)
 {
 	for (int32_t k = 0; k < t->rank; k++) {
@@ -351,7 +311,7 @@ static bool relayout(region *R, int32_t ti, int32_t ni, bool apply)
 			return false;
 		if (all_ones(s, t))
 			continue; /* broadcast the same in any layout */
-		const tensor_view *tv = constant_view(s, id);
+		const tensor_view *tv = fold_constant_view(s, id);
 		if (!edit_view_copyable(tv) || tv->rank != t->rank ||
 		    tv->count > FOLD_MAX_PERMUTED)
 			return false;
@@ -451,7 +411,7 @@ static void try_region(region *R, int32_t ti)
 	if (x < 0)
 		return;
 	const tinfo *xt = &g->values[x].ti;
-	if (xt->kind != TK_TENSOR || !perm_of(t, xt->rank, R->p))
+	if (xt->kind != TK_TENSOR || !fold_perm(t, xt->rank, R->p))
 		return;
 	R->rank = xt->rank;
 	bool identity = true;
