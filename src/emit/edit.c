@@ -821,12 +821,115 @@ bool edit_commit(edit *e)
 
 /* ---- value_info --------------------------------------------------------------------- */
 
-static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
+/* The TypeProtos edit_value_info has made, by the type they say: a decomposition
+ * makes thousands of values of a few shapes, and one message per shape, shared by
+ * their entries, is built once and packed once by the writer (which memoizes a
+ * type's bytes by message). Only tensor types are made here, so the key is the
+ * element type and the dims as written: known sizes and symbols as they resolve,
+ * any other dim empty. */
+typedef struct type_share {
+	uint64_t *hash; /* 0: empty slot */
+	const tinfo **key;
+	Onnx__TypeProto **tp;
+	size_t cap, len; /* cap: a power of two, or 0 */
+} type_share;
+
+static dim written_dim(osh_model *m, dim d)
+{
+	dim x = dim_resolve(&m->syms, d);
+	return x.kind == DIM_KNOWN || x.kind == DIM_SYMBOL ? x : dim_unknown();
+}
+
+static uint64_t type_hash(osh_model *m, const tinfo *t)
+{
+	uint64_t h = 1469598103934665603u;
+	h = (h ^ (uint64_t)(uint32_t)t->elem) * 1099511628211u;
+	h = (h ^ (uint64_t)(uint32_t)t->rank) * 1099511628211u;
+	for (int32_t k = 0; k < t->rank; k++) {
+		dim x = written_dim(m, t->dims[k]);
+		h = (h ^ (uint64_t)x.kind) * 1099511628211u;
+		h = (h ^ (uint64_t)x.v) * 1099511628211u;
+	}
+	return h ? h : 1;
+}
+
+static bool same_type(osh_model *m, const tinfo *a, const tinfo *b)
+{
+	if (a->elem != b->elem || a->rank != b->rank)
+		return false;
+	for (int32_t k = 0; k < a->rank; k++) {
+		dim x = written_dim(m, a->dims[k]), y = written_dim(m, b->dims[k]);
+		if (x.kind != y.kind || x.v != y.v)
+			return false;
+	}
+	return true;
+}
+
+static bool share_grow(osh_model *m, type_share *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	uint64_t *hash = arena_zalloc(m->arena, cap * sizeof *hash);
+	const tinfo **key = arena_array(m->arena, cap, sizeof *key);
+	Onnx__TypeProto **tp = arena_array(m->arena, cap, sizeof *tp);
+	if (!hash || !key || !tp)
+		return false;
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->hash[i])
+			continue;
+		size_t j = (size_t)s->hash[i] & (cap - 1);
+		while (hash[j])
+			j = (j + 1) & (cap - 1);
+		hash[j] = s->hash[i], key[j] = s->key[i], tp[j] = s->tp[i];
+	}
+	*s = (type_share){.hash = hash, .key = key, .tp = tp, .cap = cap, .len = s->len};
+	return true;
+}
+
+/* The TypeProto for tensor type t: the one made for an equal type, else a new one.
+ * NULL with *skip as emit_type_proto says; NULL without it when memory ran out. */
+static Onnx__TypeProto *shared_type(osh_model *m, type_share *s, const tinfo *t, bool *skip)
+{
+	*skip = false;
+	if ((s->len + 1) * 4 > s->cap * 3 && !share_grow(m, s))
+		return NULL;
+	uint64_t h = type_hash(m, t);
+	size_t j = (size_t)h & (s->cap - 1);
+	for (; s->hash[j]; j = (j + 1) & (s->cap - 1))
+		if (s->hash[j] == h && same_type(m, s->key[j], t))
+			return s->tp[j];
+	Onnx__TypeProto *tp = emit_type_proto(m, t, false, skip);
+	if (!tp)
+		return NULL;
+	s->hash[j] = h, s->key[j] = t, s->tp[j] = tp;
+	s->len++;
+	return tp;
+}
+
+/* Marks in `mark` the values of g whose names are in `names`: one look-up per name
+ * rather than one per value of the graph. The count of those marked. */
+static size_t mark_named(const graph *g, const strmap *names, uint8_t *mark)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < names->cap; i++) {
+		const char *name = names->slots[i].key;
+		int32_t v = name ? strmap_get(&g->names, name) : -1;
+		if (v >= 0 && !mark[v]) {
+			mark[v] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static bool value_info_graph(osh_model *m, graph *g, const strmap *names, type_share *share)
 {
 	Onnx__GraphProto *gp = g->proto;
-	size_t add = 0;
-	for (int32_t i = 0; i < g->nvalues; i++)
-		add += strmap_get(names, g->values[i].name) >= 0;
+	if (!names->len || !g->nvalues)
+		return true;
+	uint8_t *mark = arena_zalloc(m->arena, (size_t)g->nvalues);
+	if (!mark)
+		return false;
+	size_t add = mark_named(g, names, mark);
 	if (!add)
 		return true;
 	strmap existing;
@@ -842,18 +945,18 @@ static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
 	size_t n = gp->n_value_info;
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		const value *v = &g->values[i];
-		if (v->origin != VAL_NODE || v->is_output || strmap_get(names, v->name) < 0)
+		if (!mark[i] || v->origin != VAL_NODE || v->is_output)
 			continue;
 		if (v->ti.kind != TK_TENSOR || (!v->ti.elem && v->ti.rank < 0))
 			continue;
 		bool skip;
-		Onnx__TypeProto *tp = emit_type_proto(m, &v->ti, false, &skip);
+		Onnx__TypeProto *tp = shared_type(m, share, &v->ti, &skip);
 		if (!tp) {
 			if (skip)
 				continue;
 			return false;
 		}
-		int32_t at = strmap_get(&existing, v->name);
+		int32_t at = existing.len ? strmap_get(&existing, v->name) : -1;
 		if (at >= 0) {
 			vis[at]->type = tp;
 			continue;
@@ -873,8 +976,9 @@ static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
 
 bool edit_value_info(osh_model *m, const strmap *names)
 {
+	type_share share = {0};
 	for (int32_t i = 0; i < m->ngraphs; i++)
-		if (m->graphs[i]->proto && !value_info_graph(m, m->graphs[i], names)) {
+		if (m->graphs[i]->proto && !value_info_graph(m, m->graphs[i], names, &share)) {
 			m->nomem = true;
 			return false;
 		}
