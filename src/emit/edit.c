@@ -162,6 +162,8 @@ const char *edit_fresh_name(edit *e, const char *base)
 	}
 }
 
+bool edit_reserve_name(edit *e, const char *name) { return index_names(e) && reserve(e, name); }
+
 /* ---- nodes -------------------------------------------------------------------------- */
 
 /* Whether g's nodes (or initializers) are the split load's wire list (build_messages.h). */

@@ -35,6 +35,10 @@ edit *edit_begin(osh_model *m);
  * `base` itself when free, else base_1, base_2, ... The name is reserved. */
 const char *edit_fresh_name(edit *e, const char *base);
 
+/* Reserves `name` (a name edit_fresh_name then never hands out). False when memory
+ * ran out. */
+bool edit_reserve_name(edit *e, const char *name);
+
 /* Queues a new node to be placed just before node `before` of g (an IR node index;
  * g->nnodes appends). Several nodes queued before the same node keep the order they
  * were queued in. `domain` "" is ai.onnx; `name` may be NULL. Inputs "" are omitted

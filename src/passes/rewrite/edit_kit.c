@@ -94,11 +94,53 @@ const char *rw_base(rw *r, const graph *g, int32_t ni)
 	return b ? b : "";
 }
 
+/* The planning run's name for this draw of the editing run, or NULL when the list
+ * does not hold one for base/role there. That would be a planning run that drew
+ * otherwise than the editing run (a bug): the names are then drawn from the
+ * session from here on, every planned one reserved in it first, so that none is
+ * handed out twice. */
+static const char *replayed(rw *r, const char *base, const char *role, size_t nb, size_t nr)
+{
+	if (r->nreplayed < r->nplanned) {
+		const char *p = r->planned[r->nreplayed];
+		if (!strncmp(p, base, nb) && p[nb] == '/' && !strncmp(p + nb + 1, role, nr) &&
+		    (!p[nb + 1 + nr] || p[nb + 1 + nr] == '_')) {
+			r->nreplayed++;
+			return p;
+		}
+	}
+	r->replay = false;
+	for (size_t i = 0; i < r->nplanned; i++)
+		if (!edit_reserve_name(r->e, r->planned[i]))
+			return NULL;
+	return NULL;
+}
+
+static bool keep_planned(rw *r, const char *s)
+{
+	if (r->nplanned == r->cap_planned) {
+		const char **grown = grow_arena(r->m->arena, r->planned, &r->cap_planned, 64, sizeof *grown);
+		if (!grown)
+			return false;
+		r->planned = grown;
+	}
+	r->planned[r->nplanned++] = s;
+	return true;
+}
+
 static const char *fresh(rw *r, const char *base, const char *role)
 {
 	/* base/role, put together here: a rewrite asks for one or two per node it
 	 * inserts, and printf's formatting took more than the name's look-up. */
 	size_t nb = strlen(base), nr = strlen(role);
+	r->nfresh++;
+	if (r->replay && r->apply) {
+		const char *p = replayed(r, base, role, nb, nr);
+		if (p)
+			return p;
+		if (r->m->nomem)
+			return "";
+	}
 	char stack[256];
 	char *want = nb + nr + 2 <= sizeof stack ? stack : arena_alloc(r->m->arena, nb + nr + 2);
 	if (want) {
@@ -107,7 +149,8 @@ static const char *fresh(rw *r, const char *base, const char *role)
 		memcpy(want + nb + 1, role, nr + 1);
 	}
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
-	r->nfresh++;
+	if (s && r->replay && !r->apply && !keep_planned(r, s))
+		s = NULL;
 	if (!s)
 		rw_nomem(r);
 	return s ? s : "";

@@ -33,6 +33,12 @@ typedef struct rw {
 	bool steps_built;
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
 	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
+	/* With replay set (before the planning run), the planning run keeps the fresh
+	 * names it draws, in order, and the editing run, which draws the same ones in
+	 * the same order, takes them from that list instead of looking each up again. */
+	bool replay;
+	const char **planned;
+	size_t nplanned, cap_planned, nreplayed;
 	/* rewrite.c: per graph, the nodes whose opset step the planning run found to
 	 * change nothing and draw no name, which the editing run then skips; NULL: none. */
 	uint8_t **opset_idle;
