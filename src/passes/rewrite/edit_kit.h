@@ -32,6 +32,10 @@ typedef struct rw {
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
+	/* rewrite_opset.c: the signatures of nodes the planning run found to take the
+	 * target as they are, without an adapter (opset_adapt says what they hold). */
+	strmap idle_sigs;
+	bool idle_sigs_ready;
 	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
 	/* With replay set (before the planning run), the planning run keeps the fresh
 	 * names it draws, in order, and the editing run, which draws the same ones in

@@ -1320,8 +1320,10 @@ static bool fit(nstate *s)
 	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
 	 * the opset it came with, 24; in an opset-26 model it finds no implementation, so
 	 * there the node is decomposed. */
-	if (!strcmp(s->op, "Swish") && r->to != row->since)
+	if (!strcmp(s->op, "Swish") && r->to != row->since) {
+		s->adapted = true;
 		return dn_swish(s);
+	}
 	if (runs(own) && !runs(row))
 		return ns_refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
 			      kernel_runtime, s->op, row->since, own->op_type, own->since);
@@ -1400,12 +1402,15 @@ static bool walk(nstate *s)
 		if (!history_of(r, s->op, &h)) {
 			if (r->m->nomem)
 				return false;
+			s->adapted = true;
 			if (!hops && !strcmp(s->op, "SimplifiedLayerNormalization"))
 				return dn_ort_simplified_layernorm(s);
 			return ns_refuse(s, "onnxshape knows no history for %s", s->op);
 		}
-		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization"))
+		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization")) {
+			s->adapted = true;
 			return dn_ort_layernorm(s, h.rows[0].since);
+		}
 		if (!hops && h.rows[0].since > at)
 			return ns_refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
 				      h.rows[0].since);
@@ -1420,6 +1425,7 @@ static bool walk(nstate *s)
 				continue;
 			s->step = st.since;
 			s->first_row = i == 0;
+			s->adapted = true;
 			if (!fn(s))
 				return false;
 			if (s->refused || s->built)
@@ -1436,9 +1442,76 @@ static bool walk(nstate *s)
 	return ns_refuse(s, "too many renames");
 }
 
+/* A node's signature, for what the planning run decides of a node that no adapter
+ * touches: the operator, its attributes' names and types, and for each input and
+ * output whether it is there and, when inference knows it, its element type. Walking
+ * an operator none of whose steps between the two opsets has an adapter changes
+ * nothing, and the fit check reads nothing else of such a node while it finds it
+ * fitting (an attribute's value only for one the target does not know, which
+ * changes the node), so two nodes of one signature get the same verdict. Written
+ * into buf as bytes without NUL; 0 when it does not fit or the node has attributes
+ * a signature does not say enough about. */
+static size_t signature(const graph *g, const node *n, char *buf, size_t cap)
+{
+	size_t len = 0;
+#define SIG_PUT(c)                                                                                              \
+	do {                                                                                                    \
+		if (len + 1 >= cap)                                                                                 \
+			return 0;                                                                                   \
+		buf[len++] = (char)(c);                                                                             \
+	} while (0)
+	for (const char *c = n->op_type; *c; c++)
+		SIG_PUT(*c);
+	SIG_PUT('\x01');
+	for (int32_t i = 0; i < n->nattrs; i++) {
+		const attr_view *a = &n->attrs[i];
+		if (a->ref || a->type < 0 || a->type > 90)
+			return 0;
+		for (const char *c = a->name; *c; c++)
+			SIG_PUT(*c);
+		SIG_PUT('\x02');
+		SIG_PUT(' ' + a->type);
+	}
+	for (int32_t io = 0; io < 2; io++) {
+		SIG_PUT(io ? '\x04' : '\x03');
+		int32_t count = io ? n->noutputs : n->ninputs;
+		const int32_t *ids = io ? n->outputs : n->inputs;
+		for (int32_t k = 0; k < count; k++) {
+			const value *v = ids[k] >= 0 ? &g->values[ids[k]] : NULL;
+			if (!v) {
+				SIG_PUT('a');
+			} else if (v->ti.kind != TK_TENSOR || v->ti.elem <= 0) {
+				SIG_PUT('t');
+			} else {
+				if (v->ti.elem >= 64 * 64)
+					return 0;
+				SIG_PUT(' ' + (v->ti.elem & 63));
+				SIG_PUT(' ' + (v->ti.elem >> 6));
+			}
+		}
+	}
+#undef SIG_PUT
+	buf[len] = '\0';
+	return len;
+}
+
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 {
 	const node *n = &g->nodes[ni];
+	/* Most nodes of a model share the few signatures of its operators: what the
+	 * planning run found of one, it knows of the others (the editing run skips them
+	 * anyway: rewrite.c's opset_idle). */
+	char sig[512];
+	size_t siglen = 0;
+	if (!r->apply && !quiet) {
+		if (!r->idle_sigs_ready) {
+			strmap_init(&r->idle_sigs, r->m->arena);
+			r->idle_sigs_ready = true;
+		}
+		siglen = signature(g, n, sig, sizeof sig);
+		if (siglen && strmap_getn(&r->idle_sigs, sig, siglen, NULL) >= 0)
+			return true;
+	}
 	op_history h;
 	if (!history_of(r, n->op_type, &h)) {
 		if (r->m->nomem)
@@ -1478,6 +1551,11 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 		return false;
 	if (st.refused)
 		return !r->m->nomem;
+	if (siglen && !st.adapted && !st.built && !st.changed) {
+		const char *key = arena_strdup(r->m->arena, sig);
+		if (!key || strmap_put(&r->idle_sigs, key, 1) == -2)
+			return rw_nomem(r), false;
+	}
 	if (st.changed && !quiet) {
 		r->rep->n_adapted++;
 		rw_change(r, g, ni, "opset", "%s %lld -> %lld: %.*s", n->op_type, (long long)r->from, (long long)r->to,
