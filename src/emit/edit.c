@@ -224,7 +224,9 @@ static ProtobufCMessage *wire_node_msg(const osh_model *m, size_t k)
 	return (int64_t)k < g->nnodes && g->nodes[k].proto ? &g->nodes[k].proto->base : NULL;
 }
 
-static char **dup_names(edit *e, int32_t n, const char *const *names)
+/* The array of n names for a message: the strings copied, or, with `keep`, the
+ * caller's own (which outlive the model). */
+static char **dup_names(edit *e, int32_t n, const char *const *names, bool keep)
 {
 	char **v = arena_array(e->m->arena, n > 0 ? (size_t)n : 1, sizeof *v);
 	if (!v) {
@@ -232,14 +234,14 @@ static char **dup_names(edit *e, int32_t n, const char *const *names)
 		return NULL;
 	}
 	for (int32_t i = 0; i < n; i++)
-		if (!(v[i] = dup(e, names[i])))
+		if (!(v[i] = keep ? (char *)(names[i] ? names[i] : "") : dup(e, names[i])))
 			return NULL;
 	return v;
 }
 
-Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
-			       const char *name, int32_t nin, const char *const *inputs, int32_t nout,
-			       const char *const *outputs)
+static Onnx__NodeProto *node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+				 const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+				 const char *const *outputs, bool keep)
 {
 	Onnx__NodeProto *np = arena_alloc(e->m->arena, sizeof *np);
 	if (!np) {
@@ -247,11 +249,11 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 		return NULL;
 	}
 	onnx__node_proto__init(np);
-	np->op_type = dup(e, op_type);
-	np->domain = domain && domain[0] ? dup(e, domain) : NULL;
-	np->name = name ? dup(e, name) : NULL;
-	np->input = dup_names(e, nin, inputs);
-	np->output = dup_names(e, nout, outputs);
+	np->op_type = keep ? (char *)op_type : dup(e, op_type);
+	np->domain = domain && domain[0] ? keep ? (char *)domain : dup(e, domain) : NULL;
+	np->name = name ? keep ? (char *)name : dup(e, name) : NULL;
+	np->input = dup_names(e, nin, inputs, keep);
+	np->output = dup_names(e, nout, outputs, keep);
 	if (!np->op_type || (domain && domain[0] && !np->domain) || (name && !np->name) || !np->input ||
 	    !np->output)
 		return NULL;
@@ -267,6 +269,20 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 	}
 	e->nodes[e->nnodes++] = (pending_node){g, before, np};
 	return np;
+}
+
+Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+			       const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+			       const char *const *outputs)
+{
+	return node_new(e, g, before, op_type, domain, name, nin, inputs, nout, outputs, false);
+}
+
+Onnx__NodeProto *edit_node_new_kept(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+				    const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+				    const char *const *outputs)
+{
+	return node_new(e, g, before, op_type, domain, name, nin, inputs, nout, outputs, true);
 }
 
 bool edit_node_set_op(edit *e, Onnx__NodeProto *np, const char *op_type, const char *domain)

@@ -47,6 +47,14 @@ struct Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const c
 				      const char *domain, const char *name, int32_t nin,
 				      const char *const *inputs, int32_t nout, const char *const *outputs);
 
+/* edit_node_new without copying the strings (the arrays are the node's own): for a
+ * caller whose names and operator live as long as the model (the model's arena, the
+ * IR's names, edit_fresh_name's, string literals), as a rewrite inserting tens of
+ * thousands of nodes does. */
+struct Onnx__NodeProto *edit_node_new_kept(edit *e, graph *g, int32_t before, const char *op_type,
+					   const char *domain, const char *name, int32_t nin,
+					   const char *const *inputs, int32_t nout, const char *const *outputs);
+
 /* The message of node ni of g (an IR node index), to change with the calls below:
  * its proto, or, for a node of the main graph a split load keeps as wire bytes,
  * one unpacked from them now (loader_node_message): an edit pays only for the

@@ -174,8 +174,10 @@ bool rw_insert_uncounted(rw *r, graph *g, int32_t ni, const char *op_type, const
 	*np = NULL;
 	if (!r->apply)
 		return !r->m->nomem;
-	/* The node is named after the one value it makes: unique among nodes too. */
-	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
+	/* The node is named after the one value it makes: unique among nodes too.
+	 * Every name a stage gives the kit is the IR's or a fresh one, and every
+	 * operator a literal or a table's: none is copied. */
+	*np = edit_node_new_kept(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
 	if (!*np)
 		rw_nomem(r);
 	return *np != NULL;
@@ -196,7 +198,7 @@ bool rw_insert_making(rw *r, graph *g, int32_t ni, const char *op_type, const ch
 	r->rep->n_other_inserted++;
 	if (!r->apply)
 		return !r->m->nomem;
-	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
+	*np = edit_node_new_kept(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
 	if (!*np)
 		rw_nomem(r);
 	return *np != NULL;

@@ -86,7 +86,8 @@ const char *rw_value(rw *r, const char *base, const char *role);
 const char *rw_init_name(rw *r, const char *base, const char *role);
 /* Inserts a node before node ni of g producing one new value "<base>/<role>" (also
  * the node's name): *out gets the value's name, *np the node (NULL while planning).
- * Counts it in report->n_other_inserted. False on OOM. */
+ * Counts it in report->n_other_inserted. False on OOM. op_type and the inputs are
+ * not copied (the kit's nodes are many): literals, the IR's names, fresh names. */
 bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role, int32_t nin,
 	       const char *const *inputs, const char **out, struct Onnx__NodeProto **np);
 /* rw_insert for a node that makes the value `out`, a name that already exists: an
