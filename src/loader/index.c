@@ -564,15 +564,36 @@ static const char *interned(osh_model *m, const char *s)
 	return c && strmap_set(&m->interned, c, 0) ? c : NULL;
 }
 
+/* interned's answers for the strings define_nodes met last, by address: the nodes
+ * an edit inserted share their operators' strings (a rewrite's literals), and the
+ * strings of messages never change. */
+#define INTERN_SEEN 16 /* a power of two */
+
+typedef struct intern_seen {
+	const char *raw[INTERN_SEEN];
+	const char *as[INTERN_SEEN];
+} intern_seen;
+
+static const char *interned_seen(osh_model *m, intern_seen *seen, const char *s)
+{
+	size_t k = ((uintptr_t)s >> 3) & (INTERN_SEEN - 1);
+	if (seen->raw[k] == s)
+		return seen->as[k];
+	const char *c = interned(m, s);
+	if (c)
+		seen->raw[k] = s, seen->as[k] = c;
+	return c;
+}
+
 /* Fills node ni from its NodeProto (view_attrs for the attributes). */
-static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
+static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np, intern_seen *seen)
 {
 	node *n = &g->nodes[ni];
 	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
-	n->op_type = interned(m, str(np->op_type));
-	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned(m, str(np->domain));
+	n->op_type = interned_seen(m, seen, str(np->op_type));
+	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned_seen(m, seen, str(np->domain));
 	if (!n->op_type || !n->domain)
 		return false;
 	if (!view_attrs(m, n))
@@ -862,6 +883,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	if (!g->nodes && count)
 		return false;
 	decode_scratch scratch = {0};
+	intern_seen seen = {0};
 	bool ok = true;
 	/* The opset of the last node's domain: decoded nodes share interned domain
 	 * strings, and a graph's nodes are nearly all of one domain. */
@@ -926,7 +948,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				 * and viewed like any other. */
 				Onnx__NodeProto *np =
 					onnx__node_proto__unpack(arena_protobuf_allocator(m->arena), len, p);
-				if (!np || !from_proto(m, g, ni, np)) {
+				if (!np || !from_proto(m, g, ni, np, &seen)) {
 					ok = false;
 					break;
 				}
@@ -937,7 +959,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				outs = np->output;
 			}
 		} else if (whole) {
-			if (!from_proto(m, g, ni, whole)) {
+			if (!from_proto(m, g, ni, whole, &seen)) {
 				ok = false;
 				break;
 			}
