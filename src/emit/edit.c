@@ -143,22 +143,43 @@ static bool taken(const edit *e, const char *s)
 	return false;
 }
 
+/* base, when nothing holds it yet: reserved, in the arena; NULL when it is taken or
+ * memory ran out (e->failed then). The name is hashed once for every map asked. */
+static const char *claim(edit *e, const char *base)
+{
+	size_t len = strlen(base);
+	uint32_t h = strmap_hashn(base, len);
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
+		if (strmap_getn_hashed(&e->m->graphs[i]->names, base, len, h, NULL) >= 0)
+			return NULL;
+	if (strmap_getn_hashed(&e->used, base, len, h, NULL) >= 0)
+		return NULL;
+	char *s = dup(e, base);
+	bool found;
+	int32_t *slot = s ? strmap_entry_hashed(&e->used, s, h, &found) : NULL;
+	if (!slot) {
+		oom(e);
+		return NULL;
+	}
+	*slot = 0;
+	return s;
+}
+
 const char *edit_fresh_name(edit *e, const char *base)
 {
 	if (!index_names(e))
 		return NULL;
-	if (!taken(e, base)) {
-		char *s = dup(e, base);
-		return s && reserve(e, s) ? s : NULL;
-	}
+	const char *s = claim(e, base);
+	if (s || e->failed)
+		return s;
 	for (unsigned long k = 1;; k++) {
-		char *s = arena_printf(e->m->arena, "%s_%lu", base, k);
-		if (!s) {
+		char *c = arena_printf(e->m->arena, "%s_%lu", base, k);
+		if (!c) {
 			oom(e);
 			return NULL;
 		}
-		if (!taken(e, s))
-			return reserve(e, s) ? s : NULL;
+		if (!taken(e, c))
+			return reserve(e, c) ? c : NULL;
 	}
 }
 
