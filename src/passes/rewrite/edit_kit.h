@@ -34,8 +34,7 @@ typedef struct rw {
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
 	/* rewrite_opset.c: the signatures of nodes the planning run found to take the
 	 * target as they are, without an adapter (opset_adapt says what they hold). */
-	strmap idle_sigs;
-	bool idle_sigs_ready;
+	struct sig_set *idle_sigs;
 	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
 	/* With replay set (before the planning run), the planning run keeps the fresh
 	 * names it draws, in order, and the editing run, which draws the same ones in

@@ -1448,51 +1448,123 @@ static bool walk(nstate *s)
  * an operator none of whose steps between the two opsets has an adapter changes
  * nothing, and the fit check reads nothing else of such a node while it finds it
  * fitting (an attribute's value only for one the target does not know, which
- * changes the node), so two nodes of one signature get the same verdict. Written
- * into buf as bytes without NUL; 0 when it does not fit or the node has attributes
- * a signature does not say enough about. */
-static size_t signature(const graph *g, const node *n, char *buf, size_t cap)
+ * changes the node), so two nodes of one signature get the same verdict. The
+ * strings are named by address (the loader interns operators and attribute names;
+ * a string never changes nor moves), so equal signatures may differ only in that
+ * one node's strings are copies: a miss, never a wrong answer. Written into w; the
+ * number of words, 0 when it does not fit or says too little. */
+#define SIG_WORDS 64
+
+static int32_t signature(const graph *g, const node *n, uint64_t *w)
 {
-	size_t len = 0;
-#define SIG_PUT(c)                                                                                              \
-	do {                                                                                                    \
-		if (len + 1 >= cap)                                                                                 \
-			return 0;                                                                                   \
-		buf[len++] = (char)(c);                                                                             \
+	int32_t len = 0, fill = 0;
+	uint64_t pack = 0;
+	if (n->nattrs > 255 || n->ninputs > 255 || n->noutputs > 255)
+		return 0;
+	w[len++] = (uintptr_t)n->op_type;
+	w[len++] = (uint64_t)n->nattrs | (uint64_t)n->ninputs << 8 | (uint64_t)n->noutputs << 16;
+	/* Small fields (types, codes), 16 bits each, four to a word. */
+#define SIG_SMALL(x)                                                                                             \
+	do {                                                                                                     \
+		pack = pack << 16 | (uint64_t)(x);                                                               \
+		if (++fill == 4) {                                                                               \
+			if (len == SIG_WORDS)                                                                    \
+				return 0;                                                                        \
+			w[len++] = pack, pack = 0, fill = 0;                                                     \
+		}                                                                                                \
 	} while (0)
-	for (const char *c = n->op_type; *c; c++)
-		SIG_PUT(*c);
-	SIG_PUT('\x01');
 	for (int32_t i = 0; i < n->nattrs; i++) {
 		const attr_view *a = &n->attrs[i];
-		if (a->ref || a->type < 0 || a->type > 90)
+		if (a->ref || a->type < 0 || a->type > 0xffff || len == SIG_WORDS)
 			return 0;
-		for (const char *c = a->name; *c; c++)
-			SIG_PUT(*c);
-		SIG_PUT('\x02');
-		SIG_PUT(' ' + a->type);
+		w[len++] = (uintptr_t)a->name;
+		SIG_SMALL(a->type);
 	}
 	for (int32_t io = 0; io < 2; io++) {
-		SIG_PUT(io ? '\x04' : '\x03');
 		int32_t count = io ? n->noutputs : n->ninputs;
 		const int32_t *ids = io ? n->outputs : n->inputs;
 		for (int32_t k = 0; k < count; k++) {
 			const value *v = ids[k] >= 0 ? &g->values[ids[k]] : NULL;
-			if (!v) {
-				SIG_PUT('a');
-			} else if (v->ti.kind != TK_TENSOR || v->ti.elem <= 0) {
-				SIG_PUT('t');
-			} else {
-				if (v->ti.elem >= 64 * 64)
-					return 0;
-				SIG_PUT(' ' + (v->ti.elem & 63));
-				SIG_PUT(' ' + (v->ti.elem >> 6));
-			}
+			int32_t code = !v ? 0 : v->ti.kind != TK_TENSOR || v->ti.elem <= 0 ? 1 : 2 + v->ti.elem;
+			if (code > 0xffff)
+				return 0;
+			SIG_SMALL(code);
 		}
 	}
-#undef SIG_PUT
-	buf[len] = '\0';
+#undef SIG_SMALL
+	if (fill) {
+		if (len == SIG_WORDS)
+			return 0;
+		w[len++] = pack << (16 * (4 - fill)) | (uint64_t)fill;
+	}
 	return len;
+}
+
+static uint64_t sig_hash(const uint64_t *w, int32_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+	for (int32_t i = 0; i < len; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdu, h ^= h >> 29;
+	return h ? h : 1;
+}
+
+/* The signatures found idle (rw.idle_sigs): open addressing on the hash. */
+struct sig_set {
+	uint64_t *hash; /* 0: empty */
+	const uint64_t **key;
+	int32_t *len;
+	size_t cap, n; /* cap: a power of two */
+};
+
+static size_t sig_slot(const struct sig_set *t, const uint64_t *w, int32_t len, uint64_t h)
+{
+	size_t j = (size_t)h & (t->cap - 1);
+	for (; t->hash[j]; j = (j + 1) & (t->cap - 1))
+		if (t->hash[j] == h && t->len[j] == len && !memcmp(t->key[j], w, (size_t)len * sizeof *w))
+			break;
+	return j;
+}
+
+static bool sig_known(const struct sig_set *t, const uint64_t *w, int32_t len, uint64_t h)
+{
+	return t && t->cap && t->hash[sig_slot(t, w, len, h)];
+}
+
+static bool sig_grow(rw *r, struct sig_set *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64;
+	struct sig_set g = {.cap = cap, .n = t->n};
+	g.hash = arena_zalloc(r->m->arena, cap * sizeof *g.hash);
+	g.key = arena_array(r->m->arena, cap, sizeof *g.key);
+	g.len = arena_array(r->m->arena, cap, sizeof *g.len);
+	if (!g.hash || !g.key || !g.len)
+		return false;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->hash[i]) {
+			size_t j = sig_slot(&g, t->key[i], t->len[i], t->hash[i]);
+			g.hash[j] = t->hash[i], g.key[j] = t->key[i], g.len[j] = t->len[i];
+		}
+	*t = g;
+	return true;
+}
+
+static bool sig_add(rw *r, const uint64_t *w, int32_t len, uint64_t h)
+{
+	struct sig_set *t = r->idle_sigs;
+	if (!t && !(t = r->idle_sigs = arena_zalloc(r->m->arena, sizeof *t)))
+		return false;
+	if ((t->n + 1) * 4 > t->cap * 3 && !sig_grow(r, t))
+		return false;
+	size_t j = sig_slot(t, w, len, h);
+	if (t->hash[j])
+		return true;
+	uint64_t *k = arena_array(r->m->arena, (size_t)len, sizeof *k);
+	if (!k)
+		return false;
+	memcpy(k, w, (size_t)len * sizeof *k);
+	t->hash[j] = h, t->key[j] = k, t->len[j] = len;
+	t->n++;
+	return true;
 }
 
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
@@ -1501,15 +1573,11 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 	/* Most nodes of a model share the few signatures of its operators: what the
 	 * planning run found of one, it knows of the others (the editing run skips them
 	 * anyway: rewrite.c's opset_idle). */
-	char sig[512];
-	size_t siglen = 0;
+	uint64_t sig[SIG_WORDS], sigh = 0;
+	int32_t siglen = 0;
 	if (!r->apply && !quiet) {
-		if (!r->idle_sigs_ready) {
-			strmap_init(&r->idle_sigs, r->m->arena);
-			r->idle_sigs_ready = true;
-		}
-		siglen = signature(g, n, sig, sizeof sig);
-		if (siglen && strmap_getn(&r->idle_sigs, sig, siglen, NULL) >= 0)
+		siglen = signature(g, n, sig);
+		if (siglen && sig_known(r->idle_sigs, sig, siglen, sigh = sig_hash(sig, siglen)))
 			return true;
 	}
 	op_history h;
@@ -1551,11 +1619,8 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 		return false;
 	if (st.refused)
 		return !r->m->nomem;
-	if (siglen && !st.adapted && !st.built && !st.changed) {
-		const char *key = arena_strdup(r->m->arena, sig);
-		if (!key || strmap_put(&r->idle_sigs, key, 1) == -2)
-			return rw_nomem(r), false;
-	}
+	if (siglen && !st.adapted && !st.built && !st.changed && !sig_add(r, sig, siglen, sigh))
+		return rw_nomem(r), false;
 	if (st.changed && !quiet) {
 		r->rep->n_adapted++;
 		rw_change(r, g, ni, "opset", "%s %lld -> %lld: %.*s", n->op_type, (long long)r->from, (long long)r->to,
