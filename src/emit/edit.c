@@ -143,24 +143,47 @@ static bool taken(const edit *e, const char *s)
 	return false;
 }
 
+/* base, when nothing holds it yet: reserved, in the arena; NULL when it is taken or
+ * memory ran out (e->failed then). The name is hashed once for every map asked. */
+static const char *claim(edit *e, const char *base)
+{
+	size_t len = strlen(base);
+	uint32_t h = strmap_hashn(base, len);
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
+		if (strmap_getn_hashed(&e->m->graphs[i]->names, base, len, h, NULL) >= 0)
+			return NULL;
+	if (strmap_getn_hashed(&e->used, base, len, h, NULL) >= 0)
+		return NULL;
+	char *s = dup(e, base);
+	bool found;
+	int32_t *slot = s ? strmap_entry_hashed(&e->used, s, h, &found) : NULL;
+	if (!slot) {
+		oom(e);
+		return NULL;
+	}
+	*slot = 0;
+	return s;
+}
+
 const char *edit_fresh_name(edit *e, const char *base)
 {
 	if (!index_names(e))
 		return NULL;
-	if (!taken(e, base)) {
-		char *s = dup(e, base);
-		return s && reserve(e, s) ? s : NULL;
-	}
+	const char *s = claim(e, base);
+	if (s || e->failed)
+		return s;
 	for (unsigned long k = 1;; k++) {
-		char *s = arena_printf(e->m->arena, "%s_%lu", base, k);
-		if (!s) {
+		char *c = arena_printf(e->m->arena, "%s_%lu", base, k);
+		if (!c) {
 			oom(e);
 			return NULL;
 		}
-		if (!taken(e, s))
-			return reserve(e, s) ? s : NULL;
+		if (!taken(e, c))
+			return reserve(e, c) ? c : NULL;
 	}
 }
+
+bool edit_reserve_name(edit *e, const char *name) { return index_names(e) && reserve(e, name); }
 
 /* ---- nodes -------------------------------------------------------------------------- */
 
@@ -222,7 +245,9 @@ static ProtobufCMessage *wire_node_msg(const osh_model *m, size_t k)
 	return (int64_t)k < g->nnodes && g->nodes[k].proto ? &g->nodes[k].proto->base : NULL;
 }
 
-static char **dup_names(edit *e, int32_t n, const char *const *names)
+/* The array of n names for a message: the strings copied, or, with `keep`, the
+ * caller's own (which outlive the model). */
+static char **dup_names(edit *e, int32_t n, const char *const *names, bool keep)
 {
 	char **v = arena_array(e->m->arena, n > 0 ? (size_t)n : 1, sizeof *v);
 	if (!v) {
@@ -230,14 +255,14 @@ static char **dup_names(edit *e, int32_t n, const char *const *names)
 		return NULL;
 	}
 	for (int32_t i = 0; i < n; i++)
-		if (!(v[i] = dup(e, names[i])))
+		if (!(v[i] = keep ? (char *)(names[i] ? names[i] : "") : dup(e, names[i])))
 			return NULL;
 	return v;
 }
 
-Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
-			       const char *name, int32_t nin, const char *const *inputs, int32_t nout,
-			       const char *const *outputs)
+static Onnx__NodeProto *node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+				 const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+				 const char *const *outputs, bool keep)
 {
 	Onnx__NodeProto *np = arena_alloc(e->m->arena, sizeof *np);
 	if (!np) {
@@ -245,11 +270,11 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 		return NULL;
 	}
 	onnx__node_proto__init(np);
-	np->op_type = dup(e, op_type);
-	np->domain = domain && domain[0] ? dup(e, domain) : NULL;
-	np->name = name ? dup(e, name) : NULL;
-	np->input = dup_names(e, nin, inputs);
-	np->output = dup_names(e, nout, outputs);
+	np->op_type = keep ? (char *)op_type : dup(e, op_type);
+	np->domain = domain && domain[0] ? keep ? (char *)domain : dup(e, domain) : NULL;
+	np->name = name ? keep ? (char *)name : dup(e, name) : NULL;
+	np->input = dup_names(e, nin, inputs, keep);
+	np->output = dup_names(e, nout, outputs, keep);
 	if (!np->op_type || (domain && domain[0] && !np->domain) || (name && !np->name) || !np->input ||
 	    !np->output)
 		return NULL;
@@ -265,6 +290,20 @@ Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op
 	}
 	e->nodes[e->nnodes++] = (pending_node){g, before, np};
 	return np;
+}
+
+Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+			       const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+			       const char *const *outputs)
+{
+	return node_new(e, g, before, op_type, domain, name, nin, inputs, nout, outputs, false);
+}
+
+Onnx__NodeProto *edit_node_new_kept(edit *e, graph *g, int32_t before, const char *op_type, const char *domain,
+				    const char *name, int32_t nin, const char *const *inputs, int32_t nout,
+				    const char *const *outputs)
+{
+	return node_new(e, g, before, op_type, domain, name, nin, inputs, nout, outputs, true);
 }
 
 bool edit_node_set_op(edit *e, Onnx__NodeProto *np, const char *op_type, const char *domain)
@@ -966,12 +1005,115 @@ bool edit_commit(edit *e)
 
 /* ---- value_info --------------------------------------------------------------------- */
 
-static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
+/* The TypeProtos edit_value_info has made, by the type they say: a decomposition
+ * makes thousands of values of a few shapes, and one message per shape, shared by
+ * their entries, is built once and packed once by the writer (which memoizes a
+ * type's bytes by message). Only tensor types are made here, so the key is the
+ * element type and the dims as written: known sizes and symbols as they resolve,
+ * any other dim empty. */
+typedef struct type_share {
+	uint64_t *hash; /* 0: empty slot */
+	const tinfo **key;
+	Onnx__TypeProto **tp;
+	size_t cap, len; /* cap: a power of two, or 0 */
+} type_share;
+
+static dim written_dim(osh_model *m, dim d)
+{
+	dim x = dim_resolve(&m->syms, d);
+	return x.kind == DIM_KNOWN || x.kind == DIM_SYMBOL ? x : dim_unknown();
+}
+
+static uint64_t type_hash(osh_model *m, const tinfo *t)
+{
+	uint64_t h = 1469598103934665603u;
+	h = (h ^ (uint64_t)(uint32_t)t->elem) * 1099511628211u;
+	h = (h ^ (uint64_t)(uint32_t)t->rank) * 1099511628211u;
+	for (int32_t k = 0; k < t->rank; k++) {
+		dim x = written_dim(m, t->dims[k]);
+		h = (h ^ (uint64_t)x.kind) * 1099511628211u;
+		h = (h ^ (uint64_t)x.v) * 1099511628211u;
+	}
+	return h ? h : 1;
+}
+
+static bool same_type(osh_model *m, const tinfo *a, const tinfo *b)
+{
+	if (a->elem != b->elem || a->rank != b->rank)
+		return false;
+	for (int32_t k = 0; k < a->rank; k++) {
+		dim x = written_dim(m, a->dims[k]), y = written_dim(m, b->dims[k]);
+		if (x.kind != y.kind || x.v != y.v)
+			return false;
+	}
+	return true;
+}
+
+static bool share_grow(osh_model *m, type_share *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	uint64_t *hash = arena_zalloc(m->arena, cap * sizeof *hash);
+	const tinfo **key = arena_array(m->arena, cap, sizeof *key);
+	Onnx__TypeProto **tp = arena_array(m->arena, cap, sizeof *tp);
+	if (!hash || !key || !tp)
+		return false;
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->hash[i])
+			continue;
+		size_t j = (size_t)s->hash[i] & (cap - 1);
+		while (hash[j])
+			j = (j + 1) & (cap - 1);
+		hash[j] = s->hash[i], key[j] = s->key[i], tp[j] = s->tp[i];
+	}
+	*s = (type_share){.hash = hash, .key = key, .tp = tp, .cap = cap, .len = s->len};
+	return true;
+}
+
+/* The TypeProto for tensor type t: the one made for an equal type, else a new one.
+ * NULL with *skip as emit_type_proto says; NULL without it when memory ran out. */
+static Onnx__TypeProto *shared_type(osh_model *m, type_share *s, const tinfo *t, bool *skip)
+{
+	*skip = false;
+	if ((s->len + 1) * 4 > s->cap * 3 && !share_grow(m, s))
+		return NULL;
+	uint64_t h = type_hash(m, t);
+	size_t j = (size_t)h & (s->cap - 1);
+	for (; s->hash[j]; j = (j + 1) & (s->cap - 1))
+		if (s->hash[j] == h && same_type(m, s->key[j], t))
+			return s->tp[j];
+	Onnx__TypeProto *tp = emit_type_proto(m, t, false, skip);
+	if (!tp)
+		return NULL;
+	s->hash[j] = h, s->key[j] = t, s->tp[j] = tp;
+	s->len++;
+	return tp;
+}
+
+/* Marks in `mark` the values of g whose names are in `names`: one look-up per name
+ * rather than one per value of the graph. The count of those marked. */
+static size_t mark_named(const graph *g, const strmap *names, uint8_t *mark)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < names->cap; i++) {
+		const char *name = names->slots[i].key;
+		int32_t v = name ? strmap_get(&g->names, name) : -1;
+		if (v >= 0 && !mark[v]) {
+			mark[v] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static bool value_info_graph(osh_model *m, graph *g, const strmap *names, type_share *share)
 {
 	Onnx__GraphProto *gp = g->proto;
-	size_t add = 0;
-	for (int32_t i = 0; i < g->nvalues; i++)
-		add += strmap_get(names, g->values[i].name) >= 0;
+	if (!names->len || !g->nvalues)
+		return true;
+	uint8_t *mark = arena_zalloc(m->arena, (size_t)g->nvalues);
+	if (!mark)
+		return false;
+	size_t add = mark_named(g, names, mark);
 	if (!add)
 		return true;
 	strmap existing;
@@ -987,18 +1129,18 @@ static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
 	size_t n = gp->n_value_info;
 	for (int32_t i = 0; i < g->nvalues; i++) {
 		const value *v = &g->values[i];
-		if (v->origin != VAL_NODE || v->is_output || strmap_get(names, v->name) < 0)
+		if (!mark[i] || v->origin != VAL_NODE || v->is_output)
 			continue;
 		if (v->ti.kind != TK_TENSOR || (!v->ti.elem && v->ti.rank < 0))
 			continue;
 		bool skip;
-		Onnx__TypeProto *tp = emit_type_proto(m, &v->ti, false, &skip);
+		Onnx__TypeProto *tp = shared_type(m, share, &v->ti, &skip);
 		if (!tp) {
 			if (skip)
 				continue;
 			return false;
 		}
-		int32_t at = strmap_get(&existing, v->name);
+		int32_t at = existing.len ? strmap_get(&existing, v->name) : -1;
 		if (at >= 0) {
 			vis[at]->type = tp;
 			continue;
@@ -1018,8 +1160,9 @@ static bool value_info_graph(osh_model *m, graph *g, const strmap *names)
 
 bool edit_value_info(osh_model *m, const strmap *names)
 {
+	type_share share = {0};
 	for (int32_t i = 0; i < m->ngraphs; i++)
-		if (m->graphs[i]->proto && !value_info_graph(m, m->graphs[i], names)) {
+		if (m->graphs[i]->proto && !value_info_graph(m, m->graphs[i], names, &share)) {
 			m->nomem = true;
 			return false;
 		}

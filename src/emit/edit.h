@@ -35,6 +35,10 @@ edit *edit_begin(osh_model *m);
  * `base` itself when free, else base_1, base_2, ... The name is reserved. */
 const char *edit_fresh_name(edit *e, const char *base);
 
+/* Reserves `name` (a name edit_fresh_name then never hands out). False when memory
+ * ran out. */
+bool edit_reserve_name(edit *e, const char *name);
+
 /* Queues a new node to be placed just before node `before` of g (an IR node index;
  * g->nnodes appends). Several nodes queued before the same node keep the order they
  * were queued in. `domain` "" is ai.onnx; `name` may be NULL. Inputs "" are omitted
@@ -42,6 +46,14 @@ const char *edit_fresh_name(edit *e, const char *base);
 struct Onnx__NodeProto *edit_node_new(edit *e, graph *g, int32_t before, const char *op_type,
 				      const char *domain, const char *name, int32_t nin,
 				      const char *const *inputs, int32_t nout, const char *const *outputs);
+
+/* edit_node_new without copying the strings (the arrays are the node's own): for a
+ * caller whose names and operator live as long as the model (the model's arena, the
+ * IR's names, edit_fresh_name's, string literals), as a rewrite inserting tens of
+ * thousands of nodes does. */
+struct Onnx__NodeProto *edit_node_new_kept(edit *e, graph *g, int32_t before, const char *op_type,
+					   const char *domain, const char *name, int32_t nin,
+					   const char *const *inputs, int32_t nout, const char *const *outputs);
 
 /* The message of node ni of g (an IR node index), to change with the calls below:
  * its proto, or, for a node of the main graph a split load keeps as wire bytes,

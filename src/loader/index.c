@@ -564,15 +564,36 @@ static const char *interned(osh_model *m, const char *s)
 	return c && strmap_set(&m->interned, c, 0) ? c : NULL;
 }
 
+/* interned's answers for the strings define_nodes met last, by address: the nodes
+ * an edit inserted share their operators' strings (a rewrite's literals), and the
+ * strings of messages never change. */
+#define INTERN_SEEN 16 /* a power of two */
+
+typedef struct intern_seen {
+	const char *raw[INTERN_SEEN];
+	const char *as[INTERN_SEEN];
+} intern_seen;
+
+static const char *interned_seen(osh_model *m, intern_seen *seen, const char *s)
+{
+	size_t k = ((uintptr_t)s >> 3) & (INTERN_SEEN - 1);
+	if (seen->raw[k] == s)
+		return seen->as[k];
+	const char *c = interned(m, s);
+	if (c)
+		seen->raw[k] = s, seen->as[k] = c;
+	return c;
+}
+
 /* Fills node ni from its NodeProto (view_attrs for the attributes). */
-static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np)
+static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np, intern_seen *seen)
 {
 	node *n = &g->nodes[ni];
 	*n = (node){0}; /* the node array is not zeroed (define_nodes) */
 	n->proto = np;
 	n->name = str(np->name);
-	n->op_type = interned(m, str(np->op_type));
-	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned(m, str(np->domain));
+	n->op_type = interned_seen(m, seen, str(np->op_type));
+	n->domain = !strcmp(str(np->domain), "ai.onnx") ? "" : interned_seen(m, seen, str(np->domain));
 	if (!n->op_type || !n->domain)
 		return false;
 	if (!view_attrs(m, n))
@@ -843,7 +864,9 @@ static bool take_decoded(osh_model *m, node *n, const node *o, decode_scratch *s
  * (core/tuning.h). One node's decoding did not hide the miss: the look-up waited on
  * the slot. */
 
-static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count)
+/* *was_of, when not NULL: made (malloc'd, for the caller to free) when a node is
+ * taken from the IR model_reindex replaces, each node's old self or NULL. */
+static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t count, const node ***was_of)
 {
 	bool from_wire = holds_wire_nodes(m, g);
 	if (from_wire)
@@ -862,6 +885,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 	if (!g->nodes && count)
 		return false;
 	decode_scratch scratch = {0};
+	intern_seen seen = {0};
 	bool ok = true;
 	/* The opset of the last node's domain: decoded nodes share interned domain
 	 * strings, and a graph's nodes are nearly all of one domain. */
@@ -908,6 +932,12 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				ok = false;
 				break;
 			}
+			if (was_of && !*was_of && !(*was_of = calloc((size_t)g->nnodes, sizeof **was_of))) {
+				ok = false;
+				break;
+			}
+			if (was_of)
+				(*was_of)[ni] = was;
 			outs = (char *const *)scratch.outs;
 			first_hash = hashed ? &hash : NULL;
 		} else if (from_wire && !whole) {
@@ -926,7 +956,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				 * and viewed like any other. */
 				Onnx__NodeProto *np =
 					onnx__node_proto__unpack(arena_protobuf_allocator(m->arena), len, p);
-				if (!np || !from_proto(m, g, ni, np)) {
+				if (!np || !from_proto(m, g, ni, np, &seen)) {
 					ok = false;
 					break;
 				}
@@ -937,7 +967,7 @@ static bool define_nodes(osh_model *m, graph *g, Onnx__NodeProto **nps, size_t c
 				outs = np->output;
 			}
 		} else if (whole) {
-			if (!from_proto(m, g, ni, whole)) {
+			if (!from_proto(m, g, ni, whole, &seen)) {
 				ok = false;
 				break;
 			}
@@ -1038,10 +1068,63 @@ static bool note_consumers(osh_model *m, graph *g, input_at *at, int32_t end, bo
  * Big is RESOLVE_THREAD_MIN nodes (core/tuning.h): there the look-ups are a real part
  * of the loader's thread, and starting a thread costs some tens of microseconds.
  * Never on the plain path: one thread there. */
-static bool resolve_inputs(osh_model *m, graph *g)
+/* The inputs of the nodes define_nodes took from the IR model_reindex replaces
+ * (was[ni], or NULL), from that node's inputs there: an old value's id here is the
+ * value its name looks up now (the map holds every name a look-up could find before
+ * the names it does not hold are settled), found once per old value, and for an
+ * output of a node taken so, without a look-up: the value that node defines again.
+ * A node with an input the map does not hold is left to resolve_range, and so is
+ * every node when memory runs out. done[ni] set: node ni's inputs are set. */
+static void inputs_from_before(const osh_model *m, graph *g, const node *const *was, uint8_t *done)
 {
+	const graph *old = m->src.reindex_from;
+	enum { XLAT_UNSEEN = -1, XLAT_NONE = -2 };
+	int32_t *xlat = old->nvalues > 0 ? malloc((size_t)old->nvalues * sizeof *xlat) : NULL;
+	if (!xlat)
+		return;
+	for (int32_t v = 0; v < old->nvalues; v++)
+		xlat[v] = XLAT_UNSEEN;
+	for (int32_t ni = 0; ni < g->nnodes; ni++) {
+		const node *o = was[ni], *n = &g->nodes[ni];
+		for (int32_t k = 0; o && k < o->noutputs && k < n->noutputs; k++) {
+			int32_t id = n->outputs[k];
+			if (o->outputs[k] >= 0 && id >= 0 && g->values[id].producer == ni && g->values[id].producer_out == k)
+				xlat[o->outputs[k]] = id;
+		}
+	}
+	for (int32_t ni = 0; ni < g->nnodes; ni++) {
+		const node *o = was[ni];
+		node *n = &g->nodes[ni];
+		if (!o || o->ninputs != n->ninputs)
+			continue;
+		bool all = true;
+		for (int32_t k = 0; k < n->ninputs && all; k++) {
+			int32_t v = o->inputs[k];
+			if (v < 0) {
+				n->inputs[k] = -1; /* omitted ("") */
+				continue;
+			}
+			if (xlat[v] == XLAT_UNSEEN) {
+				int32_t id = strmap_get(&g->names, old->values[v].name);
+				xlat[v] = id >= 0 ? id : XLAT_NONE;
+			}
+			all = xlat[v] >= 0;
+			n->inputs[k] = xlat[v];
+		}
+		done[ni] = all;
+	}
+	free(xlat);
+}
+
+static bool resolve_inputs(osh_model *m, graph *g, const node *const *was)
+{
+	/* A re-index takes most nodes from the IR it replaces (define_nodes): their
+	 * inputs come from there, the rest are looked up by name. */
+	uint8_t *done = was ? calloc(g->nnodes > 0 ? (size_t)g->nnodes : 1, 1) : NULL;
+	if (done)
+		inputs_from_before(m, g, was, done);
 	resolve_job job;
-	bool split = !m->plain_io && g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job, m, g);
+	bool split = !m->plain_io && g->nnodes >= RESOLVE_THREAD_MIN && resolve_job_start(&job, m, g, done);
 	input_at at = {0};
 	bool ok = true;
 	if (split) {
@@ -1049,12 +1132,13 @@ static bool resolve_inputs(osh_model *m, graph *g)
 		 * as they are looked up. */
 		int32_t lo, hi;
 		while (ok && resolve_job_take(&job, &lo, &hi))
-			ok = resolve_range(m, g, lo, hi) && note_consumers(m, g, &at, hi, false);
+			ok = resolve_range(m, g, done, lo, hi) && note_consumers(m, g, &at, hi, false);
 		if (!resolve_job_join(&job))
 			ok = false;
 	} else {
-		ok = resolve_range(m, g, 0, g->nnodes);
+		ok = resolve_range(m, g, done, 0, g->nnodes);
 	}
+	free(done);
 	/* resolve_range fails only when a name cannot be read, which decode_node read
 	 * before: it cannot happen. */
 	return ok && note_consumers(m, g, &at, g->nnodes, true);
@@ -1838,17 +1922,22 @@ static bool build_graph(osh_model *m, graph *g)
 		return false;
 	bool unnamed = false; /* an initializer without a name */
 	data_later later = {0};
+	const node **was = NULL; /* define_nodes' */
 	if (g->proto) {
 		Onnx__GraphProto *gp = g->proto;
 		if (!define_inputs(m, g, gp->n_input, gp->input, NULL) || !define_initializers(m, g, &unnamed, &later) ||
-		    !define_nodes(m, g, gp->node, gp->n_node))
+		    !define_nodes(m, g, gp->node, gp->n_node, &was)) {
+			free(was);
 			return false;
+		}
 	} else {
 		Onnx__FunctionProto *f = g->function;
-		if (!define_inputs(m, g, f->n_input, NULL, f->input) || !define_nodes(m, g, f->node, f->n_node))
+		if (!define_inputs(m, g, f->n_input, NULL, f->input) || !define_nodes(m, g, f->node, f->n_node, NULL))
 			return false;
 	}
-	if (!resolve_inputs(m, g) || !check_node_names(m, g) || !check_inputs_typed(m, g))
+	bool resolved = resolve_inputs(m, g, was);
+	free(was);
+	if (!resolved || !check_node_names(m, g) || !check_inputs_typed(m, g))
 		return false;
 	if (unnamed)
 		check_unnamed_read(m, g);

@@ -62,6 +62,7 @@ typedef struct input_walk {
 	int32_t ni, k;
 	size_t pos;
 	bool failed; /* a name could not be read: the walk is over */
+	const uint8_t *done; /* nodes passed over (resolve_range's), or NULL */
 } input_walk;
 
 static bool next_input(const osh_model *m, const graph *g, int32_t end, input_walk *w, const char **name,
@@ -69,7 +70,7 @@ static bool next_input(const osh_model *m, const graph *g, int32_t end, input_wa
 {
 	for (; !w->failed && w->ni < end; w->ni++, w->k = 0, w->pos = 0) {
 		const node *n = &g->nodes[w->ni];
-		if (w->k == n->ninputs)
+		if (w->k == n->ninputs || (w->done && w->done[w->ni]))
 			continue;
 		w->k++;
 		if (n->proto) {
@@ -100,7 +101,7 @@ bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t 
  * node resolve_input guesses first: fetched ahead, the cache misses of their probes
  * overlap. */
 
-bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi)
+bool resolve_range(const osh_model *m, graph *g, const uint8_t *done, int32_t lo, int32_t hi)
 {
 	struct {
 		const char *name;
@@ -108,10 +109,12 @@ bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi)
 		uint32_t hash;
 	} ring[LOOKUP_AHEAD];
 	size_t head = 0, queued = 0;
-	input_walk front = {.ni = lo};
+	input_walk front = {.ni = lo, .done = done};
 	int32_t next_init = 0;
 	for (int32_t ni = lo; ni < hi; ni++) {
 		node *n = &g->nodes[ni];
+		if (done && done[ni])
+			continue;
 		for (int32_t k = 0; k < n->ninputs; k++) {
 			const char *name;
 			size_t len;
@@ -160,14 +163,14 @@ static void *run(void *arg)
 	int32_t lo, hi;
 	bool ok = true;
 	while (ok && take_back(j, &lo, &hi))
-		ok = resolve_range(j->m, j->g, lo, hi);
+		ok = resolve_range(j->m, j->g, j->done, lo, hi);
 	j->ok = ok;
 	return NULL;
 }
 
-bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g)
+bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g, const uint8_t *done)
 {
-	*j = (resolve_job){.m = m, .g = g, .back = g->nnodes};
+	*j = (resolve_job){.m = m, .g = g, .done = done, .back = g->nnodes};
 	if (pthread_mutex_init(&j->mu, NULL) != 0)
 		return false;
 	bool started = quiet_thread_start(&j->thread, run, j) == 0;

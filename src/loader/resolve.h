@@ -17,10 +17,11 @@
 #define RESOLVE_LATER INT32_MIN
 
 /* Sets nodes[lo, hi)'s inputs from their names: each its value id, -1 for "",
- * RESOLVE_LATER when g's map does not hold the name. Reads everything else only, so
- * two ranges may be resolved at once. False when a name could not be read
+ * RESOLVE_LATER when g's map does not hold the name; the nodes with done[ni] set
+ * (done may be NULL) are skipped, their inputs set already. Reads everything else
+ * only, so two ranges may be resolved at once. False when a name could not be read
  * (decode_node read them all before: it cannot happen). */
-bool resolve_range(const osh_model *m, graph *g, int32_t lo, int32_t hi);
+bool resolve_range(const osh_model *m, graph *g, const uint8_t *done, int32_t lo, int32_t hi);
 
 /* Input k of node ni's name. */
 bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t k, const char **name,
@@ -35,6 +36,7 @@ bool resolve_input_name(const osh_model *m, const graph *g, int32_t ni, int32_t 
 typedef struct resolve_job {
 	const osh_model *m;
 	graph *g;
+	const uint8_t *done; /* resolve_range's */
 	pthread_mutex_t mu;
 	int32_t front, back; /* [0, front) taken by the caller, [back, nnodes) by the thread */
 	bool ok;
@@ -43,7 +45,7 @@ typedef struct resolve_job {
 
 /* Starts resolving g's nodes from the back on another thread; false when no thread
  * could be started (nothing was done, j needs no join). */
-bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g);
+bool resolve_job_start(resolve_job *j, const osh_model *m, graph *g, const uint8_t *done);
 /* The caller's next stretch [*lo, *hi), from the front; false when the two met. */
 bool resolve_job_take(resolve_job *j, int32_t *lo, int32_t *hi);
 /* Waits for the thread: false when a range it resolved failed. */

@@ -5,7 +5,8 @@
  * never a guessed placement), the value_info of new values, and the CLI's exit
  * statuses, summary line and "nothing written" for those. Also: a diagnostic matched
  * to its candidate in the second of two subgraphs of one path, and a memory budget
- * that fits loading and inference fitting the rewrite of 3,000 legacy nodes.
+ * that fits loading and inference fitting the rewrite of 3,000 legacy nodes, and
+ * nodes of one operator each judged by its own types when the opset is lowered.
  *
  * Expected summaries follow the issue's format ("rewrote K nodes (paddle: a, legacy:
  * b, stray: c); inserted R Reshape, U Unsqueeze; opset 6 → 7"), with the counts the
@@ -641,4 +642,38 @@ Test(rewrite, a_type_error_the_rewrite_does_not_cure_writes_nothing)
 	cr_expect(access(out, F_OK) != 0, "rewrite wrote a model with a type-error");
 	unlink(in);
 	rmdir(dir);
+}
+
+Test(rewrite, nodes_of_one_operator_are_judged_each_by_its_types)
+{
+	/* Lowering to opset 13: Relu-13 takes floating types only (integers came with
+	 * Relu-14). The float Relu takes the target as it is; the int32 Relu after it,
+	 * the same operator with the same attributes, is refused: what the planning run
+	 * found of the first must not stand for the second. */
+	mb *b = mb_new(17);
+	mb_input(b, "x", DT_FLOAT, "2,3");
+	mb_input(b, "n", DT_INT32, "2,3");
+	mb_node(b, "Relu", "x", "y");
+	mb_node_name(b, "relu_float");
+	mb_node(b, "Relu", "n", "z");
+	mb_node_name(b, "relu_int");
+	mb_node(b, "Relu", "x", "w");
+	mb_node_name(b, "relu_float_again");
+	mb_output(b, "y", 0, NULL);
+	mb_output(b, "z", 0, NULL);
+	mb_output(b, "w", 0, NULL);
+	osh_model *m = mb_infer(b);
+	cr_assert_not_null(m);
+	osh_rewrite_options o = {.version = OSH_REWRITE_OPTIONS_VERSION, .target_opset = 13};
+	osh_rewrite_report rep = rewrite(m, &o, OSH_OK);
+	cr_expect_eq(rep.n_errors, 1);
+	cr_expect_not(rep.changed);
+	const char *why = mb_message(m, "rewrite-unsupported");
+	cr_expect(why && strstr(why, "INT32"), "%s", why ? why : "(none)");
+	size_t on_int = 0;
+	for (size_t i = 0; i < m->ndiags; i++)
+		on_int += !strcmp(m->diags[i].code, "rewrite-unsupported") && m->diags[i].node_index == 1;
+	cr_expect_eq(on_int, 1);
+	cr_expect_eq(model_opset(m, ""), 17);
+	osh_model_free(m);
 }

@@ -94,11 +94,53 @@ const char *rw_base(rw *r, const graph *g, int32_t ni)
 	return b ? b : "";
 }
 
+/* The planning run's name for this draw of the editing run, or NULL when the list
+ * does not hold one for base/role there. That would be a planning run that drew
+ * otherwise than the editing run (a bug): the names are then drawn from the
+ * session from here on, every planned one reserved in it first, so that none is
+ * handed out twice. */
+static const char *replayed(rw *r, const char *base, const char *role, size_t nb, size_t nr)
+{
+	if (r->nreplayed < r->nplanned) {
+		const char *p = r->planned[r->nreplayed];
+		if (!strncmp(p, base, nb) && p[nb] == '/' && !strncmp(p + nb + 1, role, nr) &&
+		    (!p[nb + 1 + nr] || p[nb + 1 + nr] == '_')) {
+			r->nreplayed++;
+			return p;
+		}
+	}
+	r->replay = false;
+	for (size_t i = 0; i < r->nplanned; i++)
+		if (!edit_reserve_name(r->e, r->planned[i]))
+			return NULL;
+	return NULL;
+}
+
+static bool keep_planned(rw *r, const char *s)
+{
+	if (r->nplanned == r->cap_planned) {
+		const char **grown = grow_arena(r->m->arena, r->planned, &r->cap_planned, 64, sizeof *grown);
+		if (!grown)
+			return false;
+		r->planned = grown;
+	}
+	r->planned[r->nplanned++] = s;
+	return true;
+}
+
 static const char *fresh(rw *r, const char *base, const char *role)
 {
 	/* base/role, put together here: a rewrite asks for one or two per node it
 	 * inserts, and printf's formatting took more than the name's look-up. */
 	size_t nb = strlen(base), nr = strlen(role);
+	r->nfresh++;
+	if (r->replay && r->apply) {
+		const char *p = replayed(r, base, role, nb, nr);
+		if (p)
+			return p;
+		if (r->m->nomem)
+			return "";
+	}
 	char stack[256];
 	char *want = nb + nr + 2 <= sizeof stack ? stack : arena_alloc(r->m->arena, nb + nr + 2);
 	if (want) {
@@ -107,7 +149,8 @@ static const char *fresh(rw *r, const char *base, const char *role)
 		memcpy(want + nb + 1, role, nr + 1);
 	}
 	const char *s = want ? edit_fresh_name(r->e, want) : NULL;
-	r->nfresh++;
+	if (s && r->replay && !r->apply && !keep_planned(r, s))
+		s = NULL;
 	if (!s)
 		rw_nomem(r);
 	return s ? s : "";
@@ -131,8 +174,10 @@ bool rw_insert_uncounted(rw *r, graph *g, int32_t ni, const char *op_type, const
 	*np = NULL;
 	if (!r->apply)
 		return !r->m->nomem;
-	/* The node is named after the one value it makes: unique among nodes too. */
-	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
+	/* The node is named after the one value it makes: unique among nodes too.
+	 * Every name a stage gives the kit is the IR's or a fresh one, and every
+	 * operator a literal or a table's: none is copied. */
+	*np = edit_node_new_kept(r->e, g, ni, op_type, "", name, nin, inputs, 1, &name);
 	if (!*np)
 		rw_nomem(r);
 	return *np != NULL;
@@ -153,7 +198,7 @@ bool rw_insert_making(rw *r, graph *g, int32_t ni, const char *op_type, const ch
 	r->rep->n_other_inserted++;
 	if (!r->apply)
 		return !r->m->nomem;
-	*np = edit_node_new(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
+	*np = edit_node_new_kept(r->e, g, ni, op_type, "", name, nin, inputs, 1, &out);
 	if (!*np)
 		rw_nomem(r);
 	return *np != NULL;

@@ -32,7 +32,16 @@ typedef struct rw {
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
 	struct history_memo *histories; /* rewrite_opset.c: each operator's history, by op_type */
+	/* rewrite_opset.c: the signatures of nodes the planning run found to take the
+	 * target as they are, without an adapter (opset_adapt says what they hold). */
+	struct sig_set *idle_sigs;
 	size_t nfresh; /* fresh names drawn so far (rw_value, rw_init_name, rw_insert) */
+	/* With replay set (before the planning run), the planning run keeps the fresh
+	 * names it draws, in order, and the editing run, which draws the same ones in
+	 * the same order, takes them from that list instead of looking each up again. */
+	bool replay;
+	const char **planned;
+	size_t nplanned, cap_planned, nreplayed;
 	/* rewrite.c: per graph, the nodes whose opset step the planning run found to
 	 * change nothing and draw no name, which the editing run then skips; NULL: none. */
 	uint8_t **opset_idle;
@@ -76,7 +85,8 @@ const char *rw_value(rw *r, const char *base, const char *role);
 const char *rw_init_name(rw *r, const char *base, const char *role);
 /* Inserts a node before node ni of g producing one new value "<base>/<role>" (also
  * the node's name): *out gets the value's name, *np the node (NULL while planning).
- * Counts it in report->n_other_inserted. False on OOM. */
+ * Counts it in report->n_other_inserted. False on OOM. op_type and the inputs are
+ * not copied (the kit's nodes are many): literals, the IR's names, fresh names. */
 bool rw_insert(rw *r, graph *g, int32_t ni, const char *op_type, const char *base, const char *role, int32_t nin,
 	       const char *const *inputs, const char **out, struct Onnx__NodeProto **np);
 /* rw_insert for a node that makes the value `out`, a name that already exists: an

@@ -17,7 +17,8 @@
 void ns_note(nstate *s, const char *fmt, ...)
 {
 	s->changed = true;
-	if (s->wlen >= sizeof s->what - 1)
+	/* The text is for the change list, which only the planning run writes. */
+	if (s->r->apply || s->wlen >= sizeof s->what - 1)
 		return;
 	int w = snprintf(s->what + s->wlen, sizeof s->what - s->wlen, "%s", s->wlen ? ", " : "");
 	if (w > 0)

@@ -48,6 +48,7 @@ typedef struct nstate {
 	bool first_row; /* the step is the operator's first version (down: replacing it) */
 	bool renamed;   /* the step made the node another operator, at that version */
 	bool built;     /* the node became an operator built for the target (a decomposition) */
+	bool adapted;   /* an adapter ran on it (walk) */
 	char what[768];
 	size_t wlen;
 	bool changed, refused;

@@ -821,7 +821,7 @@ static size_t initializer_inputs(const osh_model *m)
 osh_status rewrite_apply(osh_model *m, const osh_rewrite_options *opts, osh_rewrite_report *rep, strmap *made,
 			 osh_error *err)
 {
-	rw rr = {.m = m, .opts = opts, .rep = rep};
+	rw rr = {.m = m, .opts = opts, .rep = rep, .replay = true};
 	rw *r = &rr;
 	strmap_init(&r->made, m->arena);
 	r->from = model_opset(m, "");

@@ -1320,8 +1320,10 @@ static bool fit(nstate *s)
 	/* ONNX Runtime 1.30 runs Swish (no kernel: its function body) only in a model of
 	 * the opset it came with, 24; in an opset-26 model it finds no implementation, so
 	 * there the node is decomposed. */
-	if (!strcmp(s->op, "Swish") && r->to != row->since)
+	if (!strcmp(s->op, "Swish") && r->to != row->since) {
+		s->adapted = true;
 		return dn_swish(s);
+	}
 	if (runs(own) && !runs(row))
 		return ns_refuse(s, "%s has no kernel for %s-%d (it runs %s-%d): the converted model would not load",
 			      kernel_runtime, s->op, row->since, own->op_type, own->since);
@@ -1400,12 +1402,15 @@ static bool walk(nstate *s)
 		if (!history_of(r, s->op, &h)) {
 			if (r->m->nomem)
 				return false;
+			s->adapted = true;
 			if (!hops && !strcmp(s->op, "SimplifiedLayerNormalization"))
 				return dn_ort_simplified_layernorm(s);
 			return ns_refuse(s, "onnxshape knows no history for %s", s->op);
 		}
-		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization"))
+		if (!hops && h.rows[0].since > at && !strcmp(s->op, "LayerNormalization")) {
+			s->adapted = true;
 			return dn_ort_layernorm(s, h.rows[0].since);
+		}
 		if (!hops && h.rows[0].since > at)
 			return ns_refuse(s, "%s does not exist at opset %lld (it came with opset %d)", s->op, (long long)at,
 				      h.rows[0].since);
@@ -1420,6 +1425,7 @@ static bool walk(nstate *s)
 				continue;
 			s->step = st.since;
 			s->first_row = i == 0;
+			s->adapted = true;
 			if (!fn(s))
 				return false;
 			if (s->refused || s->built)
@@ -1436,9 +1442,144 @@ static bool walk(nstate *s)
 	return ns_refuse(s, "too many renames");
 }
 
+/* A node's signature, for what the planning run decides of a node that no adapter
+ * touches: the operator, its attributes' names and types, and for each input and
+ * output whether it is there and, when inference knows it, its element type. Walking
+ * an operator none of whose steps between the two opsets has an adapter changes
+ * nothing, and the fit check reads nothing else of such a node while it finds it
+ * fitting (an attribute's value only for one the target does not know, which
+ * changes the node), so two nodes of one signature get the same verdict. The
+ * strings are named by address (the loader interns operators and attribute names;
+ * a string never changes nor moves), so equal signatures may differ only in that
+ * one node's strings are copies: a miss, never a wrong answer. Written into w; the
+ * number of words, 0 when it does not fit or says too little. */
+#define SIG_WORDS 64
+
+static int32_t signature(const graph *g, const node *n, uint64_t *w)
+{
+	int32_t len = 0, fill = 0;
+	uint64_t pack = 0;
+	if (n->nattrs > 255 || n->ninputs > 255 || n->noutputs > 255)
+		return 0;
+	w[len++] = (uintptr_t)n->op_type;
+	w[len++] = (uint64_t)n->nattrs | (uint64_t)n->ninputs << 8 | (uint64_t)n->noutputs << 16;
+	/* Small fields (types, codes), 16 bits each, four to a word. */
+#define SIG_SMALL(x)                                                                                             \
+	do {                                                                                                     \
+		pack = pack << 16 | (uint64_t)(x);                                                               \
+		if (++fill == 4) {                                                                               \
+			if (len == SIG_WORDS)                                                                    \
+				return 0;                                                                        \
+			w[len++] = pack, pack = 0, fill = 0;                                                     \
+		}                                                                                                \
+	} while (0)
+	for (int32_t i = 0; i < n->nattrs; i++) {
+		const attr_view *a = &n->attrs[i];
+		if (a->ref || a->type < 0 || a->type > 0xffff || len == SIG_WORDS)
+			return 0;
+		w[len++] = (uintptr_t)a->name;
+		SIG_SMALL(a->type);
+	}
+	for (int32_t io = 0; io < 2; io++) {
+		int32_t count = io ? n->noutputs : n->ninputs;
+		const int32_t *ids = io ? n->outputs : n->inputs;
+		for (int32_t k = 0; k < count; k++) {
+			const value *v = ids[k] >= 0 ? &g->values[ids[k]] : NULL;
+			int32_t code = !v ? 0 : v->ti.kind != TK_TENSOR || v->ti.elem <= 0 ? 1 : 2 + v->ti.elem;
+			if (code > 0xffff)
+				return 0;
+			SIG_SMALL(code);
+		}
+	}
+#undef SIG_SMALL
+	if (fill) {
+		if (len == SIG_WORDS)
+			return 0;
+		w[len++] = pack << (16 * (4 - fill)) | (uint64_t)fill;
+	}
+	return len;
+}
+
+static uint64_t sig_hash(const uint64_t *w, int32_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+	for (int32_t i = 0; i < len; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdu, h ^= h >> 29;
+	return h ? h : 1;
+}
+
+/* The signatures found idle (rw.idle_sigs): open addressing on the hash. */
+struct sig_set {
+	uint64_t *hash; /* 0: empty */
+	const uint64_t **key;
+	int32_t *len;
+	size_t cap, n; /* cap: a power of two */
+};
+
+static size_t sig_slot(const struct sig_set *t, const uint64_t *w, int32_t len, uint64_t h)
+{
+	size_t j = (size_t)h & (t->cap - 1);
+	for (; t->hash[j]; j = (j + 1) & (t->cap - 1))
+		if (t->hash[j] == h && t->len[j] == len && !memcmp(t->key[j], w, (size_t)len * sizeof *w))
+			break;
+	return j;
+}
+
+static bool sig_known(const struct sig_set *t, const uint64_t *w, int32_t len, uint64_t h)
+{
+	return t && t->cap && t->hash[sig_slot(t, w, len, h)];
+}
+
+static bool sig_grow(rw *r, struct sig_set *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64;
+	struct sig_set g = {.cap = cap, .n = t->n};
+	g.hash = arena_zalloc(r->m->arena, cap * sizeof *g.hash);
+	g.key = arena_array(r->m->arena, cap, sizeof *g.key);
+	g.len = arena_array(r->m->arena, cap, sizeof *g.len);
+	if (!g.hash || !g.key || !g.len)
+		return false;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->hash[i]) {
+			size_t j = sig_slot(&g, t->key[i], t->len[i], t->hash[i]);
+			g.hash[j] = t->hash[i], g.key[j] = t->key[i], g.len[j] = t->len[i];
+		}
+	*t = g;
+	return true;
+}
+
+static bool sig_add(rw *r, const uint64_t *w, int32_t len, uint64_t h)
+{
+	struct sig_set *t = r->idle_sigs;
+	if (!t && !(t = r->idle_sigs = arena_zalloc(r->m->arena, sizeof *t)))
+		return false;
+	if ((t->n + 1) * 4 > t->cap * 3 && !sig_grow(r, t))
+		return false;
+	size_t j = sig_slot(t, w, len, h);
+	if (t->hash[j])
+		return true;
+	uint64_t *k = arena_array(r->m->arena, (size_t)len, sizeof *k);
+	if (!k)
+		return false;
+	memcpy(k, w, (size_t)len * sizeof *k);
+	t->hash[j] = h, t->key[j] = k, t->len[j] = len;
+	t->n++;
+	return true;
+}
+
 bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 {
 	const node *n = &g->nodes[ni];
+	/* Most nodes of a model share the few signatures of its operators: what the
+	 * planning run found of one, it knows of the others (the editing run skips them
+	 * anyway: rewrite.c's opset_idle). */
+	uint64_t sig[SIG_WORDS], sigh = 0;
+	int32_t siglen = 0;
+	if (!r->apply && !quiet) {
+		siglen = signature(g, n, sig);
+		if (siglen && sig_known(r->idle_sigs, sig, siglen, sigh = sig_hash(sig, siglen)))
+			return true;
+	}
 	op_history h;
 	if (!history_of(r, n->op_type, &h)) {
 		if (r->m->nomem)
@@ -1478,6 +1619,8 @@ bool opset_adapt(rw *r, graph *g, int32_t ni, bool quiet)
 		return false;
 	if (st.refused)
 		return !r->m->nomem;
+	if (siglen && !st.adapted && !st.built && !st.changed && !sig_add(r, sig, siglen, sigh))
+		return rw_nomem(r), false;
 	if (st.changed && !quiet) {
 		r->rep->n_adapted++;
 		rw_change(r, g, ni, "opset", "%s %lld -> %lld: %.*s", n->op_type, (long long)r->from, (long long)r->to,
