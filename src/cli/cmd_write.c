@@ -666,10 +666,11 @@ static int run_one(const write_cmd *cmd, write_args *wa, timings *tm)
 	osh_error err = {0};
 	timings_start(tm, wa->timed);
 	tm->path = in;
-	/* infer writes the weights back as they are: they are copied into the output
-	 * while the model is loaded and inferred (osh_load_options.write_to). A
-	 * stream has no place to copy them ahead to. */
-	const char *ahead = cmd->infer && !wa->to_stdout ? wa->out : NULL;
+	/* The weights are written back as they are: they are copied into the output
+	 * while the model is loaded and inferred (osh_load_options.write_to), and a
+	 * rewrite's edit has them copied again where it moved them. A stream has no
+	 * place to copy them ahead to, and a dry run writes nothing. */
+	const char *ahead = !wa->to_stdout && !wa->ra.dry_run ? wa->out : NULL;
 	cli_load lo = {.lo = {.version = OSH_LOAD_OPTIONS_VERSION, .write_to = ahead, .memory_budget = wa->budget}};
 	int guard = input_guard_claim(in, &lo);
 	osh_model *m = load_or_report(wa->in, &lo, &wa->st, &status);

@@ -156,6 +156,10 @@ bool verify_ir_chosen(void);
 /* How much inference is guessed to grow the graph per node or initializer: only which
  * power of 128 the graph's length reaches depends on it (a wrong guess costs the copy). */
 #define WRITE_AHEAD_GROWTH 48
+/* After an edit, the initializers are copied ahead again to their new place when the
+ * stretch holds this many bytes for each edited node or initializer sized to place
+ * it: the sizing, on the editing thread, against the copy it takes off the write. */
+#define WRITE_AHEAD_PER_MESSAGE ((uint64_t)4 << 10)
 /* More than this of the model's fields beside the graph, and nothing is copied ahead:
  * reading them to place the graph against what the copy saves. */
 #define WRITE_AHEAD_HEADER_MAX ((uint64_t)1 << 20)

@@ -772,3 +772,121 @@ uint64_t pack_stream_graph_content_at(const Onnx__ModelProto *model, uint64_t gr
 	free(rest);
 	return pos + wire_head_len(GRAPH_FIELD, graph_len);
 }
+
+pack_source pack_stream_source(const osh_model *m)
+{
+	return (pack_source){.lazy = &m->src.wire_nodes,
+			     .nodes = m->main ? m->main->nodes : NULL,
+			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
+			     .lazy_inits = &m->src.wire_inits,
+			     .lazy_vi = &m->pending.value_info,
+			     .map = m->src.map,
+			     .map_size = m->src.map_size,
+			     .map_is_file = m->src.map_is_file,
+			     .fd = m->src.fd};
+}
+
+/* Lazy node k's message as plan_graph will find it (node_message), or NULL: its
+ * bytes are copied; before a re-index the IR node of an edited list's element k is
+ * the one it was (wire_list.from). */
+static ProtobufCMessage *node_message_now(const graph_plan *gp, size_t k)
+{
+	const wire_list *w = gp->lazy;
+	if (w->msg)
+		return w->msg[k];
+	size_t i = w->from ? (w->from[k] < 0 ? SIZE_MAX : (size_t)w->from[k]) : k;
+	if (gp->nodes && i < gp->nnodes && gp->nodes[i].proto)
+		return &((Onnx__NodeProto *)gp->nodes[i].proto)->base;
+	return NULL;
+}
+
+/* Whether the element k of w lies in the input after its key and length encoded as
+ * put_key and put_varint encode them (same_bytes_run); *q: where that key is. */
+static bool head_as_packed(const wire_list *w, size_t k, uint32_t field, const uint8_t **q)
+{
+	uint8_t head[20];
+	size_t h = wire_put_varint(head, (uint64_t)field << 3 | 2);
+	h += wire_put_varint(head + h, w->len[k]);
+	if (w->off[k] < h)
+		return false;
+	*q = w->bytes + w->off[k] - h;
+	return memcmp(*q, head, h) == 0;
+}
+
+/* The longest run of initializers of w copied as they are (pack_stream_init_stretch),
+ * [*k0, *k1), and its bytes; 0 when none. *nmsg: how many of w's elements are
+ * messages. */
+static uint64_t longest_run(const graph_plan *gp, const wire_list *w, size_t *k0, size_t *k1, size_t *nmsg)
+{
+	uint64_t best = 0, len = 0;
+	size_t from = 0;
+	const uint8_t *end = NULL; /* where the run's bytes end in the input */
+	*k0 = *k1 = *nmsg = 0;
+	for (size_t k = 0; k < w->n; k++) {
+		const uint8_t *q;
+		bool msg = w->msg && w->msg[k];
+		*nmsg += msg;
+		size_t h = wire_head_len(5, w->len[k]);
+		if (msg || !head_as_packed(w, k, 5, &q) || !in_map(gp, q, q + h + w->len[k])) {
+			end = NULL;
+			continue;
+		}
+		if (q != end)
+			from = k, len = 0;
+		len += h + w->len[k];
+		end = q + h + w->len[k];
+		if (len > best)
+			best = len, *k0 = from, *k1 = k + 1;
+	}
+	return best;
+}
+
+bool pack_stream_init_stretch(Onnx__ModelProto *model, const pack_source *src, uint64_t per_message,
+			      pack_stretch *out)
+{
+	*out = (pack_stretch){0};
+	if (!model->graph || !src)
+		return false;
+	ProtobufCMessage *g = &model->graph->base;
+	graph_plan gp = {.g = g, .lazy = in_use(src->lazy, g, 1), .lazy_inits = in_use(src->lazy_inits, g, 5),
+			 .map = src->map, .map_size = src->map_size, .nodes = src->nodes, .nnodes = src->nnodes};
+	const wire_list *w = gp.lazy_inits;
+	if (!w || !gp.map || src->fd < 0)
+		return false; /* initializers packed from messages, or not copied from a file */
+	size_t k0, k1, nmsg;
+	uint64_t len = longest_run(&gp, w, &k0, &k1, &nmsg);
+	ProtobufCMessage **arr;
+	size_t n = gp.lazy ? gp.lazy->n : repeated(g, 1, &arr);
+	for (size_t k = 0; k < n && len; k++)
+		nmsg += !gp.lazy || node_message_now(&gp, k);
+	if (!len || len / (nmsg ? nmsg : 1) < per_message)
+		return false;
+	uint64_t at = 0;
+	for (size_t k = 0; k < n; k++) {
+		ProtobufCMessage *msg = gp.lazy ? node_message_now(&gp, k) : arr[k];
+		size_t s = msg ? protobuf_c_message_get_packed_size(msg) : gp.lazy->len[k];
+		at += wire_head_len(1, s) + s;
+	}
+	/* The graph's other fields that merge puts before the initializers. */
+	uint8_t *rest;
+	size_t rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &rest);
+	if (!rest)
+		return false;
+	for (size_t pos = 0, start = 0; pos < rest_len; start = pos) {
+		if (packed_before(g->descriptor, 5, next_field(rest, &pos)))
+			break;
+		at += pos - start;
+	}
+	free(rest);
+	for (size_t k = 0; k < w->n; k++) {
+		ProtobufCMessage *msg = w->msg ? w->msg[k] : NULL;
+		size_t s = msg ? protobuf_c_message_get_packed_size(msg) : w->len[k];
+		if (k == k0)
+			out->graph_off = at;
+		at += wire_head_len(5, s) + s;
+	}
+	out->src_off = (uint64_t)(w->bytes + w->off[k0] - wire_head_len(5, w->len[k0]) - gp.map);
+	out->len = len;
+	out->upto = at;
+	return true;
+}

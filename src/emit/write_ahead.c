@@ -26,6 +26,15 @@
  * already in place (out_pre); a wrong guess costs the copy made ahead: the bytes
  * produced go over it and the file is cut to their length.
  *
+ * An edit (osh_rewrite) moves what follows the nodes it changes: the copy made ahead
+ * is then in the wrong place, overwritten by the write. Once the edit is committed,
+ * the messages say where the initializers go (pack_stream_init_stretch: the nodes
+ * sized as the writer will size them), but for the graph's length, guessed as at the
+ * load: write_ahead_relayout ends the copy and starts it again for the longest
+ * stretch of initializers still the input's bytes, while the rewritten model is
+ * indexed and inferred again, as the first one ran while it loaded. Only the
+ * thread and what it copies change: the temporary file is the same.
+ *
  * The write's options come only with osh_model_write. The temporary file is created
  * as for a write in place (a destination that is the input is not refused yet): a
  * write not in place to the input then drops it and refuses as osh_model_write
@@ -62,6 +71,9 @@ struct write_job {
 	out_pre pre;       /* what the thread copies */
 	copy_ahead *copy;  /* the thread, until it is ended; NULL before or without */
 	bool copied;       /* it copied all of pre */
+	/* The graph's bytes after its initializers, guessed at the layout as there
+	 * (the file's, grown by inference): what a relayout adds to place the graph. */
+	uint64_t tail;
 };
 
 write_job *write_ahead_new(const char *path)
@@ -105,7 +117,8 @@ void write_ahead_layout(void *ctx, const input_layout *l)
 	write_job *job = ctx;
 	if (job->file || l->inits_end - l->graph_start < WRITE_AHEAD_MIN)
 		return;
-	uint64_t graph_len = l->graph_end - l->graph_start + l->elements * WRITE_AHEAD_GROWTH;
+	uint64_t growth = l->elements * WRITE_AHEAD_GROWTH;
+	uint64_t graph_len = l->graph_end - l->graph_start + growth;
 	uint64_t dst = graph_content_at(l, graph_len);
 	struct stat st;
 	if (dst == UINT64_MAX || fstat(l->fd, &st) != 0)
@@ -125,6 +138,7 @@ void write_ahead_layout(void *ctx, const input_layout *l)
 		return;
 	job->pre = (out_pre){.fd = job->src_fd, .src_off = l->graph_start, .dst_off = dst,
 			     .len = l->inits_end - l->graph_start};
+	job->tail = l->graph_end - l->inits_end + growth;
 	job->file->prefilled = true;
 	job->copy = copy_ahead_start(job->file->io, job->file->fd, &job->pre);
 }
@@ -135,6 +149,34 @@ static void end_thread(write_job *job, bool cancel)
 		return;
 	job->copied = copy_ahead_end(job->copy, cancel);
 	job->copy = NULL;
+}
+
+void write_ahead_relayout(osh_model *m)
+{
+	write_job *job = m->pending.write.job;
+	if (!job || !job->file || job->src_fd < 0)
+		return;
+	/* The stretch is found in the model's view of its file, and copied from the
+	 * job's descriptor of the same file (same_source holds it to that at the end). */
+	pack_source src = pack_stream_source(m);
+	pack_stretch st;
+	out_pre pre = {.fd = job->src_fd, .dst_off = UINT64_MAX};
+	if (pack_stream_init_stretch(m->proto, &src, WRITE_AHEAD_PER_MESSAGE, &st) && st.len >= WRITE_AHEAD_MIN) {
+		uint64_t at = pack_stream_graph_content_at(m->proto, st.upto + job->tail);
+		if (at != UINT64_MAX)
+			pre = (out_pre){.fd = job->src_fd, .src_off = st.src_off, .dst_off = at + st.graph_off, .len = st.len};
+	}
+	/* The copy under way puts that stretch where it goes already (the edit moved
+	 * nothing before it): it stands, running or done. */
+	const out_pre *old = &job->pre;
+	if (pre.len && old->len && pre.src_off >= old->src_off && pre.src_off + pre.len <= old->src_off + old->len &&
+	    pre.dst_off + old->src_off == old->dst_off + pre.src_off)
+		return;
+	end_thread(job, true);
+	job->copied = false;
+	job->pre = pre;
+	if (pre.len)
+		job->copy = copy_ahead_start(job->file->io, job->file->fd, &job->pre);
 }
 
 static void job_free(write_job *job)

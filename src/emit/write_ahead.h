@@ -20,6 +20,10 @@ write_job *write_ahead_new(const char *path);
 /* load_how.on_layout: creates the temporary file beside the path and starts the copy
  * of the graph's nodes and initializers into it, where it is worth it. */
 void write_ahead_layout(void *job, const input_layout *layout);
+/* The model's messages were edited (passes/pipeline.c, after each stage that edits
+ * them): where the initializers land in the output is known again. When the
+ * model's job copies ahead, the copy is pointed there (see write_ahead.c). */
+void write_ahead_relayout(osh_model *m);
 /* Ends the job, removing its temporary file, and frees it (pending_write.cancel).
  * NULL is fine. */
 void write_ahead_cancel(void *job);

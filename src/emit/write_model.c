@@ -57,19 +57,6 @@ typedef struct pack_job {
 	bool build_nomem; /* building the messages to pack ran out of the arena */
 } pack_job;
 
-static pack_source source_of(const osh_model *m)
-{
-	return (pack_source){.lazy = &m->src.wire_nodes,
-			     .nodes = m->main ? m->main->nodes : NULL,
-			     .nnodes = m->main ? (size_t)m->main->nnodes : 0,
-			     .lazy_inits = &m->src.wire_inits,
-			     .lazy_vi = &m->pending.value_info,
-			     .map = m->src.map,
-			     .map_size = m->src.map_size,
-			     .map_is_file = m->src.map_is_file,
-			     .fd = m->src.fd};
-}
-
 static int produce_packed(out_file *o, void *ctx)
 {
 	pack_job *job = ctx;
@@ -78,7 +65,7 @@ static int produce_packed(out_file *o, void *ctx)
 	 * that were loaded (loader/load.c). */
 	int e = m->src.map && m->src.fd >= 0 ? source_changed(m) : 0;
 	if (!e) {
-		pack_source src = source_of(m);
+		pack_source src = pack_stream_source(m);
 		e = pack_stream_model(o, m->proto, &src);
 		job->too_big = e == EFBIG;
 	}
@@ -140,7 +127,17 @@ static int produce_copy(out_file *o, void *ctx)
 	int changed = source_changed(m);
 	if (changed)
 		return changed;
-	out_copy(o, m->src.fd, 0, NULL, (size_t)m->src.size);
+	/* A copy made ahead of the graph's nodes and initializers into the place they
+	 * have in the file (write_ahead.c's guess for an unchanged graph) is this
+	 * copy's middle: copied apart, so that the output skips it. */
+	const out_pre *p = &o->pre;
+	uint64_t size = m->src.size, from = 0;
+	if (p->len && p->fd == m->src.fd && p->dst_off == p->src_off && p->src_off + p->len <= size) {
+		out_copy(o, m->src.fd, 0, NULL, (size_t)p->src_off);
+		out_copy(o, m->src.fd, p->src_off, NULL, (size_t)p->len);
+		from = p->src_off + p->len;
+	}
+	out_copy(o, m->src.fd, from, NULL, (size_t)(size - from));
 	return o->err;
 }
 

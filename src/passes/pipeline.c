@@ -17,6 +17,7 @@
 #include "core/tuning.h"
 #include "core/error.h"
 #include "emit/edit.h"
+#include "emit/write_ahead.h"
 #include "loader/reindex.h"
 #include "passes/dump.h"
 #include "emit/summary.h"
@@ -164,6 +165,10 @@ typedef struct stage {
 	const char *name; /* as dump_after and the checker's messages name it */
 	stage_fn run;
 	bool after_edit; /* runs only when the last editing stage before it edited the model */
+	/* An editing stage: when it edited, the write begun ahead (osh_load_options.
+	 * write_to) is told where the edit moved the initializers, to copy them there
+	 * while the rows after it run. */
+	bool edits;
 } stage;
 
 static osh_status nomem_in(osh_model *m, const char *pass, osh_error *err)
@@ -298,11 +303,11 @@ static osh_status stage_fold(osh_model *m, stage_run *r, osh_error *err)
  * (`infer` only). Lint and describe build on inference's results without changing
  * the IR. */
 static const stage check_stages[] = {
-	{"load", stage_load, false},
-	{"infer", stage_infer, false},
-	{"lint", stage_lint, false},
-	{"describe", stage_describe, false},
-	{"annotate", stage_annotate, false},
+	{"load", stage_load, false, false},
+	{"infer", stage_infer, false, false},
+	{"lint", stage_lint, false, false},
+	{"describe", stage_describe, false, false},
+	{"annotate", stage_annotate, false, false},
 };
 #define NCHECK (sizeof check_stages / sizeof check_stages[0])
 
@@ -318,29 +323,29 @@ static const stage check_stages[] = {
  * cannot size (an Expand of its own output to the same target), which computes the
  * same and proves nothing more. */
 static const stage rewrite_stages[] = {
-	{"declare-inputs", stage_declare_inputs, false},
-	{"axis", stage_axis, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
-	{"value-info", stage_value_info, true},
-	{"explicit", stage_explicit, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
-	{"value-info", stage_value_info, true},
-	{"implicit", stage_implicit, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
-	{"fold", stage_fold, false},
-	{"reindex", stage_reindex, true},
-	{"infer", stage_infer, true},
-	{"lint", stage_lint, true},
-	{"describe", stage_describe, true},
+	{"declare-inputs", stage_declare_inputs, false, false},
+	{"axis", stage_axis, false, true},
+	{"reindex", stage_reindex, true, false},
+	{"infer", stage_infer, true, false},
+	{"lint", stage_lint, true, false},
+	{"describe", stage_describe, true, false},
+	{"value-info", stage_value_info, true, false},
+	{"explicit", stage_explicit, false, true},
+	{"reindex", stage_reindex, true, false},
+	{"infer", stage_infer, true, false},
+	{"lint", stage_lint, true, false},
+	{"describe", stage_describe, true, false},
+	{"value-info", stage_value_info, true, false},
+	{"implicit", stage_implicit, false, true},
+	{"reindex", stage_reindex, true, false},
+	{"infer", stage_infer, true, false},
+	{"lint", stage_lint, true, false},
+	{"describe", stage_describe, true, false},
+	{"fold", stage_fold, false, true},
+	{"reindex", stage_reindex, true, false},
+	{"infer", stage_infer, true, false},
+	{"lint", stage_lint, true, false},
+	{"describe", stage_describe, true, false},
 };
 #define NREWRITE (sizeof rewrite_stages / sizeof rewrite_stages[0])
 
@@ -420,6 +425,8 @@ static osh_status run_stages(osh_model *m, stage_run *r, const stage *stages, si
 			s = verify_after(m, st->name, err);
 		if (s != OSH_OK)
 			return s;
+		if (st->edits && r->edited)
+			write_ahead_relayout(m);
 		if (r->debug.dump_after && !strcmp(r->debug.dump_after, st->name))
 			ir_dump(m, st->name, r->debug.dump_to);
 	}

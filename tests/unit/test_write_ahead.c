@@ -10,6 +10,12 @@
  * started; the write refuses what it refuses without, leaving nothing; a source
  * changed after the load is refused at the write, the destination untouched.
  *
+ * A rewrite between the load and the write: an edit that moves the weights (the
+ * fold drops a node before them) has them copied again to their new place while
+ * the edited model is indexed and inferred, and the write uses that copy; one that
+ * moves nothing (a model with nothing to rewrite, written back as it came) uses the
+ * copy made while loading; freed without the write, the model leaves nothing.
+ *
  * The device is the fast path's: these tests choose it whatever the environment
  * says, but for the last one, which checks that the plain path ignores the option.
  */
@@ -34,9 +40,10 @@ enum { WEIGHTS = 300, FLOATS = 4096 }; /* 16 KB each: 4.9 MB of initializers */
 __attribute__((constructor)) static void fast_path(void) { setenv(PLAIN_IO_ENV, "0", 1); }
 
 /* A chain of Add nodes, each adding its own weight (values that differ per weight,
- * so a copy in the wrong place shows), optionally with an If node whose branches
- * inference annotates; `weights` of them. Saved as dir/model.onnx; returns its path. */
-static char *save_chain_of(const char *dir, bool with_if, int weights)
+ * so a copy in the wrong place shows), after a node `head` of x (Relu, or Identity,
+ * which the fold drops) or an If node whose branches inference annotates;
+ * `weights` of them. Saved as dir/model.onnx; returns its path. */
+static char *save_chain_headed(const char *dir, bool with_if, const char *head, int weights)
 {
 	static float vals[FLOATS];
 	mb *b = mb_new(13);
@@ -52,7 +59,7 @@ static char *save_chain_of(const char *dir, bool with_if, int weights)
 		mb_attr_graph(b, "then_branch", t);
 		mb_attr_graph(b, "else_branch", e);
 	} else {
-		mb_node(b, "Relu", "x", "x0");
+		mb_node(b, head, "x", "x0");
 	}
 	char in[32], w[32], out[32];
 	for (int i = 0; i < weights; i++) {
@@ -69,6 +76,11 @@ static char *save_chain_of(const char *dir, bool with_if, int weights)
 	char *path = path_in(dir, "model.onnx");
 	mb_save(b, path);
 	return path;
+}
+
+static char *save_chain_of(const char *dir, bool with_if, int weights)
+{
+	return save_chain_headed(dir, with_if, "Relu", weights);
 }
 
 static char *save_chain(const char *dir, bool with_if) { return save_chain_of(dir, with_if, WEIGHTS); }
@@ -163,6 +175,81 @@ Test(write_ahead, right_guess_uses_the_copy)
 	cr_expect_neq(guess, UINT64_MAX, "4.9 MB of weights, yet nothing was copied ahead");
 	cr_expect_geq(skipped, (uint64_t)WEIGHTS * FLOATS * 4, "only %llu bytes came from the copy ahead",
 		      (unsigned long long)skipped);
+}
+
+/* model -> dest as `onnxshape rewrite` does it: loaded (for a write to dest begun
+ * ahead, when `ahead`), inferred, rewritten with ro, written. Returns the bytes the
+ * copy ahead saved; *moved, when ahead: whether the rewrite had the stretch copied
+ * to another place (write_ahead_guess before and after it). */
+static uint64_t rewrite_to(const char *model, const char *dest, bool ahead, const osh_rewrite_options *ro,
+			   bool *moved)
+{
+	osh_error err = {0};
+	osh_model *m = ahead ? load_for(model, dest) : load(model);
+	uint64_t before = write_ahead_guess(m);
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	osh_rewrite_report rep;
+	cr_assert_eq(osh_rewrite(m, ro, &rep, &err), OSH_OK, "%s", err.message);
+	cr_assert(!osh_model_has_errors(m));
+	if (moved)
+		*moved = write_ahead_guess(m) != before;
+	if (ahead)
+		cr_assert_neq(write_ahead_guess(m), UINT64_MAX, "nothing is copied ahead after the rewrite");
+	uint64_t skipped = 0;
+	cr_assert_eq(write_model(m, dest, NULL, &skipped, &err), OSH_OK, "%s", err.message);
+	osh_model_free(m);
+	return skipped;
+}
+
+Test(write_ahead, a_fold_that_moves_the_weights_copies_them_again)
+{
+	char *dir = make_tmpdir_for("write_ahead");
+	char *model = save_chain_headed(dir, false, "Identity", WEIGHTS);
+	char *ref = path_in(dir, "ref.onnx"), *got = path_in(dir, "got.onnx");
+	osh_rewrite_options ro = {.version = OSH_REWRITE_OPTIONS_VERSION, .fold_shapes = true};
+	rewrite_to(model, ref, false, &ro, NULL);
+	bool moved;
+	uint64_t skipped = rewrite_to(model, got, true, &ro, &moved);
+	cr_expect(moved, "the fold dropped the Identity before the weights, yet they are copied where they were");
+	cr_expect_geq(skipped, (uint64_t)WEIGHTS * FLOATS * 4, "only %llu bytes came from the copy ahead",
+		      (unsigned long long)skipped);
+	cr_expect(same_file(ref, got), "the output differs from the rewrite's without the write begun ahead");
+	expect_listing(dir, "got.onnx model.onnx ref.onnx", "folded");
+	free(model), free(ref), free(got);
+	remove_dir(dir);
+}
+
+Test(write_ahead, a_rewrite_with_nothing_to_do_uses_the_first_copy)
+{
+	char *dir = make_tmpdir_for("write_ahead");
+	char *model = save_chain(dir, false), *got = path_in(dir, "got.onnx");
+	osh_rewrite_options ro = {.version = OSH_REWRITE_OPTIONS_VERSION};
+	bool moved;
+	uint64_t skipped = rewrite_to(model, got, true, &ro, &moved);
+	cr_expect(!moved);
+	cr_expect_geq(skipped, (uint64_t)WEIGHTS * FLOATS * 4, "only %llu bytes came from the copy ahead",
+		      (unsigned long long)skipped);
+	cr_expect(same_file(model, got), "a model with nothing to rewrite is written back as it came");
+	free(model), free(got);
+	remove_dir(dir);
+}
+
+Test(write_ahead, a_fold_freed_without_the_write_leaves_nothing)
+{
+	char *dir = make_tmpdir_for("write_ahead");
+	char *model = save_chain_headed(dir, false, "Identity", WEIGHTS), *dest = path_in(dir, "out.onnx");
+	osh_model *m = load_for(model, dest);
+	uint64_t before = write_ahead_guess(m);
+	osh_error err = {0};
+	cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+	osh_rewrite_options ro = {.version = OSH_REWRITE_OPTIONS_VERSION, .fold_shapes = true};
+	osh_rewrite_report rep;
+	cr_assert_eq(osh_rewrite(m, &ro, &rep, &err), OSH_OK, "%s", err.message);
+	cr_expect_neq(write_ahead_guess(m), before, "the copy was not begun again");
+	osh_model_free(m);
+	expect_listing(dir, "model.onnx", "folded, freed without the write");
+	free(model), free(dest);
+	remove_dir(dir);
 }
 
 Test(write_ahead, wrong_guess_is_overwritten)
