@@ -67,6 +67,25 @@ static const paddle_op *find_paddle(const char *op)
  * schemas say. Gemm's `broadcast` (for C, without axis) is handled beside them. */
 static bool is_legacy_op(const char *op) { return schema_legacy_broadcast(op); }
 
+/* is_legacy_op's answers for the operators seen so far: the loader interns operator
+ * names, so a pointer tells them apart, and thousands of nodes have an axis
+ * (Concat, Gather, Softmax) while the schema's answer takes a search. */
+#define LEGACY_MEMO 32
+typedef struct legacy_memo {
+	const char *op[LEGACY_MEMO];
+	bool legacy[LEGACY_MEMO];
+} legacy_memo;
+
+static bool is_legacy_memo(legacy_memo *mm, const char *op)
+{
+	size_t h = ((uintptr_t)op >> 3) % LEGACY_MEMO;
+	if (mm->op[h] != op) {
+		mm->op[h] = op;
+		mm->legacy[h] = is_legacy_op(op);
+	}
+	return mm->legacy[h];
+}
+
 /* ai.onnx and its sub-domains (ai.onnx.ml, ai.onnx.preview.training) are ONNX's own:
  * Paddle's operators live anywhere else. */
 static bool is_standard_domain(const char *d)
@@ -262,7 +281,7 @@ static bool plan_place(rw *r, cand *c, shape big, shape small, int64_t axis, int
 }
 
 /* Is node ni of g a candidate? Fills c's identity and kind. */
-static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c)
+static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c, legacy_memo *mm)
 {
 	const node *n = &g->nodes[ni];
 	*c = (cand){.g = g, .ni = ni, .placed = -1};
@@ -280,7 +299,7 @@ static bool is_candidate(rw *r, graph *g, int32_t ni, cand *c)
 	 * before the schema is asked whether their operator ever had them. */
 	if (!c->gemm && !node_attr(n, "broadcast") && !node_attr(n, "axis"))
 		return false;
-	if (!c->gemm && !is_legacy_op(n->op_type))
+	if (!c->gemm && !is_legacy_memo(mm, n->op_type))
 		return false;
 	c->pdpd = bsite_axis_read(n).rule == BCAST_PDPD;
 	if (n->opset <= 6) {
@@ -619,13 +638,14 @@ static cand *collect(rw *r, size_t *count)
 {
 	size_t n = 0, cap = 0;
 	cand *cs = NULL;
+	legacy_memo mm = {{NULL}, {false}};
 	for (int32_t gi = 0; gi < r->m->ngraphs; gi++) {
 		graph *g = r->m->graphs[gi];
 		if (!editable(g))
 			continue;
 		for (int32_t ni = 0; ni < g->nnodes; ni++) {
 			cand c;
-			if (!is_candidate(r, g, ni, &c))
+			if (!is_candidate(r, g, ni, &c, &mm))
 				continue;
 			c.gi = gi;
 			if (n == cap) {
