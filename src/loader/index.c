@@ -1859,19 +1859,24 @@ static bool check_node_names(osh_model *m, graph *g)
 	int32_t ni = 0;
 	while (ni < g->nnodes && !g->nodes[ni].name[0])
 		ni++;
-	if (ni == g->nnodes)
+	if (ni == g->nnodes) {
+		g->node_names_checked = true;
 		return true;
-	strmap seen;
-	strmap_init(&seen, m->arena);
+	}
+	/* Kept as the graph's node_names, which the editor's fresh names avoid. */
+	strmap *seen = arena_alloc(m->arena, sizeof *seen);
+	if (!seen)
+		return false;
+	strmap_init(seen, m->arena);
 	/* Room for every name up front: a rehash would move the slots fetched ahead. */
-	if (!strmap_reserve(&seen, (size_t)(g->nnodes - ni)))
+	if (!strmap_reserve(seen, (size_t)(g->nnodes - ni)))
 		return false;
 	uint32_t ahead[NAME_AHEAD];
 	for (int32_t k = 0; k < NAME_AHEAD; k++)
-		ahead[(ni + k) % NAME_AHEAD] = name_ahead(g, &seen, ni + k);
+		ahead[(ni + k) % NAME_AHEAD] = name_ahead(g, seen, ni + k);
 	for (; ni < g->nnodes; ni++) {
 		uint32_t h = ahead[ni % NAME_AHEAD];
-		ahead[ni % NAME_AHEAD] = name_ahead(g, &seen, ni + NAME_AHEAD);
+		ahead[ni % NAME_AHEAD] = name_ahead(g, seen, ni + NAME_AHEAD);
 		const char *name = g->nodes[ni].name;
 		/* Constants are initializers to ONNX Runtime by then (of every graph but a
 		 * function body, which it inlines later). */
@@ -1879,7 +1884,7 @@ static bool check_node_names(osh_model *m, graph *g)
 		if (!name[0] || (!constants_kept && op[0] == 'C' && !strcmp(op, "Constant")))
 			continue;
 		bool found;
-		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);
+		int32_t *first = strmap_entry_hashed(seen, name, h, &found);
 		if (!first)
 			return false;
 		if (!found)
@@ -1889,6 +1894,8 @@ static bool check_node_names(osh_model *m, graph *g)
 				   "node name '%s' is taken by node %d (%s): ONNX Runtime refuses two nodes of one name",
 				   name, *first, g->nodes[*first].op_type);
 	}
+	g->node_names = seen;
+	g->node_names_checked = true;
 	return !m->nomem;
 }
 
