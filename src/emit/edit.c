@@ -267,7 +267,10 @@ static ProtobufCMessage *wire_node_msg(const osh_model *m, size_t k)
  * caller's own (which outlive the model). */
 static char **dup_names(edit *e, int32_t n, const char *const *names, bool keep)
 {
-	char **v = arena_array(e->m->arena, n > 0 ? (size_t)n : 1, sizeof *v);
+	/* Not zeroed: every entry is written below. */
+	size_t bytes;
+	char **v = __builtin_mul_overflow(n > 0 ? (size_t)n : 1, sizeof *v, &bytes) ? NULL
+										    : arena_alloc(e->m->arena, bytes);
 	if (!v) {
 		oom(e);
 		return NULL;

@@ -207,8 +207,13 @@ size_t pack_node(const Onnx__NodeProto *n, uint8_t *out)
 	for (size_t i = 0; i < n->n_attribute; i++) {
 		const Onnx__AttributeProto *a = n->attribute[i];
 		k += put_key(out + k, NODE_ATTRIBUTE, WT_LEN);
-		k += put_varint(out + k, attr_size(a));
-		k += put_attr(out + k, a);
+		/* Packed behind a length of one byte, which most attributes have; moved
+		 * up behind a longer one (the bytes fit: pack_node_size counted it). */
+		size_t body = put_attr(out + k + 1, a), head = varint_len(body);
+		if (head > 1)
+			memmove(out + k + head, out + k + 1, body);
+		put_varint(out + k, body);
+		k += head + body;
 	}
 	k += put_opt_str(out + k, NODE_DOC, n->doc_string);
 	return k + put_opt_str(out + k, NODE_DOMAIN, n->domain);
