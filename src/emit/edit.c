@@ -971,8 +971,9 @@ static size_t mark_named(const graph *g, const strmap *names, uint8_t *mark)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < names->cap; i++) {
+		/* Both maps hash names alike: the slot's hash serves for the look-up. */
 		const char *name = names->slots[i].key;
-		int32_t v = name ? strmap_get(&g->names, name) : -1;
+		int32_t v = name ? strmap_getn_hashed(&g->names, name, strlen(name), names->slots[i].hash, NULL) : -1;
 		if (v >= 0 && !mark[v]) {
 			mark[v] = 1;
 			n++;
