@@ -600,9 +600,13 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np, 
 		return false;
 	n->ninputs = (int32_t)np->n_input;
 	n->noutputs = (int32_t)np->n_output;
-	n->inputs = arena_array(m->arena, np->n_input, sizeof *n->inputs);
-	n->outputs = arena_array(m->arena, np->n_output, sizeof *n->outputs);
-	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
+	/* One block, outputs after inputs, as decode_node lays them out. */
+	int32_t *io = np->n_input <= SIZE_MAX - np->n_output
+			      ? arena_array(m->arena, np->n_input + np->n_output, sizeof *io)
+			      : NULL;
+	n->inputs = io;
+	n->outputs = io ? io + np->n_input : NULL;
+	return io != NULL;
 }
 
 /* Whether node n holds a graph in an attribute (built or not yet). */
