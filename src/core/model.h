@@ -203,6 +203,12 @@ struct graph {
 	int32_t nproduced;    /* values of origin VAL_NODE */
 	int32_t first_produced; /* the first of them: define_nodes appends them all, in a row */
 	strmap names;         /* value name → id */
+	/* The names of its nodes → the first node of each (loader/index.c's check of
+	 * node names), but for the Constants ONNX Runtime makes initializers (of a
+	 * graph that is no function body): the editor's fresh names avoid them. NULL
+	 * when no such node is named; valid once node_names_checked. */
+	const strmap *node_names;
+	bool node_names_checked;
 	node *nodes;
 	int32_t nnodes;
 	int32_t *order;       /* topological order of node indices */

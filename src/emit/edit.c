@@ -48,6 +48,10 @@ struct edit {
 	/* used leaves out the value names, which the graphs' own maps hold: with few
 	 * graphs, asking each map costs less than copying every name into one. */
 	bool values_in_graphs;
+	/* used leaves out the node names too, but for Constants': each graph's
+	 * node_names holds the others (loader/index.c keeps the map its check of node
+	 * names built). */
+	bool nodes_in_graphs;
 	pending_node *nodes;
 	size_t nnodes, cap_nodes;
 	pending_init *inits;
@@ -86,9 +90,14 @@ static bool reserve_graph(edit *e, const graph *g)
 	for (int32_t v = 0; v < g->nvalues && !e->values_in_graphs; v++)
 		if (!reserve(e, g->values[v].name))
 			return false;
-	for (int32_t n = 0; n < g->nnodes; n++)
+	/* With the graphs' node_names asked, only the Constants they leave out. */
+	for (int32_t n = 0; n < g->nnodes; n++) {
+		const char *op = g->nodes[n].op_type;
+		if (e->nodes_in_graphs && (op[0] != 'C' || strcmp(op, "Constant")))
+			continue;
 		if (!reserve(e, g->nodes[n].name))
 			return false;
+	}
 	return true;
 }
 
@@ -107,8 +116,12 @@ static bool index_names(edit *e)
 		return true;
 	size_t n = 0;
 	e->values_in_graphs = e->m->ngraphs <= EDIT_GRAPH_MAPS_MAX;
+	e->nodes_in_graphs = e->values_in_graphs;
 	for (int32_t i = 0; i < e->m->ngraphs; i++)
-		n += (e->values_in_graphs ? 0 : (size_t)e->m->graphs[i]->nvalues) + (size_t)e->m->graphs[i]->nnodes;
+		e->nodes_in_graphs &= e->m->graphs[i]->node_names_checked;
+	for (int32_t i = 0; i < e->m->ngraphs; i++)
+		n += (e->values_in_graphs ? 0 : (size_t)e->m->graphs[i]->nvalues) +
+		     (e->nodes_in_graphs ? 0 : (size_t)e->m->graphs[i]->nnodes);
 	/* The IR holds every graph, subgraph and function body with all their names
 	 * (initializers and graph inputs are values too). */
 	if (!strmap_reserve(&e->used, n + 64))
@@ -137,9 +150,11 @@ static bool taken(const edit *e, const char *s)
 {
 	if (strmap_get(&e->used, s) >= 0)
 		return true;
-	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
-		if (strmap_get(&e->m->graphs[i]->names, s) >= 0)
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++) {
+		const graph *g = e->m->graphs[i];
+		if (strmap_get(&g->names, s) >= 0 || (e->nodes_in_graphs && g->node_names && strmap_get(g->node_names, s) >= 0))
 			return true;
+	}
 	return false;
 }
 
@@ -149,9 +164,12 @@ static const char *claim(edit *e, const char *base)
 {
 	size_t len = strlen(base);
 	uint32_t h = strmap_hashn(base, len);
-	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++)
-		if (strmap_getn_hashed(&e->m->graphs[i]->names, base, len, h, NULL) >= 0)
+	for (int32_t i = 0; e->values_in_graphs && i < e->m->ngraphs; i++) {
+		const graph *g = e->m->graphs[i];
+		if (strmap_getn_hashed(&g->names, base, len, h, NULL) >= 0 ||
+		    (e->nodes_in_graphs && g->node_names && strmap_getn_hashed(g->node_names, base, len, h, NULL) >= 0))
 			return NULL;
+	}
 	if (strmap_getn_hashed(&e->used, base, len, h, NULL) >= 0)
 		return NULL;
 	char *s = dup(e, base);
@@ -249,7 +267,10 @@ static ProtobufCMessage *wire_node_msg(const osh_model *m, size_t k)
  * caller's own (which outlive the model). */
 static char **dup_names(edit *e, int32_t n, const char *const *names, bool keep)
 {
-	char **v = arena_array(e->m->arena, n > 0 ? (size_t)n : 1, sizeof *v);
+	/* Not zeroed: every entry is written below. */
+	size_t bytes;
+	char **v = __builtin_mul_overflow(n > 0 ? (size_t)n : 1, sizeof *v, &bytes) ? NULL
+										    : arena_alloc(e->m->arena, bytes);
 	if (!v) {
 		oom(e);
 		return NULL;
@@ -1095,8 +1116,9 @@ static size_t mark_named(const graph *g, const strmap *names, uint8_t *mark)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < names->cap; i++) {
+		/* Both maps hash names alike: the slot's hash serves for the look-up. */
 		const char *name = names->slots[i].key;
-		int32_t v = name ? strmap_get(&g->names, name) : -1;
+		int32_t v = name ? strmap_getn_hashed(&g->names, name, strlen(name), names->slots[i].hash, NULL) : -1;
 		if (v >= 0 && !mark[v]) {
 			mark[v] = 1;
 			n++;

@@ -33,6 +33,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "emit/pack_stream.h"
 #include "core/grow.h"
+#include "emit/pack_node.h"
 #include "core/tuning.h"
 #include "loader/wire.h"
 
@@ -53,6 +54,7 @@ typedef struct packer {
 	out_file *out;
 	uint8_t *scratch;
 	size_t scratch_cap;
+	bool fast_nodes; /* plain nodes are packed by pack_node (pack_node_schema) */
 	int err; /* ENOMEM */
 } packer;
 
@@ -183,7 +185,8 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 {
 	put_key(p, field);
 	put_varint(p, size);
-	if (size > PACK_SCRATCH_MAX) {
+	bool fast = p->fast_nodes && pack_node_plain(e);
+	if (size > PACK_SCRATCH_MAX && !fast) {
 		sink s = {.base = {.append = sink_append}, .out = p->out};
 		protobuf_c_message_pack_to_buffer(e, &s.base);
 		return;
@@ -192,7 +195,10 @@ static void put_element(packer *p, uint32_t field, ProtobufCMessage *e, size_t s
 		p->err = 1;
 		return;
 	}
-	protobuf_c_message_pack(e, p->scratch);
+	if (fast)
+		pack_node((const Onnx__NodeProto *)e, p->scratch);
+	else
+		protobuf_c_message_pack(e, p->scratch);
 	out_write(p->out, p->scratch, size);
 }
 
@@ -222,6 +228,7 @@ typedef struct graph_plan {
 	bool droppable;               /* map maps the file (pack_source.map_is_file) */
 	int fd;                       /* the input file (pack_source.fd) */
 	size_t dropped;               /* map's pages before this were given back */
+	bool fast_nodes;              /* packer.fast_nodes */
 	size_t node_messages;         /* lazy elements with a message (element_message) */
 	uint8_t *rest;
 	size_t rest_len;
@@ -649,7 +656,15 @@ static const wire_list *in_use(const wire_list *w, const ProtobufCMessage *g, ui
 	return w && w->n && !repeated(g, field, &arr) ? w : NULL;
 }
 
-static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *src)
+/* The packed size of an element's message (put_element packs it so). */
+static size_t message_size(const graph_plan *gp, const ProtobufCMessage *msg)
+{
+	if (gp->fast_nodes && pack_node_plain(msg))
+		return pack_node_size((const Onnx__NodeProto *)msg);
+	return protobuf_c_message_get_packed_size(msg);
+}
+
+static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *src, bool fast_nodes)
 {
 	static const pack_source none = {0};
 	if (!src)
@@ -658,7 +673,7 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			   .lazy_vi = src->lazy_vi && src->lazy_vi->n ? src->lazy_vi : NULL,
 			   .map = src->map, .map_size = src->map_size, .fd = src->map ? src->fd : -1,
 			   .droppable = src->map_is_file,
-			   .nodes = src->nodes, .nnodes = src->nnodes};
+			   .nodes = src->nodes, .nnodes = src->nnodes, .fast_nodes = fast_nodes};
 	gp->rest_len = pack_rest(g, graph_fields, NGRAPH_FIELDS, &gp->rest);
 	if (!gp->rest)
 		return false;
@@ -684,10 +699,10 @@ static bool plan_graph(graph_plan *gp, ProtobufCMessage *g, const pack_source *s
 			if (msg && !gp->sizes[i] && !(gp->sizes[i] = malloc(n * sizeof *gp->sizes[i])))
 				return false;
 			const ProtobufCMessage *type = wire ? NULL : value_type(graph_fields[i], arr[k]);
-			size_t s = msg	  ? protobuf_c_message_get_packed_size(msg)
+			size_t s = msg	  ? message_size(gp, msg)
 				   : wire ? wire->len[k]
 				   : type ? value_info_size(&gp->types, arr[k], type)
-					  : protobuf_c_message_get_packed_size(arr[k]);
+					  : message_size(gp, arr[k]);
 			if (s == SIZE_MAX)
 				return false;
 			if (!wire || msg)
@@ -715,7 +730,7 @@ static void free_plan(graph_plan *gp)
 
 int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source *src)
 {
-	packer p = {.out = out};
+	packer p = {.out = out, .fast_nodes = pack_node_schema()};
 	if (!model->graph) {
 		if (protobuf_c_message_get_packed_size(&model->base) > PACK_MAX)
 			return EFBIG;
@@ -724,7 +739,7 @@ int pack_stream_model(out_file *out, Onnx__ModelProto *model, const pack_source 
 		return 0;
 	}
 	graph_plan gp;
-	bool ok = plan_graph(&gp, &model->graph->base, src);
+	bool ok = plan_graph(&gp, &model->graph->base, src, p.fast_nodes);
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (ok) {

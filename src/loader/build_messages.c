@@ -10,6 +10,7 @@
  * ones it would have built, but for weights pointing into the input.
  */
 #include "loader/build_messages.h"
+#include "loader/unpack_node.h"
 #include "loader/unpack_split.h"
 #include "loader/unpack_tensor.h"
 #include "onnx-ml.pb-c.h"
@@ -145,8 +146,7 @@ struct Onnx__NodeProto *loader_node_message(osh_model *m, int32_t ni)
 	    (!w->msg && !(w->msg = arena_zalloc(m->arena, w->n * sizeof *w->msg))))
 		return NULL;
 	if (!w->msg[ni]) {
-		Onnx__NodeProto *np = onnx__node_proto__unpack(arena_protobuf_allocator(m->arena), w->len[ni],
-							       w->bytes + w->off[ni]);
+		Onnx__NodeProto *np = unpack_node(m->arena, w->bytes + w->off[ni], w->len[ni]);
 		if (!np)
 			return NULL;
 		w->msg[ni] = &np->base;

@@ -600,9 +600,13 @@ static bool from_proto(osh_model *m, graph *g, int32_t ni, Onnx__NodeProto *np, 
 		return false;
 	n->ninputs = (int32_t)np->n_input;
 	n->noutputs = (int32_t)np->n_output;
-	n->inputs = arena_array(m->arena, np->n_input, sizeof *n->inputs);
-	n->outputs = arena_array(m->arena, np->n_output, sizeof *n->outputs);
-	return (n->inputs || !np->n_input) && (n->outputs || !np->n_output);
+	/* One block, outputs after inputs, as decode_node lays them out. */
+	int32_t *io = np->n_input <= SIZE_MAX - np->n_output
+			      ? arena_array(m->arena, np->n_input + np->n_output, sizeof *io)
+			      : NULL;
+	n->inputs = io;
+	n->outputs = io ? io + np->n_input : NULL;
+	return io != NULL;
 }
 
 /* Whether node n holds a graph in an attribute (built or not yet). */
@@ -1569,6 +1573,35 @@ static void check_defaults(osh_model *m, graph *g)
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
+/* The view the IR a re-index replaces (m->src.reindex_from) built of wire
+ * initializer i, whose name is the field `name` of its bytes, hashed h: when the view
+ * points into these very bytes and describes a tensor of raw data only (dims, data
+ * type, name, raw data and doc string: nothing the validation would have a word
+ * about, as it found the view valid), it is the view decoding the bytes again would
+ * build, and the validation would say nothing. NULL otherwise. */
+static const tensor_view *view_before(const osh_model *m, const wire_list *w, size_t i, const wire_field *name,
+				      uint32_t h)
+{
+	const graph *old = m->src.reindex_from;
+	if (!old)
+		return NULL;
+	const uint8_t *p = w->bytes + w->off[i];
+	int32_t id = strmap_getn_hashed(&old->names, (const char *)p + name->payload, name->len, h, NULL);
+	const tensor_view *tv = id >= 0 && id < old->nvalues ? old->values[id].init_view : NULL;
+	if (!tv || !tv->valid || tv->external || !tv->raw || (uintptr_t)tv->raw < (uintptr_t)p ||
+	    (uintptr_t)tv->raw + tv->raw_len > (uintptr_t)p + w->len[i])
+		return NULL;
+	for (size_t pos = 0; pos < w->len[i];) {
+		wire_field f;
+		if (!wire_next(p, w->len[i], &pos, &f))
+			return NULL;
+		/* TensorProto dims (1), data_type (2), name (8), raw_data (9), doc_string (12). */
+		if (f.number != 1 && f.number != 2 && f.number != 8 && f.number != 9 && f.number != 12)
+			return NULL;
+	}
+	return tv;
+}
+
 static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
 	const wire_list *w = &m->src.wire_inits;
@@ -1579,6 +1612,7 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 		tensor_wire_init(tw);
 	uint32_t hash = 0, next_hash = 0;
 	bool hashed = false, next_hashed = false;
+	wire_field next = {0}; /* the name field of initializer i + 1, when next_hashed */
 	for (size_t i = 0; i < w->n && ok; i++) {
 		if (!scan_job_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
@@ -1611,13 +1645,22 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 		 * its slot is fetched while this one is unpacked and checked. Its hash is
 		 * kept: the name decode_tensor reads from that one field has it too
 		 * (strings hold no NUL: the pre-scan refused them). */
-		wire_field next;
 		hash = next_hash, hashed = next_hashed;
+		wire_field name = next;
 		next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) &&
 			      wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
 		if (next_hashed)
 			next_hash = strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload,
 						    next.len);
+		/* Re-indexing: a weight's view is the one the IR before built of the same
+		 * bytes, not decoded again. */
+		const tensor_view *before = hashed ? view_before(m, w, i, &name, hash) : NULL;
+		if (before) {
+			tensor_stats_add_raw(&m->src.wire_init_stats, before->raw_len);
+			ok = define_initializer(m, g, i, NULL, before, &hash, unnamed);
+			input_passed(m->src.input, w->off[i] + w->len[i]);
+			continue;
+		}
 		/* Most tensors are read by decode_tensor; the rest go through protobuf-c. */
 		bool decoded = decode_tensor(w->bytes + w->off[i], w->len[i], tw), aliased = true;
 		Onnx__TensorProto *t = decoded ? &tw->t
@@ -1859,19 +1902,24 @@ static bool check_node_names(osh_model *m, graph *g)
 	int32_t ni = 0;
 	while (ni < g->nnodes && !g->nodes[ni].name[0])
 		ni++;
-	if (ni == g->nnodes)
+	if (ni == g->nnodes) {
+		g->node_names_checked = true;
 		return true;
-	strmap seen;
-	strmap_init(&seen, m->arena);
+	}
+	/* Kept as the graph's node_names, which the editor's fresh names avoid. */
+	strmap *seen = arena_alloc(m->arena, sizeof *seen);
+	if (!seen)
+		return false;
+	strmap_init(seen, m->arena);
 	/* Room for every name up front: a rehash would move the slots fetched ahead. */
-	if (!strmap_reserve(&seen, (size_t)(g->nnodes - ni)))
+	if (!strmap_reserve(seen, (size_t)(g->nnodes - ni)))
 		return false;
 	uint32_t ahead[NAME_AHEAD];
 	for (int32_t k = 0; k < NAME_AHEAD; k++)
-		ahead[(ni + k) % NAME_AHEAD] = name_ahead(g, &seen, ni + k);
+		ahead[(ni + k) % NAME_AHEAD] = name_ahead(g, seen, ni + k);
 	for (; ni < g->nnodes; ni++) {
 		uint32_t h = ahead[ni % NAME_AHEAD];
-		ahead[ni % NAME_AHEAD] = name_ahead(g, &seen, ni + NAME_AHEAD);
+		ahead[ni % NAME_AHEAD] = name_ahead(g, seen, ni + NAME_AHEAD);
 		const char *name = g->nodes[ni].name;
 		/* Constants are initializers to ONNX Runtime by then (of every graph but a
 		 * function body, which it inlines later). */
@@ -1879,7 +1927,7 @@ static bool check_node_names(osh_model *m, graph *g)
 		if (!name[0] || (!constants_kept && op[0] == 'C' && !strcmp(op, "Constant")))
 			continue;
 		bool found;
-		int32_t *first = strmap_entry_hashed(&seen, name, h, &found);
+		int32_t *first = strmap_entry_hashed(seen, name, h, &found);
 		if (!first)
 			return false;
 		if (!found)
@@ -1889,6 +1937,8 @@ static bool check_node_names(osh_model *m, graph *g)
 				   "node name '%s' is taken by node %d (%s): ONNX Runtime refuses two nodes of one name",
 				   name, *first, g->nodes[*first].op_type);
 	}
+	g->node_names = seen;
+	g->node_names_checked = true;
 	return !m->nomem;
 }
 

@@ -112,6 +112,8 @@ const tensor_view *view_tensor(osh_model *m, const Onnx__TensorProto *t);
 const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bool raw_aliased);
 /* Adds t to the summary's initializer counts and bytes. */
 void tensor_stats_add(tensor_stats *s, const Onnx__TensorProto *t);
+/* The same for a tensor of raw_len bytes of raw data, stored in the file itself. */
+void tensor_stats_add_raw(tensor_stats *s, size_t raw_len);
 tinfo view_type(osh_model *m, const Onnx__TypeProto *tp);
 bool view_attrs(osh_model *m, node *n);
 /* Which fields of an AttributeProto are set (counts for repeated ones): its type

@@ -143,6 +143,12 @@ const tensor_view *view_tensor_copy(osh_model *m, const Onnx__TensorProto *t, bo
 	return lost ? NULL : c;
 }
 
+void tensor_stats_add_raw(tensor_stats *s, size_t raw_len)
+{
+	s->n++;
+	s->inline_bytes += raw_len;
+}
+
 void tensor_stats_add(tensor_stats *s, const Onnx__TensorProto *t)
 {
 	s->n++;

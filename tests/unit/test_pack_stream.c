@@ -428,3 +428,38 @@ Test(pack_stream, written_runs_give_the_input_back)
 	unlink(path), unlink(out);
 	free(model.p);
 }
+
+/* Nodes packed without protobuf-c's walk (src/emit/pack_node.c) against protobuf-c:
+ * attributes of every plain kind, with values whose encodings differ in length
+ * (negative ints as ten bytes, a NaN, an empty string) and names and lists long
+ * enough to need lengths of two bytes. */
+Test(pack_stream, plain_nodes_pack_as_protobuf_c)
+{
+	char long_name[300];
+	memset(long_name, 'n', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	int64_t ints[40];
+	float floats[40];
+	for (int i = 0; i < 40; i++) {
+		ints[i] = i % 3 == 0 ? -(int64_t)i * 1000003 : i % 3 == 1 ? INT64_MAX - i : i;
+		floats[i] = i == 7 ? __builtin_nanf("") : (float)i * -0.37f;
+	}
+	const char *strs[3] = {"", "two", long_name};
+	mb *b = mb_new(13);
+	mb_input(b, "x", DT_FLOAT, "N,3");
+	mb_node(b, "Relu", "x", long_name);
+	mb_node_name(b, long_name);
+	mb_attr_i(b, "negative", -1);
+	mb_attr_i(b, "min", INT64_MIN);
+	mb_attr_f(b, "nan", __builtin_nanf(""));
+	mb_attr_f(b, "negative_zero", -0.0f);
+	mb_attr_s(b, "empty", "");
+	mb_attr_s(b, long_name, long_name);
+	mb_attr_ints(b, "ints", 40, ints);
+	mb_attr_floats(b, "floats", 40, floats);
+	mb_attr_strings(b, "strings", 3, strs);
+	mb_node(b, "Identity", long_name, "y");
+	mb_node_domain(b, "");
+	mb_output(b, "y", 0, NULL);
+	cr_assert(same_pack_built(b, "plain_nodes"));
+}

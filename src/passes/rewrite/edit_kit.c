@@ -159,6 +159,10 @@ static const char *fresh(rw *r, const char *base, const char *role)
 const char *rw_value(rw *r, const char *base, const char *role)
 {
 	const char *s = fresh(r, base, role);
+	/* Sized at once for the names the planning run drew: grown as it filled, the
+	 * map was rehashed again and again. */
+	if (r->apply && s[0] && !r->made.cap && r->nplanned && !strmap_reserve(&r->made, r->nplanned))
+		rw_nomem(r);
 	if (r->apply && s[0] && strmap_put(&r->made, s, 0) == -2)
 		rw_nomem(r);
 	return s;
