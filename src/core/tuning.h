@@ -159,7 +159,7 @@ bool verify_ir_chosen(void);
 /* After an edit, the initializers are copied ahead again to their new place when the
  * stretch holds this many bytes for each edited node or initializer sized to place
  * it: the sizing, on the editing thread, against the copy it takes off the write. */
-#define WRITE_AHEAD_PER_MESSAGE ((uint64_t)4 << 10)
+#define WRITE_AHEAD_PER_MESSAGE ((uint64_t)1 << 10)
 /* More than this of the model's fields beside the graph, and nothing is copied ahead:
  * reading them to place the graph against what the copy saves. */
 #define WRITE_AHEAD_HEADER_MAX ((uint64_t)1 << 20)
