@@ -87,7 +87,7 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 				    a->symbol, (long long)a->value);
 		int64_t id = sym_intern(&m->syms, a->symbol);
 		if (id < 0)
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+			return arena_error(m->arena, err, m->path, "inference");
 		if (!sym_bind(&m->syms, id, a->value))
 			return error_set(err, OSH_ERR_INVALID, "%s: --assume %s=%lld contradicts an earlier --assume",
 				    m->path, a->symbol, (long long)a->value);
@@ -101,14 +101,14 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 		value *v = &m->main->values[id];
 		dim *d = arena_array(m->arena, s->rank > 0 ? (size_t)s->rank : 1, sizeof *d);
 		if (!d)
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+			return arena_error(m->arena, err, m->path, "inference");
 		for (int32_t k = 0; k < s->rank; k++) { /* check_options refused the rest */
 			if (s->dims[k].kind == OSH_DIM_VALUE) {
 				d[k] = dim_known(s->dims[k].value);
 			} else if (s->dims[k].kind == OSH_DIM_SYMBOL) {
 				int64_t sid = sym_intern(&m->syms, s->dims[k].symbol);
 				if (sid < 0)
-					return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+					return arena_error(m->arena, err, m->path, "inference");
 				d[k] = dim_symbol(sid);
 			} else {
 				d[k] = dim_unknown();
@@ -117,7 +117,7 @@ static osh_status apply_options(osh_model *m, const osh_infer_options *o, osh_er
 		tinfo *t = arena_alloc(m->arena, sizeof *t);
 		value_extra *x = value_extra_need(m->arena, v);
 		if (!t || !x)
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+			return arena_error(m->arena, err, m->path, "inference");
 		*t = value_declared(v);
 		t->kind = TK_TENSOR;
 		t->rank = s->rank;
@@ -588,15 +588,15 @@ osh_status pipeline_infer(osh_model *m, const osh_infer_options *opts, bool lint
 	if (lint_later) {
 		later = arena_zalloc(m->arena, sizeof *later);
 		if (!later)
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+			return arena_error(m->arena, err, m->path, "inference");
 		later->po = r.po;
 		later->po.state = &later->state; /* what inference leaves for lint, kept with it */
 		if (!keep_options(m, &later->po))
-			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+			return arena_error(m->arena, err, m->path, "inference");
 		r.po = later->po;
 	}
 	if (!keep_debug(m, &r.debug))
-		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		return arena_error(m->arena, err, m->path, "inference");
 	s = run_stages(m, &r, check_stages, m->inferred ? check_at("infer") : 0, check_at(later ? "lint" : "annotate"),
 		       err);
 	if (s != OSH_OK)
