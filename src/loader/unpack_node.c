@@ -26,17 +26,10 @@
  */
 #include "loader/unpack_node.h"
 #include "loader/wire.h"
+#include "loader/node_fields.h"
 
 #include <string.h>
 
-enum {
-	NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_NAME = 3, NODE_OP_TYPE = 4, NODE_ATTRIBUTE = 5, NODE_DOC = 6,
-	NODE_DOMAIN = 7,
-};
-enum {
-	ATTR_NAME = 1, ATTR_F = 2, ATTR_I = 3, ATTR_S = 4, ATTR_FLOATS = 7, ATTR_INTS = 8, ATTR_STRINGS = 9,
-	ATTR_DOC = 13, ATTR_TYPE = 20, ATTR_REF = 21,
-};
 
 /* The fields of NodeProto and AttributeProto in the schema this reader knows. */
 #define NODE_FIELDS 7
