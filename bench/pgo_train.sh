@@ -5,11 +5,12 @@
 #
 # usage: bench/pgo_train.sh TOOL SOURCE_DIR WORK_DIR
 #
-# What it runs: check, infer and rewrite on the test fixtures (every kind of model and
-# diagnostic, all small), and, where Python's onnx is installed (make deps), on a
-# transformer-like and a CNN-like model of 1k nodes (bench/gen_models.py, seeded),
-# with weights inline (1.4 MB: the two-thread loader of big files) and external: the
-# hot loops of real models. Without onnx the fixtures alone are the training.
+# What it runs: check, infer and rewrite (plain, --fold-shapes, --target-opset 13 and
+# 21) on the test fixtures (every kind of model and diagnostic, all small), and,
+# where Python's onnx is installed (make deps), on a transformer-like and a CNN-like
+# model of 1k nodes (bench/gen_models.py, seeded), with weights inline (1.4 MB: the
+# two-thread loader of big files) and external: the hot loops of real models.
+# Without onnx the fixtures alone are the training.
 set -u
 tool=$1
 src=$2
@@ -30,6 +31,15 @@ for f in $models "$src"/tests/models/*/*.onnx; do
 	"$tool" check "$f"
 	"$tool" infer "$f" -o "$work/out.onnx"
 	"$tool" rewrite "$f" -o "$work/out.onnx"
+	rm -f "$work/out.onnx"
+done >/dev/null 2>&1
+# The rewrites that edit: the fold, and the opset conversion both ways (the edit, the
+# re-index and the inference after it). The 1k-node transformer has shape arithmetic
+# to fold and LayerNormalization to decompose; the fixtures, the rest.
+for f in $models "$src"/tests/models/*/*.onnx; do
+	"$tool" rewrite --fold-shapes "$f" -o "$work/out.onnx"
+	"$tool" rewrite --target-opset 13 "$f" -o "$work/out.onnx"
+	"$tool" rewrite --target-opset 21 "$f" -o "$work/out.onnx"
 	rm -f "$work/out.onnx"
 done >/dev/null 2>&1
 # Several files in one process, on two threads.

@@ -12,7 +12,7 @@
  *     not: packed ints and floats, types left out (IR version 1), fields repeated or
  *     unknown, and the nodes this reader must leave to protobuf-c.
  */
-#define _GNU_SOURCE /* DT_DIR; asprintf in test_files.h */
+#define _GNU_SOURCE /* asprintf in test_files.h */
 #include "core/model.h"
 #include "core/tuning.h"
 #include "loader/decode_node.h"
@@ -22,7 +22,6 @@
 
 #include <criterion/criterion.h>
 #include "test_files.h"
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,25 +128,15 @@ static void check_model_file(const char *path, tally *t)
 	osh_model_free(m);
 }
 
-static void walk(const char *dir, tally *t)
+/* for_each_file's callback: the models among the files. */
+static void on_file(const char *path, void *ctx)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		size_t n = strlen(e->d_name);
-		if (e->d_type == DT_DIR)
-			walk(path, t);
-		else if (n > 5 && !strcmp(e->d_name + n - 5, ".onnx"))
-			check_model_file(path, t);
-	}
-	closedir(d);
+	size_t n = strlen(path);
+	if (n > 5 && !strcmp(path + n - 5, ".onnx"))
+		check_model_file(path, ctx);
 }
+
+static void walk(const char *dir, tally *t) { for_each_file(dir, true, on_file, t); }
 
 /* The fixtures and the corpus loaded the fast way, whatever the environment says:
  * the plain way has no node decoded from its bytes (protobuf-c unpacks them all). */

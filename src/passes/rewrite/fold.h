@@ -8,6 +8,7 @@
 
 #include "passes/rewrite/rewrite.h"
 #include "core/symbols.h"
+#include "core/type_memo.h"
 
 /* Content entries a folded value may have: what inference tracks at most. */
 #define FOLD_MAX_VALUES TINFO_MAX_VALUES
@@ -33,15 +34,37 @@ typedef struct form {
 	const char *role;   /* the new initializer's name ends so: "shape", "ends", "axes"... */
 } form;
 
-/* The schema's pure column for ai.onnx nodes without a body, looked up once per
- * operator and opset: the loader interns operator names, so a pointer tells them
- * apart (a look-up in the schema per question would be a search for every node). */
-#define PURE_MEMO 64
-typedef struct pure_memo {
-	const char *op[PURE_MEMO];
-	int64_t opset[PURE_MEMO];
-	bool pure[PURE_MEMO];
-} pure_memo;
+/* The operators the fold treats apart; FO_OTHER for the rest, and for every operator
+ * of another domain than ai.onnx. */
+typedef enum fold_op {
+	FO_OTHER,
+	FO_CONSTANT,
+	FO_IDENTITY,
+	FO_CAST,
+	FO_DROPOUT,
+	FO_EXPAND,
+	FO_RESHAPE,
+	FO_TILE,
+	FO_SLICE,
+	FO_PAD,
+	FO_TRANSPOSE,
+	FO_WHERE,
+	FO_NOT,
+	FO_UNSQUEEZE,
+	FO_SQUEEZE,
+	FO_FLATTEN,
+} fold_op;
+
+/* What the fold asks of every node's operator, answered once per operator and
+ * opset (core/type_memo.h): which fold_op it is, and whether the schema calls it
+ * pure (its outputs follow from its inputs alone). The stage's, shared by its
+ * graphs. */
+#define FOLD_OP_SLOTS 128
+typedef struct fold_ops {
+	type_key key[FOLD_OP_SLOTS];
+	uint8_t op[FOLD_OP_SLOTS];
+	bool pure[FOLD_OP_SLOTS];
+} fold_ops;
 
 /* A folded value whose data is a constant's, moved, not computed (fold_layout.c):
  * src's data read as dims (rank of them) and transposed by perm. */
@@ -69,7 +92,7 @@ typedef struct fs {
 	int32_t *moved_at; /* per node, NULL until a constant is moved: its entry in moves, or -1 */
 	moved *moves;
 	int32_t nmoves, cap_moves;
-	pure_memo *pure;   /* the stage's, shared by its graphs */
+	fold_ops *ops;
 	int32_t *cse;      /* open addressing: node indices of the pure nodes kept so far, -1 free */
 	uint32_t cse_mask;
 } fs;
@@ -79,6 +102,24 @@ static inline dim fold_res(fs *s, dim d) { return dim_resolve(&s->r->m->syms, d)
 static inline const tinfo *fold_ti_in(fs *s, const node *n, int32_t i)
 {
 	return i < n->ninputs && n->inputs[i] >= 0 ? &s->g->values[n->inputs[i]].ti : NULL;
+}
+
+/* The element count of t, a tensor whose rank is at most max_rank and whose every dim
+ * is a known number once the symbols are resolved; -1 for any other. The dims go to
+ * d when it is not NULL (max_rank entries of room). */
+static inline int64_t fold_known_count(fs *s, const tinfo *t, int32_t max_rank, int64_t *d)
+{
+	if (!t || t->kind != TK_TENSOR || t->rank < 0 || t->rank > max_rank)
+		return -1;
+	int64_t c = 1;
+	for (int32_t k = 0; k < t->rank; k++) {
+		dim x = fold_res(s, t->dims[k]);
+		if (x.kind != DIM_KNOWN || x.v < 0 || __builtin_mul_overflow(c, x.v, &c))
+			return -1;
+		if (d)
+			d[k] = x.v;
+	}
+	return c;
 }
 
 /* The value consumers of id read after the bypasses decided so far. */
@@ -96,6 +137,42 @@ static inline bool fold_bypassable(fs *s, int32_t id)
 }
 
 /* ---- fold_forms.c ---- */
+
+/* Node n's operator, as the fold tells them apart, and whether it is pure; the
+ * answers for an operator the memo has no room for are worked out each time. */
+void fold_op_answer(const node *n, uint8_t *op, bool *pure);
+static inline void fold_op_lookup(fs *s, const node *n, uint8_t *op, bool *pure)
+{
+	bool found;
+	int32_t i = type_memo_slot(s->ops->key, FOLD_OP_SLOTS, (type_key){n->op_type, n->domain, n->opset}, &found);
+	if (i >= 0 && found) {
+		*op = s->ops->op[i];
+		*pure = s->ops->pure[i];
+		return;
+	}
+	fold_op_answer(n, op, pure);
+	if (i >= 0) {
+		s->ops->op[i] = *op;
+		s->ops->pure[i] = *pure;
+	}
+}
+static inline fold_op fold_op_of(fs *s, const node *n)
+{
+	uint8_t op;
+	bool pure;
+	fold_op_lookup(s, n, &op, &pure);
+	return (fold_op)op;
+}
+/* Pure, and holding no body (whose nodes might not be). */
+static inline bool fold_pure(fs *s, const node *n)
+{
+	uint8_t op;
+	bool pure;
+	if (n->nsubgraphs)
+		return false;
+	fold_op_lookup(s, n, &op, &pure);
+	return pure;
+}
 
 /* Appends form f (its content copied into the model's arena); forms_counted: it is
  * one of the report's constant forms. False when memory ran out (r is marked). */

@@ -3,8 +3,34 @@
  */
 #include "passes/rewrite/fold.h"
 #include "core/grow.h"
+#include "core/schema/schema.h"
 
 #include <string.h>
+
+static const struct {
+	const char *name;
+	fold_op op;
+} fold_op_names[] = {
+	{"Constant", FO_CONSTANT}, {"Identity", FO_IDENTITY}, {"Cast", FO_CAST},	  {"Dropout", FO_DROPOUT},
+	{"Expand", FO_EXPAND},	   {"Reshape", FO_RESHAPE},   {"Tile", FO_TILE},	  {"Slice", FO_SLICE},
+	{"Pad", FO_PAD},	   {"Transpose", FO_TRANSPOSE}, {"Where", FO_WHERE},	  {"Not", FO_NOT},
+	{"Unsqueeze", FO_UNSQUEEZE}, {"Squeeze", FO_SQUEEZE}, {"Flatten", FO_FLATTEN},
+};
+
+void fold_op_answer(const node *n, uint8_t *op, bool *pure)
+{
+	*op = FO_OTHER;
+	*pure = false;
+	if (n->domain[0])
+		return;
+	for (size_t k = 0; k < sizeof fold_op_names / sizeof *fold_op_names; k++)
+		if (!strcmp(n->op_type, fold_op_names[k].name)) {
+			*op = (uint8_t)fold_op_names[k].op;
+			break;
+		}
+	const sch_row *r = schema_lookup(n->domain, n->op_type, n->opset);
+	*pure = r && r->pure && !r->deprecated;
+}
 
 bool fold_add_form(fs *s, form f, bool forms_counted)
 {
@@ -33,7 +59,7 @@ const tensor_view *fold_constant_view(fs *s, int32_t id)
 	if (v->origin != VAL_NODE || v->producer < 0)
 		return NULL;
 	const node *p = &s->g->nodes[v->producer];
-	if (p->op_type[0] != 'C' || p->domain[0] || strcmp(p->op_type, "Constant"))
+	if (fold_op_of(s, p) != FO_CONSTANT)
 		return NULL;
 	const attr_view *a = node_attr(p, "value");
 	return a && a->type == AT_TENSOR ? a->t : NULL;

@@ -19,33 +19,18 @@
 
 typedef enum move_kind { MV_NONE, MV_RESHAPE, MV_TRANSPOSE } move_kind;
 
-static move_kind kind_of(const node *n)
+static move_kind kind_of(fs *s, const node *n)
 {
-	/* Asked of most nodes: the first letter before any call. */
-	const char *op = n->op_type;
-	if ((op[0] != 'R' && op[0] != 'U' && op[0] != 'S' && op[0] != 'F' && op[0] != 'T') || n->domain[0] ||
-	    n->noutputs != 1 || n->outputs[0] < 0 || n->ninputs < 1 || n->inputs[0] < 0)
+	if (n->noutputs != 1 || n->outputs[0] < 0 || n->ninputs < 1 || n->inputs[0] < 0)
 		return MV_NONE;
-	if ((!strcmp(op, "Reshape") && n->opset >= 5) || !strcmp(op, "Unsqueeze") || !strcmp(op, "Squeeze") ||
-	    !strcmp(op, "Flatten"))
-		return MV_RESHAPE;
-	return !strcmp(op, "Transpose") ? MV_TRANSPOSE : MV_NONE;
-}
-
-/* The dims of a fully known shape of at most EDIT_MAX_PERM dims into d, and their
- * count; -1 otherwise. */
-static int64_t known_dims(fs *s, const tinfo *t, int64_t *d)
-{
-	if (t->kind != TK_TENSOR || t->rank < 0 || t->rank > EDIT_MAX_PERM)
-		return -1;
-	int64_t c = 1;
-	for (int32_t k = 0; k < t->rank; k++) {
-		dim x = fold_res(s, t->dims[k]);
-		if (x.kind != DIM_KNOWN || x.v < 0 || __builtin_mul_overflow(c, x.v, &c))
-			return -1;
-		d[k] = x.v;
+	switch (fold_op_of(s, n)) {
+	case FO_RESHAPE: return n->opset >= 5 ? MV_RESHAPE : MV_NONE;
+	case FO_UNSQUEEZE:
+	case FO_SQUEEZE:
+	case FO_FLATTEN: return MV_RESHAPE;
+	case FO_TRANSPOSE: return MV_TRANSPOSE;
+	default: return MV_NONE;
 	}
-	return c;
 }
 
 /* How value id's data is a constant's: a moved value's record, or the constant
@@ -80,7 +65,7 @@ bool fold_layout_decide(fs *s, int32_t ni)
 {
 	graph *g = s->g;
 	const node *n = &g->nodes[ni];
-	move_kind kind = kind_of(n);
+	move_kind kind = kind_of(s, n);
 	if (kind == MV_NONE)
 		return false;
 	const value *out = &g->values[n->outputs[0]];
@@ -88,12 +73,12 @@ bool fold_layout_decide(fs *s, int32_t ni)
 	int32_t x = fold_current(s, n->inputs[0]);
 	moved m;
 	if ((out->is_output && g == s->r->m->main) || x < 0 || !source_of(s, x, &m) ||
-	    m.src->count != known_dims(s, &out->ti, od))
+	    m.src->count != fold_known_count(s, &out->ti, EDIT_MAX_PERM, od))
 		return false;
 	if (kind == MV_TRANSPOSE) {
 		int64_t xd[EDIT_MAX_PERM], p[EDIT_MAX_PERM];
 		const tinfo *xt = &g->values[x].ti;
-		if (known_dims(s, xt, xd) != m.src->count || !fold_perm(n, xt->rank, p))
+		if (fold_known_count(s, xt, EDIT_MAX_PERM, xd) != m.src->count || !fold_perm(n, xt->rank, p))
 			return false;
 		/* A transpose of a transpose is one, unless a reshape came between (the
 		 * input's dims are then not the first's transposed dims). */
@@ -140,6 +125,6 @@ bool fold_layout_apply(fs *s, int32_t ni, const char *name)
 	const moved *m = &s->moves[s->moved_at[ni]];
 	const tinfo *t = &s->g->values[s->g->nodes[ni].outputs[0]].ti;
 	int64_t od[EDIT_MAX_PERM];
-	known_dims(s, t, od);
+	fold_known_count(s, t, EDIT_MAX_PERM, od);
 	return edit_transposed_initializer(s->r->e, s->g, name, m->src, m->dims, m->perm, m->rank, od, t->rank);
 }

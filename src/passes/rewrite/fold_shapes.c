@@ -40,36 +40,7 @@
 
 _Static_assert(sizeof(double) == sizeof(uint64_t), "input_key hashes a double's bits as a uint64_t");
 
-static bool is_pure(pure_memo *memo_p, const node *n)
-{
-	pure_memo *mm = memo_p;
-	if (n->domain[0] || n->nsubgraphs)
-		return false;
-	size_t h = ((uintptr_t)n->op_type >> 3 ^ (size_t)n->opset) % PURE_MEMO;
-	if (mm->op[h] == n->op_type && mm->opset[h] == n->opset)
-		return mm->pure[h];
-	const sch_row *r = schema_lookup(n->domain, n->op_type, n->opset);
-	mm->op[h] = n->op_type;
-	mm->opset[h] = n->opset;
-	mm->pure[h] = r && r->pure && !r->deprecated;
-	return mm->pure[h];
-}
-
 static bool same_dim(fs *s, dim a, dim b) { return dim_eq(fold_res(s, a), fold_res(s, b)); }
-
-/* The element count of a fully known shape, or -1. */
-static int64_t known_count(fs *s, const tinfo *t)
-{
-	if (!t || t->kind != TK_TENSOR || t->rank < 0 || t->rank > FOLD_MAX_RANK)
-		return -1;
-	int64_t c = 1;
-	for (int32_t k = 0; k < t->rank; k++) {
-		dim d = fold_res(s, t->dims[k]);
-		if (d.kind != DIM_KNOWN || d.v < 0 || __builtin_mul_overflow(c, d.v, &c))
-			return -1;
-	}
-	return c;
-}
 
 /* Whether value id can become an initializer: content exactly known, small, of a
  * type the editor writes, and no output of the main graph (whose producers stay:
@@ -80,7 +51,7 @@ static bool foldable(fs *s, int32_t id)
 	const tinfo *t = &v->ti;
 	if ((v->is_output && s->g == s->r->m->main) || t->kind != TK_TENSOR)
 		return false;
-	int64_t c = known_count(s, t);
+	int64_t c = fold_known_count(s, t, FOLD_MAX_RANK, NULL);
 	bool is_float;
 	if (c < 0 || c > FOLD_MAX_VALUES || !edit_dtype_encodable(t->elem, &is_float))
 		return false;
@@ -260,10 +231,10 @@ static bool is_noop(fs *s, const node *n)
 	if (n->domain[0] || n->ninputs < 1 || n->inputs[0] < 0 || n->noutputs < 1 || n->outputs[0] < 0)
 		return false;
 	const tinfo *x = fold_ti_in(s, n, 0), *y = &s->g->values[n->outputs[0]].ti;
-	const char *op = n->op_type;
-	if (!strcmp(op, "Cast"))
+	fold_op op = fold_op_of(s, n);
+	if (op == FO_CAST)
 		return x->kind == TK_TENSOR && x->elem && x->elem == node_attr_i(n, "to", -1);
-	if (!strcmp(op, "Dropout")) {
+	if (op == FO_DROPOUT) {
 		if (n->opset < 7)
 			return false;
 		if (n->noutputs > 1 && n->outputs[1] >= 0) {
@@ -274,18 +245,18 @@ static bool is_noop(fs *s, const node *n)
 		int64_t tm[1];
 		return !fold_ti_in(s, n, 2) || (known_ints(s, n, 2, tm, 1) == 1 && tm[0] == 0);
 	}
-	/* The operators below, by their first letters, before the shapes are compared:
-	 * most nodes are none of them. */
-	if (!((op[0] == 'E' && op[1] == 'x') || (op[0] == 'R' && op[1] == 'e') || (op[0] == 'T' && op[1] == 'i') ||
-	      (op[0] == 'S' && op[1] == 'l') || (op[0] == 'P' && op[1] == 'a') || (op[0] == 'T' && op[1] == 'r')))
+	/* The operators below, before the shapes are compared: most nodes are none of
+	 * them. */
+	if (op != FO_EXPAND && op != FO_RESHAPE && op != FO_TILE && op != FO_SLICE && op != FO_PAD &&
+	    op != FO_TRANSPOSE)
 		return false;
 	if (!same_shape(s, x, y) || x->elem != y->elem)
 		return false;
-	if (!strcmp(op, "Expand") && n->opset >= 8)
+	if (op == FO_EXPAND && n->opset >= 8)
 		return true;
-	if (!strcmp(op, "Reshape") && n->opset >= 5)
+	if (op == FO_RESHAPE && n->opset >= 5)
 		return true;
-	if (!strcmp(op, "Tile") && n->opset >= 6) {
+	if (op == FO_TILE && n->opset >= 6) {
 		int64_t rp[FOLD_MAX_RANK];
 		int32_t c = known_ints(s, n, 1, rp, FOLD_MAX_RANK);
 		for (int32_t k = 0; k < c; k++)
@@ -293,7 +264,7 @@ static bool is_noop(fs *s, const node *n)
 				return false;
 		return c >= 0;
 	}
-	if (!strcmp(op, "Slice") && n->opset >= 10) {
+	if (op == FO_SLICE && n->opset >= 10) {
 		int64_t st[FOLD_MAX_RANK];
 		const tinfo *e = fold_ti_in(s, n, 2);
 		if (!e || e->nval < 0)
@@ -306,8 +277,7 @@ static bool is_noop(fs *s, const node *n)
 				return false;
 		return c >= 0;
 	}
-	/* The first letter first: most nodes reach this point and are none of these. */
-	if (op[0] == 'P' && !strcmp(op, "Pad")) {
+	if (op == FO_PAD) {
 		/* Zero pads change nothing in any mode; the same shape alone would not do (a
 		 * row added at one end and cut at the other moves the data). */
 		int64_t p[2 * FOLD_MAX_RANK];
@@ -325,7 +295,7 @@ static bool is_noop(fs *s, const node *n)
 				return false;
 		return c >= 0;
 	}
-	if (op[0] == 'T' && !strcmp(op, "Transpose")) {
+	if (op == FO_TRANSPOSE) {
 		/* Without perm the dims are reversed: a no-op only up to rank 1. */
 		const attr_view *a = node_attr(n, "perm");
 		if (!a)
@@ -346,7 +316,7 @@ static bool all_entries(fs *s, const tinfo *t, int64_t v)
 	/* The first entry first: the constants of most Adds and Muls are no zeros or ones. */
 	if (t->nfval > 0 ? t->fval[0] != (double)v : t->nval > 0 && fold_res(s, t->val[0]).v != v)
 		return false;
-	int64_t c = known_count(s, t);
+	int64_t c = fold_known_count(s, t, FOLD_MAX_RANK, NULL);
 	if (c < 0)
 		return false;
 	if (t->nval == c) {
@@ -435,7 +405,7 @@ static bool const_content(fs *s, int32_t id)
 	if (v->origin == VAL_NODE ? s->fate[v->producer] != F_FOLD : v->origin != VAL_INITIALIZER)
 		return false;
 	const tinfo *t = &v->ti;
-	int64_t c = known_count(s, t);
+	int64_t c = fold_known_count(s, t, FOLD_MAX_RANK, NULL);
 	if (c < 0 || t->elem == 0)
 		return false;
 	if (t->nval == c) {
@@ -492,7 +462,8 @@ static uint64_t input_key(fs *s, int32_t id)
 static bool nodes_same(fs *s, const node *a, const node *b)
 {
 	if (a->ninputs != b->ninputs || a->noutputs != b->noutputs || a->nattrs != b->nattrs ||
-	    strcmp(a->op_type, b->op_type) || strcmp(a->domain, b->domain) || a->opset != b->opset)
+	    a->opset != b->opset || (a->op_type != b->op_type && strcmp(a->op_type, b->op_type)) ||
+	    (a->domain != b->domain && strcmp(a->domain, b->domain)))
 		return false;
 	for (int32_t i = 0; i < a->ninputs; i++)
 		if ((a->inputs[i] < 0) != (b->inputs[i] < 0) ||
@@ -533,7 +504,7 @@ static bool share_duplicate(fs *s, int32_t ni)
 {
 	graph *g = s->g;
 	const node *n = &g->nodes[ni];
-	if (!s->cse || s->form_at[ni] >= 0 || !is_pure(s->pure, n) || !attrs_plain(n))
+	if (!s->cse || s->form_at[ni] >= 0 || !fold_pure(s, n) || !attrs_plain(n))
 		return false;
 	for (int32_t o = 0; o < n->noutputs; o++)
 		if (n->outputs[o] >= 0 && !fold_bypassable(s, n->outputs[o]))
@@ -569,7 +540,7 @@ static void absorb_not(fs *s, int32_t ni)
 	if (c->origin != VAL_NODE || c->producer < 0 || s->fate[c->producer] != F_LIVE)
 		return;
 	const node *p = &g->nodes[c->producer];
-	if (p->domain[0] || strcmp(p->op_type, "Not") || p->ninputs < 1 || p->inputs[0] < 0)
+	if (fold_op_of(s, p) != FO_NOT || p->ninputs < 1 || p->inputs[0] < 0)
 		return;
 	if (!s->negated) {
 		size_t nn = (size_t)g->nnodes;
@@ -613,11 +584,11 @@ static bool outputs_foldable(fs *s, const node *n)
 	return any;
 }
 
+/* A Constant node's: whether its value is a tensor. */
 static bool constant_tensor(const node *n)
 {
 	const attr_view *a = node_attr(n, "value");
-	return !n->domain[0] && !strcmp(n->op_type, "Constant") && a && a->type == AT_TENSOR && n->noutputs == 1 &&
-	       n->outputs[0] >= 0;
+	return a && a->type == AT_TENSOR && n->noutputs == 1 && n->outputs[0] >= 0;
 }
 
 static void decide(fs *s, int32_t ni)
@@ -625,8 +596,9 @@ static void decide(fs *s, int32_t ni)
 	graph *g = s->g;
 	const node *n = &g->nodes[ni];
 	osh_rewrite_report *rep = s->r->rep;
-	bool constant = !n->domain[0] && !strcmp(n->op_type, "Constant");
-	if (is_pure(s->pure, n) && outputs_foldable(s, n)) {
+	fold_op op = fold_op_of(s, n);
+	bool constant = op == FO_CONSTANT;
+	if (fold_pure(s, n) && outputs_foldable(s, n)) {
 		s->fate[ni] = F_FOLD;
 		if (constant)
 			rep->n_fold_constants++;
@@ -652,7 +624,7 @@ static void decide(fs *s, int32_t ni)
 	if (n->domain[0] || n->ninputs < 1 || n->inputs[0] < 0 || n->noutputs < 1 || n->outputs[0] < 0)
 		return;
 	int32_t x = n->inputs[0], y = n->outputs[0];
-	if (!strcmp(n->op_type, "Identity")) {
+	if (op == FO_IDENTITY) {
 		if (s->outer_read[y])
 			return;
 		if (!g->values[y].is_output) {
@@ -687,13 +659,13 @@ static void decide(fs *s, int32_t ni)
 		rw_change(s->r, g, ni, "fold", "%s removed: it changes nothing", n->op_type);
 		return;
 	}
-	if (!strcmp(n->op_type, "Reshape") && n->opset >= 5)
+	if (op == FO_RESHAPE && n->opset >= 5)
 		form_reshape(s, ni);
-	else if (!strcmp(n->op_type, "Expand") && n->opset >= 8)
+	else if (op == FO_EXPAND && n->opset >= 8)
 		form_expand(s, ni);
-	else if (!strcmp(n->op_type, "Slice"))
+	else if (op == FO_SLICE)
 		form_slice(s, ni);
-	else if (n->op_type[0] == 'W' && !strcmp(n->op_type, "Where") && n->opset >= 9)
+	else if (op == FO_WHERE && n->opset >= 9)
 		absorb_not(s, ni);
 	share_duplicate(s, ni);
 }
@@ -734,7 +706,7 @@ static void sweep(fs *s)
 	for (int32_t k = g->nnodes - 1; k >= 0; k--) {
 		int32_t ni = g->order[k];
 		const node *n = &g->nodes[ni];
-		if (s->fate[ni] != F_LIVE || !is_pure(s->pure, n))
+		if (s->fate[ni] != F_LIVE || !fold_pure(s, n))
 			continue;
 		bool unread = true;
 		for (int32_t o = 0; o < n->noutputs && unread; o++)
@@ -892,12 +864,12 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 	if (!states)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	size_t before = 0, removed = 0;
-	pure_memo *pm = arena_zalloc(m->arena, sizeof *pm);
-	if (!pm)
+	fold_ops *ops = arena_zalloc(m->arena, sizeof *ops);
+	if (!ops)
 		return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 	for (int32_t gi = 0; gi < m->ngraphs && !r->m->nomem; gi++) {
 		fs *s = &states[gi];
-		*s = (fs){.r = r, .g = m->graphs[gi], .pure = pm};
+		*s = (fs){.r = r, .g = m->graphs[gi], .ops = ops};
 		graph *g = s->g;
 		if (!g->proto)
 			continue;

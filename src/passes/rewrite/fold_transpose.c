@@ -62,14 +62,12 @@ static const struct {
 
 typedef enum role { R_NONE, R_ELEMENTWISE, R_REDUCE, R_EXIT } role;
 
-/* What an operator at an opset can be in a region, looked up once: the loader
- * interns operator names, so a pointer tells them apart (the tables are searched
- * by name). */
-#define KIND_MEMO 32
+/* What an operator at an opset can be in a region, looked up once per operator
+ * (core/type_memo.h; the tables are searched by name). */
+#define KIND_SLOTS 64
 typedef struct kind_memo {
-	const char *op[KIND_MEMO];
-	int64_t opset[KIND_MEMO];
-	uint8_t kind[KIND_MEMO]; /* role: R_NONE, R_ELEMENTWISE, R_REDUCE */
+	type_key key[KIND_SLOTS];
+	uint8_t kind[KIND_SLOTS]; /* role: R_NONE, R_ELEMENTWISE, R_REDUCE */
 } kind_memo;
 
 typedef struct region {
@@ -87,7 +85,6 @@ typedef struct region {
 	int32_t *values, nvalues;
 	int64_t p[PERM_MAX], pinv[PERM_MAX];
 	int32_t rank;
-	const char *transpose; /* the interned "Transpose", once a node has it */
 	kind_memo memo;
 } region;
 
@@ -108,28 +105,24 @@ static int64_t reduction_axes_input(const node *n)
 	return 0;
 }
 
-static bool is_transpose(region *R, const node *n)
+static bool is_transpose(region *R, const node *n) { return fold_op_of(R->s, n) == FO_TRANSPOSE; }
+
+static role region_kind(const node *n)
 {
-	if (n->domain[0])
-		return false;
-	if (n->op_type == R->transpose)
-		return true;
-	if (R->transpose || strcmp(n->op_type, "Transpose"))
-		return false;
-	R->transpose = n->op_type;
-	return true;
+	return reduction_axes_input(n) ? R_REDUCE : is_elementwise(n) ? R_ELEMENTWISE : R_NONE;
 }
 
 static role kind_of(region *R, const node *n)
 {
 	kind_memo *mm = &R->memo;
-	size_t h = ((uintptr_t)n->op_type >> 3 ^ (size_t)n->opset) % KIND_MEMO;
-	if (mm->op[h] != n->op_type || mm->opset[h] != n->opset) {
-		mm->op[h] = n->op_type;
-		mm->opset[h] = n->opset;
-		mm->kind[h] = reduction_axes_input(n) ? R_REDUCE : is_elementwise(n) ? R_ELEMENTWISE : R_NONE;
-	}
-	return (role)mm->kind[h];
+	bool found;
+	int32_t i = type_memo_slot(mm->key, KIND_SLOTS, (type_key){n->op_type, n->domain, n->opset}, &found);
+	if (i >= 0 && found)
+		return (role)mm->kind[i];
+	role k = region_kind(n);
+	if (i >= 0)
+		mm->kind[i] = (uint8_t)k;
+	return k;
 }
 
 static role role_of(region *R, int32_t ni)

@@ -22,6 +22,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/type_memo.h"
 
 #include "core/dtype.h"
 #include "passes/bcast/bcast_sites.h"
@@ -67,23 +68,25 @@ static const paddle_op *find_paddle(const char *op)
  * schemas say. Gemm's `broadcast` (for C, without axis) is handled beside them. */
 static bool is_legacy_op(const char *op) { return schema_legacy_broadcast(op); }
 
-/* is_legacy_op's answers for the operators seen so far: the loader interns operator
- * names, so a pointer tells them apart, and thousands of nodes have an axis
- * (Concat, Gather, Softmax) while the schema's answer takes a search. */
-#define LEGACY_MEMO 32
+/* is_legacy_op's answers for the operators seen so far (core/type_memo.h):
+ * thousands of nodes have an axis (Concat, Gather, Softmax) while the schema's
+ * answer takes a search. */
+#define LEGACY_SLOTS 64
 typedef struct legacy_memo {
-	const char *op[LEGACY_MEMO];
-	bool legacy[LEGACY_MEMO];
+	type_key key[LEGACY_SLOTS];
+	bool legacy[LEGACY_SLOTS];
 } legacy_memo;
 
 static bool is_legacy_memo(legacy_memo *mm, const char *op)
 {
-	size_t h = ((uintptr_t)op >> 3) % LEGACY_MEMO;
-	if (mm->op[h] != op) {
-		mm->op[h] = op;
-		mm->legacy[h] = is_legacy_op(op);
-	}
-	return mm->legacy[h];
+	bool found;
+	int32_t i = type_memo_slot(mm->key, LEGACY_SLOTS, (type_key){.op_type = op}, &found);
+	if (i >= 0 && found)
+		return mm->legacy[i];
+	bool legacy = is_legacy_op(op);
+	if (i >= 0)
+		mm->legacy[i] = legacy;
+	return legacy;
 }
 
 /* ai.onnx and its sub-domains (ai.onnx.ml, ai.onnx.preview.training) are ONNX's own:
@@ -638,7 +641,7 @@ static cand *collect(rw *r, size_t *count)
 {
 	size_t n = 0, cap = 0;
 	cand *cs = NULL;
-	legacy_memo mm = {{NULL}, {false}};
+	legacy_memo mm = {0};
 	for (int32_t gi = 0; gi < r->m->ngraphs; gi++) {
 		graph *g = r->m->graphs[gi];
 		if (!editable(g))
