@@ -1154,6 +1154,10 @@ static bool is_made_up(symtab *t, int64_t id) { return t->v[id].fresh; }
 
 bool dx_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && each_name(t, d, is_made_up, 0); }
 
+static bool is_given(symtab *t, int64_t id) { return !t->v[id].fresh; }
+
+bool dx_mentions_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && !each_name(t, d, is_given, 0); }
+
 static bool count_declared(symtab *t, int64_t id)
 {
 	if (t->v[id].decls < INT32_MAX)

@@ -132,6 +132,9 @@ bool dx_over_inputs(symtab *t, dim d);
 /* Whether every name in d was made up by onnxshape (sym_entry.fresh) for a size
  * inference could not know: a data-dependent count, a stand-in for a claim. */
 bool dx_made_up(symtab *t, dim d);
+/* Whether d, a symbol, names one onnxshape made up (an unknown size, a claim's
+ * stand-in) anywhere in it. */
+bool dx_mentions_made_up(symtab *t, dim d);
 /* Counts one more declaration of every name in d (sym_entry.decls). */
 void dx_note_declared(symtab *t, dim d);
 /* Forgets every count, before the declarations are read again (a re-index). */

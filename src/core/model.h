@@ -229,6 +229,10 @@ struct graph {
 	bool refs_dropped;
 	int32_t *inputs, ninputs;   /* value ids of the graph inputs, in order */
 	int32_t *outputs, noutputs; /* value ids of the graph outputs, in order */
+	/* The main graph a re-index built while osh_model.before holds the IR it
+	 * replaced: per node, the node there it was decoded from (the same bytes), or
+	 * -1; NULL otherwise. */
+	int32_t *before_node;
 };
 
 /* Messages still in wire bytes: message k is bytes[off[k], off[k] + len[k]). */
@@ -408,6 +412,17 @@ struct osh_model {
 	bool modified; /* a pass changed the messages */
 	bool nomem;    /* an allocation failed during indexing or a pass */
 	bool inferred; /* the inference pass has run: values' ti are meaningful */
+	bool inferred_plain; /* and its last run had the default options */
+	/* What the inference before the last re-index found, for the first one after it
+	 * (passes/infer/infer.c): the main graph it inferred and, per node of it, whether
+	 * a diagnostic names the node. Kept by model_reindex when that inference ran with
+	 * the default options, as every inference after an edit does; main NULL otherwise
+	 * and once that inference ran. */
+	struct {
+		const graph *main;
+		const uint8_t *noisy;
+	} before;
+	size_t carried; /* how many nodes that inference took from it */
 	bool ignore_declared; /* inference ran without the file's output/value_info types */
 	model_pending pending;
 	osh_summary *summary;

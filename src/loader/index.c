@@ -1120,6 +1120,21 @@ static void inputs_from_before(const osh_model *m, graph *g, const node *const *
 	free(xlat);
 }
 
+/* g->before_node from define_nodes' was, for the inference after a re-index that
+ * kept the IR it replaces (osh_model.before). False when memory ran out. */
+static bool note_before(osh_model *m, graph *g, const node *const *was)
+{
+	const graph *old = m->src.reindex_from;
+	if (g != m->main || !old || m->before.main != old)
+		return true;
+	g->before_node = arena_alloc(m->arena, (g->nnodes > 0 ? (size_t)g->nnodes : 1) * sizeof *g->before_node);
+	if (!g->before_node)
+		return false;
+	for (int32_t ni = 0; ni < g->nnodes; ni++)
+		g->before_node[ni] = was[ni] ? (int32_t)(was[ni] - old->nodes) : -1;
+	return true;
+}
+
 static bool resolve_inputs(osh_model *m, graph *g, const node *const *was)
 {
 	/* A re-index takes most nodes from the IR it replaces (define_nodes): their
@@ -1985,7 +2000,7 @@ static bool build_graph(osh_model *m, graph *g)
 		if (!define_inputs(m, g, f->n_input, NULL, f->input) || !define_nodes(m, g, f->node, f->n_node, NULL))
 			return false;
 	}
-	bool resolved = resolve_inputs(m, g, was);
+	bool resolved = resolve_inputs(m, g, was) && (!was || note_before(m, g, was));
 	free(was);
 	if (!resolved || !check_node_names(m, g) || !check_inputs_typed(m, g))
 		return false;

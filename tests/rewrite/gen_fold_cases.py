@@ -29,6 +29,11 @@ runs the exported ones, the empty-batch binding included:
                        Flatten (of a Constant node's tensor) before they meet x:
                        each becomes an initializer; a Transpose after a Reshape
                        of a transposed weight too.
+  declared_conflict    x (batch, 4, 6) through a Relu whose output value_info says
+                       (batch, 4, 7), a shape-conflict warning the fold leaves as it
+                       is, then a Reshape to (batch, 24) whose target comes from the
+                       Relu's Shape: the inference after the fold says the warning
+                       again, of a node it would otherwise take over unchanged.
 """
 import json
 import os
@@ -179,9 +184,32 @@ def moved_weights():
     return model, record
 
 
+def declared_conflict():
+    i64 = lambda name, vals: helper.make_tensor(name, TensorProto.INT64, [len(vals)], vals)
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("Shape", ["r"], ["s"]),
+        helper.make_node("Gather", ["s", "i0"], ["b"], axis=0),
+        helper.make_node("Concat", ["b", "n24"], ["target"], axis=0),
+        helper.make_node("Reshape", ["r", "target"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "declared_conflict",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 24])],
+        [i64("i0", [0]), i64("n24", [24])],
+        value_info=[helper.make_tensor_value_info("r", TensorProto.FLOAT, ["batch", 4, 7])])
+    model = helper.make_model(graph, producer_name="gen_fold_cases", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    record = {"inputs": [["x", "f", ["batch", 4, 6]]],
+              "truth": [{"binding": {"batch": 2}}, {"binding": {"batch": 1}}]}
+    return model, record
+
+
 def main(out):
     for name, make in (("reshape_empty_batch", reshape_empty_batch), ("transpose_regions", transpose_regions),
-                       ("pad_not_where", pad_not_where), ("moved_weights", moved_weights)):
+                       ("pad_not_where", pad_not_where), ("moved_weights", moved_weights),
+                       ("declared_conflict", declared_conflict)):
         model, record = make()
         onnx.checker.check_model(model)
         d = os.path.join(out, name)

@@ -19,6 +19,7 @@
 
 #include "core/dtype.h"
 #include "core/grow.h"
+#include "core/schema/schema.h"
 #include "core/tensor.h"
 #include "core/type_memo.h"
 #include "passes/infer/check_kernel.h"
@@ -392,6 +393,11 @@ static op_handler resolve_op(const infer_ctx *c, const node *n)
 struct op_memo {
 	type_key key[OP_MEMO_SLOTS];
 	op_handler h[OP_MEMO_SLOTS];
+	/* carried's question of the operator: whether its schema row at before_opset, the
+	 * opset of the graph a re-index replaced, is the one at this opset (same_row: 0
+	 * not asked yet, 1 it is, 2 it is not). */
+	int64_t before_opset[OP_MEMO_SLOTS];
+	uint8_t same_row[OP_MEMO_SLOTS];
 };
 
 static op_handler handler_of(const infer_ctx *c, const node *n)
@@ -451,11 +457,110 @@ static bool node_reads_stale(const graph *main, const node *n, const bool *stale
 	return n->nsubgraphs && body_reads_stale(main, n, stale);
 }
 
+/* ---- after a re-index: what the inference before it found --------------------------- */
+
+/* The same entries in the same terms: symbols by id, an unknown as an unknown. */
+static bool dims_identical(const dim *a, const dim *b, int32_t n)
+{
+	if (a == b)
+		return true;
+	for (int32_t k = 0; k < n; k++)
+		if (a[k].kind != b[k].kind || (a[k].kind != DIM_UNKNOWN && a[k].v != b[k].v))
+			return false;
+	return true;
+}
+
+static bool tinfo_identical(const tinfo *a, const tinfo *b)
+{
+	if (a->kind != b->kind || a->inner != b->inner || a->elem != b->elem || a->key != b->key ||
+	    a->rank != b->rank || a->nval != b->nval || a->nfval != b->nfval)
+		return false;
+	return (a->rank <= 0 || dims_identical(a->dims, b->dims, a->rank)) &&
+	       (a->nval <= 0 || dims_identical(a->val, b->val, a->nval)) &&
+	       (a->nfval <= 0 || a->fval == b->fval || !memcmp(a->fval, b->fval, (size_t)a->nfval * sizeof *a->fval));
+}
+
+/* Whether t names a size onnxshape made up: its rule makes a new one each time it
+ * runs (dim_fresh), and a claim's stand-in belongs to the value it was made for
+ * (claimed), which a re-index replaced. */
+static bool made_up(infer_ctx *c, const tinfo *t)
+{
+	for (int32_t k = 0; k < t->rank; k++)
+		if (dx_mentions_made_up(c->syms, t->dims[k]))
+			return true;
+	for (int32_t k = 0; k < t->nval; k++)
+		if (dx_mentions_made_up(c->syms, t->val[k]))
+			return true;
+	return false;
+}
+
+/* Whether node n's operator has the same schema row at opset `before` as at its own. */
+static bool same_row(const infer_ctx *c, const node *n, int64_t before)
+{
+	bool found;
+	int32_t i = c->ops ? type_memo_slot(c->ops->key, OP_MEMO_SLOTS, (type_key){n->op_type, n->domain, n->opset},
+					    &found)
+			   : -1;
+	if (i >= 0 && found && c->ops->same_row[i] && c->ops->before_opset[i] == before)
+		return c->ops->same_row[i] == 1;
+	const sch_row *now = schema_lookup(n->domain, n->op_type, n->opset);
+	bool same = now && now == schema_lookup(n->domain, n->op_type, before);
+	if (i >= 0 && found) {
+		c->ops->before_opset[i] = before;
+		c->ops->same_row[i] = same ? 1 : 2;
+	}
+	return same;
+}
+
+/* Node ni of the main graph takes its outputs' types from the node it was decoded
+ * from, the same bytes, in the graph the last re-index replaced (osh_model.before),
+ * when its rule could only find them again: that inference had nothing to say of the
+ * node, the node holds no body, its operator has the same schema row at both opsets,
+ * and it reads types identical to those it read there, and its outputs are declared
+ * as they were. Its schema check is what it was too. True when it did. */
+static bool carried(infer_ctx *c, graph *g, int32_t ni)
+{
+	const graph *old = c->m->before.main;
+	int32_t k = g->before_node[ni];
+	if (k < 0 || k >= old->nnodes || c->m->before.noisy[k])
+		return false;
+	const node *n = &g->nodes[ni], *o = &old->nodes[k];
+	if (n->nsubgraphs || o->nsubgraphs || n->ninputs != o->ninputs || n->noutputs != o->noutputs)
+		return false;
+	if (n->opset != o->opset && !same_row(c, n, o->opset))
+		return false;
+	for (int32_t i = 0; i < n->ninputs; i++) {
+		int32_t a = n->inputs[i], b = o->inputs[i];
+		if ((a < 0) != (b < 0) || (a >= 0 && !tinfo_identical(&g->values[a].ti, &old->values[b].ti)))
+			return false;
+	}
+	for (int32_t j = 0; j < n->noutputs; j++) {
+		int32_t a = n->outputs[j], b = o->outputs[j];
+		if ((a < 0) != (b < 0))
+			return false;
+		if (a < 0)
+			continue;
+		const value *va = &g->values[a], *vb = &old->values[b];
+		tinfo da = value_declared(va), db = value_declared(vb);
+		if (va->producer != ni || vb->producer != k || !tinfo_identical(&da, &db))
+			return false;
+	}
+	for (int32_t j = 0; j < n->noutputs; j++)
+		if (n->outputs[j] >= 0 && made_up(c, &old->values[o->outputs[j]].ti))
+			return false;
+	for (int32_t j = 0; j < n->noutputs; j++)
+		if (n->outputs[j] >= 0)
+			g->values[n->outputs[j]].ti = old->values[o->outputs[j]].ti;
+	return true;
+}
+
 /* Infers g's nodes in order. ps: where to list the nodes for lint (the main graph's
  * run), else NULL. */
 static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state *ps)
 {
 	bool *stale = g == base->m->main ? base->rederive : NULL;
+	bool carry = g == base->m->main && base->m->before.main && g->before_node && !stale && !base->quiet &&
+		     !base->checks_only;
 	for (int32_t k = 0; k < g->nnodes; k++) {
 		int32_t ni = g->order[k];
 		node *n = &g->nodes[ni];
@@ -475,6 +580,10 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			list_for_lint(&c, ps, ni);
 		infer_fn fn = h.fn;
 		graph *body = h.body;
+		if (carry && fn && !body && carried(&c, g, ni)) {
+			base->m->carried++;
+			continue;
+		}
 		/* A node its schema refuses is reported once, as such: its rule runs
 		 * quiet (rules cope with any inputs, reading them by position). */
 		/* A model-local function of a domain the schemas cover is no operator to
@@ -620,6 +729,14 @@ static void pass_subgraph_checks(infer_ctx *c, graph *sg)
 	infer_nodes(&sub, sg, false, NULL);
 }
 
+/* The options every inference after an edit runs with: what it finds, an inference
+ * with these options before the edit found too, where nothing changed. */
+static bool options_plain(const pass_options *o)
+{
+	return !o->ignore_declared && !o->require_static && !o->require_explicit && !o->n_assumed && !o->runtime_ort &&
+	       !o->n_custom_ops && !o->constant_initializers;
+}
+
 bool pass_infer(osh_model *m, const pass_options *opts)
 {
 	rule_index ri;
@@ -658,10 +775,13 @@ bool pass_infer(osh_model *m, const pass_options *opts)
 		base.rederive[m->main->inputs[i]] = true;
 	}
 	seed_values(&base, m->main);
+	m->carried = 0;
 	pass_state *ps = opts->state;
 	if (ps)
 		*ps = (pass_state){.lint_listed = true};
 	infer_nodes(&base, m->main, use_declared, ps);
 	m->inferred = true;
+	m->inferred_plain = options_plain(opts) && !base.rederive;
+	m->before.main = NULL; /* what it carried over is its own now */
 	return !m->nomem;
 }
