@@ -87,6 +87,46 @@ int32_t schema_newest_opset(const char *domain)
 	return newest;
 }
 
+static bool types_equal(const sch_types *a, const sch_types *b)
+{
+	return a->tensor == b->tensor && a->sparse == b->sparse && a->seq == b->seq && a->opt_tensor == b->opt_tensor &&
+	       a->opt_seq == b->opt_seq && a->map == b->map && a->seq_map == b->seq_map;
+}
+
+static bool params_alike(const sch_param *a, const sch_param *b, int32_t n)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (strcmp(a[i].name, b[i].name) || a[i].constraint != b[i].constraint || a[i].option != b[i].option ||
+		    a[i].heterogeneous != b[i].heterogeneous || a[i].min_arity != b[i].min_arity ||
+		    (a[i].constraint < 0 && !types_equal(&a[i].types, &b[i].types)))
+			return false;
+	return true;
+}
+
+bool schema_rows_alike(const sch_row *a, const sch_row *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->deprecated || b->deprecated || a->min_inputs != b->min_inputs ||
+	    a->max_inputs != b->max_inputs || a->min_outputs != b->min_outputs || a->max_outputs != b->max_outputs ||
+	    a->ninputs != b->ninputs || a->noutputs != b->noutputs || a->nattrs != b->nattrs ||
+	    a->nconstraints != b->nconstraints || a->broadcast != b->broadcast || a->shape != b->shape ||
+	    a->pure != b->pure || a->view != b->view || strcmp(a->domain, b->domain) || strcmp(a->op_type, b->op_type))
+		return false;
+	if (!params_alike(a->inputs, b->inputs, a->ninputs) || !params_alike(a->outputs, b->outputs, a->noutputs))
+		return false;
+	for (int32_t i = 0; i < a->nconstraints; i++)
+		if (strcmp(a->constraints[i].var, b->constraints[i].var))
+			return false;
+	for (int32_t i = 0; i < a->nattrs; i++) {
+		const sch_attr *x = &a->attrs[i], *y = &b->attrs[i];
+		if (strcmp(x->name, y->name) || x->type != y->type || x->required != y->required ||
+		    (!x->default_text != !y->default_text) || (x->default_text && strcmp(x->default_text, y->default_text)))
+			return false;
+	}
+	return true;
+}
+
 bool schema_knows_domain(const char *domain)
 {
 	int32_t first, end;

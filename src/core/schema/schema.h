@@ -109,6 +109,13 @@ enum sch_shape {
  * is ai.onnx ("ai.onnx" is accepted too). */
 const sch_row *schema_lookup(const char *domain, const char *op_type, int64_t opset);
 
+/* Whether rows a and b of one operator differ at most in the types their constraints
+ * allow: the same inputs, outputs and attributes (names, options, defaults), the
+ * same literal types and type variables, the same broadcasting and shape columns.
+ * What a node of either computes and the shapes of its outputs are then the same;
+ * only the types each accepts may differ. */
+bool schema_rows_alike(const sch_row *a, const sch_row *b);
+
 /* The newest version of the domain's operator set the table knows (28 for "",
  * 5 for "ai.onnx.ml", ...), 0 for a domain it does not know. */
 int32_t schema_newest_opset(const char *domain);

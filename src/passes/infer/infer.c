@@ -393,11 +393,11 @@ static op_handler resolve_op(const infer_ctx *c, const node *n)
 struct op_memo {
 	type_key key[OP_MEMO_SLOTS];
 	op_handler h[OP_MEMO_SLOTS];
-	/* carried's question of the operator: whether its schema row at before_opset, the
-	 * opset of the graph a re-index replaced, is the one at this opset (same_row: 0
-	 * not asked yet, 1 it is, 2 it is not). */
+	/* carried's question of the operator: how its schema row at before_opset, the
+	 * opset of the graph a re-index replaced, stands to the one at this opset
+	 * (row_change: a row_change, 0 not asked yet). */
 	int64_t before_opset[OP_MEMO_SLOTS];
-	uint8_t same_row[OP_MEMO_SLOTS];
+	uint8_t row_change[OP_MEMO_SLOTS];
 };
 
 static op_handler handler_of(const infer_ctx *c, const node *n)
@@ -494,64 +494,77 @@ static bool made_up(infer_ctx *c, const tinfo *t)
 	return false;
 }
 
-/* Whether node n's operator has the same schema row at opset `before` as at its own. */
-static bool same_row(const infer_ctx *c, const node *n, int64_t before)
+/* How node n's operator at opset `before` stands to itself at its own opset. */
+typedef enum row_change { ROW_SAME = 1, ROW_TYPES, ROW_OTHER } row_change;
+
+static row_change row_change_of(const infer_ctx *c, const node *n, int64_t before)
 {
+	if (n->opset == before)
+		return ROW_SAME;
 	bool found;
 	int32_t i = c->ops ? type_memo_slot(c->ops->key, OP_MEMO_SLOTS, (type_key){n->op_type, n->domain, n->opset},
 					    &found)
 			   : -1;
-	if (i >= 0 && found && c->ops->same_row[i] && c->ops->before_opset[i] == before)
-		return c->ops->same_row[i] == 1;
+	if (i >= 0 && found && c->ops->row_change[i] && c->ops->before_opset[i] == before)
+		return (row_change)c->ops->row_change[i];
 	const sch_row *now = schema_lookup(n->domain, n->op_type, n->opset);
-	bool same = now && now == schema_lookup(n->domain, n->op_type, before);
+	const sch_row *then = schema_lookup(n->domain, n->op_type, before);
+	row_change r = !now ? ROW_OTHER : now == then ? ROW_SAME : schema_rows_alike(now, then) ? ROW_TYPES : ROW_OTHER;
 	if (i >= 0 && found) {
 		c->ops->before_opset[i] = before;
-		c->ops->same_row[i] = same ? 1 : 2;
+		c->ops->row_change[i] = (uint8_t)r;
 	}
-	return same;
+	return r;
 }
+
+typedef enum carry_verdict { CARRY_NO, CARRY_DONE, CARRY_AFTER_CHECK } carry_verdict;
 
 /* Node ni of the main graph takes its outputs' types from the node it was decoded
  * from, the same bytes, in the graph the last re-index replaced (osh_model.before),
  * when its rule could only find them again: that inference had nothing to say of the
- * node, the node holds no body, its operator has the same schema row at both opsets,
- * and it reads types identical to those it read there, and its outputs are declared
- * as they were. Its schema check is what it was too. True when it did. */
-static bool carried(infer_ctx *c, graph *g, int32_t ni)
+ * node, the node holds no body, its operator has the same schema row at both opsets
+ * or rows that differ only in the types they accept, it reads types identical to
+ * those it read there, its outputs are declared as they were and name no size made
+ * up there. Under the same row its schema check is what it was too (CARRY_DONE
+ * without it); under another, the check must pass first (CARRY_AFTER_CHECK until
+ * `checked`). */
+static carry_verdict carried(infer_ctx *c, graph *g, int32_t ni, bool checked)
 {
 	const graph *old = c->m->before.main;
 	int32_t k = g->before_node[ni];
 	if (k < 0 || k >= old->nnodes || c->m->before.noisy[k])
-		return false;
+		return CARRY_NO;
 	const node *n = &g->nodes[ni], *o = &old->nodes[k];
 	if (n->nsubgraphs || o->nsubgraphs || n->ninputs != o->ninputs || n->noutputs != o->noutputs)
-		return false;
-	if (n->opset != o->opset && !same_row(c, n, o->opset))
-		return false;
+		return CARRY_NO;
+	row_change rc = row_change_of(c, n, o->opset);
+	if (rc == ROW_OTHER)
+		return CARRY_NO;
+	if (rc == ROW_TYPES && !checked)
+		return CARRY_AFTER_CHECK;
 	for (int32_t i = 0; i < n->ninputs; i++) {
 		int32_t a = n->inputs[i], b = o->inputs[i];
 		if ((a < 0) != (b < 0) || (a >= 0 && !tinfo_identical(&g->values[a].ti, &old->values[b].ti)))
-			return false;
+			return CARRY_NO;
 	}
 	for (int32_t j = 0; j < n->noutputs; j++) {
 		int32_t a = n->outputs[j], b = o->outputs[j];
 		if ((a < 0) != (b < 0))
-			return false;
+			return CARRY_NO;
 		if (a < 0)
 			continue;
 		const value *va = &g->values[a], *vb = &old->values[b];
 		tinfo da = value_declared(va), db = value_declared(vb);
 		if (va->producer != ni || vb->producer != k || !tinfo_identical(&da, &db))
-			return false;
+			return CARRY_NO;
 	}
 	for (int32_t j = 0; j < n->noutputs; j++)
 		if (n->outputs[j] >= 0 && made_up(c, &old->values[o->outputs[j]].ti))
-			return false;
+			return CARRY_NO;
 	for (int32_t j = 0; j < n->noutputs; j++)
 		if (n->outputs[j] >= 0)
 			g->values[n->outputs[j]].ti = old->values[o->outputs[j]].ti;
-	return true;
+	return CARRY_DONE;
 }
 
 /* Infers g's nodes in order. ps: where to list the nodes for lint (the main graph's
@@ -580,7 +593,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			list_for_lint(&c, ps, ni);
 		infer_fn fn = h.fn;
 		graph *body = h.body;
-		if (carry && fn && !body && carried(&c, g, ni)) {
+		carry_verdict cv = carry && fn && !body ? carried(&c, g, ni, false) : CARRY_NO;
+		if (cv == CARRY_DONE) {
 			base->m->carried++;
 			continue;
 		}
@@ -595,6 +609,10 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		bool schema_refused = check && (h.schema ? !check_schema_node(&c, h.schema)
 							 : h.schema_domain && !check_schema_missing(&c));
 		c.quiet = base->quiet || schema_refused;
+		if (cv == CARRY_AFTER_CHECK && !schema_refused && carried(&c, g, ni, true) == CARRY_DONE) {
+			base->m->carried++;
+			continue;
+		}
 		/* A node no runtime would load is reported as that alone: its missing
 		 * shape rule is the lesser news. */
 		bool refused = c.opts->runtime_ort && !body && !c.quiet && check_kernel_domain(&c);
