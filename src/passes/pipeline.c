@@ -191,8 +191,9 @@ static osh_status stage_load(osh_model *m, stage_run *r, osh_error *err)
 
 static osh_status stage_infer(osh_model *m, stage_run *r, osh_error *err)
 {
-	/* Each inference starts from nothing, as a fresh osh_infer would: what an
-	 * earlier one of the run listed for lint names nodes of an IR since rebuilt. */
+	/* Each inference's lint list starts empty, as a fresh osh_infer's would: what an
+	 * earlier one of the run listed names nodes of an IR since rebuilt. (What the
+	 * nodes an edit left alone were found to be, pass_infer takes over itself.) */
 	if (r->po.state)
 		*r->po.state = (pass_state){0};
 	return pass_infer(m, &r->po) ? OSH_OK : nomem_in(m, "infer", err);
@@ -314,7 +315,8 @@ static const stage check_stages[] = {
 /* `rewrite`: check's infer, lint and describe (osh_infer), then these (osh_rewrite).
  * Four stages edit the messages: axis, explicit, implicit and fold. After
  * each, the rows marked after_edit rebuild the IR from the messages and infer it
- * again, from nothing and with default options (the --assume bindings live on in
+ * again with default options, taking over what the inference before found of the
+ * nodes the edit left alone (passes/infer/infer.c) (the --assume bindings live on in
  * the symbols, the --input-shape overrides in the graph inputs' messages:
  * declare-inputs), then declare the values the edit made; they are skipped when
  * that stage edited nothing (no option for it, nothing to do, a dry run).
