@@ -483,13 +483,21 @@ static bool tinfo_identical(const tinfo *a, const tinfo *b)
 /* Whether t names a size onnxshape made up: its rule makes a new one each time it
  * runs (dim_fresh), and a claim's stand-in belongs to the value it was made for
  * (claimed), which a re-index replaced. */
+static bool dim_made_up(infer_ctx *c, dim d)
+{
+	if (d.kind != DIM_SYMBOL)
+		return false;
+	const sym_entry *e = &c->syms->v[d.v];
+	return e->kind == DX_NAME ? e->fresh : dx_mentions_made_up(c->syms, d); /* a plain name, most often */
+}
+
 static bool made_up(infer_ctx *c, const tinfo *t)
 {
 	for (int32_t k = 0; k < t->rank; k++)
-		if (dx_mentions_made_up(c->syms, t->dims[k]))
+		if (dim_made_up(c, t->dims[k]))
 			return true;
 	for (int32_t k = 0; k < t->nval; k++)
-		if (dx_mentions_made_up(c->syms, t->val[k]))
+		if (dim_made_up(c, t->val[k]))
 			return true;
 	return false;
 }
