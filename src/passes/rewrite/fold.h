@@ -93,6 +93,9 @@ typedef struct fs {
 	moved *moves;
 	int32_t nmoves, cap_moves;
 	fold_ops *ops;
+	/* per node: its fold_op, with FOLD_OP_PURE when the schema calls it pure (and it
+	 * holds no body): asked of every node several times, worked out once */
+	uint8_t *op;
 	int32_t *cse;      /* open addressing: node indices of the pure nodes kept so far, -1 free */
 	uint32_t cse_mask;
 } fs;
@@ -138,6 +141,8 @@ static inline bool fold_bypassable(fs *s, int32_t id)
 
 /* ---- fold_forms.c ---- */
 
+#define FOLD_OP_PURE 0x80
+
 /* Node n's operator, as the fold tells them apart, and whether it is pure; the
  * answers for an operator the memo has no room for are worked out each time. */
 void fold_op_answer(const node *n, uint8_t *op, bool *pure);
@@ -156,23 +161,19 @@ static inline void fold_op_lookup(fs *s, const node *n, uint8_t *op, bool *pure)
 		s->ops->pure[i] = *pure;
 	}
 }
-static inline fold_op fold_op_of(fs *s, const node *n)
+/* fs.op's entry for node n, a node of s->g. */
+static inline uint8_t fold_op_class(fs *s, const node *n)
 {
+	if (s->op)
+		return s->op[n - s->g->nodes];
 	uint8_t op;
 	bool pure;
 	fold_op_lookup(s, n, &op, &pure);
-	return (fold_op)op;
+	return (uint8_t)(op | (pure && !n->nsubgraphs ? FOLD_OP_PURE : 0));
 }
+static inline fold_op fold_op_of(fs *s, const node *n) { return (fold_op)(fold_op_class(s, n) & ~FOLD_OP_PURE); }
 /* Pure, and holding no body (whose nodes might not be). */
-static inline bool fold_pure(fs *s, const node *n)
-{
-	uint8_t op;
-	bool pure;
-	if (n->nsubgraphs)
-		return false;
-	fold_op_lookup(s, n, &op, &pure);
-	return pure;
-}
+static inline bool fold_pure(fs *s, const node *n) { return fold_op_class(s, n) & FOLD_OP_PURE; }
 
 /* Appends form f (its content copied into the model's arena); forms_counted: it is
  * one of the report's constant forms. False when memory ran out (r is marked). */

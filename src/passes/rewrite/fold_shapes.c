@@ -893,6 +893,12 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		memset(s->cse, 0xff, cap * sizeof *s->cse);
 		s->cse_mask = cap - 1;
 		memset(s->repl, 0xff, nv * sizeof *s->repl);
+		uint8_t *op = arena_alloc(m->arena, nn);
+		if (!op)
+			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
+		for (int32_t ni = 0; ni < g->nnodes; ni++)
+			op[ni] = fold_op_class(s, &g->nodes[ni]);
+		s->op = op;
 		memset(s->renamed, 0xff, nv * sizeof *s->renamed);
 		mark_outer_reads(m, g, s->outer_read);
 		for (int32_t k = 0; k < g->nnodes && !r->m->nomem; k++)
