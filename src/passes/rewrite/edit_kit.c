@@ -16,6 +16,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* fmt's text of ap, in the arena; NULL when memory ran out. A format without a
+ * conversion is its own text. One whose only conversion is a leading %s (an
+ * operator's name, most often) gives the same text for the same string, which
+ * r->change_memo keeps: the text is that string followed by the rest of fmt, and a
+ * kept one is taken only when it reads so. */
+static const char *change_text(rw *r, const char *fmt, va_list ap)
+{
+	if (!strchr(fmt, '%'))
+		return fmt;
+	struct change_memo *slot = NULL;
+	const char *arg = NULL;
+	if (fmt[0] == '%' && fmt[1] == 's' && !strchr(fmt + 2, '%')) {
+		va_list first;
+		va_copy(first, ap);
+		arg = va_arg(first, const char *);
+		va_end(first);
+		slot = &r->change_memo[((uintptr_t)fmt >> 3 ^ (uintptr_t)arg >> 3) %
+				       (sizeof r->change_memo / sizeof *r->change_memo)];
+		size_t n = arg ? strlen(arg) : 0;
+		if (arg && slot->fmt == fmt && slot->text && !strncmp(slot->text, arg, n) && !strcmp(slot->text + n, fmt + 2))
+			return slot->text;
+	}
+	char buf[1024];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	const char *text = arena_strdup(r->m->arena, buf);
+	if (slot && arg && text)
+		*slot = (struct change_memo){fmt, arg, text};
+	return text;
+}
+
 void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *fmt, ...)
 {
 	if (r->apply)
@@ -28,11 +58,6 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 		}
 		r->changes = c;
 	}
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	const node *n = &g->nodes[ni];
 	osh_rewrite_change c = {
 		.graph = g->path,
@@ -40,8 +65,11 @@ void rw_change(rw *r, const graph *g, int32_t ni, const char *kind, const char *
 		.node_name = n->name,
 		.op_type = n->op_type,
 		.kind = kind,
-		.what = arena_strdup(r->m->arena, buf),
 	};
+	va_list ap;
+	va_start(ap, fmt);
+	c.what = change_text(r, fmt, ap);
+	va_end(ap);
 	if (!c.what) {
 		rw_nomem(r);
 		return;

@@ -28,6 +28,11 @@ typedef struct rw {
 	strmap made;      /* names of the values the rewrite made (they get value_info) */
 	osh_rewrite_change *changes;
 	size_t nchanges, cap_changes;
+	/* rw_change's last texts of a format whose one argument is a string (a node's
+	 * operator, most often): thousands of changes read the same. */
+	struct change_memo {
+		const char *fmt, *arg, *text;
+	} change_memo[8];
 	strmap steps_index; /* rewrite_opset.c: operator → its first ai.onnx schema row, */
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
