@@ -32,8 +32,8 @@ static const char *change_text(rw *r, const char *fmt, va_list ap)
 		va_copy(first, ap);
 		arg = va_arg(first, const char *);
 		va_end(first);
-		slot = &r->change_memo[((uintptr_t)fmt >> 3 ^ (uintptr_t)arg >> 3) %
-				       (sizeof r->change_memo / sizeof *r->change_memo)];
+		uint64_t h = ((uint64_t)(uintptr_t)fmt ^ (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15u) >> 40;
+		slot = &r->change_memo[h % (sizeof r->change_memo / sizeof *r->change_memo)];
 		size_t n = arg ? strlen(arg) : 0;
 		if (arg && slot->fmt == fmt && slot->text && !strncmp(slot->text, arg, n) && !strcmp(slot->text + n, fmt + 2))
 			return slot->text;

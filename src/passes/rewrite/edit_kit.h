@@ -32,7 +32,7 @@ typedef struct rw {
 	 * operator, most often): thousands of changes read the same. */
 	struct change_memo {
 		const char *fmt, *arg, *text;
-	} change_memo[8];
+	} change_memo[32];
 	strmap steps_index; /* rewrite_opset.c: operator → its first ai.onnx schema row, */
 	strmap hand_index;  /* and → its first row of opset_steps.def; built on first use */
 	bool steps_built;
