@@ -1156,7 +1156,7 @@ bool dx_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && each_name(t, 
 
 static bool is_given(symtab *t, int64_t id) { return !t->v[id].fresh; }
 
-bool dx_mentions_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && !each_name(t, d, is_given, 0); }
+bool dx_expr_mentions_made_up(symtab *t, dim d) { return d.kind == DIM_SYMBOL && !each_name(t, d, is_given, 0); }
 
 static bool count_declared(symtab *t, int64_t id)
 {

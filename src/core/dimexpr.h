@@ -132,9 +132,17 @@ bool dx_over_inputs(symtab *t, dim d);
 /* Whether every name in d was made up by onnxshape (sym_entry.fresh) for a size
  * inference could not know: a data-dependent count, a stand-in for a claim. */
 bool dx_made_up(symtab *t, dim d);
-/* Whether d, a symbol, names one onnxshape made up (an unknown size, a claim's
- * stand-in) anywhere in it. */
-bool dx_mentions_made_up(symtab *t, dim d);
+/* Whether d names one onnxshape made up (an unknown size, a claim's stand-in)
+ * anywhere in it. A plain name, the common case, is answered here; an expression's
+ * names are walked out of line. */
+bool dx_expr_mentions_made_up(symtab *t, dim d);
+static inline bool dx_mentions_made_up(symtab *t, dim d)
+{
+	if (d.kind != DIM_SYMBOL)
+		return false;
+	const sym_entry *e = &t->v[d.v];
+	return e->kind == DX_NAME ? e->fresh : dx_expr_mentions_made_up(t, d);
+}
 /* Counts one more declaration of every name in d (sym_entry.decls). */
 void dx_note_declared(symtab *t, dim d);
 /* Forgets every count, before the declarations are read again (a re-index). */

@@ -393,7 +393,7 @@ static op_handler resolve_op(const infer_ctx *c, const node *n)
 struct op_memo {
 	type_key key[OP_MEMO_SLOTS];
 	op_handler h[OP_MEMO_SLOTS];
-	/* carried's question of the operator: how its schema row at before_opset, the
+	/* carry_row's question of the operator: how its schema row at before_opset, the
 	 * opset of the graph a re-index replaced, stands to the one at this opset
 	 * (row_change: a row_change, 0 not asked yet). */
 	int64_t before_opset[OP_MEMO_SLOTS];
@@ -483,21 +483,13 @@ static bool tinfo_identical(const tinfo *a, const tinfo *b)
 /* Whether t names a size onnxshape made up: its rule makes a new one each time it
  * runs (dim_fresh), and a claim's stand-in belongs to the value it was made for
  * (claimed), which a re-index replaced. */
-static bool dim_made_up(infer_ctx *c, dim d)
-{
-	if (d.kind != DIM_SYMBOL)
-		return false;
-	const sym_entry *e = &c->syms->v[d.v];
-	return e->kind == DX_NAME ? e->fresh : dx_mentions_made_up(c->syms, d); /* a plain name, most often */
-}
-
 static bool made_up(infer_ctx *c, const tinfo *t)
 {
 	for (int32_t k = 0; k < t->rank; k++)
-		if (dim_made_up(c, t->dims[k]))
+		if (dx_mentions_made_up(c->syms, t->dims[k]))
 			return true;
 	for (int32_t k = 0; k < t->nval; k++)
-		if (dim_made_up(c, t->val[k]))
+		if (dx_mentions_made_up(c->syms, t->val[k]))
 			return true;
 	return false;
 }
@@ -525,18 +517,16 @@ static row_change row_change_of(const infer_ctx *c, const node *n, int64_t befor
 	return r;
 }
 
-typedef enum carry_verdict { CARRY_NO, CARRY_DONE, CARRY_AFTER_CHECK } carry_verdict;
+typedef enum carry_verdict { CARRY_NO, CARRY_NOW, CARRY_AFTER_CHECK } carry_verdict;
 
-/* Node ni of the main graph takes its outputs' types from the node it was decoded
+/* Node ni of the main graph may take its outputs' types from the node it was decoded
  * from, the same bytes, in the graph the last re-index replaced (osh_model.before),
  * when its rule could only find them again: that inference had nothing to say of the
- * node, the node holds no body, its operator has the same schema row at both opsets
- * or rows that differ only in the types they accept, it reads types identical to
- * those it read there, its outputs are declared as they were and name no size made
- * up there. Under the same row its schema check is what it was too (CARRY_DONE
- * without it); under another, the check must pass first (CARRY_AFTER_CHECK until
- * `checked`). */
-static carry_verdict carried(infer_ctx *c, graph *g, int32_t ni, bool checked)
+ * node, neither holds a body, and its operator has the same schema row at both opsets
+ * (CARRY_NOW: its schema check is what it was too) or rows that differ only in the
+ * types they accept (CARRY_AFTER_CHECK: the check must pass first). What it reads
+ * and declares is carry_over's to compare. */
+static carry_verdict carry_row(infer_ctx *c, const graph *g, int32_t ni)
 {
 	const graph *old = c->m->before.main;
 	int32_t k = g->before_node[ni];
@@ -546,33 +536,40 @@ static carry_verdict carried(infer_ctx *c, graph *g, int32_t ni, bool checked)
 	if (n->nsubgraphs || o->nsubgraphs || n->ninputs != o->ninputs || n->noutputs != o->noutputs)
 		return CARRY_NO;
 	row_change rc = row_change_of(c, n, o->opset);
-	if (rc == ROW_OTHER)
-		return CARRY_NO;
-	if (rc == ROW_TYPES && !checked)
-		return CARRY_AFTER_CHECK;
+	return rc == ROW_SAME ? CARRY_NOW : rc == ROW_TYPES ? CARRY_AFTER_CHECK : CARRY_NO;
+}
+
+/* Takes over the types of node ni's outputs from the node carry_row found, when it
+ * reads types identical to those it read there, its outputs are declared as they
+ * were and name no size made up there. */
+static bool carry_over(infer_ctx *c, graph *g, int32_t ni)
+{
+	const graph *old = c->m->before.main;
+	int32_t k = g->before_node[ni];
+	const node *n = &g->nodes[ni], *o = &old->nodes[k];
 	for (int32_t i = 0; i < n->ninputs; i++) {
 		int32_t a = n->inputs[i], b = o->inputs[i];
 		if ((a < 0) != (b < 0) || (a >= 0 && !tinfo_identical(&g->values[a].ti, &old->values[b].ti)))
-			return CARRY_NO;
+			return false;
 	}
 	for (int32_t j = 0; j < n->noutputs; j++) {
 		int32_t a = n->outputs[j], b = o->outputs[j];
 		if ((a < 0) != (b < 0))
-			return CARRY_NO;
+			return false;
 		if (a < 0)
 			continue;
 		const value *va = &g->values[a], *vb = &old->values[b];
 		tinfo da = value_declared(va), db = value_declared(vb);
 		if (va->producer != ni || vb->producer != k || !tinfo_identical(&da, &db))
-			return CARRY_NO;
+			return false;
 	}
 	for (int32_t j = 0; j < n->noutputs; j++)
 		if (n->outputs[j] >= 0 && made_up(c, &old->values[o->outputs[j]].ti))
-			return CARRY_NO;
+			return false;
 	for (int32_t j = 0; j < n->noutputs; j++)
 		if (n->outputs[j] >= 0)
 			g->values[n->outputs[j]].ti = old->values[o->outputs[j]].ti;
-	return CARRY_DONE;
+	return true;
 }
 
 /* Infers g's nodes in order. ps: where to list the nodes for lint (the main graph's
@@ -601,8 +598,8 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 			list_for_lint(&c, ps, ni);
 		infer_fn fn = h.fn;
 		graph *body = h.body;
-		carry_verdict cv = carry && fn && !body ? carried(&c, g, ni, false) : CARRY_NO;
-		if (cv == CARRY_DONE) {
+		carry_verdict cv = carry && fn && !body ? carry_row(&c, g, ni) : CARRY_NO;
+		if (cv == CARRY_NOW && carry_over(&c, g, ni)) {
 			base->m->carried++;
 			continue;
 		}
@@ -617,7 +614,7 @@ static void infer_nodes(infer_ctx *base, graph *g, bool use_declared, pass_state
 		bool schema_refused = check && (h.schema ? !check_schema_node(&c, h.schema)
 							 : h.schema_domain && !check_schema_missing(&c));
 		c.quiet = base->quiet || schema_refused;
-		if (cv == CARRY_AFTER_CHECK && !schema_refused && carried(&c, g, ni, true) == CARRY_DONE) {
+		if (cv == CARRY_AFTER_CHECK && !schema_refused && carry_over(&c, g, ni)) {
 			base->m->carried++;
 			continue;
 		}

@@ -161,16 +161,17 @@ static inline void fold_op_lookup(fs *s, const node *n, uint8_t *op, bool *pure)
 		s->ops->pure[i] = *pure;
 	}
 }
-/* fs.op's entry for node n, a node of s->g. */
-static inline uint8_t fold_op_class(fs *s, const node *n)
+/* Node n's operator class with FOLD_OP_PURE when it is pure and holds no body, as
+ * fs.op keeps it for every node. */
+static inline uint8_t fold_op_classify(fs *s, const node *n)
 {
-	if (s->op)
-		return s->op[n - s->g->nodes];
 	uint8_t op;
 	bool pure;
 	fold_op_lookup(s, n, &op, &pure);
 	return (uint8_t)(op | (pure && !n->nsubgraphs ? FOLD_OP_PURE : 0));
 }
+/* fs.op's entry for node n, a node of s->g (filled before any decision). */
+static inline uint8_t fold_op_class(const fs *s, const node *n) { return s->op[n - s->g->nodes]; }
 static inline fold_op fold_op_of(fs *s, const node *n) { return (fold_op)(fold_op_class(s, n) & ~FOLD_OP_PURE); }
 /* Pure, and holding no body (whose nodes might not be). */
 static inline bool fold_pure(fs *s, const node *n) { return fold_op_class(s, n) & FOLD_OP_PURE; }

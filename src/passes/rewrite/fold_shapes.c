@@ -897,7 +897,7 @@ osh_status rewrite_fold_stage(osh_model *m, const osh_rewrite_options *opts, osh
 		if (!op)
 			return error_set(err, OSH_ERR_NOMEM, "%s: out of memory", m->path);
 		for (int32_t ni = 0; ni < g->nnodes; ni++)
-			op[ni] = fold_op_class(s, &g->nodes[ni]);
+			op[ni] = fold_op_classify(s, &g->nodes[ni]);
 		s->op = op;
 		memset(s->renamed, 0xff, nv * sizeof *s->renamed);
 		mark_outer_reads(m, g, s->outer_read);
