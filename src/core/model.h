@@ -244,6 +244,11 @@ typedef struct wire_list {
 	 * and length in the shortest encoding: one stretch of bytes, as a writer of those
 	 * fields writes them (emit/pack_stream.c copies it without looking). */
 	bool tight;
+	/* Every element that is still bytes has its key and length right before it, in
+	 * the shortest encoding: true of a tight list and of every list an edit makes
+	 * of one (it moves, drops and adds elements, but not their bytes), so that
+	 * the writer needs no look at the input to know it (emit/pack_stream.c). */
+	bool shortest_heads;
 	/* off and len are the pre-scan's own arrays (malloc'd), freed with the model:
 	 * a copy in the arena was a megabyte of fresh memory at 100k nodes. */
 	bool owns;
@@ -257,6 +262,13 @@ typedef struct wire_list {
 	 * element k was, -1 for a new one; NULL: element k was node k. Only until the
 	 * re-index (loader/reindex.c), which reads it to reuse what the old IR decoded. */
 	int32_t *from;
+	/* An initializer list: element k's view as the last index built it from the
+	 * element's bytes, where building it again would give the same (a tensor of
+	 * dims, type, name, raw data and doc string only; loader/index.c); NULL for
+	 * the others, and the array NULL until an index has gone through the list.
+	 * The re-index and the edits read names and views here, not in the input, whose
+	 * pages lie a weight apart. In the arena; moved with the elements by the edits. */
+	const tensor_view **view;
 } wire_list;
 
 /* value_info entries to add to a graph, each a name and a type and nothing else. */

@@ -226,31 +226,53 @@ struct Onnx__NodeProto *edit_node(edit *e, graph *g, int32_t ni)
 	return np;
 }
 
-/* Replaces w's arrays (n elements) with off, len and msg, from the arena: the old
- * ones are freed if w owned them. The bytes stay where they are. */
-static void wire_replace(wire_list *w, uint32_t *off, uint32_t *len, ProtobufCMessage **msg, size_t n)
+/* An edited list's arrays: off, len, msg, and view where the list had views (an
+ * initializer list the index went through: wire_list.view). */
+typedef struct wire_cols {
+	uint32_t *off, *len;
+	ProtobufCMessage **msg;
+	const tensor_view **view;
+} wire_cols;
+
+/* Replaces w's arrays (n elements) with c's, from the arena: the old ones are freed if
+ * w owned them. The bytes stay where they are. */
+static void wire_replace(wire_list *w, const wire_cols *c, size_t n)
 {
 	const uint8_t *bytes = w->bytes;
+	bool shortest = w->tight || w->shortest_heads;
 	wire_list_clear(w);
-	*w = (wire_list){.bytes = bytes, .off = off, .len = len, .n = n, .msg = msg};
+	*w = (wire_list){.bytes = bytes, .off = c->off, .len = c->len, .n = n, .msg = c->msg, .view = c->view,
+			 .shortest_heads = shortest};
 }
 
-/* Arrays for an edited list of n elements; false when memory ran out. */
-static bool wire_arrays(edit *e, size_t n, uint32_t **off, uint32_t **len, ProtobufCMessage ***msg)
+/* Arrays for an edited list of n elements made from w; false when memory ran out. */
+static bool wire_arrays(edit *e, const wire_list *w, size_t n, wire_cols *c)
 {
-	size_t c = n ? n : 1;
-	*off = arena_array(e->m->arena, c, sizeof **off);
-	*len = arena_array(e->m->arena, c, sizeof **len);
-	*msg = arena_array(e->m->arena, c, sizeof **msg);
-	return (*off && *len && *msg) || oom(e);
+	size_t k = n ? n : 1;
+	c->off = arena_array(e->m->arena, k, sizeof *c->off);
+	c->len = arena_array(e->m->arena, k, sizeof *c->len);
+	c->msg = arena_array(e->m->arena, k, sizeof *c->msg);
+	c->view = w->view ? arena_array(e->m->arena, k, sizeof *c->view) : NULL;
+	return (c->off && c->len && c->msg && (c->view || !w->view)) || oom(e);
 }
 
 /* Element k of w into position o of the new arrays. */
-static void wire_move(const wire_list *w, size_t k, uint32_t *off, uint32_t *len, ProtobufCMessage **msg, size_t o)
+static void wire_move(const wire_list *w, size_t k, wire_cols *c, size_t o)
 {
-	off[o] = w->off[k];
-	len[o] = w->len[k];
-	msg[o] = w->msg ? w->msg[k] : NULL;
+	c->off[o] = w->off[k];
+	c->len[o] = w->len[k];
+	c->msg[o] = w->msg ? w->msg[k] : NULL;
+	if (c->view)
+		c->view[o] = w->view[k];
+}
+
+/* Position o of the new arrays holds message `msg`, made by the edit. */
+static void wire_made(wire_cols *c, size_t o, ProtobufCMessage *msg)
+{
+	c->off[o] = c->len[o] = 0;
+	c->msg[o] = msg;
+	if (c->view)
+		c->view[o] = NULL;
 }
 
 /* Element k's message (the list's, or the IR node's while the list has none). */
@@ -930,11 +952,10 @@ static bool splice_nodes(edit *e, graph *g)
 	}
 	size_t o = 0;
 	if (wire) {
-		uint32_t *off, *len;
-		ProtobufCMessage **msg;
-		if (!wire_arrays(e, n + add, &off, &len, &msg))
-			return false;
 		wire_list *w = &e->m->src.wire_nodes;
+		wire_cols c;
+		if (!wire_arrays(e, w, n + add, &c))
+			return false;
 		/* Where each element was, for the re-index to take what the IR decoded. */
 		int32_t *from = arena_array(e->m->arena, n + add, sizeof *from);
 		if (!from)
@@ -942,15 +963,15 @@ static bool splice_nodes(edit *e, graph *g)
 		for (size_t k = 0; k <= n; k++) {
 			for (size_t j = count[k]; j < count[k + 1]; j++) {
 				from[o] = -1;
-				off[o] = len[o] = 0, msg[o++] = &sorted[j]->base;
+				wire_made(&c, o++, &sorted[j]->base);
 			}
 			if (k < n && !(drop && drop[k])) {
 				from[o] = w->from ? w->from[k] : (int32_t)k;
-				wire_move(w, k, off, len, msg, o);
-				msg[o++] = wire_node_msg(e->m, k);
+				wire_move(w, k, &c, o);
+				c.msg[o++] = wire_node_msg(e->m, k);
 			}
 		}
-		wire_replace(w, off, len, msg, o);
+		wire_replace(w, &c, o);
 		w->from = from;
 		return true;
 	}
@@ -975,17 +996,16 @@ static bool append_inits(edit *e, graph *g)
 		return true;
 	if (wire_inits_of(e->m, g)) {
 		wire_list *w = &e->m->src.wire_inits;
-		uint32_t *off, *len;
-		ProtobufCMessage **msg;
-		if (!wire_arrays(e, w->n + add, &off, &len, &msg))
+		wire_cols c;
+		if (!wire_arrays(e, w, w->n + add, &c))
 			return false;
 		size_t o = 0;
 		for (; o < w->n; o++)
-			wire_move(w, o, off, len, msg, o);
+			wire_move(w, o, &c, o);
 		for (size_t i = 0; i < e->ninits; i++)
 			if (e->inits[i].g == g)
-				off[o] = len[o] = 0, msg[o++] = &e->inits[i].t->base;
-		wire_replace(w, off, len, msg, o);
+				wire_made(&c, o++, &e->inits[i].t->base);
+		wire_replace(w, &c, o);
 		return true;
 	}
 	Onnx__TensorProto **v = arena_array(e->m->arena, gp->n_initializer + add, sizeof *v);
@@ -1200,6 +1220,14 @@ static bool wire_init_name(edit *e, size_t k, const char **name, size_t *len)
 {
 	const wire_list *w = &e->m->src.wire_inits;
 	const Onnx__TensorProto *t = w->msg ? (const Onnx__TensorProto *)w->msg[k] : NULL;
+	/* The index's view has it without a look at the input, whose pages are spread
+	 * a weight apart and mostly given back by now. */
+	const tensor_view *tv = t || !w->view ? NULL : w->view[k];
+	if (tv) {
+		*name = tv->name;
+		*len = strlen(tv->name);
+		return true;
+	}
 	wire_field f;
 	if (!t && wire_find_one(w->bytes + w->off[k], 0, w->len[k], 8, &f)) {
 		*name = (const char *)w->bytes + w->off[k] + f.payload;
@@ -1220,9 +1248,8 @@ static bool wire_init_name(edit *e, size_t k, const char **name, size_t *len)
 static bool drop_wire_inits(edit *e, const strmap *names)
 {
 	wire_list *w = &e->m->src.wire_inits;
-	uint32_t *off, *len;
-	ProtobufCMessage **msg;
-	if (!wire_arrays(e, w->n, &off, &len, &msg))
+	wire_cols c;
+	if (!wire_arrays(e, w, w->n, &c))
 		return false;
 	size_t o = 0;
 	for (size_t k = 0; k < w->n; k++) {
@@ -1230,10 +1257,10 @@ static bool drop_wire_inits(edit *e, const strmap *names)
 		size_t n;
 		if (wire_init_name(e, k, &name, &n) && strmap_getn(names, name, n, NULL) >= 0)
 			continue;
-		wire_move(w, k, off, len, msg, o++);
+		wire_move(w, k, &c, o++);
 	}
 	if (o < w->n)
-		wire_replace(w, off, len, msg, o);
+		wire_replace(w, &c, o);
 	return true;
 }
 

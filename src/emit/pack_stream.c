@@ -498,6 +498,19 @@ static void put_value_info(packer *p, type_memo *m, uint32_t field, ProtobufCMes
 	merge(p, e->descriptor, p->scratch, rest, type_field, 1, emit_value_type, &ref);
 }
 
+/* Whether the key_len bytes of key and then len as put_varint encodes it are at q. */
+static bool head_is(const uint8_t *q, const uint8_t *key, size_t key_len, size_t len)
+{
+	if (q[0] != key[0] || (key_len > 1 && memcmp(q + 1, key + 1, key_len - 1) != 0))
+		return false;
+	const uint8_t *v = q + key_len;
+	size_t rest = len, i = 0;
+	for (; rest >= 0x80; rest >>= 7, i++)
+		if (v[i] != (uint8_t)(rest | 0x80))
+			return false;
+	return v[i] == (uint8_t)rest;
+}
+
 /* The end of the run of elements from k on that lie in the input exactly as they
  * will in the output: each one's key and length encoded as put_key and put_varint
  * encode them, back to back, and no node among them to be packed from its message.
@@ -521,15 +534,9 @@ static size_t same_bytes_run(const graph_plan *gp, const wire_list *w, uint32_t 
 		 * differs; every one is looked at). */
 		size_t len = w->len[j], h = key_len + wire_varint_len(len);
 		const uint8_t *q = w->bytes + w->off[j] - h;
-		if (w->off[j] < h || (prev_end && q != prev_end) || q[0] != key[0] ||
-		    (key_len > 1 && memcmp(q + 1, key + 1, key_len - 1) != 0))
+		if (w->off[j] < h || (prev_end && q != prev_end))
 			break;
-		const uint8_t *v = q + key_len;
-		size_t rest = len, i = 0;
-		for (; rest >= 0x80; rest >>= 7, i++)
-			if (v[i] != (uint8_t)(rest | 0x80))
-				break;
-		if (rest >= 0x80 || v[i] != (uint8_t)rest)
+		if (!w->shortest_heads && !head_is(q, key, key_len, len))
 			break;
 		if (j == k)
 			*from = q;
@@ -825,7 +832,7 @@ static bool head_as_packed(const wire_list *w, size_t k, uint32_t field, const u
 	if (w->off[k] < h)
 		return false;
 	*q = w->bytes + w->off[k] - h;
-	return memcmp(*q, head, h) == 0;
+	return w->shortest_heads || memcmp(*q, head, h) == 0;
 }
 
 /* The longest run of initializers of w copied as they are (pack_stream_init_stretch),

@@ -33,6 +33,8 @@ enum {
 	T_DATA_LOCATION = 14,
 };
 enum { ENTRY_KEY = 1, ENTRY_VALUE = 2 };
+/* The fields of a tensor that is raw data only (tensor_wire.raw_only), as a set. */
+#define RAW_ONLY_FIELDS (1u << T_DIMS | 1u << T_DATA_TYPE | 1u << T_NAME | 1u << T_RAW_DATA | 1u << T_DOC_STRING)
 
 /* A NUL-terminated copy of [p, p + n) in w->text; NULL when it does not fit. */
 static char *keep_text(tensor_wire *w, const uint8_t *p, size_t n)
@@ -148,11 +150,14 @@ bool decode_tensor(const uint8_t *p, size_t len, tensor_wire *w)
 	w->t.dims = w->dims;
 	w->t.external_data = w->entry_at;
 	w->text_used = 0;
+	bool plain = true;
 	for (size_t pos = 0; pos < len;) {
 		wire_field f;
 		if (!wire_next_short(p, len, &pos, &f) || !read_field(w, p, &f))
 			return false;
+		plain &= f.number < 32 && (RAW_ONLY_FIELDS >> f.number & 1);
 	}
+	w->raw_only = plain;
 	if (!w->t.n_dims)
 		w->t.dims = NULL;
 	if (!w->t.n_external_data)

@@ -25,6 +25,9 @@ typedef struct tensor_wire {
 	Onnx__StringStringEntryProto *entry_at[TENSOR_WIRE_ENTRIES];
 	char text[TENSOR_WIRE_TEXT]; /* name, doc_string, external_data keys and values */
 	size_t text_used;
+	/* After decode_tensor: the bytes held no field but dims, data_type, name,
+	 * raw_data and doc_string, each as often as it came. */
+	bool raw_only;
 } tensor_wire;
 
 /* Makes w ready for decode_tensor (once, however many tensors it then reads). */

@@ -1588,50 +1588,57 @@ static void check_defaults(osh_model *m, graph *g)
  * unpacked into scratch memory, checked and viewed like a message of the model, and
  * freed; the view keeps copies of what it shows, and big weights point into the
  * input. */
-/* The view the IR a re-index replaces (m->src.reindex_from) built of wire
- * initializer i, whose name is the field `name` of its bytes, hashed h: when the view
- * points into these very bytes and describes a tensor of raw data only (dims, data
- * type, name, raw data and doc string: nothing the validation would have a word
- * about, as it found the view valid), it is the view decoding the bytes again would
- * build, and the validation would say nothing. NULL otherwise. */
-static const tensor_view *view_before(const osh_model *m, const wire_list *w, size_t i, const wire_field *name,
-				      uint32_t h)
+/* Wire initializer i's view as the index before built it (wire_list.view), when it
+ * still describes these bytes and was found valid: what decoding them again would
+ * build, about which the validation would say nothing. NULL otherwise. Reads
+ * nothing of the bytes. */
+static const tensor_view *view_kept(const wire_list *w, size_t i)
 {
-	const graph *old = m->src.reindex_from;
-	if (!old)
+	const tensor_view *tv = w->view && !(w->msg && w->msg[i]) ? w->view[i] : NULL;
+	uintptr_t p = (uintptr_t)(w->bytes + w->off[i]);
+	if (!tv || !tv->valid || tv->external || !tv->raw || (uintptr_t)tv->raw < p ||
+	    (uintptr_t)tv->raw + tv->raw_len > p + w->len[i])
 		return NULL;
-	const uint8_t *p = w->bytes + w->off[i];
-	int32_t id = strmap_getn_hashed(&old->names, (const char *)p + name->payload, name->len, h, NULL);
-	const tensor_view *tv = id >= 0 && id < old->nvalues ? old->values[id].init_view : NULL;
-	if (!tv || !tv->valid || tv->external || !tv->raw || (uintptr_t)tv->raw < (uintptr_t)p ||
-	    (uintptr_t)tv->raw + tv->raw_len > (uintptr_t)p + w->len[i])
-		return NULL;
-	for (size_t pos = 0; pos < w->len[i];) {
-		wire_field f;
-		if (!wire_next(p, w->len[i], &pos, &f))
-			return NULL;
-		/* TensorProto dims (1), data_type (2), name (8), raw_data (9), doc_string (12). */
-		if (f.number != 1 && f.number != 2 && f.number != 8 && f.number != 9 && f.number != 12)
-			return NULL;
-	}
 	return tv;
 }
 
 static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data_later *later)
 {
-	const wire_list *w = &m->src.wire_inits;
+	wire_list *w = &m->src.wire_inits;
 	tensor_scratch scratch = {0};
 	tensor_wire *tw = w->n ? malloc(sizeof *tw) : NULL;
-	bool ok = !w->n || tw;
+	/* The views this index builds, for the next one and the edits in between. */
+	const tensor_view **views = w->n ? arena_array(m->arena, w->n, sizeof *views) : NULL;
+	bool ok = !w->n || (tw && views);
 	if (tw)
 		tensor_wire_init(tw);
 	uint32_t hash = 0, next_hash = 0;
 	bool hashed = false, next_hashed = false;
-	wire_field next = {0}; /* the name field of initializer i + 1, when next_hashed */
+	wire_field next = {0}; /* the name field of initializer i + 1 */
+	const tensor_view *next_kept = ok && w->n ? view_kept(w, 0) : NULL;
 	for (size_t i = 0; i < w->n && ok; i++) {
 		if (!scan_job_wait_scanned(m, 0, i)) { /* refused: the loader says why */
 			ok = false;
 			break;
+		}
+		views[i] = NULL;
+		/* The next initializer's name (field 8) is inserted into the value map soon:
+		 * its slot is fetched while this one is unpacked and checked. Its hash is
+		 * kept: the name decode_tensor reads from that one field has it too
+		 * (strings hold no NUL: the pre-scan refused them). A view kept from the
+		 * index before has the name without a look at the bytes. */
+		hash = next_hash, hashed = next_hashed;
+		const tensor_view *kept = next_kept;
+		next_kept = i + 1 < w->n ? view_kept(w, i + 1) : NULL;
+		if (next_kept) {
+			next_hashed = true;
+			next_hash = strmap_prefetch(&g->names, next_kept->name, strlen(next_kept->name));
+		} else {
+			next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) &&
+				      wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
+			if (next_hashed)
+				next_hash = strmap_prefetch(&g->names,
+							    (const char *)w->bytes + w->off[i + 1] + next.payload, next.len);
 		}
 		/* An edit's message (emit/edit.c), defined as one of a graph of messages. */
 		Onnx__TensorProto *made = w->msg ? (Onnx__TensorProto *)w->msg[i] : NULL;
@@ -1645,36 +1652,25 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 			tensor_stats_add(&m->src.wire_init_stats, made);
 			const tensor_view *tv = view_tensor(m, made);
 			ok = tv && define_initializer(m, g, i, made, tv, NULL, unnamed);
-			next_hashed = false;
+			continue;
+		}
+		/* Re-indexing: a weight's view is the one the index before built of the
+		 * same bytes, not decoded again. */
+		if (kept) {
+			tensor_stats_add_raw(&m->src.wire_init_stats, kept->raw_len);
+			ok = define_initializer(m, g, i, NULL, kept, hashed ? &hash : NULL, unnamed);
+			views[i] = kept;
+			input_passed(m->src.input, w->off[i] + w->len[i]);
 			continue;
 		}
 		/* The initializers' headers lie a weight apart in a file far larger than the
 		 * caches: each was a miss to memory, waited on when reading the next one's name
-		 * below. Fetched ahead, the misses overlap. */
-		if (i + HEADER_AHEAD < w->n && !(w->msg && w->msg[i + HEADER_AHEAD])) {
+		 * above. Fetched ahead, the misses overlap. */
+		if (i + HEADER_AHEAD < w->n && !(w->msg && w->msg[i + HEADER_AHEAD]) &&
+		    !(w->view && w->view[i + HEADER_AHEAD])) {
 			const uint8_t *h = w->bytes + w->off[i + HEADER_AHEAD];
 			__builtin_prefetch(h);
 			__builtin_prefetch(h + 64);
-		}
-		/* The next initializer's name (field 8) is inserted into the value map soon:
-		 * its slot is fetched while this one is unpacked and checked. Its hash is
-		 * kept: the name decode_tensor reads from that one field has it too
-		 * (strings hold no NUL: the pre-scan refused them). */
-		hash = next_hash, hashed = next_hashed;
-		wire_field name = next;
-		next_hashed = i + 1 < w->n && !(w->msg && w->msg[i + 1]) &&
-			      wire_find_one(w->bytes + w->off[i + 1], 0, w->len[i + 1], 8, &next);
-		if (next_hashed)
-			next_hash = strmap_prefetch(&g->names, (const char *)w->bytes + w->off[i + 1] + next.payload,
-						    next.len);
-		/* Re-indexing: a weight's view is the one the IR before built of the same
-		 * bytes, not decoded again. */
-		const tensor_view *before = hashed ? view_before(m, w, i, &name, hash) : NULL;
-		if (before) {
-			tensor_stats_add_raw(&m->src.wire_init_stats, before->raw_len);
-			ok = define_initializer(m, g, i, NULL, before, &hash, unnamed);
-			input_passed(m->src.input, w->off[i] + w->len[i]);
-			continue;
 		}
 		/* Most tensors are read by decode_tensor; the rest go through protobuf-c. */
 		bool decoded = decode_tensor(w->bytes + w->off[i], w->len[i], tw), aliased = true;
@@ -1693,12 +1689,16 @@ static bool define_wire_initializers(osh_model *m, graph *g, bool *unnamed, data
 		tensor_stats_add(&m->src.wire_init_stats, t);
 		const tensor_view *tv = view_tensor_copy(m, t, aliased);
 		ok = tv && define_initializer(m, g, i, NULL, tv, decoded && hashed ? &hash : NULL, unnamed);
+		if (tv && decoded && tw->raw_only && tv->name[0])
+			views[i] = tv;
 		if (!decoded)
 			free_tensor(t, aliased);
 		input_passed(m->src.input, w->off[i] + w->len[i]);
 	}
 	tensor_scratch_free(&scratch);
 	free(tw);
+	if (ok)
+		w->view = views;
 	return ok;
 }
 

@@ -60,7 +60,8 @@ static bool keep(const uint8_t *data, prescan_spans *l, bool copy, bool take, Pr
 		 wire_list *out)
 {
 	if (take && !copy && l->n) {
-		*out = (wire_list){.bytes = data, .off = l->off, .len = l->len, .n = l->n, .tight = !l->loose, .owns = true};
+		*out = (wire_list){.bytes = data, .off = l->off, .len = l->len, .n = l->n, .tight = !l->loose,
+				   .shortest_heads = !l->loose, .owns = true};
 		l->given = true;
 		return true;
 	}
@@ -82,7 +83,8 @@ static bool keep(const uint8_t *data, prescan_spans *l, bool copy, bool take, Pr
 		off[k] = (uint32_t)w; /* a model is under 2 GiB: offsets fit */
 		w += l->len[k];
 	}
-	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n, .tight = !copy && !l->loose};
+	*out = (wire_list){.bytes = copy ? bytes : data, .off = off, .len = len, .n = l->n, .tight = !copy && !l->loose,
+			   .shortest_heads = !copy && !l->loose};
 	return true;
 }
 

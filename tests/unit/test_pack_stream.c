@@ -13,7 +13,11 @@
  */
 #define _GNU_SOURCE
 #include "api/devices.h"
+#include "core/model.h"
+#include "core/strmap.h"
 #include "core/tuning.h"
+#include "emit/edit.h"
+#include "loader/reindex.h"
 #include "mb.h"
 #include "onnxshape.h"
 #include "wb.h"
@@ -268,13 +272,13 @@ Test(pack_stream, annotations_kept_as_names_and_types)
  * UBSan), and the shared types annotate writes. */
 Test(pack_stream, value_info_types_merged_among_other_fields)
 {
-	wb dim_n = {0}, dim_3 = {0}, shape = {0}, tensor = {0}, type = {0};
+	wb dim_n = {0}, dim_3 = {0}, shp = {0}, tensor = {0}, type = {0};
 	str(&dim_n, 2, "N");
 	vfield(&dim_3, 1, 3);
-	sub(&shape, 1, &dim_n), sub(&shape, 1, &dim_3);
-	vfield(&tensor, 1, 1), sub(&tensor, 2, &shape);
+	sub(&shp, 1, &dim_n), sub(&shp, 1, &dim_3);
+	vfield(&tensor, 1, 1), sub(&tensor, 2, &shp);
 	sub(&type, 1, &tensor);
-	wb in = {0}, out = {0}, vi = {0}, n1 = {0}, n2 = {0}, n3 = {0}, graph = {0}, opset = {0}, model = {0};
+	wb in = {0}, out = {0}, vi = {0}, n1 = {0}, n2 = {0}, n3 = {0}, gr = {0}, opset = {0}, model = {0};
 	str(&in, 1, "x"), sub(&in, 2, &type), str(&in, 3, "the input"), vfield(&in, 100, 7);
 	str(&out, 1, "y");
 	str(&vi, 1, "z"), str(&vi, 3, "declared"), sub(&vi, 2, &type);
@@ -283,10 +287,10 @@ Test(pack_stream, value_info_types_merged_among_other_fields)
 	str(&n1, 1, "x"), str(&n1, 2, "z"), str(&n1, 4, "Relu");
 	str(&n2, 1, "z"), str(&n2, 2, "w"), str(&n2, 4, "Relu");
 	str(&n3, 1, "w"), str(&n3, 2, "y"), str(&n3, 4, "Relu");
-	sub(&graph, 1, &n1), sub(&graph, 1, &n2), sub(&graph, 1, &n3), str(&graph, 2, "g");
-	sub(&graph, 11, &in), sub(&graph, 12, &out), sub(&graph, 13, &vi), sub(&graph, 13, &vi_w);
+	sub(&gr, 1, &n1), sub(&gr, 1, &n2), sub(&gr, 1, &n3), str(&gr, 2, "g");
+	sub(&gr, 11, &in), sub(&gr, 12, &out), sub(&gr, 13, &vi), sub(&gr, 13, &vi_w);
 	str(&opset, 1, ""), vfield(&opset, 2, 13);
-	vfield(&model, 1, 8), sub(&model, 7, &graph), sub(&model, 8, &opset);
+	vfield(&model, 1, 8), sub(&model, 7, &gr), sub(&model, 8, &opset);
 	same_pack_bytes(model.b, model.n, "vi");
 }
 
@@ -374,6 +378,70 @@ Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 		char tag[16];
 		snprintf(tag, sizeof tag, "runs%zu", i);
 		same_pack_bytes(model.p, model.n, tag);
+		free(model.p);
+	}
+}
+
+/* An edit of the weights kept as bytes (two dropped, one added): the list is then
+ * the input's elements in a new order, which the writer copies in runs knowing
+ * their keys and lengths without reading them where the input's were the shortest
+ * encoding (wire_list.shortest_heads), and reading them where not (the padded
+ * length). The re-index takes each weight's view over from the index before it
+ * (wire_list.view) without decoding it again: the same values, the dropped ones
+ * gone, the added one there. The written file is the edited model. */
+Test(pack_stream, edited_initializer_runs_are_the_edited_model)
+{
+	setenv(PLAIN_IO_ENV, "0", 1); /* the split load, whatever the environment says */
+	for (int padded = 0; padded < 2; padded++) {
+		wbuf model = runs_model_of(padded, false);
+		char path[64], out[64];
+		snprintf(path, sizeof path, "/tmp/osh_pack_edit_%d.onnx", (int)getpid());
+		snprintf(out, sizeof out, "/tmp/osh_pack_edit_%d.out.onnx", (int)getpid());
+		FILE *f = fopen(path, "wb");
+		cr_assert(f && fwrite(model.p, 1, model.n, f) == model.n);
+		fclose(f);
+		osh_model *m = NULL;
+		osh_error err = {0};
+		cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(m->src.wire_inits.n, 600u, "the weights are the input's bytes");
+		cr_assert_eq(m->src.wire_inits.shortest_heads, !padded);
+		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
+		edit *e = edit_begin(m);
+		cr_assert(e);
+		strmap gone;
+		strmap_init(&gone, m->arena);
+		cr_assert(strmap_put(&gone, "w10", 0) >= 0 && strmap_put(&gone, "w451", 0) >= 0);
+		bool drop[1] = {false};
+		edit_drop(e, m->main, drop, &gone);
+		int64_t dims[1] = {2}, vals[2] = {7, -7};
+		cr_assert(edit_add_initializer(e, m->main, "added", 7 /* INT64 */, dims, 1, vals, NULL));
+		cr_assert(edit_commit(e));
+		cr_assert(model_reindex(m));
+		graph *g = m->main;
+		cr_expect_lt(strmap_get(&g->names, "w10"), 0);
+		cr_expect_lt(strmap_get(&g->names, "w451"), 0);
+		int32_t added = strmap_get(&g->names, "added"), kept = strmap_get(&g->names, "w452");
+		cr_assert(added >= 0 && kept >= 0);
+		const tensor_view *tv = g->values[kept].init_view;
+		cr_assert(tv && tv->valid && tv->count == 1024 && tv->raw_len == 4096);
+		float third;
+		memcpy(&third, tv->raw + 3 * sizeof third, sizeof third);
+		cr_expect_eq(third, 3.0f);
+		cr_expect_eq(g->values[added].init_view->count, 2);
+		uint8_t *ref, *again;
+		size_t nref, nagain;
+		cr_assert_eq(osh_model_write(m, out, NULL, &err), OSH_OK, "%s", err.message);
+		cr_assert_eq(osh_model_pack(m, &ref, &nref, &err), OSH_OK, "%s", err.message);
+		osh_model *back = NULL;
+		cr_assert_eq(osh_model_load(&back, out, NULL, &err), OSH_OK, "the written model: %s", err.message);
+		cr_assert_eq(osh_model_summary(back)->n_initializers, 599u);
+		cr_assert_eq(osh_model_pack(back, &again, &nagain, &err), OSH_OK, "%s", err.message);
+		cr_assert(nagain == nref && !memcmp(again, ref, nref), "padded %d: the written model is not the edited one",
+			  padded);
+		free(ref), free(again);
+		osh_model_free(back);
+		osh_model_free(m);
+		unlink(path), unlink(out);
 		free(model.p);
 	}
 }
