@@ -239,7 +239,7 @@ typedef struct wire_cols {
 static void wire_replace(wire_list *w, const wire_cols *c, size_t n)
 {
 	const uint8_t *bytes = w->bytes;
-	bool shortest = w->tight || w->shortest_heads;
+	bool shortest = w->shortest_heads; /* which a tight list's are */
 	wire_list_clear(w);
 	*w = (wire_list){.bytes = bytes, .off = c->off, .len = c->len, .n = n, .msg = c->msg, .view = c->view,
 			 .shortest_heads = shortest};

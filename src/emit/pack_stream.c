@@ -826,13 +826,12 @@ static ProtobufCMessage *node_message_now(const graph_plan *gp, size_t k)
  * put_key and put_varint encode them (same_bytes_run); *q: where that key is. */
 static bool head_as_packed(const wire_list *w, size_t k, uint32_t field, const uint8_t **q)
 {
-	uint8_t head[20];
-	size_t h = wire_put_varint(head, (uint64_t)field << 3 | 2);
-	h += wire_put_varint(head + h, w->len[k]);
+	uint8_t key[10];
+	size_t key_len = wire_put_varint(key, (uint64_t)field << 3 | 2), h = key_len + wire_varint_len(w->len[k]);
 	if (w->off[k] < h)
 		return false;
 	*q = w->bytes + w->off[k] - h;
-	return w->shortest_heads || memcmp(*q, head, h) == 0;
+	return w->shortest_heads || head_is(*q, key, key_len, w->len[k]);
 }
 
 /* The longest run of initializers of w copied as they are (pack_stream_init_stretch),

@@ -368,6 +368,21 @@ static wbuf runs_model_of(bool padded, bool node_between)
 }
 
 
+/* runs_model_of(padded, false) written to path and loaded mapped, as the tool loads
+ * (the split load, whatever the environment says): the model, its bytes in *model. */
+static osh_model *runs_model_mapped(bool padded, const char *path, wbuf *model)
+{
+	setenv(PLAIN_IO_ENV, "0", 1);
+	*model = runs_model_of(padded, false);
+	FILE *f = fopen(path, "wb");
+	cr_assert(f && fwrite(model->p, 1, model->n, f) == model->n);
+	fclose(f);
+	osh_model *m = NULL;
+	osh_error err = {0};
+	cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
+	return m;
+}
+
 Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
 {
 	struct {
@@ -391,18 +406,13 @@ Test(pack_stream, initializer_runs_stop_where_the_bytes_differ)
  * gone, the added one there. The written file is the edited model. */
 Test(pack_stream, edited_initializer_runs_are_the_edited_model)
 {
-	setenv(PLAIN_IO_ENV, "0", 1); /* the split load, whatever the environment says */
 	for (int padded = 0; padded < 2; padded++) {
-		wbuf model = runs_model_of(padded, false);
 		char path[64], out[64];
 		snprintf(path, sizeof path, "/tmp/osh_pack_edit_%d.onnx", (int)getpid());
 		snprintf(out, sizeof out, "/tmp/osh_pack_edit_%d.out.onnx", (int)getpid());
-		FILE *f = fopen(path, "wb");
-		cr_assert(f && fwrite(model.p, 1, model.n, f) == model.n);
-		fclose(f);
-		osh_model *m = NULL;
+		wbuf model;
+		osh_model *m = runs_model_mapped(padded, path, &model);
 		osh_error err = {0};
-		cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
 		cr_assert_eq(m->src.wire_inits.n, 600u, "the weights are the input's bytes");
 		cr_assert_eq(m->src.wire_inits.shortest_heads, !padded);
 		cr_assert_eq(osh_infer(m, NULL, &err), OSH_OK, "%s", err.message);
@@ -474,18 +484,12 @@ static size_t resident_kb(const char *path, bool *mapped)
  * the whole file in memory again. */
 Test(pack_stream, written_runs_give_the_input_back)
 {
-	setenv(PLAIN_IO_ENV, "0", 1); /* the fast path's mapping, whatever the environment says */
-	wbuf model = runs_model_of(false, false);
 	char path[64], out[64];
 	snprintf(path, sizeof path, "/tmp/osh_pack_back_%d.onnx", (int)getpid());
 	snprintf(out, sizeof out, "/tmp/osh_pack_back_%d.out.onnx", (int)getpid());
-	FILE *f = fopen(path, "wb");
-	cr_assert(f && fwrite(model.p, 1, model.n, f) == model.n);
-	fclose(f);
-	osh_model *m = NULL;
+	wbuf model;
+	osh_model *m = runs_model_mapped(false, path, &model); /* mapped: pages to give back */
 	osh_error err = {0};
-	/* Mapped, as the tool loads: pages to give back. */
-	cr_assert_eq(osh_model_load_mapped(&m, path, NULL, NULL, NULL, &err), OSH_OK, "%s", err.message);
 	osh_write_options wo = {.version = OSH_WRITE_OPTIONS_VERSION, .force_pack = true};
 	cr_assert_eq(osh_model_write(m, out, &wo, &err), OSH_OK, "%s", err.message);
 	bool mapped;
